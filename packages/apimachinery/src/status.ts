@@ -1,0 +1,216 @@
+/** Why a request failed, as the API server's `Status.reason` says it. */
+export type StatusReason =
+  | ''
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Gone'
+  | 'Invalid'
+  | 'ServerTimeout'
+  | 'StoreReadError'
+  | 'Timeout'
+  | 'TooManyRequests'
+  | 'BadRequest'
+  | 'MethodNotAllowed'
+  | 'NotAcceptable'
+  | 'RequestEntityTooLarge'
+  | 'UnsupportedMediaType'
+  | 'InternalError'
+  | 'Expired'
+  | 'ServiceUnavailable'
+  | (string & {});
+
+/** One problem with one field, as listed in `Status.details.causes`. */
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+/** `Status.details`: which object the failure is about and why. */
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+/** The `meta/v1` Status object the API server returns for failures (and some successes). */
+export interface Status {
+  apiVersion?: string;
+  kind?: 'Status' | (string & {});
+  metadata?: { resourceVersion?: string; continue?: string; selfLink?: string };
+  status?: 'Success' | 'Failure' | (string & {});
+  message?: string;
+  reason?: StatusReason;
+  details?: StatusDetails;
+  code?: number;
+}
+
+const statusErrorBrand = Symbol.for('kubets.StatusError');
+
+/**
+ * An error carrying the API server's `Status`. Thrown for every non-2xx response and
+ * for watch `ERROR` events. Use the `is*` helpers rather than comparing codes yourself:
+ * they match on `reason` first and fall back to the HTTP code, as client-go does.
+ */
+export class StatusError extends Error {
+  /** The Status as the server sent it (or as built from the HTTP response when it sent none). */
+  readonly status: Status;
+  readonly [statusErrorBrand] = true;
+
+  constructor(status: Status, options?: { cause?: unknown }) {
+    super(status.message || describeStatus(status), options);
+    this.name = 'StatusError';
+    this.status = status;
+  }
+
+  /** The HTTP status code, or 0 when unknown. */
+  get code(): number {
+    return this.status.code ?? 0;
+  }
+
+  /** The machine-readable reason, or `''` when the server gave none. */
+  get reason(): StatusReason {
+    return this.status.reason ?? '';
+  }
+
+  /** How long the server asked the client to wait before retrying, when it said. */
+  get retryAfterSeconds(): number | undefined {
+    return this.status.details?.retryAfterSeconds;
+  }
+}
+
+function describeStatus(status: Status): string {
+  const what = status.details?.kind
+    ? `${status.details.kind}${status.details.name ? ` "${status.details.name}"` : ''}: `
+    : '';
+  return `${what}${status.reason || 'request failed'} (HTTP ${status.code ?? 'unknown'})`;
+}
+
+/** True for a {@link StatusError}, also one created by another copy of this package. */
+export function isStatusError(err: unknown): err is StatusError {
+  return typeof err === 'object' && err !== null && statusErrorBrand in err;
+}
+
+/**
+ * Builds the Status a client reports for an HTTP failure whose body was not a Status,
+ * with the reason client-go derives from the code.
+ */
+export function statusFromHttp(code: number, message: string, retryAfterSeconds?: number): Status {
+  const reason = reasonForCode(code);
+  const details: StatusDetails | undefined =
+    retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined;
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    code,
+    reason,
+    message: message || `the server responded with HTTP ${code}${reason ? ` (${reason})` : ''}`,
+    ...(details ? { details } : {}),
+  };
+}
+
+function reasonForCode(code: number): StatusReason {
+  switch (code) {
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 405:
+      return 'MethodNotAllowed';
+    case 406:
+      return 'NotAcceptable';
+    case 409:
+      return 'Conflict';
+    case 410:
+      return 'Gone';
+    case 413:
+      return 'RequestEntityTooLarge';
+    case 415:
+      return 'UnsupportedMediaType';
+    case 422:
+      return 'Invalid';
+    case 429:
+      return 'TooManyRequests';
+    case 500:
+      return 'InternalError';
+    case 503:
+      return 'ServiceUnavailable';
+    case 504:
+      return 'Timeout';
+    default:
+      return '';
+  }
+}
+
+const knownReasons: ReadonlySet<string> = new Set([
+  'Unauthorized',
+  'Forbidden',
+  'NotFound',
+  'AlreadyExists',
+  'Conflict',
+  'Gone',
+  'Invalid',
+  'ServerTimeout',
+  'StoreReadError',
+  'Timeout',
+  'TooManyRequests',
+  'BadRequest',
+  'MethodNotAllowed',
+  'NotAcceptable',
+  'RequestEntityTooLarge',
+  'UnsupportedMediaType',
+  'InternalError',
+  'Expired',
+  'ServiceUnavailable',
+]);
+
+// A reason the client knows decides alone; an unknown or missing one falls back to the code.
+function matches(err: unknown, reason: StatusReason, code: number | undefined): boolean {
+  if (!isStatusError(err)) return false;
+  if (knownReasons.has(err.reason)) return err.reason === reason;
+  return code !== undefined && err.code === code;
+}
+
+/** The object does not exist (reason NotFound, or HTTP 404 without a reason). */
+export const isNotFound = (err: unknown): boolean => matches(err, 'NotFound', 404);
+/** A create found the name taken (reason AlreadyExists; 409 alone means Conflict). */
+export const isAlreadyExists = (err: unknown): boolean => matches(err, 'AlreadyExists', undefined);
+/** An update lost a race: the resourceVersion was stale (reason Conflict, or HTTP 409). */
+export const isConflict = (err: unknown): boolean => matches(err, 'Conflict', 409);
+/** The object failed validation (reason Invalid, or HTTP 422). */
+export const isInvalid = (err: unknown): boolean => matches(err, 'Invalid', 422);
+/** The requested resourceVersion is gone from history (reason Gone, or HTTP 410). */
+export const isGone = (err: unknown): boolean => matches(err, 'Gone', 410);
+/** A continue token or resourceVersion expired (reason Expired, or HTTP 410 without a known reason). */
+export const isResourceExpired = (err: unknown): boolean => matches(err, 'Expired', 410);
+/** The server is throttling this client (reason TooManyRequests, or HTTP 429). */
+export const isTooManyRequests = (err: unknown): boolean => matches(err, 'TooManyRequests', 429);
+/** The client is not authenticated (reason Unauthorized, or HTTP 401). */
+export const isUnauthorized = (err: unknown): boolean => matches(err, 'Unauthorized', 401);
+/** The client may not do this (reason Forbidden, or HTTP 403). */
+export const isForbidden = (err: unknown): boolean => matches(err, 'Forbidden', 403);
+/** The operation did not finish in time (reason Timeout, or HTTP 504). */
+export const isTimeout = (err: unknown): boolean => matches(err, 'Timeout', 504);
+/** The server could not answer in time and the request may be retried (reason ServerTimeout). */
+export const isServerTimeout = (err: unknown): boolean => matches(err, 'ServerTimeout', undefined);
+/** The server failed unexpectedly (reason InternalError, or HTTP 500). */
+export const isInternalError = (err: unknown): boolean => matches(err, 'InternalError', 500);
+/** The request itself was malformed (reason BadRequest, or HTTP 400). */
+export const isBadRequest = (err: unknown): boolean => matches(err, 'BadRequest', 400);
+/** The resource does not support this verb (reason MethodNotAllowed, or HTTP 405). */
+export const isMethodNotSupported = (err: unknown): boolean =>
+  matches(err, 'MethodNotAllowed', 405);
+/** The server is temporarily unable to serve (reason ServiceUnavailable, or HTTP 503). */
+export const isServiceUnavailable = (err: unknown): boolean =>
+  matches(err, 'ServiceUnavailable', 503);

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Provisions the binaries envtest needs on a Debian machine:
+#   etcd           from Debian's etcd-server package
+#   kube-apiserver built from Debian's kubernetes source package with Debian's Go
+# Both end up in $KUBETS_ASSETS_DIR (default ~/.cache/kubets/assets); the script prints
+# that directory on its last line so callers can export KUBEBUILDER_ASSETS from it.
+# A second run finds both binaries and returns at once.
+set -euo pipefail
+
+assets_dir="${KUBETS_ASSETS_DIR:-$HOME/.cache/kubets/assets}"
+build_root="${KUBETS_BUILD_DIR:-$HOME/.cache/kubets/build}"
+mkdir -p "$assets_dir" "$build_root"
+
+log() { printf '[provision-envtest] %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" -eq 0 ]; then
+    as_root apt-get update -qq >&2
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "$@" >&2
+}
+
+# Adds a deb-src entry mirroring the machine's own Debian "deb" entry, so no archive
+# host name has to live in this repository.
+ensure_deb_src() {
+  local target=/etc/apt/sources.list.d/kubets-deb-src.sources
+  [ -f "$target" ] && return 0
+  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+    # Copy the first stanza (the main archive) and turn it into a source entry.
+    awk 'BEGIN{RS=""; ORS="\n\n"} NR==1 {print; exit}' /etc/apt/sources.list.d/debian.sources \
+      | sed -e 's/^Types:.*/Types: deb-src/' | as_root tee "$target" >/dev/null
+  elif [ -f /etc/apt/sources.list ]; then
+    grep -E '^deb ' /etc/apt/sources.list | grep -v security | head -n1 | sed 's/^deb /deb-src /' \
+      | as_root tee /etc/apt/sources.list.d/kubets-deb-src.list >/dev/null
+  else
+    log "no Debian apt source found to derive a deb-src entry from"; exit 1
+  fi
+  apt_updated=0
+}
+
+provision_etcd() {
+  if [ -x "$assets_dir/etcd" ]; then return 0; fi
+  if ! command -v etcd >/dev/null 2>&1 && [ ! -x /usr/bin/etcd ]; then
+    log "installing etcd-server"
+    apt_install etcd-server
+    # The package starts a system etcd on the default ports; envtest runs its own.
+    as_root systemctl disable --now etcd >/dev/null 2>&1 || true
+    as_root pkill -x etcd >/dev/null 2>&1 || true
+  fi
+  ln -sf "$(command -v etcd || echo /usr/bin/etcd)" "$assets_dir/etcd"
+}
+
+provision_kube_apiserver() {
+  if [ -x "$assets_dir/kube-apiserver" ]; then return 0; fi
+  log "building kube-apiserver from Debian's kubernetes source package (takes several minutes)"
+  ensure_deb_src
+  apt_install dpkg-dev golang-go rsync
+  local src_parent="$build_root/src"
+  if ! ls -d "$src_parent"/kubernetes-*/ >/dev/null 2>&1; then
+    rm -rf "$src_parent"; mkdir -p "$src_parent"
+    if [ "$apt_updated" -eq 0 ]; then as_root apt-get update -qq >&2; apt_updated=1; fi
+    (cd "$src_parent" && apt-get source -qq kubernetes >&2)
+  fi
+  local src
+  src="$(ls -d "$src_parent"/kubernetes-*/ | head -n1)"
+  # Same environment debian/rules gives the build: a private GOPATH and HOME, vendored deps.
+  (
+    cd "$src"
+    export HOME="$build_root/home" GOPATH="$build_root/gopath" GOCACHE="$build_root/gocache"
+    export GO111MODULE=off GOFLAGS=-mod=vendor GOPROXY=off
+    mkdir -p "$HOME" "$GOPATH"
+    make WHAT=cmd/kube-apiserver >&2
+  )
+  local built
+  built="$(find "$src/_output" -type f -name kube-apiserver -perm -u+x | head -n1)"
+  if [ -z "$built" ]; then log "the build produced no kube-apiserver binary"; exit 1; fi
+  cp "$built" "$assets_dir/kube-apiserver.tmp"
+  mv "$assets_dir/kube-apiserver.tmp" "$assets_dir/kube-apiserver"
+}
+
+provision_etcd
+provision_kube_apiserver
+"$assets_dir/kube-apiserver" --version >&2
+echo "$assets_dir"
