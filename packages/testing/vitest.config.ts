@@ -1,8 +1,3 @@
-import { defineConfig } from 'vitest/config';
+import { unitTestConfig } from '../../vitest.shared.js';
 
-export default defineConfig({
-  test: {
-    include: ['src/**/*.test.ts'],
-    exclude: ['src/**/*.e2e.test.ts'],
-  },
-});
+export default unitTestConfig();

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The project's one test command (README, CI): on a fresh machine it installs what it
+# needs — Node 24 and pnpm from the npm registry, etcd and kube-apiserver from Debian —
+# then builds, type-checks, lints, and runs the unit and end-to-end tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+. scripts/bootstrap.sh
+pnpm install --frozen-lockfile
+
+KUBEBUILDER_ASSETS="$(bash scripts/provision-envtest.sh | tail -n1)"
+export KUBEBUILDER_ASSETS
+
+# Results of an earlier run must not count in this one's summary.
+rm -rf packages/*/.vitest-results apps/*/.vitest-results
+
+status=0
+pnpm build
+pnpm typecheck
+pnpm lint
+pnpm test || status=1
+pnpm test:e2e || status=1
+node scripts/test-summary.mjs || status=1
+exit "$status"

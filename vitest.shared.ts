@@ -1,0 +1,31 @@
+import { defineConfig } from 'vitest/config';
+
+// Every package writes its results as JSON too, so scripts/test-summary.mjs can print
+// one closing "N passed, N failed" line for the whole run.
+function reporters(kind: 'unit' | 'e2e') {
+  return ['default', ['json', { outputFile: `.vitest-results/${kind}.json` }]] as const;
+}
+
+/** Unit tests: fast, no external processes, run in parallel. */
+export function unitTestConfig() {
+  return defineConfig({
+    test: {
+      include: ['src/**/*.test.ts'],
+      exclude: ['src/**/*.e2e.test.ts'],
+      reporters: [...reporters('unit')],
+    },
+  });
+}
+
+/** End-to-end tests against a real etcd + kube-apiserver: one file at a time, long timeouts. */
+export function e2eTestConfig() {
+  return defineConfig({
+    test: {
+      include: ['src/**/*.e2e.test.ts'],
+      testTimeout: 120_000,
+      hookTimeout: 180_000,
+      fileParallelism: false,
+      reporters: [...reporters('e2e')],
+    },
+  });
+}
