@@ -2,8 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Every package writes its results as JSON too, so scripts/test-summary.mjs can print
 // one closing "N passed, N failed" line for the whole run.
-function reporters(kind: 'unit' | 'e2e') {
-  return ['default', ['json', { outputFile: `.vitest-results/${kind}.json` }]] as const;
+function reporters(kind: 'unit' | 'e2e'): ['default', ['json', { outputFile: string }]] {
+  return ['default', ['json', { outputFile: `.vitest-results/${kind}.json` }]];
 }
 
 /** Unit tests: fast, no external processes, run in parallel. */
@@ -12,7 +12,7 @@ export function unitTestConfig() {
     test: {
       include: ['src/**/*.test.ts'],
       exclude: ['src/**/*.e2e.test.ts'],
-      reporters: [...reporters('unit')],
+      reporters: reporters('unit'),
     },
   });
 }
@@ -25,7 +25,7 @@ export function e2eTestConfig() {
       testTimeout: 120_000,
       hookTimeout: 180_000,
       fileParallelism: false,
-      reporters: [...reporters('e2e')],
+      reporters: reporters('e2e'),
     },
   });
 }

@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest';
+import {
+  escapeFieldValue,
+  everythingFieldSelector,
+  FieldSelectorParseError,
+  fieldSelectorFromSet,
+  fieldsFromObject,
+  parseFieldSelector,
+  unescapeFieldValue,
+} from './fields.js';
+
+function parseError(selector: string): FieldSelectorParseError {
+  try {
+    parseFieldSelector(selector);
+  } catch (error) {
+    if (error instanceof FieldSelectorParseError) return error;
+    throw error;
+  }
+  throw new Error(`expected ${JSON.stringify(selector)} to be rejected`);
+}
+
+describe('parseFieldSelector', () => {
+  const fields = { 'metadata.name': 'mypod', 'metadata.namespace': 'default', 'spec.nodeName': '' };
+
+  it.each([
+    ['metadata.name=mypod', true],
+    ['metadata.name==mypod', true],
+    ['metadata.name!=mypod', false],
+    ['metadata.name=other', false],
+    ['metadata.name=mypod,metadata.namespace=default', true],
+    ['metadata.name=mypod,metadata.namespace!=default', false],
+    ['spec.nodeName=', true],
+    ['status.phase=', true],
+    ['status.phase!=Running', true],
+    ['', true],
+    [',,', true],
+  ])('%j → %s', (selector, expected) => {
+    expect(parseFieldSelector(selector).matches(fields)).toBe(expected);
+  });
+
+  it('sorts terms so the string form is canonical', () => {
+    const selector = parseFieldSelector('spec.nodeName!=n1,metadata.name==a');
+    expect(selector.toString()).toBe('metadata.name==a,spec.nodeName!=n1');
+    expect(selector.requirements()).toEqual([
+      { field: 'metadata.name', operator: '==', value: 'a' },
+      { field: 'spec.nodeName', operator: '!=', value: 'n1' },
+    ]);
+  });
+
+  it('unescapes values and escapes them again in toString', () => {
+    const selector = parseFieldSelector('metadata.annotation=a\\,b\\=c\\\\d,x=y');
+    expect(selector.requirements()[0]?.value).toBe('a,b=c\\d');
+    expect(selector.matches({ 'metadata.annotation': 'a,b=c\\d', x: 'y' })).toBe(true);
+    expect(selector.toString()).toBe('metadata.annotation=a\\,b\\=c\\\\d,x=y');
+  });
+
+  it('uses the leftmost operator, and != / == before =', () => {
+    expect(parseFieldSelector('a!=b').requirements()[0]).toEqual({
+      field: 'a',
+      operator: '!=',
+      value: 'b',
+    });
+    expect(parseFieldSelector('a==b').requirements()[0]?.operator).toBe('==');
+    expect(() => parseFieldSelector('a=b=c')).toThrow(FieldSelectorParseError);
+  });
+
+  it('keeps whitespace as part of fields and values, as client-go does', () => {
+    const selector = parseFieldSelector('a= b');
+    expect(selector.matches({ a: ' b' })).toBe(true);
+    expect(selector.matches({ a: 'b' })).toBe(false);
+  });
+
+  it('requiresExactMatch', () => {
+    const selector = parseFieldSelector('metadata.name=a,spec.nodeName!=n1,x==y');
+    expect(selector.requiresExactMatch('metadata.name')).toBe('a');
+    expect(selector.requiresExactMatch('x')).toBe('y');
+    expect(selector.requiresExactMatch('spec.nodeName')).toBeUndefined();
+    expect(selector.requiresExactMatch('other')).toBeUndefined();
+  });
+
+  it('empty', () => {
+    expect(parseFieldSelector('').empty()).toBe(true);
+    expect(parseFieldSelector('a=b').empty()).toBe(false);
+    expect(everythingFieldSelector().matches({})).toBe(true);
+    expect(everythingFieldSelector().toString()).toBe('');
+  });
+
+  describe('errors', () => {
+    it('a term without an operator', () => {
+      const err = parseError('a=b,nonsense');
+      expect(err.message).toBe(
+        `invalid field selector "a=b,nonsense": term "nonsense" at position 4 has no operator (expected '=', '==' or '!=')`,
+      );
+      expect(err.position).toBe(4);
+      expect(err.input).toBe('a=b,nonsense');
+    });
+
+    it('an empty field name', () => {
+      expect(parseError('=b').message).toContain('term "=b" at position 0 has an empty field name');
+    });
+
+    it('an unknown escape sequence', () => {
+      const err = parseError('a=x\\y');
+      expect(err.message).toContain('invalid escape sequence "\\\\y" at position 3');
+      expect(err.position).toBe(3);
+    });
+
+    it('a trailing backslash', () => {
+      expect(parseError('a=x\\').message).toContain('invalid escape sequence "\\\\"');
+    });
+
+    it('an unescaped = in a value', () => {
+      const err = parseError('z=1,a=b=c');
+      expect(err.message).toContain('unescaped "=" in a value at position 7');
+      expect(err.position).toBe(7);
+    });
+  });
+});
+
+describe('escaping', () => {
+  it('round-trips', () => {
+    for (const value of ['', 'plain', 'a,b', 'a=b', 'a\\b', '\\,=\\\\']) {
+      expect(unescapeFieldValue(escapeFieldValue(value))).toBe(value);
+    }
+    expect(escapeFieldValue('a,b=c\\')).toBe('a\\,b\\=c\\\\');
+  });
+
+  it('unescapeFieldValue rejects bad input', () => {
+    expect(() => unescapeFieldValue('a,b')).toThrow('unescaped ","');
+    expect(() => unescapeFieldValue('a\\n')).toThrow('invalid escape sequence');
+  });
+});
+
+describe('fieldSelectorFromSet', () => {
+  it('builds sorted equality terms', () => {
+    const selector = fieldSelectorFromSet({ 'metadata.namespace': 'ns', 'metadata.name': 'a,b' });
+    expect(selector.toString()).toBe('metadata.name=a\\,b,metadata.namespace=ns');
+    expect(selector.matches({ 'metadata.name': 'a,b', 'metadata.namespace': 'ns' })).toBe(true);
+    expect(parseFieldSelector(selector.toString()).requirements()).toEqual(selector.requirements());
+  });
+
+  it('an empty or missing set is empty', () => {
+    expect(fieldSelectorFromSet({}).empty()).toBe(true);
+    expect(fieldSelectorFromSet(undefined).empty()).toBe(true);
+  });
+
+  it('rejects an empty field name', () => {
+    expect(() => fieldSelectorFromSet({ '': 'x' })).toThrow(FieldSelectorParseError);
+  });
+});
+
+describe('fieldsFromObject', () => {
+  const pod = {
+    metadata: { name: 'mypod', namespace: 'default' },
+    spec: { nodeName: 'n1', priority: 5, hostNetwork: false, containers: [] },
+    status: { phase: 'Running' },
+  };
+
+  it('always has metadata.name and metadata.namespace', () => {
+    expect(fieldsFromObject(pod)).toEqual({
+      'metadata.name': 'mypod',
+      'metadata.namespace': 'default',
+    });
+    expect(fieldsFromObject({})).toEqual({ 'metadata.name': '', 'metadata.namespace': '' });
+  });
+
+  it('adds scalar values at extra paths and skips the rest', () => {
+    const fields = fieldsFromObject(pod, [
+      'spec.nodeName',
+      'status.phase',
+      'spec.priority',
+      'spec.hostNetwork',
+      'spec.containers',
+      'spec.missing',
+      'status.phase.length',
+    ]);
+    expect(fields).toEqual({
+      'metadata.name': 'mypod',
+      'metadata.namespace': 'default',
+      'spec.nodeName': 'n1',
+      'status.phase': 'Running',
+      'spec.priority': '5',
+      'spec.hostNetwork': 'false',
+    });
+    expect(parseFieldSelector('spec.nodeName=n1,status.phase!=Pending').matches(fields)).toBe(true);
+  });
+});
