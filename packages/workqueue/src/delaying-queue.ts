@@ -1,0 +1,105 @@
+import type { ClockTimer } from './clock.js';
+import { type HeapEntry, MinHeap } from './heap.js';
+import { activeProvider, type CounterMetric, type QueueOptions } from './metrics.js';
+import { Queue, type WorkQueue } from './queue.js';
+
+/** A {@link WorkQueue} that can also add an item later (client-go's `TypedDelayingInterface`). */
+export interface DelayingWorkQueue<T> extends WorkQueue<T> {
+  /**
+   * Adds `item` after `delayMs` milliseconds (`<= 0`: now). While it waits, a second
+   * `addAfter` of the same item keeps whichever ready time is earlier. Ignored after shutdown.
+   */
+  addAfter(item: T, delayMs: number): void;
+}
+
+interface Waiting<T> extends HeapEntry {
+  readonly item: T;
+}
+
+/**
+ * A work queue with `addAfter`: items waiting for their time sit in a min-heap ordered by
+ * ready time, watched by a single timer armed for the earliest one. Shutdown cancels that
+ * timer and forgets the waiting items, so no timer is left behind.
+ */
+export class DelayingQueue<T> extends Queue<T> implements DelayingWorkQueue<T> {
+  readonly #heap = new MinHeap<Waiting<T>>();
+  readonly #waiting = new Map<T, Waiting<T>>();
+  readonly #retries: CounterMetric | undefined;
+  #seq = 0;
+  #timer: ClockTimer | undefined;
+  #timerAt = Number.POSITIVE_INFINITY;
+
+  constructor(options: QueueOptions = {}) {
+    super(options);
+    const provider = activeProvider(options);
+    if (provider !== undefined && options.name) {
+      this.#retries = provider.newRetriesMetric(options.name);
+    }
+  }
+
+  addAfter(item: T, delayMs: number): void {
+    if (this.shuttingDown()) return;
+    this.#retries?.inc();
+    // NaN counts as no delay.
+    if (!(delayMs > 0)) {
+      this.add(item);
+      return;
+    }
+    const readyAt = this.clock.now() + delayMs;
+    const existing = this.#waiting.get(item);
+    if (existing !== undefined) {
+      if (readyAt < existing.readyAt) {
+        this.#heap.decrease(existing, readyAt);
+        this.#arm();
+      }
+      return;
+    }
+    const entry: Waiting<T> = { item, readyAt, seq: this.#seq++, index: -1 };
+    this.#waiting.set(item, entry);
+    this.#heap.push(entry);
+    this.#arm();
+  }
+
+  /** Items waiting for their ready time (not counted by `len()`). */
+  waitingLen(): number {
+    return this.#heap.size;
+  }
+
+  protected override onShutDown(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    this.#heap.clear();
+    this.#waiting.clear();
+  }
+
+  /** Points the single timer at the earliest waiting entry (or stops it if none). */
+  #arm(): void {
+    const next = this.#heap.peek();
+    const at = next === undefined ? Number.POSITIVE_INFINITY : next.readyAt;
+    if (this.#timer !== undefined && at === this.#timerAt) return;
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    this.#timerAt = at;
+    if (at === Number.POSITIVE_INFINITY) return;
+    this.#timer = this.clock.setTimeout(() => this.#fire(), Math.max(0, at - this.clock.now()));
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    const now = this.clock.now();
+    for (let next = this.#heap.peek(); next !== undefined && next.readyAt <= now; ) {
+      this.#heap.pop();
+      this.#waiting.delete(next.item);
+      this.add(next.item);
+      next = this.#heap.peek();
+    }
+    this.#arm();
+  }
+}
+
+/** Creates a {@link DelayingQueue} (client-go's `NewTypedDelayingQueueWithConfig`). */
+export function newDelayingQueue<T>(options: QueueOptions = {}): DelayingQueue<T> {
+  return new DelayingQueue<T>(options);
+}

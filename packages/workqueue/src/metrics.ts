@@ -1,0 +1,194 @@
+import type { Clock, ClockTimer } from './clock.js';
+
+/** A gauge that goes up and down by one (the queue depth). */
+export interface GaugeMetric {
+  inc(): void;
+  dec(): void;
+}
+
+/** A gauge that is set to a value (unfinished work, longest running processor). */
+export interface SettableGaugeMetric {
+  set(value: number): void;
+}
+
+/** A counter that only goes up (adds, retries). */
+export interface CounterMetric {
+  inc(): void;
+}
+
+/** A distribution of observed values in seconds (queue latency, work duration). */
+export interface HistogramMetric {
+  observe(value: number): void;
+}
+
+/**
+ * Creates the metrics of one named queue, as client-go's `MetricsProvider`. Every method is
+ * called once per queue, with the queue's name; a provider serving several queues should
+ * label the series by that name. The Prometheus adapter in `@kubets/workqueue/prometheus`
+ * uses client-go's metric names.
+ *
+ * Values observed or set are seconds.
+ */
+export interface MetricsProvider {
+  /** Items waiting in the queue (added and not yet handed out by `get`). */
+  newDepthMetric(name: string): GaugeMetric;
+  /** Adds the queue accepted (duplicates of a waiting item are not counted). */
+  newAddsMetric(name: string): CounterMetric;
+  /** Seconds from an item's first add to `get` handing it out. */
+  newLatencyMetric(name: string): HistogramMetric;
+  /** Seconds from `get` handing an item out to `done`. */
+  newWorkDurationMetric(name: string): HistogramMetric;
+  /** Sum of the seconds every item in processing has been processed so far (updated periodically). */
+  newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric;
+  /** Seconds the longest-running item in processing has been processed so far (updated periodically). */
+  newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric;
+  /** Calls to `addAfter` (and so `addRateLimited`) the delaying queue accepted. */
+  newRetriesMetric(name: string): CounterMetric;
+}
+
+const noop = (): void => {};
+const noopGauge: GaugeMetric & SettableGaugeMetric & CounterMetric & HistogramMetric = {
+  inc: noop,
+  dec: noop,
+  set: noop,
+  observe: noop,
+};
+
+/** The provider whose metrics do nothing: the default. Queues given it keep no metric state. */
+export const noopMetricsProvider: MetricsProvider = {
+  newDepthMetric: () => noopGauge,
+  newAddsMetric: () => noopGauge,
+  newLatencyMetric: () => noopGauge,
+  newWorkDurationMetric: () => noopGauge,
+  newUnfinishedWorkSecondsMetric: () => noopGauge,
+  newLongestRunningProcessorSecondsMetric: () => noopGauge,
+  newRetriesMetric: () => noopGauge,
+};
+
+let globalProvider: MetricsProvider = noopMetricsProvider;
+
+/**
+ * Sets the provider used by queues created afterwards without a `metricsProvider` option
+ * (client-go's `workqueue.SetProvider`). Queues without a name never record metrics.
+ * Pass {@link noopMetricsProvider} to switch metrics off again.
+ */
+export function setMetricsProvider(provider: MetricsProvider): void {
+  globalProvider = provider;
+}
+
+/** The provider set by {@link setMetricsProvider} ({@link noopMetricsProvider} until then). */
+export function getMetricsProvider(): MetricsProvider {
+  return globalProvider;
+}
+
+/** How often unfinished-work and longest-running gauges are refreshed, as in client-go. */
+export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
+
+/**
+ * The per-queue bookkeeping behind the metrics. Internal: queues create it only when they
+ * have a name and a provider other than the no-op one.
+ * @internal
+ */
+export class QueueMetrics<T> {
+  readonly #clock: Clock;
+  readonly #depth: GaugeMetric;
+  readonly #adds: CounterMetric;
+  readonly #latency: HistogramMetric;
+  readonly #workDuration: HistogramMetric;
+  readonly #unfinished: SettableGaugeMetric;
+  readonly #longestRunning: SettableGaugeMetric;
+  readonly #addTimes = new Map<T, number>();
+  readonly #processingStartTimes = new Map<T, number>();
+  #timer: ClockTimer | undefined;
+
+  constructor(name: string, provider: MetricsProvider, clock: Clock) {
+    this.#clock = clock;
+    this.#depth = provider.newDepthMetric(name);
+    this.#adds = provider.newAddsMetric(name);
+    this.#latency = provider.newLatencyMetric(name);
+    this.#workDuration = provider.newWorkDurationMetric(name);
+    this.#unfinished = provider.newUnfinishedWorkSecondsMetric(name);
+    this.#longestRunning = provider.newLongestRunningProcessorSecondsMetric(name);
+  }
+
+  add(item: T): void {
+    this.#adds.inc();
+    this.#depth.inc();
+    if (!this.#addTimes.has(item)) this.#addTimes.set(item, this.#clock.now());
+  }
+
+  get(item: T): void {
+    const now = this.#clock.now();
+    this.#depth.dec();
+    const addedAt = this.#addTimes.get(item);
+    if (addedAt !== undefined) {
+      this.#latency.observe((now - addedAt) / 1000);
+      this.#addTimes.delete(item);
+    }
+    this.#processingStartTimes.set(item, now);
+  }
+
+  done(item: T): void {
+    const startedAt = this.#processingStartTimes.get(item);
+    if (startedAt !== undefined) {
+      this.#workDuration.observe((this.#clock.now() - startedAt) / 1000);
+      this.#processingStartTimes.delete(item);
+    }
+  }
+
+  updateUnfinishedWork(): void {
+    const now = this.#clock.now();
+    let total = 0;
+    let oldest = 0;
+    for (const startedAt of this.#processingStartTimes.values()) {
+      const ms = now - startedAt;
+      total += ms;
+      if (ms > oldest) oldest = ms;
+    }
+    this.#unfinished.set(total / 1000);
+    this.#longestRunning.set(oldest / 1000);
+  }
+
+  /** Starts refreshing the unfinished-work gauges every 500 ms until {@link stop}. */
+  start(): void {
+    const tick = (): void => {
+      this.updateUnfinishedWork();
+      this.#arm(tick);
+    };
+    this.#arm(tick);
+  }
+
+  #arm(tick: () => void): void {
+    this.#timer = this.#clock.setTimeout(tick, UNFINISHED_WORK_UPDATE_PERIOD_MS);
+    // A forgotten queue must not keep the process alive for its metrics.
+    this.#timer.unref?.();
+  }
+
+  stop(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+  }
+}
+
+/** Options common to every queue constructor and factory. */
+export interface QueueOptions {
+  /**
+   * The queue's name, used as the `name` label of its metrics. Metrics are recorded only for
+   * named queues.
+   */
+  name?: string;
+  /** Time source and timers; `realClock` by default, a `FakeClock` in tests. */
+  clock?: Clock;
+  /** Where metrics go; the provider set by {@link setMetricsProvider} by default (no-op). */
+  metricsProvider?: MetricsProvider;
+}
+
+/**
+ * @internal The provider a queue with these options records to, or `undefined` when it
+ * records nothing (no name, or the no-op provider).
+ */
+export function activeProvider(options: QueueOptions): MetricsProvider | undefined {
+  const provider = options.metricsProvider ?? globalProvider;
+  if (!options.name || provider === noopMetricsProvider) return undefined;
+  return provider;
+}

@@ -1,0 +1,265 @@
+import { type Clock, realClock } from './clock.js';
+import { activeProvider, QueueMetrics, type QueueOptions } from './metrics.js';
+
+/**
+ * What {@link WorkQueue.get} resolves to: an item to process, or the news that the queue is
+ * shut down and empty (client-go's `(item, shutdown)` pair as a discriminated union, so
+ * `if (result.shutdown) return;` narrows `result.item` to `T`).
+ */
+export type GetResult<T> =
+  | { readonly item: T; readonly shutdown: false }
+  | { readonly item: undefined; readonly shutdown: true };
+
+/**
+ * The basic work queue (client-go's `workqueue.TypedInterface`).
+ *
+ * - An item waiting is never added twice: adds of an item already waiting collapse to one.
+ * - An item handed out by `get` is "processing" until `done`; it is never handed to a second
+ *   worker meanwhile. Adding it while it is processing marks it dirty, and `done` queues it
+ *   again.
+ * - Items are compared with `SameValueZero` (as `Map` keys): strings and numbers by value,
+ *   objects by identity. Controllers queue string keys (`namespace/name`).
+ */
+export interface WorkQueue<T> {
+  /** Queues `item` unless it is already waiting; ignored after shutdown. */
+  add(item: T): void;
+  /** Items waiting (not counting items being processed). */
+  len(): number;
+  /**
+   * Waits for an item and marks it as processing; call {@link WorkQueue.done} when finished.
+   * After shutdown it still hands out queued items, then resolves `{ shutdown: true }`.
+   * Rejects with `signal.reason` if `signal` aborts first (no item is taken then).
+   */
+  get(signal?: AbortSignal): Promise<GetResult<T>>;
+  /**
+   * Marks `item` as no longer processing; queues it again if it was added meanwhile. A no-op
+   * for an item that is not being processed.
+   */
+  done(item: T): void;
+  /** Stops accepting adds and wakes every waiting `get`; queued items can still be taken. */
+  shutDown(): void;
+  /**
+   * Like {@link WorkQueue.shutDown}, then resolves once no item is being processed (every
+   * item handed out has been marked `done`), or once `shutDown()` is called. Rejects with
+   * `signal.reason` if `signal` aborts first; the queue stays shut down.
+   */
+  shutDownWithDrain(signal?: AbortSignal): Promise<void>;
+  /** Whether `shutDown` or `shutDownWithDrain` has been called. */
+  shuttingDown(): boolean;
+}
+
+interface Waiter<T> {
+  resolve: (result: GetResult<T>) => void;
+  reject: (reason: unknown) => void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  prev: Waiter<T> | undefined;
+  next: Waiter<T> | undefined;
+}
+
+/** A growable ring buffer: O(1) push and shift. */
+class Fifo<T> {
+  #buf: (T | undefined)[] = new Array(16);
+  #mask = 15;
+  #head = 0;
+  #size = 0;
+
+  get length(): number {
+    return this.#size;
+  }
+
+  push(value: T): void {
+    if (this.#size === this.#buf.length) this.#grow();
+    this.#buf[(this.#head + this.#size) & this.#mask] = value;
+    this.#size++;
+  }
+
+  shift(): T | undefined {
+    if (this.#size === 0) return undefined;
+    const value = this.#buf[this.#head];
+    this.#buf[this.#head] = undefined;
+    this.#head = (this.#head + 1) & this.#mask;
+    this.#size--;
+    return value;
+  }
+
+  #grow(): void {
+    const next: (T | undefined)[] = new Array(this.#buf.length * 2);
+    for (let i = 0; i < this.#size; i++) next[i] = this.#buf[(this.#head + i) & this.#mask];
+    this.#buf = next;
+    this.#mask = next.length - 1;
+    this.#head = 0;
+  }
+}
+
+const SHUTDOWN: GetResult<never> = Object.freeze({ item: undefined, shutdown: true });
+
+/**
+ * The basic work queue: FIFO order, a dirty set (items waiting or re-added while processing)
+ * and a processing set. See {@link WorkQueue} for the rules.
+ *
+ * ```ts
+ * const queue = new Queue<string>({ name: 'pods' });
+ * queue.add('default/web');
+ * const { item, shutdown } = await queue.get();
+ * ```
+ */
+export class Queue<T> implements WorkQueue<T> {
+  /** The clock the queue (and its subclasses) use. */
+  protected readonly clock: Clock;
+  readonly #queue = new Fifo<T>();
+  readonly #dirty = new Set<T>();
+  readonly #processing = new Set<T>();
+  readonly #metrics: QueueMetrics<T> | undefined;
+  #waitHead: Waiter<T> | undefined;
+  #waitTail: Waiter<T> | undefined;
+  #drainWaiters: (() => void)[] = [];
+  #shuttingDown = false;
+
+  constructor(options: QueueOptions = {}) {
+    this.clock = options.clock ?? realClock;
+    const provider = activeProvider(options);
+    if (provider !== undefined && options.name) {
+      this.#metrics = new QueueMetrics<T>(options.name, provider, this.clock);
+      this.#metrics.start();
+    }
+  }
+
+  add(item: T): void {
+    if (this.#shuttingDown || this.#dirty.has(item)) return;
+    this.#metrics?.add(item);
+    this.#dirty.add(item);
+    if (this.#processing.has(item)) return;
+    this.#queue.push(item);
+    this.#wakeOne();
+  }
+
+  len(): number {
+    return this.#queue.length;
+  }
+
+  get(signal?: AbortSignal): Promise<GetResult<T>> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#queue.length > 0) return Promise.resolve(this.#take());
+    if (this.#shuttingDown) return Promise.resolve(SHUTDOWN);
+    return new Promise<GetResult<T>>((resolve, reject) => {
+      const waiter: Waiter<T> = {
+        resolve,
+        reject,
+        signal,
+        onAbort: undefined,
+        prev: this.#waitTail,
+        next: undefined,
+      };
+      if (this.#waitTail) this.#waitTail.next = waiter;
+      else this.#waitHead = waiter;
+      this.#waitTail = waiter;
+      if (signal !== undefined) {
+        waiter.onAbort = () => {
+          this.#unlink(waiter);
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+    });
+  }
+
+  done(item: T): void {
+    if (!this.#processing.delete(item)) return;
+    this.#metrics?.done(item);
+    if (this.#dirty.has(item)) {
+      this.#queue.push(item);
+      this.#wakeOne();
+    }
+    if (this.#processing.size === 0 && this.#drainWaiters.length > 0) this.#releaseDrain();
+  }
+
+  shutDown(): void {
+    this.#beginShutdown();
+    // client-go: ShutDown stops a ShutDownWithDrain that is still waiting.
+    this.#releaseDrain();
+  }
+
+  shutDownWithDrain(signal?: AbortSignal): Promise<void> {
+    this.#beginShutdown();
+    if (this.#processing.size === 0) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        const i = this.#drainWaiters.indexOf(release);
+        if (i >= 0) this.#drainWaiters.splice(i, 1);
+        reject(signal?.reason);
+      };
+      const release = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.#drainWaiters.push(release);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  /** Hook for subclasses: runs once, when the queue starts shutting down. */
+  protected onShutDown(): void {}
+
+  #beginShutdown(): void {
+    if (this.#shuttingDown) return;
+    this.#shuttingDown = true;
+    this.#metrics?.stop();
+    this.onShutDown();
+    // Waiters exist only while the queue is empty: they all learn about the shutdown now.
+    for (let w = this.#waitHead; w !== undefined; w = w.next) {
+      this.#detachSignal(w);
+      w.resolve(SHUTDOWN);
+    }
+    this.#waitHead = undefined;
+    this.#waitTail = undefined;
+  }
+
+  #releaseDrain(): void {
+    const waiters = this.#drainWaiters;
+    this.#drainWaiters = [];
+    for (const release of waiters) release();
+  }
+
+  #take(): GetResult<T> {
+    const item = this.#queue.shift() as T;
+    this.#metrics?.get(item);
+    this.#processing.add(item);
+    this.#dirty.delete(item);
+    return { item, shutdown: false };
+  }
+
+  #wakeOne(): void {
+    const waiter = this.#waitHead;
+    if (waiter === undefined) return;
+    this.#unlink(waiter);
+    this.#detachSignal(waiter);
+    // The item moves to processing now, synchronously: no other get can take it.
+    waiter.resolve(this.#take());
+  }
+
+  #unlink(waiter: Waiter<T>): void {
+    if (waiter.prev) waiter.prev.next = waiter.next;
+    else if (this.#waitHead === waiter) this.#waitHead = waiter.next;
+    if (waiter.next) waiter.next.prev = waiter.prev;
+    else if (this.#waitTail === waiter) this.#waitTail = waiter.prev;
+    waiter.prev = undefined;
+    waiter.next = undefined;
+  }
+
+  #detachSignal(waiter: Waiter<T>): void {
+    if (waiter.signal !== undefined && waiter.onAbort !== undefined) {
+      waiter.signal.removeEventListener('abort', waiter.onAbort);
+    }
+  }
+}
+
+/** Creates a basic {@link Queue} (client-go's `workqueue.NewTypedWithConfig`). */
+export function newQueue<T>(options: QueueOptions = {}): Queue<T> {
+  return new Queue<T>(options);
+}
