@@ -1,0 +1,22 @@
+export {
+  defaultEnvtestAssetsDir,
+  type EnvtestBinaries,
+  type EnvtestBinary,
+  type EnvtestBinaryName,
+  type EnvtestBinarySource,
+  type FindEnvtestBinariesOptions,
+  findEnvtestBinaries,
+} from './binaries.js';
+export {
+  type Envtest,
+  type EnvtestFlags,
+  type EnvtestOptions,
+  type EnvtestTls,
+  startEnvtest,
+} from './envtest.js';
+export {
+  EnvtestError,
+  type EnvtestErrorCode,
+  type EnvtestErrorOptions,
+  isEnvtestError,
+} from './errors.js';

@@ -1,0 +1,250 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startEnvtest } from './envtest.js';
+import { EnvtestError } from './errors.js';
+
+// These tests run startEnvtest against small stand-in executables (Node scripts) to check
+// the failure paths: a process that crashes, one that hangs and ignores SIGTERM, an abort.
+// The real etcd + kube-apiserver are exercised in envtest.e2e.test.ts.
+
+const FAKE = `
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const name = path.basename(process.argv[1]);
+const args = process.argv.slice(2);
+if (args.includes('--help')) {
+  console.log(name === 'etcd' ? '  --data-dir  --unsafe-no-fsync' : '  --secure-port  --insecure-port');
+  process.exit(0);
+}
+const state = process.env.FAKE_STATE_DIR;
+fs.writeFileSync(path.join(state, name + '.pid'), String(process.pid));
+fs.writeFileSync(path.join(state, name + '.args'), JSON.stringify(args));
+const mode = process.env['FAKE_' + name.replace('-', '_').toUpperCase() + '_MODE'];
+if (mode === 'crash') {
+  for (let i = 1; i <= 40; i++) console.error(name + ' log line ' + i);
+  process.exit(3);
+} else if (mode === 'hang') {
+  console.error(name + ' is hanging');
+  process.on('SIGTERM', () => fs.writeFileSync(path.join(state, name + '.sigterm'), 'ignored'));
+  setInterval(() => {}, 1000);
+} else if (mode === 'serve') {
+  const url = new URL(args.find((a) => a.startsWith('--listen-client-urls=')).split('=')[1]);
+  http.createServer((req, res) => res.end('{"health":"true"}')).listen(Number(url.port), '127.0.0.1');
+}
+`;
+
+let root: string;
+let assets: string;
+let state: string;
+let tmp: string;
+
+async function install(name: string, body: string, shebang = `#!${process.execPath}`) {
+  await writeFile(join(assets, name), `${shebang}\n${body}`);
+  await chmod(join(assets, name), 0o755);
+}
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'kubets-startup-test-'));
+  assets = join(root, 'assets');
+  state = join(root, 'state');
+  tmp = join(root, 'tmp');
+  await Promise.all([mkdir(assets), mkdir(state), mkdir(tmp)]);
+  await install('etcd', FAKE);
+  await install('kube-apiserver', FAKE);
+  vi.stubEnv('FAKE_STATE_DIR', state);
+  // envtest makes its temp dir under os.tmpdir(), which follows TMPDIR.
+  vi.stubEnv('TMPDIR', tmp);
+});
+
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await rm(root, { recursive: true, force: true });
+});
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected startEnvtest to fail');
+}
+
+async function pidOf(name: string): Promise<number> {
+  return Number(await readFile(join(state, `${name}.pid`), 'utf8'));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function leftoverTempDirs(): Promise<string[]> {
+  return (await readdir(tmp)).filter((entry) => entry.startsWith('kubets-envtest-'));
+}
+
+describe('startEnvtest failure paths', () => {
+  it('reports a crashing etcd with the last 30 lines of its log and cleans up', async () => {
+    vi.stubEnv('FAKE_ETCD_MODE', 'crash');
+    const error = await failure(startEnvtest({ assetsDir: assets, startTimeoutMs: 20_000 }));
+    expect(error).toBeInstanceOf(EnvtestError);
+    const e = error as EnvtestError;
+    expect(e.code).toBe('ProcessExited');
+    expect(e.binary).toBe('etcd');
+    expect(e.message).toMatch(
+      /^etcd exited with code 3 while envtest was waiting for etcd to report healthy at http:\/\/127\.0\.0\.1:\d+\/health\.\nLast lines of its log:\n/,
+    );
+    const tail = e.logTail?.split('\n') ?? [];
+    expect(tail).toHaveLength(30);
+    expect(tail[0]).toBe('etcd log line 11');
+    expect(tail[29]).toBe('etcd log line 40');
+    expect(e.message).toContain('etcd log line 40');
+    expect(e.message).not.toContain('etcd log line 10\n');
+    expect(await leftoverTempDirs()).toEqual([]);
+    expect(await readdir(state)).not.toContain('kube-apiserver.pid');
+  });
+
+  it('times out on an etcd that never gets healthy, and SIGKILLs it when SIGTERM is ignored', async () => {
+    vi.stubEnv('FAKE_ETCD_MODE', 'hang');
+    const started = Date.now();
+    const error = await failure(
+      startEnvtest({ assetsDir: assets, startTimeoutMs: 1_500, stopGracePeriodMs: 200 }),
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const e = error as EnvtestError;
+    expect(e).toBeInstanceOf(EnvtestError);
+    expect(e.code).toBe('StartTimeout');
+    expect(e.message).toContain('envtest did not start within 1500 ms: still waiting for etcd');
+    expect(e.message).toContain('Last lines of the etcd log:\netcd is hanging');
+    // It got SIGTERM, ignored it, and is gone all the same: SIGKILL followed.
+    expect(await readdir(state)).toContain('etcd.sigterm');
+    expect(alive(await pidOf('etcd'))).toBe(false);
+    expect(await leftoverTempDirs()).toEqual([]);
+  });
+
+  it('reports a crashing kube-apiserver, stops etcd, and passed the expected flags', async () => {
+    vi.stubEnv('FAKE_ETCD_MODE', 'serve');
+    vi.stubEnv('FAKE_KUBE_APISERVER_MODE', 'crash');
+    const error = (await failure(
+      startEnvtest({
+        assetsDir: assets,
+        startTimeoutMs: 20_000,
+        apiServerFlags: { 'authorization-mode': 'AlwaysAllow', v: '2' },
+      }),
+    )) as EnvtestError;
+    expect(error.code).toBe('ProcessExited');
+    expect(error.binary).toBe('kube-apiserver');
+    expect(error.message).toMatch(
+      /^kube-apiserver exited with code 3 while envtest was waiting for kube-apiserver to answer https:\/\/127\.0\.0\.1:\d+\/readyz/,
+    );
+    expect(error.message).toContain('kube-apiserver log line 40');
+    expect(alive(await pidOf('etcd'))).toBe(false);
+    expect(await leftoverTempDirs()).toEqual([]);
+
+    const etcdArgs = JSON.parse(await readFile(join(state, 'etcd.args'), 'utf8')) as string[];
+    const clientUrl = etcdArgs.find((a) => a.startsWith('--listen-client-urls='))?.split('=')[1];
+    expect(clientUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(etcdArgs).toContain(`--advertise-client-urls=${clientUrl}`);
+    expect(etcdArgs).toContain('--unsafe-no-fsync=true');
+    expect(etcdArgs.find((a) => a.startsWith('--listen-peer-urls='))).toMatch(
+      /^--listen-peer-urls=http:\/\/127\.0\.0\.1:\d+$/,
+    );
+
+    const apiArgs = JSON.parse(
+      await readFile(join(state, 'kube-apiserver.args'), 'utf8'),
+    ) as string[];
+    expect(apiArgs).toContain(`--etcd-servers=${clientUrl}`);
+    expect(apiArgs).toContain('--bind-address=127.0.0.1');
+    expect(apiArgs).toContain('--advertise-address=127.0.0.1');
+    expect(apiArgs).toContain('--insecure-port=0');
+    expect(apiArgs).toContain('--authorization-mode=AlwaysAllow');
+    expect(apiArgs).toContain('--v=2');
+    expect(apiArgs).toContain(
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    );
+    expect(apiArgs).toContain('--service-cluster-ip-range=10.0.0.0/24');
+    expect(apiArgs).toContain('--disable-admission-plugins=ServiceAccount');
+    expect(
+      apiArgs.filter((a) =>
+        /^--(client-ca-file|tls-cert-file|tls-private-key-file|service-account-key-file|service-account-signing-key-file|cert-dir|secure-port)=./.test(
+          a,
+        ),
+      ),
+    ).toHaveLength(7);
+  });
+
+  it('stops and cleans up when the signal aborts, rejecting with its reason', async () => {
+    vi.stubEnv('FAKE_ETCD_MODE', 'hang');
+    const controller = new AbortController();
+    const reason = new Error('test is over');
+    const promise = startEnvtest({
+      assetsDir: assets,
+      signal: controller.signal,
+      stopGracePeriodMs: 200,
+    });
+    // Abort once etcd is running.
+    for (let i = 0; i < 200 && !(await readdir(state)).includes('etcd.pid'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    controller.abort(reason);
+    expect(await failure(promise)).toBe(reason);
+    expect(alive(await pidOf('etcd'))).toBe(false);
+    expect(await leftoverTempDirs()).toEqual([]);
+  });
+
+  it('rejects at once with an already-aborted signal', async () => {
+    const reason = new Error('never mind');
+    expect(
+      await failure(startEnvtest({ assetsDir: assets, signal: AbortSignal.abort(reason) })),
+    ).toBe(reason);
+  });
+
+  it('reports a binary that cannot be executed', async () => {
+    await install('etcd', '', '#!/nonexistent/interpreter');
+    const error = (await failure(startEnvtest({ assetsDir: assets }))) as EnvtestError;
+    expect(error.code).toBe('ProcessExited');
+    expect(error.message).toMatch(/^etcd could not be started \(spawn .*ENOENT\)/);
+    expect(await leftoverTempDirs()).toEqual([]);
+  });
+
+  // The safety net runs in the parent's 'exit' handler, so it needs a separate Node process
+  // that loads the built package.
+  const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+  it.skipIf(!existsSync(dist))(
+    'kills the children and removes the temp dir when the parent process exits',
+    async () => {
+      vi.stubEnv('FAKE_ETCD_MODE', 'hang');
+      const script = `
+        import { readdirSync } from 'node:fs';
+        import { startEnvtest } from ${JSON.stringify(dist)};
+        startEnvtest({ assetsDir: ${JSON.stringify(assets)} }).catch(() => {});
+        const timer = setInterval(() => {
+          if (readdirSync(${JSON.stringify(state)}).includes('etcd.pid')) {
+            clearInterval(timer);
+            process.exit(0);
+          }
+        }, 20);
+      `;
+      await new Promise<void>((resolve, reject) =>
+        execFile(process.execPath, ['--input-type=module', '-e', script], (error) =>
+          error ? reject(error) : resolve(),
+        ),
+      );
+      const pid = await pidOf('etcd');
+      // SIGKILL is asynchronous; the process is reparented to init and reaped shortly.
+      for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(alive(pid)).toBe(false);
+      expect(await leftoverTempDirs()).toEqual([]);
+    },
+  );
+});
