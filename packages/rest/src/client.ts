@@ -1,0 +1,186 @@
+import type { Agent } from 'node:http';
+import { type GroupVersion, parseGroupVersion } from '@kubets/apimachinery';
+import { type Clock, realClock } from './clock.js';
+import { type Config, defaultUserAgent } from './config.js';
+import { CredentialSource } from './credentials.js';
+import { ConfigError } from './errors.js';
+import { silentLogger } from './logger.js';
+import { type RateLimiter, rateLimiterFor } from './ratelimit.js';
+import { type PatchType, Request, type RequestRuntime } from './request.js';
+import { agentFor } from './transport.js';
+
+/** How a {@link RESTClient} addresses the API and paces itself. */
+export interface RESTClientOptions {
+  /** The group/version requests go to, e.g. `{ group: 'apps', version: 'v1' }` or `'apps/v1'`. Without it, paths start at `apiPath` (use `absPath` for the rest). */
+  groupVersion?: GroupVersion | string;
+  /** `/api` or `/apis`; defaults to `Config.apiPath`, else `/api` for the core group and `/apis` for others. */
+  apiPath?: string;
+  /** Replaces the limiter the config implies (pass the same one to several clients to share it). */
+  rateLimiter?: RateLimiter;
+  /** Time source for retry waits and the default rate limiter; a `FakeClock` in tests. */
+  clock?: Clock;
+  /** Extra wait before retry number `attempt` (1-based), on top of any Retry-After; none by default, as in client-go. */
+  retryBackoffMs?: (attempt: number) => number;
+}
+
+function hasTLSSettings(config: Config): boolean {
+  const tls = config.tls;
+  return Boolean(tls && (tls.caData || tls.certData || tls.insecureSkipVerify));
+}
+
+/** The server URL with a scheme and no trailing slash, as client-go's `DefaultServerURL`. */
+function serverUrl(config: Config): URL {
+  const host = config.host?.trim();
+  if (!host)
+    throw new ConfigError('Config.host must be set to the API server URL', { field: 'host' });
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(host)
+    ? host
+    : `${hasTLSSettings(config) ? 'https' : 'http'}://${host}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch (err) {
+    throw new ConfigError(
+      `Config.host "${host}" is not a valid URL`,
+      { field: 'host' },
+      { cause: err },
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`Config.host "${host}" must be an http or https URL`, { field: 'host' });
+  }
+  url.pathname = url.pathname.replace(/\/+$/, '');
+  url.search = '';
+  url.hash = '';
+  return url;
+}
+
+/**
+ * A client for one API group/version, as client-go's `rest.RESTClient`. Its verbs start a
+ * fluent {@link Request}:
+ *
+ * ```ts
+ * const client = new RESTClient(loadConfig(), { groupVersion: 'v1' });
+ * const cm = await client.get().namespace('default').resource('configmaps').name('x').do();
+ * ```
+ *
+ * Requests share the client's rate limiter and a keep-alive connection pool (shared with
+ * every client using the same TLS settings).
+ */
+export class RESTClient {
+  readonly config: Config;
+  /** The group/version this client addresses, when it has one. */
+  readonly groupVersion: GroupVersion | undefined;
+  /** The limiter every request waits on; `undefined` when throttling is disabled. */
+  readonly rateLimiter: RateLimiter | undefined;
+  private readonly runtime: RequestRuntime;
+
+  constructor(config: Config, options: RESTClientOptions = {}) {
+    const baseUrl = serverUrl(config);
+    if (config.tls?.insecureSkipVerify && config.tls.caData) {
+      throw new ConfigError(
+        'Config.tls.insecureSkipVerify cannot be combined with a CA certificate: trust the CA or skip verification, not both',
+        { field: 'tls' },
+      );
+    }
+    if (baseUrl.protocol === 'http:' && (config.tls?.certData || config.tls?.keyData)) {
+      throw new ConfigError(
+        `Config.host "${config.host}" uses plain http, so the client certificate would not be sent`,
+        { field: 'host' },
+      );
+    }
+    this.config = config;
+    this.groupVersion =
+      typeof options.groupVersion === 'string'
+        ? parseGroupVersion(options.groupVersion)
+        : options.groupVersion;
+    const clock = options.clock ?? realClock;
+    this.rateLimiter = options.rateLimiter ?? rateLimiterFor(config, { clock });
+
+    const apiPath =
+      options.apiPath ??
+      config.apiPath ??
+      (this.groupVersion && this.groupVersion.group !== '' ? '/apis' : '/api');
+    const versionedPath = this.groupVersion
+      ? [apiPath, this.groupVersion.group, this.groupVersion.version].filter(Boolean).join('/')
+      : apiPath;
+
+    const credentials = new CredentialSource(config);
+    const tls = config.tls ?? {};
+    const protocol = baseUrl.protocol;
+    this.runtime = {
+      baseUrl,
+      versionedPath,
+      rateLimiter: this.rateLimiter,
+      clock,
+      maxRetries: Math.max(0, config.maxRetries ?? 10),
+      retryBackoffMs: options.retryBackoffMs ?? (() => 0),
+      timeoutMs: config.timeoutMs ?? 0,
+      logger: config.logger ?? silentLogger,
+      warningHandler: config.warningHandler,
+      userAgent: config.userAgent ?? defaultUserAgent(),
+      async connection(signal) {
+        const resolved = await credentials.resolve(signal);
+        const agent: Agent = agentFor(protocol, {
+          ca: tls.caData,
+          cert: resolved.certData ?? tls.certData,
+          key: resolved.keyData ?? tls.keyData,
+          insecureSkipVerify: tls.insecureSkipVerify,
+          serverName: tls.serverName,
+        });
+        return { headers: resolved.headers, agent };
+      },
+    };
+  }
+
+  /** The server URL requests go to (scheme, host, base path). */
+  get baseUrl(): string {
+    return this.runtime.baseUrl.href.replace(/\/$/, '');
+  }
+
+  /** Starts a request with any HTTP method. */
+  verb(method: string): Request {
+    return new Request(this.runtime, method);
+  }
+
+  /** Starts a GET (read, list, watch, logs). */
+  get(): Request {
+    return this.verb('GET');
+  }
+
+  /** Starts a POST (create). */
+  post(): Request {
+    return this.verb('POST');
+  }
+
+  /** Starts a PUT (update, replace). */
+  put(): Request {
+    return this.verb('PUT');
+  }
+
+  /** Starts a PATCH whose body is interpreted as `patchType`. */
+  patch(patchType: PatchType): Request {
+    return new Request(this.runtime, 'PATCH', patchType);
+  }
+
+  /** Starts a DELETE. */
+  delete(): Request {
+    return this.verb('DELETE');
+  }
+}
+
+/**
+ * A client for a group/version: `/api/v1` for the core group (`group: ''`), else
+ * `/apis/<group>/<version>`. Like client-go's `RESTClientFor`.
+ */
+export function restClientFor(
+  config: Config,
+  groupVersion: GroupVersion,
+  options: Omit<RESTClientOptions, 'groupVersion'> = {},
+): RESTClient {
+  return new RESTClient(config, {
+    apiPath: groupVersion.group === '' ? '/api' : '/apis',
+    ...options,
+    groupVersion,
+  });
+}

@@ -1,0 +1,506 @@
+import { readFileSync, statSync } from 'node:fs';
+import type { RequestOptions } from 'node:https';
+import { isIPv6 } from 'node:net';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { type Cluster, type Context, KubeConfig, type User } from '@kubernetes/client-node';
+import { version as packageVersion } from '../package.json';
+import { ConfigError, CredentialsError } from './errors.js';
+import type { Logger } from './logger.js';
+import type { RateLimiter } from './ratelimit.js';
+import type { WarningHandler } from './warnings.js';
+
+/** PEM text or bytes. */
+export type PemData = string | Uint8Array;
+
+/** How to authenticate the server and this client over TLS. */
+export interface TLSClientConfig {
+  /** PEM CA bundle trusted for the server; Node's default roots when unset. */
+  caData?: PemData;
+  /** PEM client certificate (with `keyData`), for client-certificate authentication. */
+  certData?: PemData;
+  /** PEM private key for `certData`. */
+  keyData?: PemData;
+  /** Skip server certificate verification. Only for test clusters. */
+  insecureSkipVerify?: boolean;
+  /** The name to verify the server certificate against (and send as SNI), when it differs from the host. */
+  serverName?: string;
+}
+
+/** Acting as another user: the `Impersonate-*` headers. */
+export interface ImpersonationConfig {
+  user?: string;
+  uid?: string;
+  groups?: readonly string[];
+  /** Extra attributes, sent as `Impersonate-Extra-<key>` headers. */
+  extra?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** What an {@link AuthProvider} contributes to one request. */
+export interface RequestCredentials {
+  /** Headers to add, typically `Authorization`. */
+  headers?: Record<string, string>;
+  /** A client certificate to present (exec plugins may return one), PEM. */
+  certData?: PemData;
+  /** The key for `certData`, PEM. */
+  keyData?: PemData;
+}
+
+/**
+ * Supplies credentials that can change over time (exec plugins, OIDC refresh, ...).
+ * Called before every request attempt, so it must cache and refresh on its own.
+ */
+export interface AuthProvider {
+  credentials(signal?: AbortSignal): Promise<RequestCredentials>;
+}
+
+/**
+ * Everything a client needs to talk to one API server, as client-go's `rest.Config`.
+ * Build it by hand (`{ host: 'https://127.0.0.1:6443', tls: { caData } }`) or with
+ * {@link loadConfig}.
+ */
+export interface Config {
+  /** The server URL, e.g. `https://10.0.0.1:6443`; may carry a path prefix. Without a scheme, https is assumed when TLS settings are present, else http. */
+  host: string;
+  /** The API root the client talks to, `/api` or `/apis`; derived from the group when unset. */
+  apiPath?: string;
+  tls?: TLSClientConfig;
+  /** A static bearer token. */
+  bearerToken?: string;
+  /** A file holding the bearer token, re-read when it changes (projected service-account tokens rotate). Wins over `bearerToken` while readable. */
+  bearerTokenFile?: string;
+  /** Basic authentication. */
+  username?: string;
+  password?: string;
+  impersonate?: ImpersonationConfig;
+  /** Dynamic credentials (exec plugins, OIDC, auth providers); {@link loadConfig} sets it from the kubeconfig user. */
+  authProvider?: AuthProvider;
+  /** Sustained requests per second for this client's limiter; default 5, negative disables client-side throttling. */
+  qps?: number;
+  /** Requests allowed in a burst above `qps`; default 10. */
+  burst?: number;
+  /** A limiter to use instead of building one from `qps`/`burst`; share one across clients to share the budget. */
+  rateLimiter?: RateLimiter;
+  /** Gives up on a request after this many milliseconds (for watches and streams: until the response starts). 0 or unset: no limit. */
+  timeoutMs?: number;
+  /** The `User-Agent` header; {@link defaultUserAgent} when unset. */
+  userAgent?: string;
+  /** Receives `Warning` response headers; silent when unset. */
+  warningHandler?: WarningHandler;
+  /** Where the client logs retries and throttling; silent when unset. */
+  logger?: Logger;
+  /** How often a request is retried after a `Retry-After` answer or a reset connection; default 10. */
+  maxRetries?: number;
+  /** The default namespace of the kubeconfig context (or of the in-cluster service account). Informational: requests use the namespace you give them. */
+  namespace?: string;
+}
+
+/** `kubets/<version> (<os>/<arch>) node/<version>`, the User-Agent sent unless `Config.userAgent` says otherwise. */
+export function defaultUserAgent(): string {
+  return `kubets/${packageVersion} (${process.platform}/${process.arch}) node/${process.version}`;
+}
+
+/** Where {@link loadConfig} looks, and what it overrides. */
+export interface LoadConfigOptions {
+  /** An explicit kubeconfig path; a missing file is an error. */
+  kubeconfig?: string;
+  /** The context to use instead of the kubeconfig's `current-context`. */
+  context?: string;
+  /**
+   * The server URL, overriding the kubeconfig's, like client-go's
+   * `BuildConfigFromFlags(master, kubeconfig)`: without `kubeconfig` the result is a plain
+   * config for that URL (KUBECONFIG and `~/.kube/config` are not consulted).
+   */
+  master?: string;
+  /** `true`: use the in-cluster service account only. `false`: never fall back to it. */
+  inCluster?: boolean;
+  /** The environment to read `KUBECONFIG` and `KUBERNETES_SERVICE_*` from; `process.env` by default. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The home directory holding `.kube/config`; the user's home by default. */
+  homeDir?: string;
+  /** The service-account directory for in-cluster configuration; `/var/run/secrets/kubernetes.io/serviceaccount` by default. */
+  serviceAccountDir?: string;
+}
+
+/** Where a pod's service-account token, CA and namespace are mounted. */
+export const defaultServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/**
+ * Builds a {@link Config} the way kubectl and controllers find one: an explicit kubeconfig
+ * path, else the files in `KUBECONFIG` (merged: the first file to set a value wins), else
+ * `~/.kube/config`, else the in-cluster service account. `master` overrides the server URL.
+ * Authentication (client certificates, tokens, exec plugins, OIDC, auth providers) is
+ * handled by `@kubernetes/client-node`'s `KubeConfig`.
+ *
+ * @throws {ConfigError} naming the file, context or field when nothing usable is found.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const inClusterOptions = { env, serviceAccountDir: options.serviceAccountDir };
+  const withMaster = (config: Config): Config =>
+    options.master ? { ...config, host: options.master } : config;
+
+  if (options.inCluster === true) return withMaster(inClusterConfig(inClusterOptions));
+
+  if (options.kubeconfig) {
+    const kubeConfig = readKubeconfigFiles([options.kubeconfig]);
+    return configFromKubeConfig(kubeConfig, { context: options.context, master: options.master });
+  }
+  if (options.master) return { host: options.master };
+
+  const fromEnv = env.KUBECONFIG?.split(delimiter).filter((file) => file.length > 0) ?? [];
+  if (fromEnv.length > 0) {
+    // Like clientcmd, files listed in KUBECONFIG that do not exist are skipped.
+    const existing = fromEnv.filter(isFile);
+    if (existing.length === 0) {
+      throw new ConfigError(`none of the files in KUBECONFIG exist: ${fromEnv.join(delimiter)}`, {
+        file: fromEnv[0],
+      });
+    }
+    return configFromKubeConfig(readKubeconfigFiles(existing), {
+      context: options.context,
+    });
+  }
+
+  const home = options.homeDir ?? safeHomedir();
+  const homeConfig = home ? join(home, '.kube', 'config') : undefined;
+  if (homeConfig && isFile(homeConfig)) {
+    return configFromKubeConfig(readKubeconfigFiles([homeConfig]), {
+      context: options.context,
+    });
+  }
+
+  if (options.inCluster !== false && env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) {
+    return inClusterConfig(inClusterOptions);
+  }
+  throw new ConfigError(
+    'no Kubernetes configuration found: pass a kubeconfig path, set KUBECONFIG, create ~/.kube/config, or run inside a cluster',
+  );
+}
+
+function safeHomedir(): string | undefined {
+  try {
+    return homedir() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function firstLine(message: string): string {
+  const line = message.split('\n', 1)[0] ?? message;
+  return line.trim();
+}
+
+function describeFsError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory';
+    default:
+      return err instanceof Error ? firstLine(err.message) : String(err);
+  }
+}
+
+/**
+ * Reads kubeconfig files and merges them as clientcmd does: the first file to define a
+ * cluster, user or context name, or the current context, wins. Relative certificate paths
+ * resolve against the directory of the file that names them.
+ */
+function readKubeconfigFiles(files: readonly string[]): KubeConfig {
+  const clusters: Cluster[] = [];
+  const users: User[] = [];
+  const contexts: Context[] = [];
+  let currentContext = '';
+  for (const file of files) {
+    const single = new KubeConfig();
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(
+        `cannot read kubeconfig ${file}: ${describeFsError(err)}`,
+        { file },
+        {
+          cause: err,
+        },
+      );
+    }
+    try {
+      // What KubeConfig.loadFromFile does, on the text already read.
+      single.loadFromString(text);
+      single.makePathsAbsolute(dirname(file));
+    } catch (err) {
+      const reason =
+        err instanceof TypeError
+          ? 'not a kubeconfig (expected a YAML mapping with clusters, contexts and users)'
+          : err instanceof Error
+            ? firstLine(err.message)
+            : String(err);
+      throw new ConfigError(`invalid kubeconfig ${file}: ${reason}`, { file }, { cause: err });
+    }
+    for (const cluster of single.getClusters()) {
+      if (!clusters.some((known) => known.name === cluster.name)) clusters.push(cluster);
+    }
+    for (const user of single.getUsers()) {
+      if (!users.some((known) => known.name === user.name)) users.push(user);
+    }
+    for (const context of single.getContexts()) {
+      if (!contexts.some((known) => known.name === context.name)) contexts.push(context);
+    }
+    if (!currentContext && single.getCurrentContext()) currentContext = single.getCurrentContext();
+  }
+  if (clusters.length === 0 && users.length === 0 && contexts.length === 0 && !currentContext) {
+    const file = files.join(delimiter);
+    throw new ConfigError(
+      `invalid kubeconfig ${file}: not a kubeconfig (no clusters, users or contexts)`,
+      { file },
+    );
+  }
+  const merged = new KubeConfig();
+  merged.loadFromOptions({ clusters, users, contexts, currentContext });
+  sourceFiles.set(merged, files);
+  return merged;
+}
+
+// Remembers which files a merged KubeConfig came from, so errors can name them.
+const sourceFiles = new WeakMap<KubeConfig, readonly string[]>();
+
+/** Options for {@link configFromKubeConfig}. */
+export interface FromKubeConfigOptions {
+  /** The context to use instead of the current one. */
+  context?: string | undefined;
+  /** Overrides the cluster's server URL. */
+  master?: string | undefined;
+}
+
+/**
+ * Builds a {@link Config} from an already loaded `KubeConfig` (its current context, or
+ * `options.context`). Certificate files are read now; dynamic credentials (exec plugins,
+ * OIDC, auth providers) are obtained per request through the KubeConfig's authenticators.
+ *
+ * @throws {ConfigError} for an unknown context, a context naming a missing cluster or
+ * user, or an unreadable certificate file.
+ */
+export function configFromKubeConfig(
+  kubeConfig: KubeConfig,
+  options: FromKubeConfigOptions = {},
+): Config {
+  const files = sourceFiles.get(kubeConfig);
+  const file = files?.join(delimiter);
+  const where = file ? ` in kubeconfig ${file}` : '';
+  const contextName = options.context || kubeConfig.getCurrentContext();
+  if (!contextName) {
+    throw new ConfigError(
+      `no context selected${where}: current-context is not set; choose one of ${listNames(kubeConfig.getContexts())}`,
+      { file, field: 'current-context' },
+    );
+  }
+  const context = kubeConfig.getContextObject(contextName);
+  if (!context) {
+    throw new ConfigError(
+      `context "${contextName}" not found${where}; known contexts: ${listNames(kubeConfig.getContexts())}`,
+      { file, context: contextName },
+    );
+  }
+  const cluster = kubeConfig.getCluster(context.cluster);
+  if (!cluster) {
+    throw new ConfigError(
+      `cluster "${context.cluster}" of context "${contextName}" not found${where}`,
+      { file, context: contextName, field: `contexts[${contextName}].context.cluster` },
+    );
+  }
+  const user = context.user ? kubeConfig.getUser(context.user) : null;
+  if (context.user && !user) {
+    throw new ConfigError(`user "${context.user}" of context "${contextName}" not found${where}`, {
+      file,
+      context: contextName,
+      field: `contexts[${contextName}].context.user`,
+    });
+  }
+
+  const readPem = (
+    path: string | undefined,
+    base64: string | undefined,
+    field: string,
+  ): Buffer | undefined => {
+    if (path) {
+      try {
+        return readFileSync(path);
+      } catch (err) {
+        throw new ConfigError(
+          `cannot read ${field} ${path} (context "${contextName}"${where}): ${describeFsError(err)}`,
+          { file: path, context: contextName, field },
+          { cause: err },
+        );
+      }
+    }
+    return base64 ? Buffer.from(base64, 'base64') : undefined;
+  };
+
+  const tls: TLSClientConfig = {};
+  const caData = readPem(
+    cluster.caFile,
+    cluster.caData,
+    `clusters[${cluster.name}].certificate-authority`,
+  );
+  if (caData) tls.caData = caData;
+  if (cluster.skipTLSVerify) tls.insecureSkipVerify = true;
+  if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
+
+  const config: Config = { host: options.master || cluster.server, tls };
+  if (context.namespace) config.namespace = context.namespace;
+  if (user) {
+    const certData = readPem(
+      user.certFile,
+      user.certData,
+      `users[${user.name}].client-certificate`,
+    );
+    const keyData = readPem(user.keyFile, user.keyData, `users[${user.name}].client-key`);
+    if (certData) tls.certData = certData;
+    if (keyData) tls.keyData = keyData;
+    if (user.token) config.bearerToken = user.token.trim();
+    if (user.username) config.username = user.username;
+    if (user.password) config.password = user.password;
+    if (user.impersonateUser) config.impersonate = { user: user.impersonateUser };
+    if (user.exec || user.authProvider) {
+      config.authProvider = kubeConfigAuthProvider(kubeConfig, { context: contextName });
+    }
+  }
+  return config;
+}
+
+function listNames(items: readonly { name: string }[]): string {
+  return items.length > 0 ? items.map((item) => `"${item.name}"`).join(', ') : '(none)';
+}
+
+/**
+ * An {@link AuthProvider} backed by a `KubeConfig`'s authenticators (exec plugins, OIDC,
+ * token-file and cloud auth providers). Each call asks the KubeConfig to apply its
+ * authentication, so tokens it caches and refreshes stay current.
+ */
+export function kubeConfigAuthProvider(
+  kubeConfig: KubeConfig,
+  options: { context?: string } = {},
+): AuthProvider {
+  const contextName = options.context || kubeConfig.getCurrentContext();
+  const context = kubeConfig.getContextObject(contextName);
+  const cluster = context ? kubeConfig.getCluster(context.cluster) : null;
+  const user = context?.user ? kubeConfig.getUser(context.user) : null;
+  if (!context || !cluster || !user) {
+    throw new ConfigError(`context "${contextName}" has no cluster or user to authenticate`, {
+      context: contextName,
+    });
+  }
+  // A view of the same user without static TLS files (read once by configFromKubeConfig),
+  // and a cluster client-node will not refuse for plain http: only the credentials the
+  // authenticators produce are taken from it. The user's auth-provider object is shared,
+  // so refreshed OIDC tokens land where client-node keeps them.
+  const credentialsView = new KubeConfig();
+  credentialsView.loadFromOptions({
+    clusters: [{ name: cluster.name, server: cluster.server, skipTLSVerify: true }],
+    users: [
+      { ...user, certFile: undefined, keyFile: undefined, certData: undefined, keyData: undefined },
+    ],
+    contexts: [{ name: contextName, cluster: cluster.name, user: user.name }],
+    currentContext: contextName,
+  });
+  return {
+    async credentials(): Promise<RequestCredentials> {
+      const applied: RequestOptions = {};
+      try {
+        await credentialsView.applyToHTTPSOptions(applied);
+      } catch (err) {
+        const reason = err instanceof Error ? firstLine(err.message) : String(err);
+        throw new CredentialsError(
+          `getting credentials for user "${user.name}" failed: ${reason || 'unknown error'}`,
+          { cause: err },
+        );
+      }
+      const result: RequestCredentials = {};
+      const headers: Record<string, string> = {};
+      const appliedHeaders = applied.headers;
+      if (appliedHeaders && !Array.isArray(appliedHeaders)) {
+        for (const [name, value] of Object.entries(appliedHeaders)) {
+          if (value !== undefined)
+            headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+        }
+      }
+      if (applied.auth)
+        headers.Authorization = `Basic ${Buffer.from(applied.auth).toString('base64')}`;
+      if (Object.keys(headers).length > 0) result.headers = headers;
+      if (typeof applied.cert === 'string' || applied.cert instanceof Uint8Array)
+        result.certData = applied.cert;
+      if (typeof applied.key === 'string' || applied.key instanceof Uint8Array)
+        result.keyData = applied.key;
+      return result;
+    },
+  };
+}
+
+/** Options for {@link inClusterConfig}. */
+export interface InClusterConfigOptions {
+  /** Where `KUBERNETES_SERVICE_HOST`/`_PORT` are read; `process.env` by default. */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** Where `token`, `ca.crt` and `namespace` are; {@link defaultServiceAccountDir} by default. */
+  serviceAccountDir?: string | undefined;
+}
+
+/**
+ * The configuration of a pod's service account, as client-go's `rest.InClusterConfig`:
+ * the API server from `KUBERNETES_SERVICE_HOST`/`_PORT`, the CA from `ca.crt`, and the
+ * token from `token`, re-read when the kubelet rotates it.
+ *
+ * @throws {ConfigError} when not running in a cluster or the token is unreadable.
+ */
+export function inClusterConfig(options: InClusterConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port) {
+    throw new ConfigError(
+      'not running inside a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set',
+    );
+  }
+  const dir = options.serviceAccountDir ?? defaultServiceAccountDir;
+  const tokenFile = join(dir, 'token');
+  const caFile = join(dir, 'ca.crt');
+  const read = (path: string, what: string): Buffer => {
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      throw new ConfigError(
+        `cannot read the service-account ${what} ${path}: ${describeFsError(err)}`,
+        { file: path },
+        { cause: err },
+      );
+    }
+  };
+  const token = read(tokenFile, 'token').toString('utf8').trim();
+  const caData = read(caFile, 'CA certificate');
+  const config: Config = {
+    host: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`,
+    tls: { caData },
+    bearerToken: token,
+    bearerTokenFile: tokenFile,
+  };
+  try {
+    const namespace = readFileSync(join(dir, 'namespace'), 'utf8').trim();
+    if (namespace) config.namespace = namespace;
+  } catch {
+    // The namespace file is optional; requests name their namespace explicitly anyway.
+  }
+  return config;
+}

@@ -1,0 +1,141 @@
+const configErrorBrand = Symbol.for('kubets.rest.ConfigError');
+const invalidRequestErrorBrand = Symbol.for('kubets.rest.InvalidRequestError');
+const transportErrorBrand = Symbol.for('kubets.rest.TransportError');
+const credentialsErrorBrand = Symbol.for('kubets.rest.CredentialsError');
+const responseDecodeErrorBrand = Symbol.for('kubets.rest.ResponseDecodeError');
+
+/** Where in a kubeconfig a {@link ConfigError} was found. */
+export interface ConfigErrorLocation {
+  /** The kubeconfig or credential file involved. */
+  file?: string;
+  /** The kubeconfig context involved. */
+  context?: string;
+  /** The kubeconfig field involved, e.g. `users[admin].client-certificate`. */
+  field?: string;
+}
+
+/**
+ * The client configuration cannot be built: a kubeconfig that does not parse or misses
+ * fields, an unknown context, an unreadable certificate, no configuration at all.
+ * The message names the file, context or field; the underlying error is in `cause`.
+ */
+export class ConfigError extends Error {
+  readonly file: string | undefined;
+  readonly context: string | undefined;
+  readonly field: string | undefined;
+  readonly [configErrorBrand] = true;
+
+  constructor(message: string, location: ConfigErrorLocation = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ConfigError';
+    this.file = location.file;
+    this.context = location.context;
+    this.field = location.field;
+  }
+}
+
+/** True for a {@link ConfigError}, also one from another copy of this package. */
+export function isConfigError(err: unknown): err is ConfigError {
+  return typeof err === 'object' && err !== null && configErrorBrand in err;
+}
+
+/**
+ * A request was built wrongly (a path part set twice, a name containing `/`, ...).
+ * Raised by `do()`, `watch()` or `stream()`, before anything is sent, as client-go's
+ * `req.err` is.
+ */
+export class InvalidRequestError extends Error {
+  /** The request part at fault: `namespace`, `resource`, `name`, `subresource`, `param`, ... */
+  readonly part: string;
+  /** The offending value. */
+  readonly value: string;
+  readonly [invalidRequestErrorBrand] = true;
+
+  constructor(part: string, value: string, message: string) {
+    super(message);
+    this.name = 'InvalidRequestError';
+    this.part = part;
+    this.value = value;
+  }
+}
+
+/** True for an {@link InvalidRequestError}, also one from another copy of this package. */
+export function isInvalidRequestError(err: unknown): err is InvalidRequestError {
+  return typeof err === 'object' && err !== null && invalidRequestErrorBrand in err;
+}
+
+/**
+ * The request never got an HTTP response: connection refused or reset, DNS failure,
+ * TLS failure, or the configured timeout elapsed. The Node error is in `cause`.
+ */
+export class TransportError extends Error {
+  readonly method: string;
+  readonly url: string;
+  /** The Node error code (`ECONNRESET`, `ECONNREFUSED`, `ETIMEDOUT`, ...), when there is one. */
+  readonly code: string | undefined;
+  /** True when the request's timeout elapsed (as opposed to a network failure). */
+  readonly timedOut: boolean;
+  readonly [transportErrorBrand] = true;
+
+  constructor(
+    message: string,
+    details: { method: string; url: string; code?: string; timedOut?: boolean },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'TransportError';
+    this.method = details.method;
+    this.url = details.url;
+    this.code = details.code;
+    this.timedOut = details.timedOut ?? false;
+  }
+}
+
+/** True for a {@link TransportError}, also one from another copy of this package. */
+export function isTransportError(err: unknown): err is TransportError {
+  return typeof err === 'object' && err !== null && transportErrorBrand in err;
+}
+
+/**
+ * Credentials for a request could not be obtained: an exec plugin failed, an OIDC refresh
+ * failed, a token file is unreadable. The underlying error is in `cause`.
+ */
+export class CredentialsError extends Error {
+  readonly [credentialsErrorBrand] = true;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CredentialsError';
+  }
+}
+
+/** True for a {@link CredentialsError}, also one from another copy of this package. */
+export function isCredentialsError(err: unknown): err is CredentialsError {
+  return typeof err === 'object' && err !== null && credentialsErrorBrand in err;
+}
+
+/**
+ * The server answered with success but the body is not what was asked for: not JSON, or
+ * empty where an object was expected.
+ */
+export class ResponseDecodeError extends Error {
+  readonly statusCode: number;
+  readonly contentType: string | undefined;
+  readonly [responseDecodeErrorBrand] = true;
+
+  constructor(
+    message: string,
+    details: { statusCode: number; contentType?: string | undefined },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ResponseDecodeError';
+    this.statusCode = details.statusCode;
+    this.contentType = details.contentType;
+  }
+}
+
+/** True for a {@link ResponseDecodeError}, also one from another copy of this package. */
+export function isResponseDecodeError(err: unknown): err is ResponseDecodeError {
+  return typeof err === 'object' && err !== null && responseDecodeErrorBrand in err;
+}

@@ -1,0 +1,11 @@
+export * from './client.js';
+export * from './clock.js';
+export * from './config.js';
+export type { ResolvedCredentials } from './credentials.js';
+export { CredentialSource, impersonationHeaders, TokenFile } from './credentials.js';
+export * from './errors.js';
+export * from './logger.js';
+export * from './ratelimit.js';
+export * from './request.js';
+export * from './warnings.js';
+export * from './watch.js';

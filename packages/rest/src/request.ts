@@ -1,0 +1,620 @@
+import type { Agent, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { posix } from 'node:path';
+import type { Readable } from 'node:stream';
+import { type Status, StatusError, statusFromHttp } from '@kubets/apimachinery';
+import type { Clock } from './clock.js';
+import {
+  InvalidRequestError,
+  isTransportError,
+  ResponseDecodeError,
+  TransportError,
+} from './errors.js';
+import type { Logger } from './logger.js';
+import type { RateLimiter } from './ratelimit.js';
+import { isRetryableConnectionError, networkErrorCode, sendHttpRequest } from './transport.js';
+import { parseWarningHeaders, type WarningHandler } from './warnings.js';
+import { WatchStream } from './watch.js';
+
+/** The `Content-Type` of a PATCH body, which decides how the server applies it. */
+export const PatchType = {
+  /** RFC 6902 JSON Patch: a list of operations. */
+  JSONPatch: 'application/json-patch+json',
+  /** RFC 7386 JSON Merge Patch. */
+  MergePatch: 'application/merge-patch+json',
+  /** Kubernetes strategic merge patch (built-in types only). */
+  StrategicMergePatch: 'application/strategic-merge-patch+json',
+  /** Server-side apply; needs a `fieldManager` param. */
+  ApplyPatch: 'application/apply-patch+yaml',
+} as const;
+
+/** One of the {@link PatchType} values. */
+export type PatchType = (typeof PatchType)[keyof typeof PatchType];
+
+/** A query parameter value. */
+export type ParamValue = string | number | boolean;
+
+/** A request body: an object (sent as JSON), or text / bytes sent as they are. */
+export type RequestBody = string | Uint8Array | object;
+
+/** The outcome of {@link Request.doRaw}: the final response, whatever its status. */
+export interface RawResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/**
+ * What a {@link Request} needs from the client that made it. Built by `RESTClient`;
+ * only needed to construct requests without one.
+ */
+export interface RequestRuntime {
+  /** The server URL including any base path, without a trailing slash. */
+  readonly baseUrl: URL;
+  /** The API path for versioned requests, e.g. `/api/v1` or `/apis/apps/v1`. */
+  readonly versionedPath: string;
+  readonly rateLimiter: RateLimiter | undefined;
+  readonly clock: Clock;
+  readonly maxRetries: number;
+  /** Extra wait before retry `attempt` (1-based), on top of any Retry-After. */
+  readonly retryBackoffMs: (attempt: number) => number;
+  /** Default timeout for every request; 0 for none. */
+  readonly timeoutMs: number;
+  readonly logger: Logger;
+  readonly warningHandler: WarningHandler | undefined;
+  readonly userAgent: string;
+  /** Credentials and the pooled agent for one attempt. */
+  connection(
+    signal: AbortSignal,
+  ): Promise<{ headers: Record<string, string | string[]>; agent: Agent }>;
+}
+
+/** Why a path segment is not allowed, as apimachinery's `IsValidPathSegmentName`. */
+function pathSegmentProblems(segment: string): string[] {
+  if (segment === '.' || segment === '..') return [`may not be '${segment}'`];
+  const problems: string[] = [];
+  if (segment.includes('/')) problems.push("may not contain '/'");
+  if (segment.includes('%')) problems.push("may not contain '%'");
+  return problems;
+}
+
+// The stopwatch behind a request's timeout and its caller's abort signal.
+class Deadline {
+  readonly signal: AbortSignal;
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly callerSignal: AbortSignal | undefined;
+  private readonly onCallerAbort = (): void => {
+    this.controller.abort(this.callerSignal?.reason);
+  };
+
+  constructor(
+    callerSignal: AbortSignal | undefined,
+    timeoutMs: number,
+    describe: () => TransportError,
+  ) {
+    this.signal = this.controller.signal;
+    this.callerSignal = callerSignal;
+    if (callerSignal?.aborted) {
+      this.controller.abort(callerSignal.reason);
+    } else {
+      callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
+    }
+    if (timeoutMs > 0 && !this.signal.aborted) {
+      this.timer = setTimeout(() => this.controller.abort(describe()), timeoutMs);
+    }
+  }
+
+  /** Stops the timeout (a watch or stream has started) but keeps the caller's signal. */
+  stopTimer(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  dispose(): void {
+    this.stopTimer();
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+  }
+}
+
+const maxErrorBodyLength = 1024;
+
+function retryAfterSeconds(response: IncomingMessage): number | undefined {
+  const code = response.statusCode ?? 0;
+  // Only throttling and server-side errors carry a usable Retry-After, as in client-go.
+  if (code !== 429 && code < 500) return undefined;
+  const header = response.headers['retry-after'];
+  if (header === undefined || !/^\s*\d+\s*$/.test(header)) return undefined;
+  return Number.parseInt(header, 10);
+}
+
+function isStatusObject(value: unknown): value is Status {
+  return (
+    typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'Status'
+  );
+}
+
+function errorFromResponse(response: IncomingMessage, body: Buffer): StatusError {
+  const statusCode = response.statusCode ?? 0;
+  const retryAfter = retryAfterSeconds(response);
+  const text = body.toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (isStatusObject(parsed)) {
+    const status: Status = { ...parsed, code: parsed.code || statusCode };
+    if (retryAfter !== undefined && status.details?.retryAfterSeconds === undefined) {
+      status.details = { ...status.details, retryAfterSeconds: retryAfter };
+    }
+    return new StatusError(status);
+  }
+  const trimmed = text.trim();
+  const message =
+    trimmed.length > maxErrorBodyLength ? `${trimmed.slice(0, maxErrorBodyLength)}...` : trimmed;
+  return new StatusError(statusFromHttp(statusCode, message, retryAfter));
+}
+
+async function readBody(response: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function isSuccess(statusCode: number): boolean {
+  return statusCode >= 200 && statusCode < 300;
+}
+
+/**
+ * One API request, built fluently and sent with {@link Request.do}, {@link Request.doRaw},
+ * {@link Request.watch} or {@link Request.stream}. Made by a `RESTClient` verb:
+ *
+ * ```ts
+ * const cm = await client.get().namespace('default').resource('configmaps').name('x').do<ConfigMap>();
+ * ```
+ *
+ * As in client-go, the namespace, resource, name and subresource can each be set once,
+ * and must be valid path segments; a mistake is remembered and thrown when the request
+ * is sent, so chains stay readable.
+ */
+export class Request {
+  /** The HTTP method. */
+  readonly verb: string;
+  private readonly runtime: RequestRuntime;
+  private error: InvalidRequestError | undefined;
+  private pathPrefix: string;
+  private namespaceValue: string | undefined;
+  private resourceValue: string | undefined;
+  private nameValue: string | undefined;
+  private subresourceValue: string | undefined;
+  private suffixValue: string | undefined;
+  private readonly query: [string, string][] = [];
+  private readonly extraHeaders = new Map<string, { name: string; value: string | string[] }>();
+  private bodyBytes: Buffer | undefined;
+  private contentType: string | undefined;
+  private timeoutMs: number | undefined;
+  private callerSignal: AbortSignal | undefined;
+
+  /** Use the `RESTClient` verbs (`get()`, `post()`, ...) rather than this constructor. */
+  constructor(runtime: RequestRuntime, verb: string, contentType?: string) {
+    this.runtime = runtime;
+    this.verb = verb.toUpperCase();
+    this.contentType = contentType;
+    this.pathPrefix = posix.join(runtime.baseUrl.pathname || '/', runtime.versionedPath);
+  }
+
+  private fail(part: string, value: string, message: string): this {
+    this.error ??= new InvalidRequestError(part, value, message);
+    return this;
+  }
+
+  private checkSegment(part: string, value: string): boolean {
+    const problems = pathSegmentProblems(value);
+    if (problems.length === 0) return true;
+    this.fail(part, value, `invalid ${part} "${value}": ${problems.join(', ')}`);
+    return false;
+  }
+
+  /** The namespace of the object(s); `''` means all namespaces. Set once. */
+  namespace(namespace: string): this {
+    if (this.error) return this;
+    if (this.namespaceValue !== undefined) {
+      return this.fail(
+        'namespace',
+        namespace,
+        `namespace already set to "${this.namespaceValue}", cannot change to "${namespace}"`,
+      );
+    }
+    if (!this.checkSegment('namespace', namespace)) return this;
+    this.namespaceValue = namespace;
+    return this;
+  }
+
+  /** The resource (plural, lower case), e.g. `configmaps`. Set once. */
+  resource(resource: string): this {
+    if (this.error) return this;
+    if (this.resourceValue !== undefined) {
+      return this.fail(
+        'resource',
+        resource,
+        `resource already set to "${this.resourceValue}", cannot change to "${resource}"`,
+      );
+    }
+    if (!this.checkSegment('resource', resource)) return this;
+    this.resourceValue = resource;
+    return this;
+  }
+
+  /** The object's name. Must not be empty. Set once. */
+  name(name: string): this {
+    if (this.error) return this;
+    if (name.length === 0) return this.fail('name', name, 'resource name may not be empty');
+    if (this.nameValue !== undefined) {
+      return this.fail(
+        'name',
+        name,
+        `resource name already set to "${this.nameValue}", cannot change to "${name}"`,
+      );
+    }
+    if (!this.checkSegment('name', name)) return this;
+    this.nameValue = name;
+    return this;
+  }
+
+  /** The subresource, e.g. `status`, `scale` or `log`; several parts are joined by `/`. Set once. */
+  subresource(...parts: string[]): this {
+    if (this.error) return this;
+    const joined = parts.join('/');
+    if (this.subresourceValue !== undefined) {
+      return this.fail(
+        'subresource',
+        joined,
+        `subresource already set to "${this.subresourceValue}", cannot change to "${joined}"`,
+      );
+    }
+    for (const part of parts) {
+      if (!this.checkSegment('subresource', part)) return this;
+    }
+    this.subresourceValue = joined;
+    return this;
+  }
+
+  /** Path segments appended after the name and subresource (client-go's `Suffix`). */
+  suffix(...segments: string[]): this {
+    this.suffixValue = posix.join(this.suffixValue ?? '', ...segments);
+    return this;
+  }
+
+  /**
+   * Replaces the API path with these segments (below the server's base path), for
+   * endpoints outside a group/version such as `/version` or `/healthz`.
+   */
+  absPath(...segments: string[]): this {
+    const joined = posix.join(this.runtime.baseUrl.pathname || '/', ...segments);
+    const last = segments.at(-1);
+    // path.join drops a trailing slash the caller asked for; keep it.
+    this.pathPrefix = last?.endsWith('/') && !joined.endsWith('/') ? `${joined}/` : joined;
+    return this;
+  }
+
+  /** Adds a query parameter; repeating a name sends it several times. */
+  param(name: string, value: ParamValue): this {
+    if (this.error) return this;
+    if (name.length === 0)
+      return this.fail('param', String(value), 'parameter name may not be empty');
+    this.query.push([name, String(value)]);
+    return this;
+  }
+
+  /** Adds several query parameters; arrays repeat the name, `undefined` values are skipped. */
+  params(values: Readonly<Record<string, ParamValue | readonly ParamValue[] | undefined>>): this {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) continue;
+      if (Array.isArray(value)) {
+        for (const item of value as readonly ParamValue[]) this.param(name, item);
+      } else {
+        this.param(name, value as ParamValue);
+      }
+    }
+    return this;
+  }
+
+  /** Sets a request header, replacing the default or earlier value of the same name. */
+  setHeader(name: string, value: string | readonly string[]): this {
+    this.extraHeaders.set(name.toLowerCase(), {
+      name,
+      value: typeof value === 'string' ? value : [...value],
+    });
+    return this;
+  }
+
+  /** The body: objects are sent as JSON; strings and bytes as they are. */
+  body(body: RequestBody): this {
+    if (typeof body === 'string') this.bodyBytes = Buffer.from(body, 'utf8');
+    else if (body instanceof Uint8Array) this.bodyBytes = Buffer.from(body);
+    else this.bodyBytes = Buffer.from(JSON.stringify(body), 'utf8');
+    return this;
+  }
+
+  /**
+   * Gives up after `ms` milliseconds, retries included, and asks the server to finish
+   * within that time too (the `timeout` query parameter, as client-go sends it). For a
+   * watch or stream the limit covers getting the response started.
+   */
+  timeout(ms: number): this {
+    this.timeoutMs = ms;
+    return this;
+  }
+
+  /** Aborting the signal cancels the request (or ends the watch/stream). */
+  signal(signal: AbortSignal): this {
+    this.callerSignal = signal;
+    return this;
+  }
+
+  /** The URL this request is sent to. */
+  url(): URL {
+    let path = this.pathPrefix;
+    if (this.namespaceValue) path = posix.join(path, 'namespaces', this.namespaceValue);
+    if (this.resourceValue) path = posix.join(path, this.resourceValue.toLowerCase());
+    if (this.nameValue || this.subresourceValue || this.suffixValue) {
+      path = posix.join(
+        path,
+        this.nameValue ?? '',
+        this.subresourceValue ?? '',
+        this.suffixValue ?? '',
+      );
+    }
+    const url = new URL(this.runtime.baseUrl.href);
+    url.pathname = path;
+    const query = new URLSearchParams(this.query);
+    if (this.timeoutMs !== undefined && this.timeoutMs > 0 && !query.has('timeout')) {
+      query.set('timeout', `${Math.ceil(this.timeoutMs)}ms`);
+    }
+    url.search = query.toString();
+    return url;
+  }
+
+  private startDeadline(): Deadline {
+    const timeoutMs = this.timeoutMs ?? this.runtime.timeoutMs;
+    return new Deadline(
+      this.callerSignal,
+      timeoutMs,
+      () =>
+        new TransportError(`${this.verb} ${this.url().href}: timed out after ${timeoutMs} ms`, {
+          method: this.verb,
+          url: this.url().href,
+          code: 'ETIMEDOUT',
+          timedOut: true,
+        }),
+    );
+  }
+
+  private buildHeaders(credentials: Record<string, string | string[]>): OutgoingHttpHeaders {
+    const headers: OutgoingHttpHeaders = {
+      Accept: 'application/json, */*',
+      'User-Agent': this.runtime.userAgent,
+    };
+    if (this.bodyBytes) {
+      headers['Content-Type'] = this.contentType ?? 'application/json';
+      headers['Content-Length'] = this.bodyBytes.length;
+    }
+    Object.assign(headers, credentials);
+    for (const { name, value } of this.extraHeaders.values()) {
+      for (const existing of Object.keys(headers)) {
+        if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+      }
+      headers[name] = value;
+    }
+    return headers;
+  }
+
+  private reportWarnings(response: IncomingMessage): void {
+    const handler = this.runtime.warningHandler;
+    const values = response.headersDistinct.warning;
+    if (!handler || !values) return;
+    for (const warning of parseWarningHeaders(values)) {
+      try {
+        handler(warning);
+      } catch (err) {
+        this.runtime.logger.warn('warning handler threw', { error: err });
+      }
+    }
+  }
+
+  /**
+   * Sends the request, retrying like client-go: after a 429 or 5xx that carries
+   * `Retry-After` (any verb: the server did not act on it), and for GET after a reset or
+   * refused connection. Each attempt first waits for the rate limiter. Resolves with the
+   * final response, its body unread.
+   */
+  private async send(deadline: Deadline): Promise<IncomingMessage> {
+    if (this.error) throw this.error;
+    const { runtime } = this;
+    const url = this.url();
+    let waitMs = 0;
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 0) await runtime.clock.sleep(waitMs, deadline.signal);
+      if (runtime.rateLimiter) await runtime.rateLimiter.wait(deadline.signal);
+      const { headers: credentials, agent } = await runtime.connection(deadline.signal);
+      let response: IncomingMessage;
+      try {
+        response = await sendHttpRequest({
+          url,
+          method: this.verb,
+          headers: this.buildHeaders(credentials),
+          body: this.bodyBytes,
+          agent,
+          signal: deadline.signal,
+        });
+      } catch (err) {
+        if (deadline.signal.aborted) throw deadline.signal.reason;
+        const code = networkErrorCode(err);
+        if (
+          attempt < runtime.maxRetries &&
+          this.verb === 'GET' &&
+          isRetryableConnectionError(err)
+        ) {
+          // client-go answers a retryable connection error as if the server had said
+          // "Retry-After: 1".
+          waitMs = Math.max(1000, runtime.retryBackoffMs(attempt + 1));
+          runtime.logger.debug('retrying after a connection error', {
+            method: this.verb,
+            url: url.href,
+            code,
+            attempt: attempt + 1,
+            waitMs,
+          });
+          continue;
+        }
+        const reason = err instanceof Error ? err.message : String(err);
+        throw new TransportError(
+          `${this.verb} ${url.href}: ${reason}`,
+          { method: this.verb, url: url.href, ...(code ? { code } : {}) },
+          { cause: err },
+        );
+      }
+      this.reportWarnings(response);
+      const retryAfter = retryAfterSeconds(response);
+      if (retryAfter !== undefined && attempt < runtime.maxRetries) {
+        // Drain the body so the keep-alive connection can carry the retry.
+        response.resume();
+        waitMs = Math.max(retryAfter * 1000, runtime.retryBackoffMs(attempt + 1));
+        runtime.logger.debug('retrying after Retry-After', {
+          method: this.verb,
+          url: url.href,
+          statusCode: response.statusCode,
+          attempt: attempt + 1,
+          waitMs,
+        });
+        continue;
+      }
+      return response;
+    }
+  }
+
+  private async readWhole(response: IncomingMessage, deadline: Deadline): Promise<Buffer> {
+    try {
+      return await readBody(response);
+    } catch (err) {
+      if (deadline.signal.aborted) throw deadline.signal.reason;
+      const url = this.url().href;
+      const reason = err instanceof Error ? err.message : String(err);
+      const code = networkErrorCode(err);
+      throw new TransportError(
+        `${this.verb} ${url}: reading the response failed: ${reason}`,
+        { method: this.verb, url, ...(code ? { code } : {}) },
+        { cause: err },
+      );
+    }
+  }
+
+  /**
+   * Sends the request and resolves with the final response whatever its status (after
+   * retries), body included. Network failures still reject.
+   */
+  async doRaw(): Promise<RawResponse> {
+    const deadline = this.startDeadline();
+    try {
+      const response = await this.send(deadline);
+      const body = await this.readWhole(response, deadline);
+      return { statusCode: response.statusCode ?? 0, headers: response.headers, body };
+    } catch (err) {
+      throw deadline.signal.aborted && !isTransportError(err) ? deadline.signal.reason : err;
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /**
+   * Sends the request and resolves with the decoded JSON body.
+   *
+   * @throws {StatusError} for a non-2xx answer (the server's Status, or one built from
+   * the HTTP code and body), {@link TransportError} when no answer came (or the timeout
+   * elapsed), {@link ResponseDecodeError} for a 2xx body that is not JSON,
+   * {@link InvalidRequestError} for a badly built request, and the signal's reason when
+   * aborted.
+   */
+  async do<T = unknown>(): Promise<T> {
+    const deadline = this.startDeadline();
+    try {
+      const response = await this.send(deadline);
+      const body = await this.readWhole(response, deadline);
+      const statusCode = response.statusCode ?? 0;
+      if (!isSuccess(statusCode)) throw errorFromResponse(response, body);
+      const contentType = response.headers['content-type'];
+      if (body.length === 0) {
+        throw new ResponseDecodeError(
+          `${this.verb} ${this.url().href}: 0-length response with status code ${statusCode}`,
+          { statusCode, contentType },
+        );
+      }
+      let decoded: unknown;
+      try {
+        decoded = JSON.parse(body.toString('utf8'));
+      } catch (err) {
+        throw new ResponseDecodeError(
+          `${this.verb} ${this.url().href}: the response is not JSON (content type ${contentType ?? 'unknown'})`,
+          { statusCode, contentType },
+          { cause: err },
+        );
+      }
+      // A Status reporting failure is an error even inside a 2xx answer, as in client-go.
+      if (isStatusObject(decoded) && decoded.status === 'Failure') {
+        throw new StatusError({ ...decoded, code: decoded.code || statusCode });
+      }
+      return decoded as T;
+    } catch (err) {
+      throw deadline.signal.aborted && !isTransportError(err) ? deadline.signal.reason : err;
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  private async open(): Promise<{ response: IncomingMessage; deadline: Deadline }> {
+    const deadline = this.startDeadline();
+    try {
+      const response = await this.send(deadline);
+      const statusCode = response.statusCode ?? 0;
+      if (!isSuccess(statusCode)) {
+        throw errorFromResponse(response, await this.readWhole(response, deadline));
+      }
+      deadline.stopTimer();
+      return { response, deadline };
+    } catch (err) {
+      deadline.dispose();
+      throw deadline.signal.aborted && !isTransportError(err) ? deadline.signal.reason : err;
+    }
+  }
+
+  /**
+   * Starts a watch and resolves once the server accepted it. Adds `watch=true` unless a
+   * `watch` parameter was given. Iterate the result with `for await`; see
+   * {@link WatchStream} for how it ends.
+   *
+   * @throws {StatusError} when the server refuses the watch (e.g. 410 Gone).
+   */
+  async watch<T = unknown>(): Promise<WatchStream<T>> {
+    if (!this.query.some(([name]) => name === 'watch')) this.query.push(['watch', 'true']);
+    const { response, deadline } = await this.open();
+    return new WatchStream<T>({
+      body: response,
+      signal: deadline.signal,
+      close: () => response.destroy(),
+      onFinished: () => deadline.dispose(),
+    });
+  }
+
+  /**
+   * Opens the response body as a byte stream (container logs, `follow=true`), read
+   * incrementally. Destroy it, or abort the signal, to close the connection.
+   *
+   * @throws {StatusError} when the server answers with an error.
+   */
+  async stream(): Promise<Readable> {
+    const { response, deadline } = await this.open();
+    response.once('close', () => deadline.dispose());
+    return response;
+  }
+}

@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import type { PemData } from './config.js';
+
+/** The TLS settings a pooled connection is made with. */
+export interface TransportTLS {
+  ca?: PemData | undefined;
+  cert?: PemData | undefined;
+  key?: PemData | undefined;
+  insecureSkipVerify?: boolean | undefined;
+  serverName?: string | undefined;
+}
+
+function pemBuffer(data: PemData | undefined): Buffer | undefined {
+  if (data === undefined) return undefined;
+  return typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+}
+
+// Like client-go's TLS transport cache: clients with the same TLS settings share one
+// keep-alive pool instead of each opening its own connections.
+const agents = new Map<string, http.Agent>();
+
+/** How long an idle TCP connection waits between keep-alive probes (client-go uses 30 s). */
+const keepAliveMsecs = 30_000;
+
+/** The pooled keep-alive agent for a protocol and TLS settings. */
+export function agentFor(protocol: string, tls: TransportTLS): http.Agent {
+  const ca = pemBuffer(tls.ca);
+  const cert = pemBuffer(tls.cert);
+  const key = pemBuffer(tls.key);
+  const hash = createHash('sha256');
+  hash.update(protocol);
+  for (const part of [ca, cert, key]) {
+    hash.update(part ? `${part.length}:` : '-:');
+    if (part) hash.update(part);
+  }
+  hash.update(`${tls.insecureSkipVerify === true}|${tls.serverName ?? ''}`);
+  const cacheKey = hash.digest('hex');
+  const cached = agents.get(cacheKey);
+  if (cached) return cached;
+  const agent =
+    protocol === 'https:'
+      ? new https.Agent({
+          keepAlive: true,
+          keepAliveMsecs,
+          ...(ca ? { ca } : {}),
+          ...(cert ? { cert } : {}),
+          ...(key ? { key } : {}),
+          rejectUnauthorized: tls.insecureSkipVerify !== true,
+          ...(tls.serverName ? { servername: tls.serverName } : {}),
+        })
+      : new http.Agent({ keepAlive: true, keepAliveMsecs });
+  agents.set(cacheKey, agent);
+  return agent;
+}
+
+/** One HTTP exchange's input. */
+export interface HttpExchange {
+  url: URL;
+  method: string;
+  headers: OutgoingHttpHeaders;
+  body?: Buffer | undefined;
+  agent: http.Agent;
+  /** Aborting destroys the request, and the response if it has started. */
+  signal: AbortSignal;
+}
+
+const ignoreLateError = (): void => {};
+
+/**
+ * Sends a request and resolves with the response as soon as its headers arrive; the body
+ * is left unread for the caller to consume (buffered or streamed).
+ */
+export function sendHttpRequest(exchange: HttpExchange): Promise<IncomingMessage> {
+  const { url, method, headers, body, agent, signal } = exchange;
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const send = url.protocol === 'https:' ? https.request : http.request;
+    const request = send(url, { method, headers, agent });
+    let response: IncomingMessage | undefined;
+    const onAbort = (): void => {
+      if (response) response.destroy(signal.reason);
+      request.destroy(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    request.once('response', (incoming) => {
+      response = incoming;
+      // Errors after this point surface on the response stream; keep the request from
+      // raising them as uncaught.
+      request.removeListener('error', onRequestError);
+      request.on('error', ignoreLateError);
+      incoming.once('close', () => signal.removeEventListener('abort', onAbort));
+      resolve(incoming);
+    });
+    const onRequestError = (err: Error): void => {
+      signal.removeEventListener('abort', onAbort);
+      reject(err);
+    };
+    request.once('error', onRequestError);
+    request.end(body);
+  });
+}
+
+/** The Node error code of a network failure, when it has one. */
+export function networkErrorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+const retryableConnectionCodes: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ECONNABORTED',
+]);
+
+/**
+ * Errors after which a GET may safely be sent again: the connection was refused, or reset
+ * before an answer (often a pooled keep-alive connection the server had just closed).
+ */
+export function isRetryableConnectionError(err: unknown): boolean {
+  const code = networkErrorCode(err);
+  return code !== undefined && retryableConnectionCodes.has(code);
+}

@@ -1,0 +1,214 @@
+import { isStatusError, watchErrorToStatusError } from '@kubets/apimachinery';
+import { describe, expect, it } from 'vitest';
+import { decodeWatchEvents, type WatchEvent, WatchStream } from './watch.js';
+
+interface Named {
+  metadata: { name: string };
+}
+
+async function* chunks(...parts: (string | Uint8Array)[]): AsyncGenerator<Uint8Array> {
+  for (const part of parts) {
+    yield typeof part === 'string' ? new TextEncoder().encode(part) : part;
+  }
+}
+
+async function collect<T>(source: AsyncIterable<WatchEvent<T>>): Promise<WatchEvent<T>[]> {
+  const events: WatchEvent<T>[] = [];
+  for await (const event of source) events.push(event);
+  return events;
+}
+
+const payload = [
+  '{"type":"ADDED","object":{"metadata":{"name":"crème-brûlée"}}}',
+  '',
+  '{"type":"MODIFIED","object":{"metadata":{"name":"日本語"}}}',
+  '{"type":"BOOKMARK","object":{"metadata":{"name":"🔖"}}}',
+  '{"type":"DELETED","object":{"metadata":{"name":"c"}}}',
+].join('\n');
+
+describe('decodeWatchEvents', () => {
+  const expected = [
+    { type: 'ADDED', object: { metadata: { name: 'crème-brûlée' } } },
+    { type: 'MODIFIED', object: { metadata: { name: '日本語' } } },
+    { type: 'BOOKMARK', object: { metadata: { name: '🔖' } } },
+    { type: 'DELETED', object: { metadata: { name: 'c' } } },
+  ];
+
+  it('decodes the same events wherever the byte stream is split', async () => {
+    const bytes = new TextEncoder().encode(`${payload}\n`);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const events = await collect(
+        decodeWatchEvents<Named>(chunks(bytes.slice(0, cut), bytes.slice(cut))),
+      );
+      expect(events, `split at byte ${cut}`).toEqual(expected);
+    }
+  });
+
+  it('decodes a stream delivered one byte at a time', async () => {
+    const bytes = new TextEncoder().encode(`${payload}\n`);
+    const single = [...bytes].map((byte) => Uint8Array.of(byte));
+    expect(await collect(decodeWatchEvents<Named>(chunks(...single)))).toEqual(expected);
+  });
+
+  it('accepts a last event without a trailing newline', async () => {
+    expect(await collect(decodeWatchEvents<Named>(chunks(payload)))).toEqual(expected);
+  });
+
+  it('passes ERROR events through with their Status', async () => {
+    const status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      code: 410,
+      reason: 'Expired',
+      message: 'too old resource version: 1 (5)',
+    };
+    const [event] = await collect(
+      decodeWatchEvents(chunks(`${JSON.stringify({ type: 'ERROR', object: status })}\n`)),
+    );
+    expect(event).toEqual({ type: 'ERROR', object: status });
+    if (event?.type !== 'ERROR') throw new Error('expected an ERROR event');
+    const error = watchErrorToStatusError(event);
+    expect(isStatusError(error)).toBe(true);
+    expect(error.code).toBe(410);
+    expect(error.reason).toBe('Expired');
+  });
+
+  it('reports a malformed line as an ERROR event and keeps decoding', async () => {
+    const events = await collect(
+      decodeWatchEvents<Named>(
+        chunks(
+          '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADD',
+          'ED",\n',
+          '{"type":"DELETED","object":{"metadata":{"name":"a"}}}\n',
+        ),
+      ),
+    );
+    expect(events.map((event) => event.type)).toEqual(['ADDED', 'ERROR', 'DELETED']);
+    const failure = events[1];
+    if (failure?.type !== 'ERROR') throw new Error('expected an ERROR event');
+    expect(failure.object).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      code: 500,
+      reason: 'InternalError',
+    });
+    expect(failure.object.message).toMatch(/^unable to decode an event from the watch stream: /);
+    expect(failure.object.details?.causes?.[0]?.message).toBe('{"type":"ADDED",');
+  });
+
+  it('reports a stream cut in the middle of an event', async () => {
+    const events = await collect(
+      decodeWatchEvents<Named>(
+        chunks('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"MODI'),
+      ),
+    );
+    expect(events.map((event) => event.type)).toEqual(['ADDED', 'ERROR']);
+    expect(events[1]?.object).toMatchObject({
+      reason: 'InternalError',
+      message: expect.stringMatching(/^the watch stream ended in the middle of an event/),
+    });
+  });
+
+  it('reports events of the wrong shape or an unknown type', async () => {
+    const events = await collect(
+      decodeWatchEvents(chunks('[1,2]\n{"type":"ADDED"}\n{"type":"EXPLODED","object":{}}\n')),
+    );
+    expect(events.map((event) => event.type)).toEqual(['ERROR', 'ERROR', 'ERROR']);
+    expect(events[2]?.object).toMatchObject({ message: expect.stringContaining('"EXPLODED"') });
+  });
+
+  it('reads incrementally instead of waiting for the end of the stream', async () => {
+    let releaseSecond: () => void = () => {};
+    const secondAllowed = new Promise<void>((resolve) => {
+      releaseSecond = resolve;
+    });
+    async function* slowSource(): AsyncGenerator<string> {
+      yield '{"type":"ADDED","object":{"metadata":{"name":"first"}}}\n';
+      await secondAllowed;
+      yield '{"type":"ADDED","object":{"metadata":{"name":"second"}}}\n';
+    }
+    const events = decodeWatchEvents<Named>(slowSource());
+    const first = await events.next();
+    expect(first.value).toEqual({ type: 'ADDED', object: { metadata: { name: 'first' } } });
+    releaseSecond();
+    expect((await events.next()).value?.object).toEqual({ metadata: { name: 'second' } });
+    expect((await events.next()).done).toBe(true);
+  });
+});
+
+describe('WatchStream', () => {
+  function neverEndingConnection(): {
+    closed: () => boolean;
+    finished: () => boolean;
+    connection: ConstructorParameters<typeof WatchStream>[0];
+  } {
+    let closed = false;
+    let finished = false;
+    let fail: (err: Error) => void = () => {};
+    const broken = new Promise<never>((_, reject) => {
+      fail = reject;
+    });
+    // Nobody may be reading when the connection closes; that is not an unhandled failure.
+    broken.catch(() => {});
+    async function* body(): AsyncGenerator<string> {
+      yield '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n';
+      await broken;
+    }
+    return {
+      closed: () => closed,
+      finished: () => finished,
+      connection: {
+        body: body(),
+        close: () => {
+          closed = true;
+          fail(new Error('socket destroyed'));
+        },
+        onFinished: () => {
+          finished = true;
+        },
+      },
+    };
+  }
+
+  it('stop() ends a pending iteration quietly and closes the connection', async () => {
+    const { connection, closed, finished } = neverEndingConnection();
+    const watch = new WatchStream<Named>(connection);
+    expect((await watch.next()).value).toMatchObject({ type: 'ADDED' });
+    const pending = watch.next();
+    watch.stop();
+    expect(await pending).toEqual({ done: true, value: undefined });
+    expect(closed()).toBe(true);
+    expect(finished()).toBe(true);
+    expect(watch.stopped).toBe(true);
+  });
+
+  it('leaving a for-await loop closes the connection', async () => {
+    const { connection, closed } = neverEndingConnection();
+    const watch = new WatchStream<Named>(connection);
+    for await (const event of watch) {
+      expect(event.type).toBe('ADDED');
+      break;
+    }
+    expect(closed()).toBe(true);
+  });
+
+  it('a connection breaking mid-stream yields one ERROR event, then the end', async () => {
+    async function* body(): AsyncGenerator<string> {
+      yield '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"MOD';
+      throw Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    }
+    const events = await collect(new WatchStream<Named>({ body: body(), close: () => {} }));
+    expect(events.map((event) => event.type)).toEqual(['ADDED', 'ERROR']);
+    expect(events[1]?.object).toMatchObject({ message: 'the watch stream broke: aborted' });
+  });
+
+  it('await using disposes the watch', async () => {
+    const { connection, closed } = neverEndingConnection();
+    {
+      await using watch = new WatchStream<Named>(connection);
+      await watch.next();
+    }
+    expect(closed()).toBe(true);
+  });
+});
