@@ -12,7 +12,7 @@ import {
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config.js';
-import { PatchType, RESTClient } from './index.js';
+import { PatchType, RESTClient, type RequestBody } from './index.js';
 
 interface ConfigMap {
   apiVersion?: string;
@@ -134,7 +134,7 @@ describe('RESTClient against a real kube-apiserver', () => {
   });
 
   describe('patches', () => {
-    function patch(type: PatchType, name: string, body: unknown) {
+    function patch(type: PatchType, name: string, body: RequestBody) {
       return core
         .patch(type)
         .namespace(namespace)
