@@ -116,21 +116,21 @@ describe('startEnvtest failure paths', () => {
 
   it('times out on an etcd that never gets healthy, and SIGKILLs it when SIGTERM is ignored', async () => {
     vi.stubEnv('FAKE_ETCD_MODE', 'hang');
-    const started = Date.now();
+    // Generous: the fake etcd is a Node script that must start and log before the deadline,
+    // even on a loaded machine.
     const error = await failure(
-      startEnvtest({ assetsDir: assets, startTimeoutMs: 1_500, stopGracePeriodMs: 200 }),
+      startEnvtest({ assetsDir: assets, startTimeoutMs: 8_000, stopGracePeriodMs: 200 }),
     );
-    expect(Date.now() - started).toBeLessThan(10_000);
     const e = error as EnvtestError;
     expect(e).toBeInstanceOf(EnvtestError);
     expect(e.code).toBe('StartTimeout');
-    expect(e.message).toContain('envtest did not start within 1500 ms: still waiting for etcd');
+    expect(e.message).toContain('envtest did not start within 8000 ms: still waiting for etcd');
     expect(e.message).toContain('Last lines of the etcd log:\netcd is hanging');
     // It got SIGTERM, ignored it, and is gone all the same: SIGKILL followed.
     expect(await readdir(state)).toContain('etcd.sigterm');
     expect(alive(await pidOf('etcd'))).toBe(false);
     expect(await leftoverTempDirs()).toEqual([]);
-  });
+  }, 30_000);
 
   it('reports a crashing kube-apiserver, stops etcd, and passed the expected flags', async () => {
     vi.stubEnv('FAKE_ETCD_MODE', 'serve');
