@@ -1,0 +1,211 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from './clock.js';
+import { Controller, newIndexerInformer, newInformer } from './controller.js';
+import { DeltaFIFO, RequeueError } from './delta-fifo.js';
+import { isDeletedFinalStateUnknown, metaNamespaceKeyFunc } from './keys.js';
+import {
+  expiredStatus,
+  FakeListerWatcher,
+  listOf,
+  pod,
+  type TestPod,
+  until,
+} from './test-helpers.js';
+import { metaNamespaceIndexFunc, namespaceIndex } from './thread-safe-store.js';
+import { waitForCacheSync } from './wait.js';
+
+const controllers: AbortController[] = [];
+afterEach(() => {
+  for (const c of controllers.splice(0)) c.abort();
+});
+
+function signal(): AbortSignal {
+  const ac = new AbortController();
+  controllers.push(ac);
+  return ac.signal;
+}
+
+describe('newIndexerInformer', () => {
+  it('works like the workqueue example: keys queued, a pre-warmed object seen deleted after sync', async () => {
+    const lw = new FakeListerWatcher<TestPod>();
+    lw.listFn = () => listOf([pod('web-1', '1'), pod('web-2', '1')], '1');
+    const queue: string[] = [];
+    const clock = new FakeClock();
+    const { indexer, controller } = newIndexerInformer<TestPod>(
+      lw,
+      {
+        onAdd: (obj) => void queue.push(`add ${metaNamespaceKeyFunc(obj)}`),
+        onUpdate: (_old, obj) => void queue.push(`update ${metaNamespaceKeyFunc(obj)}`),
+        onDelete: (obj) =>
+          void queue.push(
+            `delete ${isDeletedFinalStateUnknown(obj) ? `${obj.key} (tombstone)` : metaNamespaceKeyFunc(obj)}`,
+          ),
+      },
+      0,
+      { [namespaceIndex]: metaNamespaceIndexFunc },
+      { clock },
+    );
+    // Warm the cache with a pod the server does not have.
+    indexer.add(pod('mypod', '0'));
+    const s = signal();
+    void controller.run(s);
+    expect(await waitForCacheSync(s, () => controller.hasSynced())).toBe(true);
+    expect(queue).toEqual([
+      'add default/web-1',
+      'add default/web-2',
+      'delete default/mypod (tombstone)',
+    ]);
+    expect(indexer.getByKey('default/mypod')).toBeUndefined();
+    expect(indexer.byIndex(namespaceIndex, 'default')).toHaveLength(2);
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'MODIFIED', object: pod('web-1', '2') });
+    await until(() => queue.length === 4);
+    expect(queue[3]).toBe('update default/web-1');
+    expect(controller.lastSyncResourceVersion()).toBe('2');
+  });
+
+  it('updates the store before handlers run, awaits async handlers in order, reports errors', async () => {
+    const lw = new FakeListerWatcher<TestPod>();
+    const seen: string[] = [];
+    const errors: string[] = [];
+    const { store, controller } = newInformer<TestPod>(
+      lw,
+      {
+        onAdd: async (obj) => {
+          expect(store.get(obj)).toBe(obj);
+          await new Promise((r) => setTimeout(r, 1));
+          seen.push(obj.metadata.name);
+          if (obj.metadata.name === 'bad') throw new Error('bad pod');
+        },
+        onDelete: (obj) => void seen.push(`gone ${metaNamespaceKeyFunc(obj)}`),
+      },
+      0,
+      { clock: new FakeClock(), onHandlerError: (err, event) => errors.push(`${event}: ${err}`) },
+    );
+    void controller.run(signal());
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'ADDED', object: pod('bad', '2') });
+    w.push({ type: 'ADDED', object: pod('b', '3') });
+    w.push({ type: 'DELETED', object: pod('b', '4') });
+    await until(() => seen.length === 3);
+    expect(seen).toEqual(['bad', 'b', 'gone default/b']);
+    expect(errors).toEqual(['add: Error: bad pod']);
+    expect(store.listKeys()).toEqual(['default/bad']);
+  });
+
+  it('re-delivers every object as an update on resync', async () => {
+    const lw = new FakeListerWatcher<TestPod>();
+    lw.listFn = () => listOf([pod('a', '1')], '1');
+    const clock = new FakeClock();
+    const updates: string[] = [];
+    const { controller } = newInformer<TestPod>(
+      lw,
+      {
+        onUpdate: (o, n) =>
+          void updates.push(`${o.metadata.resourceVersion}->${n.metadata.resourceVersion}`),
+      },
+      30_000,
+      { clock },
+    );
+    void controller.run(signal());
+    await lw.watchNumber(1);
+    await until(() => clock.pending === 1);
+    clock.advance(30_000);
+    await until(() => updates.length === 1);
+    expect(updates).toEqual(['1->1']);
+  });
+});
+
+describe('Controller', () => {
+  it('logs processing errors, honours RequeueError, and stops on abort', async () => {
+    const lw = new FakeListerWatcher<TestPod>();
+    const queue = new DeltaFIFO<TestPod>();
+    let attempts = 0;
+    const processed: string[] = [];
+    const errors: string[] = [];
+    const controller = new Controller<TestPod>({
+      queue,
+      listerWatcher: lw,
+      clock: new FakeClock(),
+      logger: {
+        debug: () => {},
+        info: () => {},
+        warn: () => {},
+        error: (msg, fields) => void errors.push(`${msg}: ${String(fields?.error)}`),
+      },
+      process: (deltas) => {
+        const name = queue.keyOf(deltas);
+        if (name === 'default/flaky' && ++attempts < 3) throw new RequeueError(new Error('again'));
+        if (name === 'default/broken') throw new Error('broken');
+        processed.push(name);
+      },
+    });
+    const ac = new AbortController();
+    const done = controller.run(ac.signal);
+    await expect(controller.run(ac.signal)).rejects.toThrow(/already running/);
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'ADDED', object: pod('flaky', '2') });
+    w.push({ type: 'ADDED', object: pod('broken', '3') });
+    w.push({ type: 'ADDED', object: pod('ok', '4') });
+    await until(() => processed.length === 2);
+    expect(processed.sort()).toEqual(['default/flaky', 'default/ok']);
+    expect(attempts).toBe(3);
+    expect(errors.sort()).toEqual([
+      'Processing deltas failed: Error: again',
+      'Processing deltas failed: Error: again',
+      'Processing deltas failed: Error: broken',
+    ]);
+    ac.abort();
+    await done;
+    expect(queue.isClosed()).toBe(true);
+    expect(w.stopped).toBe(true);
+  });
+
+  it('relists after a 410 ERROR event and reports it to setWatchErrorHandler', async () => {
+    const lw = new FakeListerWatcher<TestPod>();
+    const queue = new DeltaFIFO<TestPod>();
+    const controller = new Controller<TestPod>({
+      queue,
+      listerWatcher: lw,
+      clock: new FakeClock(),
+      process: () => {},
+    });
+    const seen: unknown[] = [];
+    controller.setWatchErrorHandler((err) => seen.push(err));
+    void controller.run(signal());
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'ADDED', object: pod('x', '2') });
+    w.push({ type: 'ERROR', object: expiredStatus() });
+    await lw.watchNumber(2);
+    expect(seen).toHaveLength(1);
+    expect(lw.listCalls).toHaveLength(2);
+  });
+});
+
+describe('waitForCacheSync', () => {
+  it('resolves true once all functions report synced, polling every 100 ms', async () => {
+    let a = false;
+    const b = true;
+    const started = Date.now();
+    setTimeout(() => {
+      a = true;
+    }, 120);
+    expect(
+      await waitForCacheSync(
+        signal(),
+        () => a,
+        () => b,
+      ),
+    ).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    expect(await waitForCacheSync(signal())).toBe(true);
+  });
+
+  it('resolves false when aborted', async () => {
+    const ac = new AbortController();
+    const p = waitForCacheSync(ac.signal, () => false);
+    setTimeout(() => ac.abort(), 20);
+    expect(await p).toBe(false);
+    expect(await waitForCacheSync(ac.signal, () => true)).toBe(false);
+  });
+});

@@ -1,0 +1,237 @@
+import type { CacheClock } from './clock.js';
+import { DeltaFIFO, type Deltas, isFIFOClosedError, type PopProcessFunc } from './delta-fifo.js';
+import type { ResourceEventHandler } from './handler.js';
+import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
+import type { ListerWatcher } from './listwatch.js';
+import { type Logger, silentLogger } from './logger.js';
+import { Reflector, type WatchErrorHandler } from './reflector.js';
+import { CacheIndexer, type Indexer, type Store } from './store.js';
+import type { Indexers } from './thread-safe-store.js';
+import { pickTuning, type ReflectorTuning } from './tuning.js';
+
+/** Settings of a {@link Controller}. */
+export interface ControllerConfig<T> extends ReflectorTuning {
+  /** The queue the reflector fills and the controller pops. */
+  queue: DeltaFIFO<T>;
+  listerWatcher: ListerWatcher<T>;
+  /** Handles one key's deltas. Errors are logged; throw {@link RequeueError} to retry. */
+  process: PopProcessFunc<T>;
+  /** Resync period of the reflector in milliseconds; 0 for none. */
+  fullResyncPeriodMs?: number;
+  /** Asked before each periodic resync. */
+  shouldResync?: () => boolean;
+  watchErrorHandler?: WatchErrorHandler;
+  name?: string;
+  typeDescription?: string;
+  clock?: CacheClock;
+  logger?: Logger;
+}
+
+/**
+ * Runs a reflector into a {@link DeltaFIFO} and pops it into a process function (client-go
+ * `cache.Controller`); the engine of every informer.
+ */
+export class Controller<T> {
+  readonly #config: ControllerConfig<T>;
+  readonly #logger: Logger;
+  #reflector: Reflector<T> | undefined;
+  #watchErrorHandler: WatchErrorHandler | undefined;
+  #running = false;
+
+  constructor(config: ControllerConfig<T>) {
+    this.#config = config;
+    this.#logger = config.logger ?? silentLogger;
+    this.#watchErrorHandler = config.watchErrorHandler;
+  }
+
+  /**
+   * Lists, watches and processes until `signal` aborts, then closes the queue and resolves
+   * once the reflector and the process loop have stopped.
+   *
+   * @throws {Error} when already running.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#running) throw new Error('controller is already running');
+    this.#running = true;
+    const c = this.#config;
+    const reflector = new Reflector<T>(c.listerWatcher, c.queue, {
+      ...pickTuning(c),
+      name: c.name,
+      typeDescription: c.typeDescription,
+      resyncPeriodMs: c.fullResyncPeriodMs ?? 0,
+      shouldResync: c.shouldResync,
+      clock: c.clock,
+      logger: this.#logger,
+      watchErrorHandler: this.#watchErrorHandler,
+    });
+    this.#reflector = reflector;
+    const onAbort = (): void => c.queue.close();
+    signal.addEventListener('abort', onAbort, { once: true });
+    const reflectorDone = signal.aborted ? Promise.resolve() : reflector.run(signal);
+    try {
+      while (!signal.aborted) {
+        try {
+          await c.queue.pop(c.process, signal);
+        } catch (err) {
+          if (signal.aborted || isFIFOClosedError(err)) break;
+          this.#logger.error('Processing deltas failed', {
+            name: c.name ?? 'controller',
+            error: String(err),
+          });
+        }
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      c.queue.close();
+      await reflectorDone;
+    }
+  }
+
+  /** True once the queue has delivered every object of the first list. */
+  hasSynced(): boolean {
+    return this.#config.queue.hasSynced();
+  }
+
+  /** The resourceVersion the reflector last saw; `''` before the first list. */
+  lastSyncResourceVersion(): string {
+    return this.#reflector?.lastSyncResourceVersion() ?? '';
+  }
+
+  /** Sets the watch error handler; takes effect immediately, also while running. */
+  setWatchErrorHandler(handler: WatchErrorHandler | undefined): void {
+    this.#watchErrorHandler = handler;
+    this.#reflector?.setWatchErrorHandler(handler);
+  }
+}
+
+/** Extra settings of {@link newInformer} and {@link newIndexerInformer}. */
+export interface InformerOptions<T> extends ReflectorTuning {
+  /** Keys objects. Default {@link deletionHandlingMetaNamespaceKeyFunc}. */
+  keyFunc?: KeyFunc;
+  /** Applied to every object before it is stored (see {@link DeltaFIFOOptions.transformer}). */
+  transform?: (obj: T) => T;
+  /** Called when a handler throws or rejects; the informer goes on either way. */
+  onHandlerError?: (error: unknown, event: 'add' | 'update' | 'delete') => void;
+  watchErrorHandler?: WatchErrorHandler;
+  name?: string;
+  clock?: CacheClock;
+  logger?: Logger;
+}
+
+/** What {@link newIndexerInformer} returns. */
+export interface IndexerInformer<T> {
+  /** The cache, kept up to date while the controller runs. */
+  indexer: Indexer<T>;
+  /** Run it to start listing and watching. */
+  controller: Controller<T>;
+}
+
+/** What {@link newInformer} returns. */
+export interface StoreInformer<T> {
+  /** The cache, kept up to date while the controller runs. */
+  store: Store<T>;
+  /** Run it to start listing and watching. */
+  controller: Controller<T>;
+}
+
+/**
+ * A cache plus a controller that fills it and calls `handler` for every change (client-go
+ * `cache.NewIndexerInformer`), as in client-go's workqueue example. Handlers run in the
+ * controller's process loop, one at a time, after the cache has been updated; a promise
+ * returned by a handler is awaited. `resyncPeriodMs` re-delivers every object as an
+ * update that often (0 for never).
+ */
+export function newIndexerInformer<T>(
+  lw: ListerWatcher<T>,
+  handler: ResourceEventHandler<T>,
+  resyncPeriodMs: number,
+  indexers: Indexers<T>,
+  options: InformerOptions<T> = {},
+): IndexerInformer<T> {
+  const indexer = new CacheIndexer<T>(
+    options.keyFunc ?? deletionHandlingMetaNamespaceKeyFunc,
+    indexers,
+  );
+  return {
+    indexer,
+    controller: newInformerController(lw, indexer, handler, resyncPeriodMs, options),
+  };
+}
+
+/** Like {@link newIndexerInformer}, with a plain store (client-go `cache.NewInformer`). */
+export function newInformer<T>(
+  lw: ListerWatcher<T>,
+  handler: ResourceEventHandler<T>,
+  resyncPeriodMs: number,
+  options: InformerOptions<T> = {},
+): StoreInformer<T> {
+  const store = new CacheIndexer<T>(options.keyFunc ?? deletionHandlingMetaNamespaceKeyFunc);
+  return { store, controller: newInformerController(lw, store, handler, resyncPeriodMs, options) };
+}
+
+function newInformerController<T>(
+  lw: ListerWatcher<T>,
+  store: CacheIndexer<T>,
+  handler: ResourceEventHandler<T>,
+  resyncPeriodMs: number,
+  options: InformerOptions<T>,
+): Controller<T> {
+  const logger = options.logger ?? silentLogger;
+  const queue = new DeltaFIFO<T>({
+    knownObjects: store,
+    emitDeltaTypeReplaced: true,
+    keyFunction: store.keyFunc,
+    transformer: options.transform,
+  });
+  const report = (error: unknown, event: 'add' | 'update' | 'delete'): void => {
+    logger.error('Event handler failed', { event, error: String(error) });
+    try {
+      options.onHandlerError?.(error, event);
+    } catch {
+      // A failing error hook must not stop the informer either.
+    }
+  };
+  const keyFunc = store.keyFunc;
+  const process = async (deltas: Deltas<T>, isInInitialList: boolean): Promise<void> => {
+    // As client-go's processDeltas: update the store, then call the handler, per delta.
+    for (const d of deltas) {
+      let call: () => unknown;
+      let kind: 'add' | 'update' | 'delete';
+      if (d.type === 'Deleted') {
+        store.deleteByKey(keyFunc(d.object));
+        kind = 'delete';
+        call = () => handler.onDelete?.(d.object);
+      } else {
+        const obj = d.object as T;
+        const key = keyFunc(obj);
+        const old = store.getByKey(key);
+        store.setByKey(key, obj);
+        if (old === undefined) {
+          kind = 'add';
+          call = () => handler.onAdd?.(obj, isInInitialList);
+        } else {
+          kind = 'update';
+          call = () => handler.onUpdate?.(old, obj);
+        }
+      }
+      try {
+        const r = call();
+        if (typeof (r as PromiseLike<unknown> | undefined)?.then === 'function') await r;
+      } catch (err) {
+        report(err, kind);
+      }
+    }
+  };
+
+  return new Controller<T>({
+    queue,
+    listerWatcher: lw,
+    process,
+    fullResyncPeriodMs: resyncPeriodMs,
+    watchErrorHandler: options.watchErrorHandler,
+    name: options.name,
+    clock: options.clock,
+    logger,
+    ...pickTuning(options),
+  });
+}

@@ -1,0 +1,426 @@
+import {
+  type DeletedFinalStateUnknown,
+  deletedFinalStateUnknown,
+  isDeletedFinalStateUnknown,
+  type KeyFunc,
+  metaNamespaceKeyFunc,
+} from './keys.js';
+
+/**
+ * What happened to an object (client-go `cache.DeltaType`). `Replaced` comes from a relist
+ * (`replace`), `Sync` from a periodic resync or, for a FIFO without
+ * `emitDeltaTypeReplaced`, from a relist.
+ */
+export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
+
+/**
+ * One change of one object. The object of a `Deleted` delta may be a
+ * {@link DeletedFinalStateUnknown} tombstone; every other delta carries the object itself.
+ */
+export interface Delta<T> {
+  readonly type: DeltaType;
+  readonly object: T | DeletedFinalStateUnknown<T>;
+}
+
+/** The changes of one object, oldest first. */
+export type Deltas<T> = Delta<T>[];
+
+/** The oldest delta, or `undefined` for an empty list. */
+export function oldestDelta<T>(deltas: Deltas<T>): Delta<T> | undefined {
+  return deltas[0];
+}
+
+/** The newest delta, or `undefined` for an empty list. */
+export function newestDelta<T>(deltas: Deltas<T>): Delta<T> | undefined {
+  return deltas[deltas.length - 1];
+}
+
+/**
+ * What a {@link DeltaFIFO} needs to know about the objects its consumer already has
+ * (client-go `KeyListerGetter`); an {@link Indexer} or {@link Store} qualifies.
+ */
+export interface KnownObjects<T> {
+  listKeys(): string[];
+  getByKey(key: string): T | undefined;
+}
+
+/** Settings of a {@link DeltaFIFO}. */
+export interface DeltaFIFOOptions<T> {
+  /** Keys objects; default {@link metaNamespaceKeyFunc}. Tombstones are always keyed by their key. */
+  keyFunction?: KeyFunc;
+  /**
+   * The objects the consumer holds, usually the informer's indexer. Needed for deletes of
+   * keys not queued, for tombstones of keys missing from a relist, and for resync.
+   */
+  knownObjects?: KnownObjects<T>;
+  /**
+   * Queue `Replaced` rather than `Sync` deltas for relisted objects, so a consumer can tell a
+   * relist from a resync. Informers set it; the default is `false`, as in client-go.
+   */
+  emitDeltaTypeReplaced?: boolean;
+  /**
+   * Applied once to every object entering the queue (not to tombstones, nor to `Sync`
+   * deltas, whose objects come from `knownObjects` and were transformed already). Use it to
+   * drop what you do not need, e.g. `metadata.managedFields`. It may mutate and return its
+   * argument.
+   */
+  transformer?: (obj: T) => T;
+}
+
+/**
+ * The function {@link DeltaFIFO.pop} hands one key's deltas to. `isInInitialList` is true
+ * while the FIFO has not yet synced, i.e. for the objects of the first list.
+ */
+export type PopProcessFunc<T> = (
+  deltas: Deltas<T>,
+  isInInitialList: boolean,
+) => void | Promise<void>;
+
+const requeueBrand = Symbol.for('kubets.cache.RequeueError');
+
+/**
+ * Throw this from a {@link PopProcessFunc} to put the deltas back in the queue (client-go
+ * `ErrRequeue`): they are re-added unless newer deltas for the key arrived meanwhile, and
+ * `pop` then rejects with `cause` (or resolves when there is none).
+ */
+export class RequeueError extends Error {
+  readonly [requeueBrand] = true;
+
+  constructor(cause?: unknown) {
+    super(
+      cause instanceof Error ? `requeue: ${cause.message}` : 'requeue',
+      cause === undefined ? undefined : { cause },
+    );
+    this.name = 'RequeueError';
+  }
+}
+
+/** True for a {@link RequeueError}, also one created by another copy of this package. */
+export function isRequeueError(err: unknown): err is RequeueError {
+  return typeof err === 'object' && err !== null && requeueBrand in err;
+}
+
+const closedBrand = Symbol.for('kubets.cache.FIFOClosedError');
+
+/** Rejects {@link DeltaFIFO.pop} once the FIFO is closed and empty (client-go `ErrFIFOClosed`). */
+export class FIFOClosedError extends Error {
+  readonly [closedBrand] = true;
+
+  constructor() {
+    super('DeltaFIFO: manipulating with closed queue');
+    this.name = 'FIFOClosedError';
+  }
+}
+
+/** True for a {@link FIFOClosedError}, also one created by another copy of this package. */
+export function isFIFOClosedError(err: unknown): err is FIFOClosedError {
+  return typeof err === 'object' && err !== null && closedBrand in err;
+}
+
+interface Waiter {
+  wake(): void;
+}
+
+/**
+ * The queue between a reflector and its consumer (client-go `cache.DeltaFIFO`): every
+ * change is queued as a {@link Delta} under the object's key; keys keep the order in which
+ * they first arrived, and {@link pop} hands over all deltas of one key at once.
+ *
+ * Rules, as in client-go:
+ * - a delete is dropped unless the key is known (in `knownObjects`) or queued;
+ * - only two consecutive deletes collapse into one, keeping the one that is not a tombstone;
+ * - {@link replace} queues `Replaced` (or `Sync`) for each listed object and a `Deleted`
+ *   with a {@link DeletedFinalStateUnknown} for each known or queued key missing from the list;
+ * - {@link resync} queues `Sync` for known keys with nothing queued;
+ * - {@link hasSynced} becomes true once every item of the first `replace`, deletes
+ *   included, has been popped and processed.
+ *
+ * Every add, update and delete costs O(1); nothing is copied.
+ */
+export class DeltaFIFO<T> {
+  readonly #keyFunc: KeyFunc;
+  readonly #knownObjects: KnownObjects<T> | undefined;
+  readonly #emitDeltaTypeReplaced: boolean;
+  #transformer: ((obj: T) => T) | undefined;
+
+  /** key → deltas; a key is in #items exactly when it is in the queue. */
+  #items = new Map<string, Deltas<T>>();
+  /** Keys in first-arrival order; #queue[#head] is next. */
+  #queue: string[] = [];
+  #head = 0;
+
+  #populated = false;
+  #initialPopulationCount = 0;
+  #closed = false;
+  #waiters = new Set<Waiter>();
+
+  constructor(options: DeltaFIFOOptions<T> = {}) {
+    this.#keyFunc = options.keyFunction ?? metaNamespaceKeyFunc;
+    this.#knownObjects = options.knownObjects;
+    this.#emitDeltaTypeReplaced = options.emitDeltaTypeReplaced ?? false;
+    this.#transformer = options.transformer;
+  }
+
+  /**
+   * The key of an object, of a tombstone (its key) or of a list of deltas (the newest
+   * delta's object).
+   */
+  keyOf(obj: T | DeletedFinalStateUnknown<T> | Deltas<T>): string {
+    if (Array.isArray(obj)) {
+      const newest = newestDelta(obj as Deltas<T>);
+      if (newest === undefined) throw new TypeError('DeltaFIFO: cannot key an empty Deltas list');
+      return this.keyOf(newest.object);
+    }
+    if (isDeletedFinalStateUnknown(obj)) return obj.key;
+    return this.#keyFunc(obj);
+  }
+
+  /** Queues an `Added` delta. */
+  add(obj: T): void {
+    this.#populated = true;
+    this.#queueAction('Added', obj, this.keyOf(obj));
+  }
+
+  /** Queues an `Updated` delta. */
+  update(obj: T): void {
+    this.#populated = true;
+    this.#queueAction('Updated', obj, this.keyOf(obj));
+  }
+
+  /**
+   * Queues a `Deleted` delta, unless the key is neither known nor queued: then the object
+   * was already deleted, e.g. by a relist, and nothing happens.
+   */
+  delete(obj: T | DeletedFinalStateUnknown<T>): void {
+    const id = this.keyOf(obj);
+    this.#populated = true;
+    if (!this.#items.has(id)) {
+      if (this.#knownObjects === undefined) return;
+      if (this.#knownObjects.getByKey(id) === undefined) return;
+    }
+    this.#queueAction('Deleted', obj, id);
+  }
+
+  /**
+   * Replaces the content with a fresh list at `resourceVersion`: queues `Replaced` (or
+   * `Sync`) for every listed object, and a `Deleted` tombstone for every queued or known
+   * key that is not in the list (a deletion missed while not watching).
+   */
+  replace(list: readonly T[], _resourceVersion: string): void {
+    const action: DeltaType = this.#emitDeltaTypeReplaced ? 'Replaced' : 'Sync';
+    const keys = new Set<string>();
+    for (const item of list) {
+      const key = this.keyOf(item);
+      keys.add(key);
+      this.#queueAction(action, item, key);
+    }
+
+    let queuedDeletions = 0;
+    // Queued keys missing from the list. Setting an existing key while iterating is safe.
+    for (const [key, deltas] of this.#items) {
+      if (keys.has(key)) continue;
+      let last = newestDelta(deltas)?.object;
+      if (isDeletedFinalStateUnknown<T>(last)) last = last.obj;
+      queuedDeletions++;
+      this.#queueAction('Deleted', deletedFinalStateUnknown<T>(key, last as T | undefined), key);
+    }
+    // Known keys missing from the list with nothing queued.
+    if (this.#knownObjects !== undefined) {
+      for (const key of this.#knownObjects.listKeys()) {
+        if (keys.has(key) || this.#items.has(key)) continue;
+        const last = this.#knownObjects.getByKey(key);
+        queuedDeletions++;
+        this.#queueAction('Deleted', deletedFinalStateUnknown<T>(key, last), key);
+      }
+    }
+
+    if (!this.#populated) {
+      this.#populated = true;
+      this.#initialPopulationCount = keys.size + queuedDeletions;
+    }
+  }
+
+  /** Queues a `Sync` delta for every known object that has nothing queued. */
+  resync(): void {
+    const known = this.#knownObjects;
+    if (known === undefined) return;
+    for (const key of known.listKeys()) {
+      const obj = known.getByKey(key);
+      if (obj === undefined) continue;
+      // A queued delta carries a newer state than the known object: syncing the known one
+      // would go back in time.
+      const id = this.keyOf(obj);
+      if (this.#items.has(id)) continue;
+      this.#queueAction('Sync', obj, id);
+    }
+  }
+
+  /**
+   * Waits for a key to be queued, removes it and hands its deltas to `process` (awaiting it).
+   * Resolves with the deltas once `process` is done.
+   *
+   * If `process` throws a {@link RequeueError}, the deltas are queued again (unless newer
+   * ones arrived meanwhile) and `pop` rejects with the error's cause, if any. Other errors
+   * reject `pop` as they are.
+   *
+   * @throws {FIFOClosedError} once the FIFO is closed and empty.
+   * @throws the signal's `reason` if `signal` aborts while waiting.
+   */
+  async pop(process: PopProcessFunc<T>, signal?: AbortSignal): Promise<Deltas<T>> {
+    for (;;) {
+      while (this.#head === this.#queue.length) {
+        if (this.#closed) throw new FIFOClosedError();
+        await this.#wait(signal);
+      }
+      const isInInitialList = !this.hasSynced();
+      const id = this.#queue[this.#head]!;
+      this.#queue[this.#head] = '';
+      this.#head++;
+      this.#compact();
+      const deltas = this.#items.get(id);
+      if (deltas === undefined) continue; // cannot happen: queue and items agree
+      this.#items.delete(id);
+      try {
+        await process(deltas, isInInitialList);
+      } catch (err) {
+        if (!isRequeueError(err)) throw err;
+        if (!this.#items.has(id)) {
+          this.#items.set(id, deltas);
+          this.#queue.push(id);
+          this.#wakeAll();
+        }
+        if (err.cause !== undefined) throw err.cause;
+      } finally {
+        if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
+      }
+      return deltas;
+    }
+  }
+
+  /**
+   * True once the first {@link replace} (or any add/update/delete before it) happened and
+   * every item it queued has been popped and processed.
+   */
+  hasSynced(): boolean {
+    return this.#populated && this.#initialPopulationCount === 0;
+  }
+
+  /** Closes the FIFO: waiting and future `pop`s on an empty queue reject with {@link FIFOClosedError}. */
+  close(): void {
+    this.#closed = true;
+    this.#wakeAll();
+  }
+
+  /** True after {@link close}. */
+  isClosed(): boolean {
+    return this.#closed;
+  }
+
+  /** Number of queued keys. */
+  get length(): number {
+    return this.#queue.length - this.#head;
+  }
+
+  /** Queued keys, in pop order. */
+  listKeys(): string[] {
+    return this.#queue.slice(this.#head);
+  }
+
+  /** The newest queued object of every queued key, in pop order. */
+  list(): (T | DeletedFinalStateUnknown<T>)[] {
+    const out: (T | DeletedFinalStateUnknown<T>)[] = [];
+    for (let i = this.#head; i < this.#queue.length; i++) {
+      const newest = newestDelta(this.#items.get(this.#queue[i]!) ?? []);
+      if (newest) out.push(newest.object);
+    }
+    return out;
+  }
+
+  /** A copy of the deltas queued for `key`, or `undefined` when none are. */
+  getByKey(key: string): Deltas<T> | undefined {
+    const deltas = this.#items.get(key);
+    return deltas ? deltas.slice() : undefined;
+  }
+
+  /** A copy of the deltas queued for the key of `obj`, or `undefined` when none are. */
+  get(obj: T | DeletedFinalStateUnknown<T>): Deltas<T> | undefined {
+    return this.getByKey(this.keyOf(obj));
+  }
+
+  /**
+   * Sets the transformer (see {@link DeltaFIFOOptions.transformer}) for objects queued from
+   * now on.
+   */
+  setTransformer(transformer: ((obj: T) => T) | undefined): void {
+    this.#transformer = transformer;
+  }
+
+  #queueAction(type: DeltaType, obj: T | DeletedFinalStateUnknown<T>, id: string): void {
+    let object = obj;
+    if (this.#transformer !== undefined && type !== 'Sync' && !isDeletedFinalStateUnknown(obj)) {
+      object = this.#transformer(obj as T);
+    }
+    const delta: Delta<T> = { type, object };
+    const deltas = this.#items.get(id);
+    if (deltas === undefined) {
+      this.#items.set(id, [delta]);
+      this.#queue.push(id);
+    } else {
+      deltas.push(delta);
+      dedupLastTwo(deltas);
+    }
+    this.#wakeAll();
+  }
+
+  #wait(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const onAbort = (): void => {
+        this.#waiters.delete(waiter);
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        wake: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      this.#waiters.add(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  #wakeAll(): void {
+    if (this.#waiters.size === 0) return;
+    const waiters = this.#waiters;
+    this.#waiters = new Set();
+    for (const w of waiters) w.wake();
+  }
+
+  #compact(): void {
+    if (this.#head === this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+}
+
+/**
+ * Collapses the last two deltas when both are deletes (client-go `dedupDeltas` with
+ * `isDeletionDup`): the one kept is the newer, unless the newer is a tombstone.
+ */
+function dedupLastTwo<T>(deltas: Deltas<T>): void {
+  const n = deltas.length;
+  if (n < 2) return;
+  const a = deltas[n - 2]!;
+  const b = deltas[n - 1]!;
+  if (a.type !== 'Deleted' || b.type !== 'Deleted') return;
+  deltas.length = n - 1;
+  deltas[n - 2] = isDeletedFinalStateUnknown(b.object) ? a : b;
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from './clock.js';
+import { newSharedInformerFactory } from './factory.js';
+import { tweakListerWatcher } from './listwatch.js';
+import { newSharedIndexInformer } from './shared-informer.js';
+import { FakeListerWatcher, listOf, pod, type TestPod, until } from './test-helpers.js';
+
+describe('SharedInformerFactory', () => {
+  it('hands out one informer per key with the factory settings, starts, syncs and shuts down', async () => {
+    const pods = new FakeListerWatcher<TestPod>();
+    pods.listFn = () => listOf([pod('a')], '1');
+    const others = new FakeListerWatcher<TestPod>();
+    let releaseList: () => void = () => {};
+    others.listFn = () =>
+      new Promise((resolve) => {
+        releaseList = () => resolve(listOf([], '1'));
+      });
+    const factory = newSharedInformerFactory({
+      defaultResyncMs: 60_000,
+      namespace: 'team-a',
+      tweakListOptions: (o) => {
+        o.labelSelector = 'app=web';
+      },
+      customResync: { others: 5000 },
+    });
+    expect(factory.namespace).toBe('team-a');
+    const contexts: unknown[] = [];
+    let created = 0;
+    const podInformer = factory.informerFor<TestPod>('pods', (ctx) => {
+      created++;
+      contexts.push(ctx);
+      return newSharedIndexInformer(tweakListerWatcher(pods, ctx.tweakListOptions), 'pods', {
+        resyncPeriodMs: ctx.resyncPeriodMs,
+        clock: new FakeClock(),
+      });
+    });
+    expect(
+      factory.informerFor<TestPod>('pods', () => {
+        throw new Error('not called');
+      }),
+    ).toBe(podInformer);
+    expect(created).toBe(1);
+    factory.informerFor<TestPod>('others', (ctx) => {
+      contexts.push(ctx);
+      return newSharedIndexInformer(others, 'others', { clock: new FakeClock() });
+    });
+    expect(contexts).toEqual([
+      { resyncPeriodMs: 60_000, namespace: 'team-a', tweakListOptions: expect.any(Function) },
+      { resyncPeriodMs: 5000, namespace: 'team-a', tweakListOptions: expect.any(Function) },
+    ]);
+
+    const ac = new AbortController();
+    factory.start(ac.signal);
+    factory.start(ac.signal); // starting twice does not run anything twice
+    await pods.watchNumber(1);
+    expect(pods.listCalls[0]?.labelSelector).toBe('app=web');
+
+    // Not all synced when the wait is aborted.
+    const waitAc = new AbortController();
+    const partial = factory.waitForCacheSync(waitAc.signal);
+    await until(() => podInformer.hasSynced());
+    waitAc.abort();
+    expect(await partial).toEqual(
+      new Map([
+        ['pods', true],
+        ['others', false],
+      ]),
+    );
+    releaseList();
+    expect(await factory.waitForCacheSync(ac.signal)).toEqual(
+      new Map([
+        ['pods', true],
+        ['others', true],
+      ]),
+    );
+
+    // An informer registered after start runs on the next start.
+    const late = new FakeListerWatcher<TestPod>();
+    const lateInformer = factory.informerFor<TestPod>('late', () =>
+      newSharedIndexInformer(late, 'late', { clock: new FakeClock() }),
+    );
+    expect((await factory.waitForCacheSync(ac.signal)).has('late')).toBe(false);
+    factory.start(ac.signal);
+    await late.watchNumber(1);
+
+    await factory.shutdown();
+    expect(podInformer.isStopped()).toBe(true);
+    expect(lateInformer.isStopped()).toBe(true);
+    factory.start(ac.signal);
+    expect(pods.listCalls).toHaveLength(1);
+  });
+});

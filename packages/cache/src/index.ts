@@ -1,0 +1,15 @@
+export * from './clock.js';
+export * from './controller.js';
+export * from './delta-fifo.js';
+export * from './factory.js';
+export * from './handler.js';
+export * from './keys.js';
+export * from './listwatch.js';
+export * from './logger.js';
+export * from './pager.js';
+export * from './reflector.js';
+export * from './shared-informer.js';
+export * from './store.js';
+export * from './thread-safe-store.js';
+export type { ReflectorTuning } from './tuning.js';
+export * from './wait.js';

@@ -1,0 +1,399 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from './clock.js';
+import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
+import {
+  expiredError,
+  expiredStatus,
+  FakeListerWatcher,
+  flush,
+  listOf,
+  pod,
+  statusError,
+  type TestPod,
+  until,
+} from './test-helpers.js';
+
+class RecordingStore implements ReflectorStore<TestPod> {
+  ops: string[] = [];
+  items = new Map<string, TestPod>();
+  resyncs = 0;
+  add(obj: TestPod): void {
+    this.ops.push(`add ${obj.metadata.name}@${obj.metadata.resourceVersion}`);
+    this.items.set(obj.metadata.name, obj);
+  }
+  update(obj: TestPod): void {
+    this.ops.push(`update ${obj.metadata.name}@${obj.metadata.resourceVersion}`);
+    this.items.set(obj.metadata.name, obj);
+  }
+  delete(obj: TestPod): void {
+    this.ops.push(`delete ${obj.metadata.name}`);
+    this.items.delete(obj.metadata.name);
+  }
+  replace(list: TestPod[], rv: string): void {
+    this.ops.push(`replace [${list.map((p) => p.metadata.name).join(',')}]@${rv}`);
+    this.items = new Map(list.map((p) => [p.metadata.name, p]));
+  }
+  resync(): void {
+    this.resyncs++;
+  }
+}
+
+const controllers: AbortController[] = [];
+afterEach(() => {
+  for (const c of controllers.splice(0)) c.abort();
+});
+
+function setup(options: ReflectorOptions = {}) {
+  const lw = new FakeListerWatcher<TestPod>();
+  const store = new RecordingStore();
+  const clock = new FakeClock();
+  const errors: unknown[] = [];
+  const reflector = new Reflector(lw, store, {
+    clock,
+    random: () => 0.5,
+    watchErrorHandler: (err) => errors.push(err),
+    ...options,
+  });
+  const ac = new AbortController();
+  controllers.push(ac);
+  const start = (): Promise<void> => reflector.run(ac.signal);
+  return { lw, store, clock, reflector, ac, errors, start };
+}
+
+describe('Reflector list', () => {
+  it('lists at resourceVersion 0 with limit 500, replaces the store, then watches from its RV', async () => {
+    const { lw, store, reflector, start } = setup();
+    lw.listFn = () => listOf([pod('a'), pod('b')], '10');
+    void start();
+    const w = await lw.watchNumber(1);
+    expect(lw.listCalls).toEqual([{ resourceVersion: '0', limit: 500 }]);
+    expect(store.ops).toEqual(['replace [a,b]@10']);
+    expect(reflector.lastSyncResourceVersion()).toBe('10');
+    expect(w.options.resourceVersion).toBe('10');
+    expect(w.options.allowWatchBookmarks).toBe(true);
+    expect(w.options.timeoutSeconds).toBe(450);
+  });
+
+  it('picks watch timeouts at random in [300, 600)', async () => {
+    let r = 0;
+    const randoms = [0, 0.999999];
+    const { lw, start } = setup({ random: () => randoms[r++ % 2]! });
+    void start();
+    const w1 = await lw.watchNumber(1);
+    w1.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '2' } } });
+    w1.close();
+    const w2 = await lw.watchNumber(2);
+    expect([w1.options.timeoutSeconds, w2.options.timeoutSeconds]).toEqual([300, 599]);
+  });
+
+  it('follows continue tokens with limit 500 and gathers all pages', async () => {
+    const { lw, store, start } = setup();
+    lw.listFn = (o) => {
+      if (!o.continue) return listOf([pod('a')], '10', 'tok1');
+      if (o.continue === 'tok1') return listOf([pod('b')], '10', 'tok2');
+      return listOf([pod('c')], '10');
+    };
+    void start();
+    await lw.watchNumber(1);
+    expect(lw.listCalls).toEqual([
+      { resourceVersion: '0', limit: 500 },
+      { limit: 500, continue: 'tok1' },
+      { limit: 500, continue: 'tok2' },
+    ]);
+    expect(store.ops).toEqual(['replace [a,b,c]@10']);
+  });
+
+  it('answers an expired continue token with one full list at the latest resourceVersion', async () => {
+    const { lw, store, start, errors } = setup();
+    lw.listFn = (o) => {
+      if (o.continue) throw expiredError('continue token expired');
+      if (o.limit) return listOf([pod('a')], '10', 'tok1');
+      return listOf([pod('a'), pod('b'), pod('c')], '20');
+    };
+    void start();
+    const w = await lw.watchNumber(1);
+    expect(lw.listCalls).toEqual([
+      { resourceVersion: '0', limit: 500 },
+      { limit: 500, continue: 'tok1' },
+      {},
+    ]);
+    expect(store.ops).toEqual(['replace [a,b,c]@20']);
+    expect(w.options.resourceVersion).toBe('20');
+    expect(errors).toEqual([]);
+  });
+
+  it('retries a failed list after a backoff', async () => {
+    const { lw, store, clock, start, errors } = setup();
+    let calls = 0;
+    lw.listFn = () => {
+      calls++;
+      if (calls === 1) throw statusError(500, 'InternalError');
+      return listOf([pod('a')], '5');
+    };
+    void start();
+    await until(() => clock.pending === 1);
+    expect(clock.sleeps).toEqual([1200]);
+    expect(errors).toHaveLength(1);
+    clock.advanceToNext();
+    await lw.watchNumber(1);
+    expect(store.ops).toEqual(['replace [a]@5']);
+  });
+});
+
+describe('Reflector watch', () => {
+  it('applies events, advances the RV, and bookmarks only advance the RV', async () => {
+    const { lw, store, reflector, start } = setup();
+    lw.listFn = () => listOf([pod('a')], '10');
+    void start();
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'ADDED', object: pod('b', '11') });
+    w.push({ type: 'MODIFIED', object: pod('a', '12') });
+    w.push({ type: 'DELETED', object: pod('b', '13') });
+    w.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '20' } } });
+    await until(() => reflector.lastSyncResourceVersion() === '20');
+    expect(store.ops).toEqual(['replace [a]@10', 'add b@11', 'update a@12', 'delete b']);
+    // A clean end re-watches at once from the bookmark's RV, without a list.
+    w.close();
+    const w2 = await lw.watchNumber(2);
+    expect(w2.options.resourceVersion).toBe('20');
+    expect(lw.listCalls).toHaveLength(1);
+  });
+
+  it('re-watches at once after a clean close, without listing or sleeping', async () => {
+    const { lw, clock, start } = setup();
+    void start();
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'ADDED', object: pod('x', '2') });
+    w.close();
+    const w2 = await lw.watchNumber(2);
+    expect(w2.options.resourceVersion).toBe('2');
+    expect(clock.sleeps).toEqual([]);
+    expect(lw.listCalls).toHaveLength(1);
+  });
+
+  it('backs off after a very short watch with no events', async () => {
+    const { lw, clock, start } = setup();
+    void start();
+    (await lw.watchNumber(1)).close();
+    await until(() => clock.pending === 1);
+    expect(lw.watches).toHaveLength(1);
+    clock.advanceToNext();
+    await lw.watchNumber(2);
+    expect(lw.listCalls).toHaveLength(1);
+  });
+
+  it('relists after 410 thrown by the watch call', async () => {
+    const { lw, store, start, errors } = setup();
+    let n = 0;
+    lw.listFn = () => (++n === 1 ? listOf([pod('a')], '10') : listOf([pod('b')], '30'));
+    void start();
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'ADDED', object: pod('c', '11') });
+    w.close();
+    lw.watchErrors.push(expiredError());
+    // The second watch call fails with 410: list again (at the last RV, no paging).
+    await until(() => lw.listCalls.length === 2);
+    expect(lw.listCalls[1]).toEqual({ resourceVersion: '11' });
+    const w3 = await lw.watchNumber(2);
+    expect(w3.options.resourceVersion).toBe('30');
+    expect(store.ops.at(-1)).toBe('replace [b]@30');
+    expect(errors).toHaveLength(1);
+  });
+
+  it('relists after a 410 ERROR event, immediately when the watch made progress', async () => {
+    const { lw, clock, start } = setup();
+    lw.listFn = () => listOf([], '10');
+    void start();
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'ADDED', object: pod('c', '11') });
+    w.push({ type: 'ERROR', object: expiredStatus() });
+    await lw.watchNumber(2);
+    expect(lw.listCalls.map((c) => c.resourceVersion)).toEqual(['0', '11']);
+    expect(w.stopped).toBe(true);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('falls back to resourceVersion "" when the relist RV is expired too', async () => {
+    const { lw, store, start } = setup();
+    lw.listFn = (o) => {
+      if (o.resourceVersion === '0') return listOf([pod('a')], '10');
+      if (o.resourceVersion === '11') throw expiredError();
+      return listOf([pod('z')], '50');
+    };
+    void start();
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'ADDED', object: pod('c', '11') });
+    w.push({ type: 'ERROR', object: expiredStatus() });
+    const w2 = await lw.watchNumber(2);
+    expect(lw.listCalls).toEqual([
+      { resourceVersion: '0', limit: 500 },
+      { resourceVersion: '11' },
+      { resourceVersion: '' },
+    ]);
+    expect(w2.options.resourceVersion).toBe('50');
+    expect(store.ops.at(-1)).toBe('replace [z]@50');
+  });
+
+  it('backs off before relisting when a 410 comes right after the list', async () => {
+    const { lw, clock, start } = setup();
+    lw.watchErrors.push(expiredError());
+    void start();
+    await until(() => clock.pending === 1);
+    expect(lw.listCalls).toHaveLength(1);
+    clock.advanceToNext();
+    await lw.watchNumber(1);
+    expect(lw.listCalls).toHaveLength(2);
+  });
+
+  it('backs off on other errors with growing delays, re-watching from the same RV', async () => {
+    const { lw, clock, start, errors } = setup();
+    lw.listFn = () => listOf([], '7');
+    const failures = [
+      statusError(500, 'InternalError'),
+      statusError(503, 'ServiceUnavailable'),
+      new Error('ECONNREFUSED'),
+      statusError(429, 'TooManyRequests'),
+    ];
+    lw.watchErrors.push(...failures);
+    void start();
+    for (let i = 1; i <= failures.length; i++) {
+      await until(() => clock.pending === 1, 2000, `backoff ${i}`);
+      clock.advanceToNext();
+    }
+    const w = await lw.watchNumber(1);
+    // 800 ms doubling, jitter factor 1.0 (random 0.5 → ×1.5).
+    expect(clock.sleeps).toEqual([1200, 2400, 4800, 9600]);
+    expect(errors).toEqual(failures);
+    expect(lw.listCalls).toHaveLength(1);
+    expect(lw.watchCalls.every((c) => c.resourceVersion === '7')).toBe(true);
+    // A stream that breaks mid-way is also retried after a backoff.
+    w.push({ type: 'ADDED', object: pod('q', '8') });
+    w.fail(new Error('connection reset'));
+    await until(() => clock.pending === 1);
+    clock.advanceToNext();
+    const w2 = await lw.watchNumber(2);
+    expect(w2.options.resourceVersion).toBe('8');
+    expect(lw.listCalls).toHaveLength(1);
+  });
+
+  it('caps the backoff at 30 s and resets it after 2 minutes without failures', async () => {
+    const { lw, clock, start } = setup({ random: () => 0 });
+    lw.watchErrors.push(...Array.from({ length: 8 }, () => statusError(500, 'InternalError')));
+    void start();
+    for (let i = 0; i < 8; i++) {
+      await until(() => clock.pending === 1);
+      clock.advanceToNext();
+    }
+    const w = await lw.watchNumber(1);
+    expect(clock.sleeps).toEqual([800, 1600, 3200, 6400, 12800, 25600, 30000, 30000]);
+    clock.advance(121_000);
+    w.push({ type: 'ADDED', object: pod('q', '8') });
+    w.fail(new Error('reset'));
+    await until(() => clock.pending === 1);
+    expect(clock.sleeps.at(-1)).toBe(800);
+  });
+
+  it('stops on abort with nothing left pending', async () => {
+    const { lw, clock, ac, start } = setup({ resyncPeriodMs: 1000 });
+    const done = start();
+    const w = await lw.watchNumber(1);
+    expect(clock.pending).toBe(1); // the resync timer
+    ac.abort();
+    await done;
+    expect(clock.pending).toBe(0);
+    expect(w.stopped).toBe(true);
+    // Also while backing off.
+    const s = setup();
+    s.lw.watchErrors.push(statusError(500, 'InternalError'));
+    const done2 = s.start();
+    await until(() => s.clock.pending === 1);
+    s.ac.abort();
+    await done2;
+    expect(s.clock.pending).toBe(0);
+  });
+});
+
+describe('Reflector streaming list', () => {
+  it('uses sendInitialEvents and replaces at the initial-events-end bookmark, then keeps watching', async () => {
+    const { lw, store, reflector, start } = setup({ useStreamingList: true });
+    lw.onWatch = (w) => {
+      if (!w.options.sendInitialEvents) return;
+      w.push({ type: 'ADDED', object: pod('a', '5') });
+      w.push({ type: 'ADDED', object: pod('b', '6') });
+      w.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '7' } } });
+      w.push({
+        type: 'BOOKMARK',
+        object: {
+          metadata: { resourceVersion: '9', annotations: { 'k8s.io/initial-events-end': 'true' } },
+        },
+      });
+      w.push({ type: 'MODIFIED', object: pod('a', '10') });
+    };
+    void start();
+    await until(() => reflector.lastSyncResourceVersion() === '10');
+    expect(lw.listCalls).toEqual([]);
+    expect(lw.watchCalls).toEqual([
+      {
+        resourceVersion: '',
+        resourceVersionMatch: 'NotOlderThan',
+        sendInitialEvents: true,
+        allowWatchBookmarks: true,
+        timeoutSeconds: 450,
+      },
+    ]);
+    expect(store.ops).toEqual(['replace [a,b]@9', 'update a@10']);
+  });
+
+  it('falls back to a paged list when the server refuses, and stays with lists', async () => {
+    const { lw, store, start } = setup({ useStreamingList: true });
+    lw.watchErrors.push(
+      statusError(400, 'BadRequest', 'resourceVersionMatch is forbidden for watch'),
+    );
+    lw.listFn = () => listOf([pod('a')], '3');
+    void start();
+    const w = await lw.watchNumber(1);
+    expect(w.options.sendInitialEvents).toBeUndefined();
+    expect(lw.listCalls).toHaveLength(1);
+    expect(store.ops).toEqual(['replace [a]@3']);
+    w.push({ type: 'ADDED', object: pod('b', '4') });
+    w.push({ type: 'ERROR', object: expiredStatus() });
+    await lw.watchNumber(2);
+    expect(lw.listCalls).toHaveLength(2);
+    expect(lw.watchCalls.filter((c) => c.sendInitialEvents)).toHaveLength(1);
+  });
+
+  it('falls back when the stream ends without the end bookmark (no support)', async () => {
+    const { lw, store, start } = setup({ useStreamingList: true });
+    lw.onWatch = (w) => {
+      if (!w.options.sendInitialEvents) return;
+      w.push({ type: 'ADDED', object: pod('a', '5') });
+      w.close();
+    };
+    lw.listFn = () => listOf([pod('a'), pod('b')], '8');
+    void start();
+    const w = await lw.watchNumber(2);
+    expect(w.options.sendInitialEvents).toBeUndefined();
+    expect(store.ops).toEqual(['replace [a,b]@8']);
+  });
+});
+
+describe('Reflector resync', () => {
+  it('calls store.resync every period when shouldResync allows', async () => {
+    let allow = true;
+    const { lw, store, clock, start } = setup({ resyncPeriodMs: 1000, shouldResync: () => allow });
+    void start();
+    await lw.watchNumber(1);
+    await until(() => clock.pending === 1);
+    clock.advance(1000);
+    await until(() => store.resyncs === 1);
+    await until(() => clock.pending === 1);
+    allow = false;
+    clock.advance(1000);
+    await flush();
+    await until(() => clock.pending === 1);
+    expect(store.resyncs).toBe(1);
+    allow = true;
+    clock.advance(1000);
+    await until(() => store.resyncs === 2);
+  });
+});

@@ -1,0 +1,519 @@
+import {
+  ExponentialBackoffManager,
+  getResourceVersion,
+  isBadRequest,
+  isGone,
+  isInitialEventsEndBookmark,
+  isInvalid,
+  isMethodNotSupported,
+  isResourceExpired,
+  isStatusError,
+  type RandomSource,
+  type WatchEvent,
+  watchErrorToStatusError,
+} from '@kubets/apimachinery';
+import { type CacheClock, realClock } from './clock.js';
+import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
+import type { ListerWatcher, ListOptions, WatchOptions } from './listwatch.js';
+import { type Logger, silentLogger } from './logger.js';
+import { defaultPageSize, listAllPages } from './pager.js';
+
+/**
+ * What a {@link Reflector} writes into: usually a {@link DeltaFIFO}, or any {@link Store}.
+ */
+export interface ReflectorStore<T> {
+  add(obj: T): void;
+  update(obj: T): void;
+  delete(obj: T): void;
+  replace(list: T[], resourceVersion: string): void;
+  resync(): void;
+}
+
+/** Facts about the reflector passed to a {@link WatchErrorHandler}. */
+export interface ReflectorInfo {
+  /** The reflector's name (for logs). */
+  readonly name: string;
+  /** What it lists and watches, e.g. `"*v1.Pod"` or `"pods"`. */
+  readonly typeDescription: string;
+}
+
+/**
+ * Called whenever a list or watch fails and the reflector is about to retry (client-go
+ * `WatchErrorHandler`), e.g. to count failures or to notice that a CRD is missing. The
+ * reflector keeps going either way.
+ */
+export type WatchErrorHandler = (error: unknown, reflector: ReflectorInfo) => void;
+
+/** Anything that hands out retry delays, like {@link ExponentialBackoffManager}. */
+export interface BackoffManager {
+  /** The delay before the next retry, in milliseconds; called once per failure. */
+  next(): number;
+}
+
+/** Settings of a {@link Reflector}. */
+export interface ReflectorOptions {
+  /** Name for logs. Default `"reflector"`. */
+  name?: string;
+  /** What is listed, for logs. Default `"object"`. */
+  typeDescription?: string;
+  /** How often to call `store.resync()`, in milliseconds; `0` (the default) for never. */
+  resyncPeriodMs?: number;
+  /** Asked before each periodic resync; resync happens only when it returns true. */
+  shouldResync?: () => boolean;
+  /**
+   * Page size of lists. Default: {@link defaultPageSize} for the first list (at
+   * resourceVersion `0`, which real servers answer in full anyway) and after a paginated
+   * answer; no paging for relists at a specific resourceVersion, so they are served from the
+   * API server's watch cache.
+   */
+  pageSize?: number;
+  /**
+   * Start with a streaming list (`sendInitialEvents=true`) instead of a paged list; falls
+   * back to a paged list when the server refuses. Default false.
+   */
+  useStreamingList?: boolean;
+  /** Watches ask the server to end them after a random time in [min, 2×min) seconds. Default 300. */
+  minWatchTimeoutSeconds?: number;
+  /** Retry delays; default the reflector's 800 ms doubling, jittered, 30 s cap, reset after 2 min. */
+  backoff?: BackoffManager;
+  /** Time source and sleep; inject a {@link FakeClock} in tests. */
+  clock?: CacheClock;
+  /** Random source for watch timeouts and backoff jitter. Default `Math.random`. */
+  random?: RandomSource;
+  /** Where progress and failures are reported. Default silent. */
+  logger?: Logger;
+  /** Called for every failed list or watch before retrying. */
+  watchErrorHandler?: WatchErrorHandler;
+  /** Keys objects of a streaming list. Default {@link deletionHandlingMetaNamespaceKeyFunc}. */
+  keyFunc?: KeyFunc;
+}
+
+interface HasResourceVersion {
+  metadata?: { resourceVersion?: string } | undefined;
+}
+
+/** A clean end of a watch that lasted less than this, with no events, counts as a failure. */
+const veryShortWatchMs = 1000;
+
+class WatchListUnsupportedError extends Error {
+  constructor() {
+    super('the watch ended before the initial-events-end bookmark: streaming list unsupported');
+    this.name = 'WatchListUnsupportedError';
+  }
+}
+
+/** Why the watch phase ended and the reflector should list again. */
+type WatchOutcome = 'relist';
+
+/**
+ * Keeps a store in step with the server (client-go `cache.Reflector`): lists everything,
+ * then watches for changes from the list's resourceVersion, and starts over when needed.
+ *
+ * - The first list asks for `resourceVersion=0` (served from the API server's cache) with
+ *   `limit=500`, following `continue` tokens; an expired token is answered by one full list.
+ * - Watches start at the last resourceVersion seen, with `allowWatchBookmarks=true` and a
+ *   random `timeoutSeconds` in [300, 600); a BOOKMARK only advances the resourceVersion.
+ * - A watch ended cleanly by the server is restarted at once, without a list.
+ * - 410 Gone / Expired (as an HTTP error or an ERROR event) leads to a new list.
+ * - Any other failure is retried after a backoff: 800 ms doubling with jitter, capped at
+ *   30 s, starting over after 2 minutes without failures.
+ * - With `useStreamingList`, the list is a watch with `sendInitialEvents=true`, ended by the
+ *   bookmark annotated `k8s.io/initial-events-end`; a refusal falls back to a paged list.
+ * - Every `resyncPeriodMs`, `store.resync()` is called (when `shouldResync` allows).
+ */
+export class Reflector<T> {
+  readonly #lw: ListerWatcher<T>;
+  readonly #store: ReflectorStore<T>;
+  readonly #name: string;
+  readonly #typeDescription: string;
+  readonly #resyncPeriodMs: number;
+  readonly #shouldResync: (() => boolean) | undefined;
+  readonly #pageSize: number | undefined;
+  #useStreamingList: boolean;
+  readonly #minWatchTimeoutSeconds: number;
+  readonly #backoff: BackoffManager;
+  readonly #clock: CacheClock;
+  readonly #random: RandomSource;
+  readonly #logger: Logger;
+  #watchErrorHandler: WatchErrorHandler | undefined;
+  readonly #keyFunc: KeyFunc;
+
+  #lastSyncResourceVersion = '';
+  #lastSyncResourceVersionUnavailable = false;
+  #paginatedResult = false;
+  /** Events received by watches since the last list. */
+  #watchEventsSinceList = 0;
+
+  constructor(lw: ListerWatcher<T>, store: ReflectorStore<T>, options: ReflectorOptions = {}) {
+    this.#lw = lw;
+    this.#store = store;
+    this.#name = options.name ?? 'reflector';
+    this.#typeDescription = options.typeDescription ?? 'object';
+    this.#resyncPeriodMs = options.resyncPeriodMs ?? 0;
+    this.#shouldResync = options.shouldResync;
+    this.#pageSize = options.pageSize;
+    this.#useStreamingList = options.useStreamingList ?? false;
+    this.#minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
+    this.#clock = options.clock ?? realClock;
+    this.#random = options.random ?? Math.random;
+    this.#backoff =
+      options.backoff ??
+      new ExponentialBackoffManager({ now: () => this.#clock.now(), random: this.#random });
+    this.#logger = options.logger ?? silentLogger;
+    this.#watchErrorHandler = options.watchErrorHandler;
+    this.#keyFunc = options.keyFunc ?? deletionHandlingMetaNamespaceKeyFunc;
+  }
+
+  /** The reflector's name. */
+  get name(): string {
+    return this.#name;
+  }
+
+  /** The resourceVersion of the last list, watch event or bookmark; `''` before the first list. */
+  lastSyncResourceVersion(): string {
+    return this.#lastSyncResourceVersion;
+  }
+
+  /** Replaces the watch error handler. */
+  setWatchErrorHandler(handler: WatchErrorHandler | undefined): void {
+    this.#watchErrorHandler = handler;
+  }
+
+  /**
+   * Lists and watches until `signal` aborts, retrying failures with backoff. Resolves once
+   * stopped, with no timers or requests left behind.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    this.#logger.debug('Starting reflector', {
+      name: this.#name,
+      type: this.#typeDescription,
+      resyncPeriodMs: this.#resyncPeriodMs,
+    });
+    while (!signal.aborted) {
+      let failed = false;
+      try {
+        await this.listAndWatch(signal);
+      } catch (err) {
+        if (signal.aborted) break;
+        failed = true;
+        this.#reportError(err);
+      }
+      if (signal.aborted) break;
+      // A relist after 410 happens at once when the watch made progress; otherwise (and
+      // after failures) wait, so that a server answering everything with 410 is not hammered.
+      if (failed || this.#watchEventsSinceList === 0) {
+        if (!(await this.#sleepBackoff(signal))) break;
+      }
+    }
+    this.#logger.debug('Stopping reflector', { name: this.#name, type: this.#typeDescription });
+  }
+
+  /**
+   * One list followed by watches (client-go `ListAndWatch`). Resolves when `signal` aborts
+   * or when a watch reported 410 Gone/Expired and a new list is needed; rejects when the
+   * list fails. Watch failures other than 410 are retried inside, after a backoff.
+   */
+  async listAndWatch(signal: AbortSignal): Promise<void> {
+    let stream: AsyncIterator<WatchEvent<T>> | undefined;
+    if (this.#useStreamingList) {
+      try {
+        stream = await this.#watchList(signal);
+      } catch (err) {
+        if (signal.aborted) return;
+        if (err instanceof WatchListUnsupportedError || isRefusal(err)) {
+          this.#useStreamingList = false;
+        }
+        this.#logger.warn(
+          'The streaming list failed; falling back to a paged list, since making progress beats waiting',
+          { name: this.#name, type: this.#typeDescription, error: String(err) },
+        );
+        stream = undefined;
+      }
+    }
+    if (stream === undefined) {
+      await this.#list(signal);
+      if (signal.aborted) return;
+    }
+    this.#watchEventsSinceList = 0;
+
+    const resync = new AbortController();
+    const stopResync = (): void => resync.abort();
+    signal.addEventListener('abort', stopResync, { once: true });
+    const resyncLoop = this.#startResync(resync.signal);
+    try {
+      await this.#watchLoop(signal, stream);
+    } finally {
+      signal.removeEventListener('abort', stopResync);
+      resync.abort();
+      await resyncLoop;
+    }
+  }
+
+  #relistResourceVersion(): string {
+    if (this.#lastSyncResourceVersionUnavailable) return '';
+    if (this.#lastSyncResourceVersion === '') return '0';
+    return this.#lastSyncResourceVersion;
+  }
+
+  async #list(signal: AbortSignal): Promise<void> {
+    const resourceVersion = this.#relistResourceVersion();
+    let pageSize = this.#pageSize ?? defaultPageSize;
+    if (
+      this.#pageSize === undefined &&
+      !this.#paginatedResult &&
+      resourceVersion !== '' &&
+      resourceVersion !== '0'
+    ) {
+      // Relisting at a known resourceVersion: without a limit the API server answers from
+      // its watch cache instead of paging through etcd.
+      pageSize = 0;
+    }
+    const pageFn = (options: ListOptions, s: AbortSignal) => this.#lw.list(options, s);
+    let result: Awaited<ReturnType<typeof listAllPages<T>>>;
+    try {
+      result = await listAllPages(pageFn, { resourceVersion }, signal, { pageSize });
+    } catch (err) {
+      if (signal.aborted || !(isResourceExpired(err) || isGone(err) || isTooLargeRV(err))) {
+        throw err;
+      }
+      // The resourceVersion we listed at is gone: list the latest state instead.
+      this.#lastSyncResourceVersionUnavailable = true;
+      this.#logger.info('Relisting at the latest resourceVersion', {
+        name: this.#name,
+        error: String(err),
+      });
+      result = await listAllPages(pageFn, { resourceVersion: '' }, signal, { pageSize });
+    }
+    if (signal.aborted) return;
+    if (result.paginated) this.#paginatedResult = true;
+    this.#lastSyncResourceVersionUnavailable = false;
+    const rv = result.list.metadata?.resourceVersion ?? '';
+    this.#store.replace(result.list.items, rv);
+    this.#lastSyncResourceVersion = rv;
+    this.#logger.debug('Listed', {
+      name: this.#name,
+      type: this.#typeDescription,
+      items: result.list.items.length,
+      resourceVersion: rv,
+    });
+  }
+
+  /**
+   * A streaming list: returns the watch, positioned after the initial events, for the watch
+   * phase to continue with.
+   */
+  async #watchList(signal: AbortSignal): Promise<AsyncIterator<WatchEvent<T>>> {
+    const options: WatchOptions = {
+      resourceVersion: this.#lastSyncResourceVersionUnavailable
+        ? ''
+        : this.#lastSyncResourceVersion,
+      resourceVersionMatch: 'NotOlderThan',
+      sendInitialEvents: true,
+      allowWatchBookmarks: true,
+      timeoutSeconds: this.#watchTimeoutSeconds(),
+    };
+    const iterable = await this.#lw.watch(options, signal);
+    const it = iterable[Symbol.asyncIterator]();
+    const initial = new Map<string, T>();
+    let ok = false;
+    try {
+      for (;;) {
+        const r = await it.next();
+        if (r.done) throw new WatchListUnsupportedError();
+        const event = r.value;
+        switch (event.type) {
+          case 'ADDED':
+          case 'MODIFIED':
+            initial.set(this.#keyFunc(event.object), event.object);
+            break;
+          case 'DELETED':
+            initial.delete(this.#keyFunc(event.object));
+            break;
+          case 'ERROR':
+            throw watchErrorToStatusError(event);
+          case 'BOOKMARK':
+            if (isInitialEventsEndBookmark(event)) {
+              const rv = getResourceVersion(event.object);
+              this.#store.replace(Array.from(initial.values()), rv);
+              initial.clear();
+              this.#lastSyncResourceVersion = rv;
+              this.#lastSyncResourceVersionUnavailable = false;
+              ok = true;
+              return it;
+            }
+            break;
+        }
+      }
+    } finally {
+      if (!ok) await it.return?.();
+    }
+  }
+
+  async #watchLoop(
+    signal: AbortSignal,
+    first: AsyncIterator<WatchEvent<T>> | undefined,
+  ): Promise<WatchOutcome | undefined> {
+    let stream = first;
+    while (!signal.aborted) {
+      const started = this.#clock.now();
+      let events = 0;
+      try {
+        if (stream === undefined) {
+          const options: WatchOptions = {
+            resourceVersion: this.#lastSyncResourceVersion,
+            allowWatchBookmarks: true,
+            timeoutSeconds: this.#watchTimeoutSeconds(),
+          };
+          stream = (await this.#lw.watch(options, signal))[Symbol.asyncIterator]();
+        }
+        const it = stream;
+        stream = undefined;
+        events = await this.#watchHandler(it, signal);
+      } catch (err) {
+        stream = undefined;
+        if (signal.aborted) return undefined;
+        if (isResourceExpired(err) || isGone(err)) {
+          this.#logger.info('Watch closed with 410; relisting', {
+            name: this.#name,
+            type: this.#typeDescription,
+            error: String(err),
+          });
+          this.#callWatchErrorHandler(err);
+          return 'relist';
+        }
+        this.#reportError(err);
+        if (!(await this.#sleepBackoff(signal))) return undefined;
+        continue;
+      }
+      if (signal.aborted) return undefined;
+      if (events === 0 && this.#clock.now() - started < veryShortWatchMs) {
+        // The server keeps closing watches at once: do not spin.
+        this.#reportError(new Error('very short watch: ended cleanly with no events'));
+        if (!(await this.#sleepBackoff(signal))) return undefined;
+      }
+      // A clean end (the server's timeout): watch again at once from where we are.
+    }
+    return undefined;
+  }
+
+  /** Applies one watch's events to the store; resolves with how many were received. */
+  async #watchHandler(it: AsyncIterator<WatchEvent<T>>, signal: AbortSignal): Promise<number> {
+    let count = 0;
+    let done = false;
+    try {
+      for (;;) {
+        const r = await it.next();
+        if (r.done) {
+          done = true;
+          return count;
+        }
+        if (signal.aborted) return count;
+        const event = r.value;
+        count++;
+        this.#watchEventsSinceList++;
+        switch (event.type) {
+          case 'ADDED':
+            this.#apply('add', event.object);
+            break;
+          case 'MODIFIED':
+            this.#apply('update', event.object);
+            break;
+          case 'DELETED':
+            this.#apply('delete', event.object);
+            break;
+          case 'BOOKMARK':
+            break;
+          case 'ERROR':
+            throw watchErrorToStatusError(event);
+        }
+        const rv = (event.object as HasResourceVersion).metadata?.resourceVersion;
+        if (rv) this.#lastSyncResourceVersion = rv;
+      }
+    } finally {
+      if (!done) await it.return?.();
+    }
+  }
+
+  #apply(op: 'add' | 'update' | 'delete', obj: T): void {
+    try {
+      this.#store[op](obj);
+    } catch (err) {
+      this.#logger.error(`Unable to ${op} watch event object to the store`, {
+        name: this.#name,
+        type: this.#typeDescription,
+        error: String(err),
+      });
+    }
+  }
+
+  #watchTimeoutSeconds(): number {
+    return Math.floor(this.#minWatchTimeoutSeconds * (this.#random() + 1));
+  }
+
+  async #startResync(signal: AbortSignal): Promise<void> {
+    const period = this.#resyncPeriodMs;
+    if (!(period > 0)) return;
+    for (;;) {
+      try {
+        await this.#clock.sleep(period, signal);
+      } catch {
+        return;
+      }
+      if (signal.aborted) return;
+      if (this.#shouldResync === undefined || this.#shouldResync()) {
+        this.#logger.debug('Forcing resync', { name: this.#name });
+        try {
+          this.#store.resync();
+        } catch (err) {
+          this.#logger.error('Resync failed', { name: this.#name, error: String(err) });
+        }
+      }
+    }
+  }
+
+  /** Waits one backoff step; resolves false when aborted meanwhile. */
+  async #sleepBackoff(signal: AbortSignal): Promise<boolean> {
+    try {
+      await this.#clock.sleep(this.#backoff.next(), signal);
+      return !signal.aborted;
+    } catch {
+      return false;
+    }
+  }
+
+  #reportError(err: unknown): void {
+    this.#logger.warn('List/watch failed', {
+      name: this.#name,
+      type: this.#typeDescription,
+      error: String(err),
+    });
+    this.#callWatchErrorHandler(err);
+  }
+
+  #callWatchErrorHandler(err: unknown): void {
+    const handler = this.#watchErrorHandler;
+    if (handler === undefined) return;
+    try {
+      handler(err, { name: this.#name, typeDescription: this.#typeDescription });
+    } catch (handlerErr) {
+      this.#logger.error('Watch error handler threw', {
+        name: this.#name,
+        error: String(handlerErr),
+      });
+    }
+  }
+}
+
+/** The server refused a streaming list (an old server, or the feature is off). */
+function isRefusal(err: unknown): boolean {
+  return isBadRequest(err) || isInvalid(err) || isMethodNotSupported(err);
+}
+
+/** The API server's "Too large resource version" error (a 504 Timeout with that cause). */
+function isTooLargeRV(err: unknown): boolean {
+  if (!isStatusError(err)) return false;
+  return (
+    err.status.details?.causes?.some((c) => c.reason === 'ResourceVersionTooLarge') === true ||
+    (err.status.message ?? '').includes('Too large resource version')
+  );
+}

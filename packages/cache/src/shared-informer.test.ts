@@ -1,0 +1,366 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from './clock.js';
+import type { ResourceEventHandler } from './handler.js';
+import { deletedObject, filteringResourceEventHandler } from './handler.js';
+import { type DeletedFinalStateUnknown, isDeletedFinalStateUnknown } from './keys.js';
+import { newSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.js';
+import {
+  expiredStatus,
+  FakeListerWatcher,
+  listOf,
+  pod,
+  statusError,
+  type TestPod,
+  until,
+} from './test-helpers.js';
+import { metaNamespaceIndexFunc, namespaceIndex } from './thread-safe-store.js';
+
+const controllers: AbortController[] = [];
+afterEach(() => {
+  for (const c of controllers.splice(0)) c.abort();
+});
+
+function describeDelete(obj: TestPod | DeletedFinalStateUnknown<TestPod>): string {
+  if (isDeletedFinalStateUnknown<TestPod>(obj)) {
+    return `delete tombstone ${obj.key} (last rv ${obj.obj?.metadata.resourceVersion})`;
+  }
+  return `delete ${obj.metadata.name}`;
+}
+
+/** A handler recording what it sees as strings. */
+function recorder(): { log: string[]; handler: ResourceEventHandler<TestPod> } {
+  const log: string[] = [];
+  return {
+    log,
+    handler: {
+      onAdd: (obj, initial) =>
+        void log.push(
+          `add ${obj.metadata.name}@${obj.metadata.resourceVersion}${initial ? ' (initial)' : ''}`,
+        ),
+      onUpdate: (oldObj, newObj) =>
+        void log.push(
+          `update ${newObj.metadata.name} ${oldObj.metadata.resourceVersion}->${newObj.metadata.resourceVersion}`,
+        ),
+      onDelete: (obj) => void log.push(describeDelete(obj)),
+    },
+  };
+}
+
+function setup(options: SharedIndexInformerOptions<TestPod> = {}) {
+  const lw = new FakeListerWatcher<TestPod>();
+  const clock = new FakeClock();
+  const handlerErrors: unknown[] = [];
+  const informer = newSharedIndexInformer(lw, 'pods', {
+    clock,
+    random: () => 0.5,
+    onHandlerError: (err) => handlerErrors.push(err),
+    ...options,
+  });
+  const ac = new AbortController();
+  controllers.push(ac);
+  let done: Promise<void> | undefined;
+  const start = (): Promise<void> => {
+    done = informer.run(ac.signal);
+    return done;
+  };
+  return { lw, clock, informer, ac, start, handlerErrors, done: () => done };
+}
+
+describe('SharedIndexInformer', () => {
+  it('updates the indexer, then notifies adds, updates and deletes in order', async () => {
+    const { lw, informer, start } = setup({
+      indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
+    });
+    const r = recorder();
+    const seenInStore: boolean[] = [];
+    informer.addEventHandler(r.handler);
+    informer.addEventHandler({
+      onAdd: (obj) => void seenInStore.push(informer.getStore().get(obj) === obj),
+    });
+    lw.listFn = () => listOf([pod('a', '1'), pod('b', '1')], '1');
+    void start();
+    const w = await lw.watchNumber(1);
+    await until(() => informer.hasSynced());
+    w.push({ type: 'MODIFIED', object: pod('a', '2') });
+    w.push({ type: 'DELETED', object: pod('b', '3') });
+    w.push({ type: 'ADDED', object: pod('c', '4', 'other') });
+    await until(() => r.log.length === 5);
+    expect(r.log).toEqual([
+      'add a@1 (initial)',
+      'add b@1 (initial)',
+      'update a 1->2',
+      'delete b',
+      'add c@4',
+    ]);
+    expect(seenInStore).toEqual([true, true, true]);
+    expect(informer.getIndexer().byIndex(namespaceIndex, 'other')).toHaveLength(1);
+    expect(informer.getStore().listKeys().sort()).toEqual(['default/a', 'other/c']);
+    expect(informer.lastSyncResourceVersion()).toBe('4');
+  });
+
+  it('delivers a tombstone for an object missing from a relist, and skips unchanged objects', async () => {
+    const { lw, informer, start } = setup();
+    const r = recorder();
+    informer.addEventHandler(r.handler);
+    let n = 0;
+    lw.listFn = () =>
+      ++n === 1
+        ? listOf([pod('a', '1'), pod('b', '1'), pod('c', '1')], '1')
+        : listOf([pod('a', '1'), pod('c', '7')], '9');
+    void start();
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '5' } } });
+    w.push({ type: 'ERROR', object: expiredStatus() });
+    await lw.watchNumber(2);
+    await until(() => r.log.length === 5);
+    expect(r.log).toEqual([
+      'add a@1 (initial)',
+      'add b@1 (initial)',
+      'add c@1 (initial)',
+      'update c 1->7',
+      'delete tombstone default/b (last rv 1)',
+    ]);
+    expect(informer.getStore().listKeys().sort()).toEqual(['default/a', 'default/c']);
+  });
+
+  it('replays the cache to a handler added after start; its registration syncs once processed', async () => {
+    const { lw, informer, start } = setup();
+    lw.listFn = () => listOf([pod('a'), pod('b')], '1');
+    void start();
+    const w = await lw.watchNumber(1);
+    await until(() => informer.hasSynced());
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const late: string[] = [];
+    const reg = informer.addEventHandler({
+      onAdd: async (obj, initial) => {
+        await gate;
+        late.push(`${obj.metadata.name} ${initial}`);
+      },
+      onUpdate: (_o, n) => void late.push(`update ${n.metadata.name}`),
+    });
+    expect(reg.hasSynced()).toBe(false);
+    w.push({ type: 'MODIFIED', object: pod('a', '2') });
+    release();
+    await until(() => late.length === 3);
+    expect(late).toEqual(['a true', 'b true', 'update a']);
+    expect(reg.hasSynced()).toBe(true);
+  });
+
+  it('registration hasSynced waits for the handler to process the initial list', async () => {
+    const { lw, informer, start } = setup();
+    lw.listFn = () => listOf([pod('a'), pod('b')], '1');
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slowReg = informer.addEventHandler({ onAdd: () => gate });
+    const fastReg = informer.addEventHandler({});
+    expect(slowReg.hasSynced()).toBe(false);
+    void start();
+    await until(() => informer.hasSynced());
+    await until(() => fastReg.hasSynced());
+    expect(slowReg.hasSynced()).toBe(false);
+    release();
+    await until(() => slowReg.hasSynced());
+  });
+
+  it('stops notifying a removed handler', async () => {
+    const { lw, informer, start } = setup();
+    const r = recorder();
+    const other = recorder();
+    const reg = informer.addEventHandler(r.handler);
+    informer.addEventHandler(other.handler);
+    void start();
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'ADDED', object: pod('a', '2') });
+    await until(() => r.log.length === 1);
+    informer.removeEventHandler(reg);
+    informer.removeEventHandler(reg); // harmless twice
+    w.push({ type: 'ADDED', object: pod('b', '3') });
+    await until(() => other.log.length === 2);
+    expect(r.log).toEqual(['add a@2']);
+  });
+
+  it('a slow handler does not delay another handler or the informer', async () => {
+    const { lw, informer, start } = setup();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow: string[] = [];
+    informer.addEventHandler({
+      onAdd: async (obj) => {
+        await gate; // blocked "for seconds"
+        slow.push(obj.metadata.name);
+      },
+    });
+    const fast = recorder();
+    informer.addEventHandler(fast.handler);
+    lw.listFn = () => listOf([pod('a')], '1');
+    void start();
+    const w = await lw.watchNumber(1);
+    for (let i = 0; i < 1000; i++) w.push({ type: 'ADDED', object: pod(`p${i}`, `${i + 2}`) });
+    await until(() => fast.log.length === 1001);
+    expect(informer.hasSynced()).toBe(true);
+    expect(informer.getStore().listKeys()).toHaveLength(1001);
+    expect(slow).toEqual([]);
+    release();
+    await until(() => slow.length === 1001);
+    expect(slow.slice(0, 3)).toEqual(['a', 'p0', 'p1']);
+  });
+
+  it('reports throwing and rejecting handlers and keeps going', async () => {
+    const { lw, informer, start, handlerErrors } = setup();
+    const seen: string[] = [];
+    informer.addEventHandler({
+      onAdd: (obj) => {
+        seen.push(obj.metadata.name);
+        if (obj.metadata.name === 'bad') throw new Error('sync boom');
+      },
+      onUpdate: async (_old, obj) => {
+        seen.push(`u ${obj.metadata.name}`);
+        throw new Error('async boom');
+      },
+    });
+    void start();
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'ADDED', object: pod('bad', '2') });
+    w.push({ type: 'MODIFIED', object: pod('bad', '3') });
+    w.push({ type: 'ADDED', object: pod('good', '4') });
+    await until(() => seen.length === 3);
+    expect(seen).toEqual(['bad', 'u bad', 'good']);
+    expect(handlerErrors.map((e) => (e as Error).message)).toEqual(['sync boom', 'async boom']);
+    expect(informer.isStopped()).toBe(false);
+  });
+
+  it('resyncs per handler: Sync updates go only to handlers due', async () => {
+    const { lw, clock, informer, start } = setup({ resyncPeriodMs: 10_000 });
+    const fast = recorder();
+    const never = recorder();
+    const byDefault = recorder();
+    informer.addEventHandler(fast.handler, { resyncPeriodMs: 2000 });
+    informer.addEventHandler(never.handler, { resyncPeriodMs: 0 });
+    informer.addEventHandler(byDefault.handler);
+    lw.listFn = () => listOf([pod('a', '1')], '1');
+    void start();
+    await lw.watchNumber(1);
+    await until(() => informer.hasSynced() && clock.pending === 1);
+    expect(clock.nextDue()).toBe(2000); // the check period is the shortest handler period
+    for (let t = 2000; t <= 10_000; t += 2000) {
+      clock.advance(2000);
+      await until(() => fast.log.length === 1 + t / 2000, 2000, `resync at ${t}`);
+      await until(() => clock.pending === 1);
+    }
+    await until(() => byDefault.log.length === 2);
+    expect(fast.log.slice(1)).toEqual(Array(5).fill('update a 1->1'));
+    expect(byDefault.log).toEqual(['add a@1 (initial)', 'update a 1->1']);
+    expect(never.log).toEqual(['add a@1 (initial)']);
+  });
+
+  it('raises resync periods under 1 s to 1 s', async () => {
+    const { lw, clock, informer, start } = setup({ resyncPeriodMs: 5000 });
+    const tiny = recorder();
+    informer.addEventHandler(tiny.handler, { resyncPeriodMs: 10 });
+    lw.listFn = () => listOf([pod('a', '1')], '1');
+    void start();
+    await lw.watchNumber(1);
+    await until(() => clock.pending === 1);
+    expect(clock.nextDue()).toBe(1000);
+    const late = recorder();
+    // Added after start: its first resync is due 1.5 s after it was added.
+    informer.addEventHandler(late.handler, { resyncPeriodMs: 1500 });
+    clock.advance(1000);
+    await until(() => tiny.log.length === 2);
+    expect(late.log).toEqual(['add a@1 (initial)']);
+  });
+
+  it('applies the transform before caching; setTransform only before start', async () => {
+    const { lw, informer, start } = setup();
+    informer.setTransform((p) => {
+      p.metadata.managedFields = undefined;
+      return p;
+    });
+    const withFields = (name: string, rv: string) => {
+      const p = pod(name, rv);
+      p.metadata.managedFields = [{ manager: 'kubectl' }];
+      return p;
+    };
+    const seen: (TestPod | undefined)[] = [];
+    informer.addEventHandler({
+      onAdd: (p) => void seen.push(p),
+      onUpdate: (_o, p) => void seen.push(p),
+      onDelete: (p) => void seen.push(deletedObject(p)),
+    });
+    lw.listFn = () => listOf([withFields('a', '1')], '1');
+    void start();
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'MODIFIED', object: withFields('a', '2') });
+    w.push({ type: 'DELETED', object: withFields('a', '3') });
+    await until(() => seen.length === 3);
+    expect(seen.every((p) => p?.metadata.managedFields === undefined)).toBe(true);
+    expect(() => informer.setTransform((p) => p)).toThrow(/already started/);
+    expect(() => informer.setWatchErrorHandler(() => {})).toThrow(/already started/);
+  });
+
+  it('calls the watch error handler, and stops cleanly on abort', async () => {
+    const { lw, clock, informer, ac, start, done } = setup();
+    const errors: unknown[] = [];
+    informer.setWatchErrorHandler((err) => errors.push(err));
+    lw.watchErrors.push(statusError(500, 'InternalError'));
+    void start();
+    await until(() => errors.length === 1 && clock.pending === 1);
+    await expect(informer.run(ac.signal)).rejects.toThrow(/already been started/);
+    ac.abort();
+    await done();
+    expect(informer.isStopped()).toBe(true);
+    expect(clock.pending).toBe(0);
+    expect(() => informer.addEventHandler({})).toThrow(/stopped/);
+  });
+
+  it('addIndexers works on a filled cache', async () => {
+    const { lw, informer, start } = setup();
+    lw.listFn = () => listOf([pod('a', '1', 'x', 'n1'), pod('b', '1', 'y', 'n1')], '1');
+    void start();
+    await until(() => informer.hasSynced());
+    informer.addIndexers({ node: (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []) });
+    expect(informer.getIndexer().indexKeys('node', 'n1').sort()).toEqual(['x/a', 'y/b']);
+  });
+
+  it('uses the example type for its name and is not synced before running', () => {
+    const informer = newSharedIndexInformer(new FakeListerWatcher<TestPod>(), {
+      apiVersion: 'v1',
+      kind: 'Pod',
+    });
+    expect(informer.hasSynced()).toBe(false);
+    expect(informer.lastSyncResourceVersion()).toBe('');
+    expect(informer.isStopped()).toBe(false);
+  });
+});
+
+describe('filteringResourceEventHandler', () => {
+  it('turns updates into and out of the filter into adds and deletes', () => {
+    const r = recorder();
+    const h = filteringResourceEventHandler<TestPod>(
+      (p) => deletedObject(p)?.metadata.namespace === 'keep',
+      r.handler,
+    );
+    h.onAdd?.(pod('a', '1', 'keep'), true);
+    h.onAdd?.(pod('b', '1', 'drop'), false);
+    h.onUpdate?.(pod('a', '1', 'keep'), pod('a', '2', 'keep'));
+    h.onUpdate?.(pod('c', '1', 'drop'), pod('c', '2', 'keep'));
+    h.onUpdate?.(pod('a', '2', 'keep'), pod('a', '3', 'drop'));
+    h.onUpdate?.(pod('d', '2', 'drop'), pod('d', '3', 'drop'));
+    h.onDelete?.(pod('e', '1', 'keep'));
+    h.onDelete?.(pod('f', '1', 'drop'));
+    expect(r.log).toEqual([
+      'add a@1 (initial)',
+      'update a 1->2',
+      'add c@2',
+      'delete a',
+      'delete e',
+    ]);
+  });
+});

@@ -1,0 +1,548 @@
+import type { TypeMeta } from '@kubets/apimachinery';
+import { type CacheClock, realClock } from './clock.js';
+import { Controller } from './controller.js';
+import { DeltaFIFO, type Deltas } from './delta-fifo.js';
+import type { ResourceEventHandler } from './handler.js';
+import {
+  type DeletedFinalStateUnknown,
+  deletionHandlingMetaNamespaceKeyFunc,
+  type KeyFunc,
+} from './keys.js';
+import type { ListerWatcher } from './listwatch.js';
+import { type Logger, silentLogger } from './logger.js';
+import type { WatchErrorHandler } from './reflector.js';
+import { RingBuffer } from './ring-buffer.js';
+import { CacheIndexer, type Indexer, type Store } from './store.js';
+import type { Indexers } from './thread-safe-store.js';
+import { pickTuning, type ReflectorTuning } from './tuning.js';
+
+/** Handler resync periods below this are raised to it (client-go `minimumResyncPeriod`). */
+export const minimumResyncPeriodMs = 1000;
+
+/** Which notification a handler failed on. */
+export type HandlerEvent = 'add' | 'update' | 'delete';
+
+/** Reported to {@link SharedIndexInformerOptions.onHandlerError}. */
+export interface HandlerErrorInfo {
+  /** The informer's name. */
+  informer: string;
+  /** The notification being delivered. */
+  event: HandlerEvent;
+}
+
+/** Settings of a {@link SharedIndexInformer}. */
+export interface SharedIndexInformerOptions<T> extends ReflectorTuning {
+  /**
+   * Default resync period of handlers, in milliseconds: every object is re-delivered to
+   * them as an update this often. `0` (the default) for never.
+   */
+  resyncPeriodMs?: number;
+  /** Indexes of the cache. */
+  indexers?: Indexers<T>;
+  /** Keys objects. Default {@link deletionHandlingMetaNamespaceKeyFunc}. */
+  keyFunc?: KeyFunc;
+  /** Name for logs. Default: derived from the example type. */
+  name?: string;
+  /** Time source; inject a {@link FakeClock} in tests. */
+  clock?: CacheClock;
+  /** Where the informer reports what it does. Default silent. */
+  logger?: Logger;
+  /** Called when a handler throws or rejects; the informer goes on either way. */
+  onHandlerError?: (error: unknown, info: HandlerErrorInfo) => void;
+}
+
+/** Options of {@link SharedIndexInformer.addEventHandler}. */
+export interface AddEventHandlerOptions {
+  /**
+   * This handler's resync period in milliseconds (default: the informer's). Periods under
+   * 1 s are raised to 1 s; periods shorter than the informer's resync check period are
+   * raised to it once the informer runs. `0` for never.
+   */
+  resyncPeriodMs?: number;
+}
+
+/** What {@link SharedIndexInformer.addEventHandler} returns. */
+export interface ResourceEventHandlerRegistration {
+  /**
+   * True once the informer has synced and this handler has processed every object of the
+   * initial list (or, for a handler added later, of the replayed store).
+   */
+  hasSynced(): boolean;
+}
+
+/**
+ * An informer shared by any number of handlers (client-go `cache.SharedIndexInformer`): one
+ * list+watch, one indexed cache, and a fan-out of notifications to every handler.
+ */
+export interface SharedIndexInformer<T> {
+  /** Registers a handler; after start it first receives the current cache as adds. */
+  addEventHandler(
+    handler: ResourceEventHandler<T>,
+    options?: AddEventHandlerOptions,
+  ): ResourceEventHandlerRegistration;
+  /** Unregisters a handler; notifications not yet delivered to it are dropped. */
+  removeEventHandler(registration: ResourceEventHandlerRegistration): void;
+  /** Lists, watches and notifies until `signal` aborts; resolves once stopped. */
+  run(signal: AbortSignal): Promise<void>;
+  /** True once every object of the first list is in the cache and was handed to the handlers. */
+  hasSynced(): boolean;
+  /** The cache. */
+  getStore(): Store<T>;
+  /** The cache, with its indexes. */
+  getIndexer(): Indexer<T>;
+  /** Adds indexes to the cache (also to a filled one). */
+  addIndexers(indexers: Indexers<T>): void;
+  /** The resourceVersion last seen; `''` before the first list. */
+  lastSyncResourceVersion(): string;
+  /** True once `run` has returned. */
+  isStopped(): boolean;
+  /** Transforms objects before they are cached (e.g. drop `managedFields`). Before `run` only. */
+  setTransform(transform: (obj: T) => T): void;
+  /** Called for every failed list or watch. Before `run` only. */
+  setWatchErrorHandler(handler: WatchErrorHandler): void;
+}
+
+type Notification<T> =
+  | { readonly kind: 'add'; readonly obj: T; readonly isInInitialList: boolean }
+  | { readonly kind: 'update'; readonly oldObj: T; readonly newObj: T }
+  | { readonly kind: 'delete'; readonly obj: T | DeletedFinalStateUnknown<T> };
+
+/** A handler needs at most this many notifications in a row before yielding to others. */
+const dispatchBatch = 64;
+
+/**
+ * Delivers notifications to one handler (client-go `processorListener`): an unbounded ring
+ * buffer filled synchronously by the informer and drained by the listener's own async loop,
+ * so a slow handler only delays itself.
+ */
+class ProcessorListener<T> {
+  readonly handler: ResourceEventHandler<T>;
+  readonly requestedResyncPeriodMs: number;
+  resyncPeriodMs: number;
+  nextResync: number;
+  readonly #buffer = new RingBuffer<Notification<T>>(64);
+  readonly #upstreamHasSynced: () => boolean;
+  readonly #report: (err: unknown, event: HandlerEvent) => void;
+  #pendingInitial = 0;
+  #stopped = false;
+  #wake: (() => void) | undefined;
+  #loop: Promise<void> | undefined;
+
+  constructor(
+    handler: ResourceEventHandler<T>,
+    requestedResyncPeriodMs: number,
+    resyncPeriodMs: number,
+    now: number,
+    upstreamHasSynced: () => boolean,
+    report: (err: unknown, event: HandlerEvent) => void,
+  ) {
+    this.handler = handler;
+    this.requestedResyncPeriodMs = requestedResyncPeriodMs;
+    this.resyncPeriodMs = resyncPeriodMs;
+    this.nextResync = now + resyncPeriodMs;
+    this.#upstreamHasSynced = upstreamHasSynced;
+    this.#report = report;
+  }
+
+  add(n: Notification<T>): void {
+    if (this.#stopped) return;
+    if (n.kind === 'add' && n.isInInitialList) this.#pendingInitial++;
+    this.#buffer.push(n);
+    const wake = this.#wake;
+    if (wake !== undefined) {
+      this.#wake = undefined;
+      wake();
+    }
+  }
+
+  hasSynced(): boolean {
+    return this.#upstreamHasSynced() && this.#pendingInitial === 0;
+  }
+
+  shouldResync(now: number): boolean {
+    return this.resyncPeriodMs > 0 && now >= this.nextResync;
+  }
+
+  determineNextResync(now: number): void {
+    this.nextResync = now + this.resyncPeriodMs;
+  }
+
+  run(): void {
+    if (this.#loop === undefined && !this.#stopped) this.#loop = this.#run();
+  }
+
+  /**
+   * Stops delivery: queued notifications are dropped. A handler call in flight is not
+   * waited for (it may never end); the loop exits once it does.
+   */
+  stop(): void {
+    this.#stopped = true;
+    this.#buffer.clear();
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  async #run(): Promise<void> {
+    let inARow = 0;
+    while (!this.#stopped) {
+      const n = this.#buffer.shift();
+      if (n === undefined) {
+        inARow = 0;
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+        continue;
+      }
+      try {
+        const r = this.#dispatch(n);
+        if (isPromiseLike(r)) {
+          inARow = 0;
+          await r;
+        } else if (++inARow >= dispatchBatch) {
+          // Let other listeners and the informer run between batches of sync handlers.
+          inARow = 0;
+          await undefined;
+        }
+      } catch (err) {
+        this.#report(err, n.kind);
+      } finally {
+        if (n.kind === 'add' && n.isInInitialList) this.#pendingInitial--;
+      }
+    }
+  }
+
+  #dispatch(n: Notification<T>): unknown {
+    const h = this.handler;
+    switch (n.kind) {
+      case 'add':
+        return h.onAdd?.(n.obj, n.isInInitialList);
+      case 'update':
+        return h.onUpdate?.(n.oldObj, n.newObj);
+      case 'delete':
+        return h.onDelete?.(n.obj);
+    }
+  }
+}
+
+/**
+ * Fans notifications out to listeners (client-go `sharedProcessor`); remembers which
+ * listeners are due for a resync, since only those get `Sync` updates.
+ */
+class SharedProcessor<T> {
+  /** listener → whether it is due for resync right now. */
+  readonly listeners = new Map<ProcessorListener<T>, boolean>();
+  #started = false;
+
+  addListener(listener: ProcessorListener<T>): void {
+    this.listeners.set(listener, false);
+    if (this.#started) listener.run();
+  }
+
+  removeListener(listener: ProcessorListener<T>): void {
+    if (!this.listeners.delete(listener)) return;
+    listener.stop();
+  }
+
+  distribute(n: Notification<T>, sync: boolean): void {
+    for (const [listener, syncing] of this.listeners) {
+      if (!sync || syncing) listener.add(n);
+    }
+  }
+
+  run(): void {
+    this.#started = true;
+    for (const listener of this.listeners.keys()) listener.run();
+  }
+
+  stop(): void {
+    for (const listener of this.listeners.keys()) listener.stop();
+  }
+
+  shouldResync(now: number): boolean {
+    let needed = false;
+    for (const listener of this.listeners.keys()) {
+      const due = listener.shouldResync(now);
+      this.listeners.set(listener, due);
+      if (due) {
+        needed = true;
+        listener.determineNextResync(now);
+      }
+    }
+    return needed;
+  }
+
+  resyncCheckPeriodChanged(checkPeriodMs: number): void {
+    for (const listener of this.listeners.keys()) {
+      listener.resyncPeriodMs = determineResyncPeriod(
+        listener.requestedResyncPeriodMs,
+        checkPeriodMs,
+      );
+    }
+  }
+}
+
+function determineResyncPeriod(desiredMs: number, checkMs: number): number {
+  if (desiredMs === 0) return 0;
+  if (checkMs === 0) return 0; // the informer never checks: no resync
+  return Math.max(desiredMs, checkMs);
+}
+
+const registrationListener = new WeakMap<ResourceEventHandlerRegistration, unknown>();
+
+class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
+  readonly #lw: ListerWatcher<T>;
+  readonly #indexer: CacheIndexer<T>;
+  readonly #processor = new SharedProcessor<T>();
+  readonly #name: string;
+  readonly #clock: CacheClock;
+  readonly #logger: Logger;
+  readonly #options: SharedIndexInformerOptions<T>;
+  readonly #defaultEventHandlerResyncPeriodMs: number;
+  #resyncCheckPeriodMs: number;
+  #transform: ((obj: T) => T) | undefined;
+  #watchErrorHandler: WatchErrorHandler | undefined;
+  #controller: Controller<T> | undefined;
+  #started = false;
+  #stopped = false;
+
+  constructor(lw: ListerWatcher<T>, name: string, options: SharedIndexInformerOptions<T>) {
+    this.#lw = lw;
+    this.#name = name;
+    this.#options = options;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = options.logger ?? silentLogger;
+    this.#indexer = new CacheIndexer<T>(
+      options.keyFunc ?? deletionHandlingMetaNamespaceKeyFunc,
+      options.indexers ?? {},
+    );
+    this.#defaultEventHandlerResyncPeriodMs = options.resyncPeriodMs ?? 0;
+    this.#resyncCheckPeriodMs = this.#defaultEventHandlerResyncPeriodMs;
+  }
+
+  addEventHandler(
+    handler: ResourceEventHandler<T>,
+    options: AddEventHandlerOptions = {},
+  ): ResourceEventHandlerRegistration {
+    if (this.#stopped) {
+      throw new Error(`informer ${this.#name} has stopped: the handler was not added`);
+    }
+    let resyncPeriodMs = options.resyncPeriodMs ?? this.#defaultEventHandlerResyncPeriodMs;
+    if (resyncPeriodMs > 0) {
+      if (resyncPeriodMs < minimumResyncPeriodMs) {
+        this.#logger.warn('Resync period too small; raised to the minimum', {
+          informer: this.#name,
+          requestedMs: resyncPeriodMs,
+          minimumMs: minimumResyncPeriodMs,
+        });
+        resyncPeriodMs = minimumResyncPeriodMs;
+      }
+      if (resyncPeriodMs < this.#resyncCheckPeriodMs) {
+        if (this.#started) {
+          this.#logger.warn('Resync period is shorter than the running informer checks; raised', {
+            informer: this.#name,
+            requestedMs: resyncPeriodMs,
+            checkPeriodMs: this.#resyncCheckPeriodMs,
+          });
+          resyncPeriodMs = this.#resyncCheckPeriodMs;
+        } else {
+          this.#resyncCheckPeriodMs = resyncPeriodMs;
+          this.#processor.resyncCheckPeriodChanged(resyncPeriodMs);
+        }
+      }
+    }
+    const listener = new ProcessorListener<T>(
+      handler,
+      resyncPeriodMs,
+      determineResyncPeriod(resyncPeriodMs, this.#resyncCheckPeriodMs),
+      this.#clock.now(),
+      () => this.hasSynced(),
+      (err, event) => this.#reportHandlerError(err, event),
+    );
+    this.#processor.addListener(listener);
+    if (this.#started) {
+      // Replay the cache. Synchronous, so no delta can slip in between.
+      for (const obj of this.#indexer.list()) {
+        listener.add({ kind: 'add', obj, isInInitialList: true });
+      }
+    }
+    const registration: ResourceEventHandlerRegistration = {
+      hasSynced: () => listener.hasSynced(),
+    };
+    registrationListener.set(registration, listener);
+    return registration;
+  }
+
+  removeEventHandler(registration: ResourceEventHandlerRegistration): void {
+    const listener = registrationListener.get(registration);
+    if (listener instanceof ProcessorListener) {
+      this.#processor.removeListener(listener as ProcessorListener<T>);
+    }
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new Error(`informer ${this.#name} has already been started`);
+    this.#started = true;
+    if (signal.aborted) {
+      this.#stopped = true;
+      return;
+    }
+    const fifo = new DeltaFIFO<T>({
+      knownObjects: this.#indexer,
+      emitDeltaTypeReplaced: true,
+      keyFunction: this.#indexer.keyFunc,
+      transformer: this.#transform,
+    });
+    const controller = new Controller<T>({
+      ...pickTuning(this.#options),
+      queue: fifo,
+      listerWatcher: this.#lw,
+      process: (deltas, isInInitialList) => this.#handleDeltas(deltas, isInInitialList),
+      fullResyncPeriodMs: this.#resyncCheckPeriodMs,
+      shouldResync: () => this.#processor.shouldResync(this.#clock.now()),
+      watchErrorHandler: this.#watchErrorHandler,
+      name: this.#name,
+      typeDescription: this.#name,
+      clock: this.#clock,
+      logger: this.#logger,
+    });
+    this.#controller = controller;
+    this.#processor.run();
+    try {
+      await controller.run(signal);
+    } finally {
+      this.#processor.stop();
+      this.#stopped = true;
+    }
+  }
+
+  hasSynced(): boolean {
+    return this.#controller?.hasSynced() ?? false;
+  }
+
+  getStore(): Store<T> {
+    return this.#indexer;
+  }
+
+  getIndexer(): Indexer<T> {
+    return this.#indexer;
+  }
+
+  addIndexers(indexers: Indexers<T>): void {
+    this.#indexer.addIndexers(indexers);
+  }
+
+  lastSyncResourceVersion(): string {
+    return this.#controller?.lastSyncResourceVersion() ?? '';
+  }
+
+  isStopped(): boolean {
+    return this.#stopped;
+  }
+
+  setTransform(transform: (obj: T) => T): void {
+    if (this.#started) throw new Error(`informer ${this.#name} has already started`);
+    this.#transform = transform;
+  }
+
+  setWatchErrorHandler(handler: WatchErrorHandler): void {
+    if (this.#started) throw new Error(`informer ${this.#name} has already started`);
+    this.#watchErrorHandler = handler;
+  }
+
+  /** Updates the cache, then notifies (client-go `HandleDeltas` / `processDeltas`). */
+  #handleDeltas(deltas: Deltas<T>, isInInitialList: boolean): void {
+    const indexer = this.#indexer;
+    const keyFunc = indexer.keyFunc;
+    const processor = this.#processor;
+    for (const d of deltas) {
+      if (d.type === 'Deleted') {
+        indexer.deleteByKey(keyFunc(d.object));
+        processor.distribute({ kind: 'delete', obj: d.object }, false);
+        continue;
+      }
+      const obj = d.object as T;
+      const key = keyFunc(obj);
+      const old = indexer.getByKey(key);
+      indexer.setByKey(key, obj);
+      if (old === undefined) {
+        processor.distribute({ kind: 'add', obj, isInInitialList }, false);
+        continue;
+      }
+      // A resync, or a relist that found the object unchanged, goes only to the handlers
+      // due for resync.
+      const isSync =
+        d.type === 'Sync' ||
+        (d.type === 'Replaced' && resourceVersionOf(old) === resourceVersionOf(obj));
+      processor.distribute({ kind: 'update', oldObj: old, newObj: obj }, isSync);
+    }
+  }
+
+  #reportHandlerError(err: unknown, event: HandlerEvent): void {
+    this.#logger.error('Event handler failed', {
+      informer: this.#name,
+      event,
+      error: String(err),
+    });
+    const hook = this.#options.onHandlerError;
+    if (hook === undefined) return;
+    try {
+      hook(err, { informer: this.#name, event });
+    } catch {
+      // A failing error hook must not stop the informer either.
+    }
+  }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+function resourceVersionOf(obj: unknown): string | undefined {
+  return (obj as { metadata?: { resourceVersion?: string } } | undefined)?.metadata
+    ?.resourceVersion;
+}
+
+/**
+ * Creates a {@link SharedIndexInformer} over `lw` (client-go `NewSharedIndexInformer`).
+ * `exampleType` only names the informer in logs: a string such as `"pods"`, or an object
+ * whose `kind` is used.
+ *
+ * ```ts
+ * const informer = newSharedIndexInformer(lw, 'pods', {
+ *   resyncPeriodMs: 60_000,
+ *   indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
+ * });
+ * informer.addEventHandler({ onAdd: (pod) => queue.add(metaNamespaceKeyFunc(pod)) });
+ * void informer.run(signal);
+ * await waitForCacheSync(signal, () => informer.hasSynced());
+ * ```
+ */
+export function newSharedIndexInformer<T>(
+  lw: ListerWatcher<T>,
+  exampleType?: string | TypeMeta,
+  options: SharedIndexInformerOptions<T> = {},
+): SharedIndexInformer<T> {
+  const typeName =
+    typeof exampleType === 'string'
+      ? exampleType
+      : exampleType?.kind
+        ? exampleType.apiVersion
+          ? `${exampleType.apiVersion}, Kind=${exampleType.kind}`
+          : exampleType.kind
+        : 'object';
+  return new SharedIndexInformerImpl(lw, options.name ?? typeName, options);
+}
+
+/** Like {@link newSharedIndexInformer}, without indexes (client-go `NewSharedInformer`). */
+export function newSharedInformer<T>(
+  lw: ListerWatcher<T>,
+  exampleType?: string | TypeMeta,
+  options: Omit<SharedIndexInformerOptions<T>, 'indexers'> = {},
+): SharedIndexInformer<T> {
+  return newSharedIndexInformer(lw, exampleType, options);
+}

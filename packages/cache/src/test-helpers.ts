@@ -1,0 +1,173 @@
+// Helpers shared by the tests of this package (not exported from the package).
+import type { KubeObject, ObjectList, Status, WatchEvent } from '@kubets/apimachinery';
+import { StatusError } from '@kubets/apimachinery';
+import type { ListerWatcher, ListOptions, WatchOptions } from './listwatch.js';
+
+/** A Pod-like object. */
+export interface TestPod extends KubeObject {
+  metadata: {
+    name: string;
+    namespace?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    managedFields?: { manager?: string }[];
+  };
+  spec?: { nodeName?: string; value?: number };
+}
+
+/** A test object `ns/name` at resourceVersion `rv`. */
+export function pod(name: string, rv = '1', namespace = 'default', nodeName?: string): TestPod {
+  const p: TestPod = { metadata: { name, namespace, resourceVersion: rv } };
+  if (nodeName !== undefined) p.spec = { nodeName };
+  return p;
+}
+
+/** Waits (on real macrotask turns) until `cond()` is true, failing after `timeoutMs`. */
+export async function until(
+  cond: () => boolean,
+  timeoutMs = 2000,
+  what = 'condition',
+): Promise<void> {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Lets pending promise callbacks and one macrotask turn run. */
+export async function flush(turns = 3): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** A list response. */
+export function listOf<T>(items: T[], resourceVersion: string, cont?: string): ObjectList<T> {
+  const metadata: { resourceVersion: string; continue?: string } = { resourceVersion };
+  if (cont !== undefined) metadata.continue = cont;
+  return { metadata, items };
+}
+
+/** A 410 Expired StatusError, as the API server sends for a too old resourceVersion. */
+export function expiredError(message = 'too old resource version'): StatusError {
+  return new StatusError(expiredStatus(message));
+}
+
+/** The Status of a 410 Expired. */
+export function expiredStatus(message = 'too old resource version'): Status {
+  return { kind: 'Status', status: 'Failure', reason: 'Expired', code: 410, message };
+}
+
+/** A StatusError with the given code and reason. */
+export function statusError(code: number, reason: string, message = reason): StatusError {
+  return new StatusError({ kind: 'Status', status: 'Failure', reason, code, message });
+}
+
+/** One watch stream of a {@link FakeListerWatcher}: push events, close it, or fail it. */
+export class FakeWatch<T> implements AsyncIterable<WatchEvent<T>> {
+  readonly options: WatchOptions;
+  readonly #signal: AbortSignal;
+  #buffer: WatchEvent<T>[] = [];
+  #ended = false;
+  #error: unknown;
+  #wake: (() => void) | undefined;
+  /** True once the consumer left the stream (return() called) or the signal aborted. */
+  stopped = false;
+
+  constructor(options: WatchOptions, signal: AbortSignal) {
+    this.options = options;
+    this.#signal = signal;
+    signal.addEventListener('abort', () => this.#notify(), { once: true });
+  }
+
+  /** Queues an event for the consumer. */
+  push(event: WatchEvent<T>): void {
+    this.#buffer.push(event);
+    this.#notify();
+  }
+
+  /** Ends the stream cleanly (like a server-side timeout). */
+  close(): void {
+    this.#ended = true;
+    this.#notify();
+  }
+
+  /** Ends the stream with an error (like a broken connection). */
+  fail(error: unknown): void {
+    this.#error = error;
+    this.#ended = true;
+    this.#notify();
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
+    return {
+      next: async (): Promise<IteratorResult<WatchEvent<T>>> => {
+        for (;;) {
+          if (this.#signal.aborted) {
+            this.stopped = true;
+            throw this.#signal.reason;
+          }
+          const event = this.#buffer.shift();
+          if (event !== undefined) return { done: false, value: event };
+          if (this.#ended) {
+            this.stopped = true;
+            if (this.#error !== undefined) throw this.#error;
+            return { done: true, value: undefined };
+          }
+          await new Promise<void>((resolve) => {
+            this.#wake = resolve;
+          });
+        }
+      },
+      return: async (): Promise<IteratorResult<WatchEvent<T>>> => {
+        this.stopped = true;
+        this.#ended = true;
+        return { done: true, value: undefined };
+      },
+    };
+  }
+}
+
+/**
+ * An in-process ListerWatcher: `listFn` answers lists (default: an empty list at RV 1),
+ * `watchErrors` makes the next watch calls reject, and every opened watch is a
+ * {@link FakeWatch} the test pushes events into.
+ */
+export class FakeListerWatcher<T> implements ListerWatcher<T> {
+  listFn: (options: ListOptions) => ObjectList<T> | Promise<ObjectList<T>> = () => listOf([], '1');
+  /** Errors the next watch calls reject with, in order. */
+  watchErrors: unknown[] = [];
+  readonly listCalls: ListOptions[] = [];
+  readonly watchCalls: WatchOptions[] = [];
+  readonly watches: FakeWatch<T>[] = [];
+  /** Optional hook on every watch call, e.g. to push initial events; may throw. */
+  onWatch: ((w: FakeWatch<T>) => void) | undefined;
+
+  async list(options: ListOptions, signal: AbortSignal): Promise<ObjectList<T>> {
+    signal.throwIfAborted();
+    this.listCalls.push({ ...options });
+    return this.listFn(options);
+  }
+
+  async watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
+    signal.throwIfAborted();
+    this.watchCalls.push({ ...options });
+    const err = this.watchErrors.shift();
+    if (err !== undefined) throw err;
+    const w = new FakeWatch<T>(options, signal);
+    this.watches.push(w);
+    this.onWatch?.(w);
+    return w;
+  }
+
+  /** Waits until `n` watches have been opened and returns the n-th (1-based). */
+  async watchNumber(n: number, timeoutMs = 2000): Promise<FakeWatch<T>> {
+    await until(() => this.watches.length >= n, timeoutMs, `watch #${n}`);
+    return this.watches[n - 1]!;
+  }
+}

@@ -1,0 +1,29 @@
+import type { RandomSource } from '@kubets/apimachinery';
+import type { BackoffManager } from './reflector.js';
+
+/** Reflector settings an informer passes through. */
+export interface ReflectorTuning {
+  /** See {@link ReflectorOptions.useStreamingList}. */
+  useStreamingList?: boolean;
+  /** See {@link ReflectorOptions.pageSize}. */
+  pageSize?: number;
+  /** See {@link ReflectorOptions.minWatchTimeoutSeconds}. */
+  minWatchTimeoutSeconds?: number;
+  /** See {@link ReflectorOptions.backoff}. */
+  backoff?: BackoffManager;
+  /** See {@link ReflectorOptions.random}. */
+  random?: RandomSource;
+}
+
+/** The reflector settings among `options`, without undefined values (internal). */
+export function pickTuning(options: ReflectorTuning): ReflectorTuning {
+  const out: ReflectorTuning = {};
+  if (options.useStreamingList !== undefined) out.useStreamingList = options.useStreamingList;
+  if (options.pageSize !== undefined) out.pageSize = options.pageSize;
+  if (options.minWatchTimeoutSeconds !== undefined) {
+    out.minWatchTimeoutSeconds = options.minWatchTimeoutSeconds;
+  }
+  if (options.backoff !== undefined) out.backoff = options.backoff;
+  if (options.random !== undefined) out.random = options.random;
+  return out;
+}
