@@ -1,0 +1,387 @@
+import {
+  type FieldSelector,
+  type GroupVersion,
+  type GroupVersionResource,
+  groupVersionToString,
+  parseGroupVersionResource,
+  type Selector,
+} from '@kubets/apimachinery';
+import {
+  type Config,
+  PatchType,
+  type RateLimiter,
+  type RESTClient,
+  type Request,
+  type RequestBody,
+  rateLimiterFor,
+  restClientFor,
+  type WatchStream,
+} from '@kubets/rest';
+import type { Unstructured, UnstructuredList } from './unstructured.js';
+
+/** What every call accepts. */
+export interface CallOptions {
+  /** Aborts the request (for a watch: ends it). */
+  signal?: AbortSignal;
+}
+
+/** Query parameters of `get` (`metav1.GetOptions`). */
+export interface GetOptions extends CallOptions {
+  /** `'0'` lets the server answer from its cache. */
+  resourceVersion?: string;
+}
+
+/** Query parameters of `list`, `watch` and `deleteCollection` (`metav1.ListOptions`). */
+export interface ListOptions extends CallOptions {
+  /** A label selector, as text (`app=web,tier!=db`) or a parsed `Selector`. */
+  labelSelector?: string | Selector;
+  /** A field selector, as text (`metadata.name=x`) or a parsed `FieldSelector`. */
+  fieldSelector?: string | FieldSelector;
+  /** Page size; follow `metadata.continue` for the next page. */
+  limit?: number;
+  /** The `metadata.continue` token of the previous page. */
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: 'Exact' | 'NotOlderThan' | (string & {});
+  /** Server-side timeout of a list or watch. */
+  timeoutSeconds?: number;
+  /** Watch only: ask for BOOKMARK events. */
+  allowWatchBookmarks?: boolean;
+  /** Watch only: start with ADDED events for existing objects (streaming list). */
+  sendInitialEvents?: boolean;
+}
+
+/** Dry-run, field manager and validation (`metav1.CreateOptions` / `UpdateOptions`). */
+export interface CreateOptions extends CallOptions {
+  /** `['All']` to have the server validate and answer without persisting. */
+  dryRun?: readonly string[];
+  /** Who makes the change, recorded in `managedFields`. */
+  fieldManager?: string;
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict' | (string & {});
+}
+
+/** See {@link CreateOptions}. */
+export type UpdateOptions = CreateOptions;
+
+/** `metav1.PatchOptions`. */
+export interface PatchOptions extends CreateOptions {
+  /** Apply patches only: take over fields owned by other managers instead of failing with a conflict. */
+  force?: boolean;
+}
+
+/** Server-side apply (`metav1.ApplyOptions`): a field manager is required. */
+export interface ApplyOptions extends CallOptions {
+  fieldManager: string;
+  force?: boolean;
+  dryRun?: readonly string[];
+}
+
+/** Preconditions a delete must meet (`metav1.Preconditions`). */
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+/** `metav1.DeleteOptions`, sent as the JSON body of the DELETE. */
+export interface DeleteOptions extends CallOptions {
+  /** Seconds before the object is deleted; 0 deletes at once. */
+  gracePeriodSeconds?: number;
+  preconditions?: Preconditions;
+  /** What happens to dependents: `Orphan`, `Background` (default for most) or `Foreground`. */
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  /** Deprecated by the API in favour of `propagationPolicy`. */
+  orphanDependents?: boolean;
+  dryRun?: readonly string[];
+}
+
+/** The verbs on one resource, in a namespace or cluster-wide (client-go's `dynamic.ResourceInterface`). */
+export interface ResourceInterface {
+  /** The resource this interface addresses. */
+  readonly resource: GroupVersionResource;
+  /** The namespace, or `''` for cluster-scoped resources / all namespaces. */
+  readonly namespaceName: string;
+  /** Reads one object, or a subresource of it (`get('web', {}, 'scale')`). */
+  get(name: string, options?: GetOptions, ...subresources: string[]): Promise<Unstructured>;
+  /** Lists objects; every item gets the list's apiVersion and the kind without `List`. */
+  list(options?: ListOptions): Promise<UnstructuredList>;
+  /** Starts a watch; iterate it with `for await`. */
+  watch(options?: ListOptions): Promise<WatchStream<Unstructured>>;
+  /** Creates an object (or posts to a subresource of the object named in `obj`). */
+  create(
+    obj: Unstructured,
+    options?: CreateOptions,
+    ...subresources: string[]
+  ): Promise<Unstructured>;
+  /** Replaces an object (named by `obj.metadata.name`), or a subresource of it. */
+  update(
+    obj: Unstructured,
+    options?: UpdateOptions,
+    ...subresources: string[]
+  ): Promise<Unstructured>;
+  /** Replaces the `status` subresource. */
+  updateStatus(obj: Unstructured, options?: UpdateOptions): Promise<Unstructured>;
+  /**
+   * Patches an object: `body` is an object (sent as JSON), or text/bytes sent as they are.
+   * For `PatchType.ApplyPatch` set `fieldManager` (and `force` to take over conflicts).
+   */
+  patch(
+    name: string,
+    patchType: PatchType,
+    body: RequestBody,
+    options?: PatchOptions,
+    ...subresources: string[]
+  ): Promise<Unstructured>;
+  /** Server-side apply of `obj` (an apply patch). */
+  apply(
+    name: string,
+    obj: Unstructured,
+    options: ApplyOptions,
+    ...subresources: string[]
+  ): Promise<Unstructured>;
+  /** Server-side apply to the `status` subresource. */
+  applyStatus(name: string, obj: Unstructured, options: ApplyOptions): Promise<Unstructured>;
+  /** Deletes an object; the options go in the request body. */
+  delete(name: string, options?: DeleteOptions, ...subresources: string[]): Promise<void>;
+  /** Deletes every object the list options select. */
+  deleteCollection(deleteOptions?: DeleteOptions, listOptions?: ListOptions): Promise<void>;
+}
+
+/** A {@link ResourceInterface} that can be narrowed to a namespace. */
+export interface NamespaceableResourceInterface extends ResourceInterface {
+  /** The same resource in namespace `namespace` (`''`: cluster-wide / all namespaces). */
+  namespace(namespace: string): ResourceInterface;
+}
+
+function queryOf(
+  options: object | undefined,
+  skip: readonly string[] = ['signal'],
+): Record<string, string | number | boolean | readonly string[] | undefined> {
+  const params: Record<string, string | number | boolean | readonly string[] | undefined> = {};
+  if (!options) return params;
+  for (const [key, value] of Object.entries(options)) {
+    if (skip.includes(key) || value === undefined) continue;
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      params[key] = value;
+    } else if (Array.isArray(value)) {
+      params[key] = value.map(String);
+    } else if (value !== null) {
+      params[key] = String(value); // parsed selectors
+    }
+  }
+  return params;
+}
+
+function deleteBody(options: DeleteOptions | undefined): object {
+  const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
+  if (!options) return body;
+  for (const [key, value] of Object.entries(options)) {
+    if (key === 'signal' || value === undefined) continue;
+    body[key] = value;
+  }
+  return body;
+}
+
+function nameOf(obj: Unstructured): string {
+  return obj?.metadata?.name ?? '';
+}
+
+class DynamicResourceClient implements NamespaceableResourceInterface {
+  readonly resource: GroupVersionResource;
+  readonly namespaceName: string;
+  private readonly client: RESTClient;
+
+  constructor(client: RESTClient, resource: GroupVersionResource, namespace: string) {
+    this.client = client;
+    this.resource = resource;
+    this.namespaceName = namespace;
+  }
+
+  namespace(namespace: string): ResourceInterface {
+    return new DynamicResourceClient(this.client, this.resource, namespace);
+  }
+
+  // `/api/v1[/namespaces/<ns>]/<resource>[/<name>[/<subresource>...]]`; the Request
+  // validates every segment.
+  private request(
+    verb: Request,
+    name: string | undefined,
+    subresources: readonly string[],
+    signal: AbortSignal | undefined,
+  ): Request {
+    if (this.namespaceName !== '') verb.namespace(this.namespaceName);
+    verb.resource(this.resource.resource);
+    if (name !== undefined) verb.name(name);
+    if (subresources.length > 0) verb.subresource(...subresources);
+    if (signal) verb.signal(signal);
+    return verb;
+  }
+
+  async get(name: string, options?: GetOptions, ...subresources: string[]): Promise<Unstructured> {
+    return this.request(this.client.get(), name, subresources, options?.signal)
+      .params(queryOf(options))
+      .do<Unstructured>();
+  }
+
+  async list(options?: ListOptions): Promise<UnstructuredList> {
+    const list = await this.request(this.client.get(), undefined, [], options?.signal)
+      .params(queryOf(options))
+      .do<UnstructuredList>();
+    const items = list.items ?? [];
+    const itemKind = typeof list.kind === 'string' ? list.kind.replace(/List$/, '') : '';
+    for (const item of items) {
+      // Typed lists leave item type meta out; fill it in from the list, as client-go does.
+      if (!item.apiVersion && !item.kind) {
+        item.apiVersion = list.apiVersion;
+        item.kind = itemKind;
+      }
+    }
+    return { ...list, metadata: list.metadata ?? {}, items };
+  }
+
+  watch(options?: ListOptions): Promise<WatchStream<Unstructured>> {
+    return this.request(this.client.get(), undefined, [], options?.signal)
+      .params(queryOf(options))
+      .param('watch', true)
+      .watch<Unstructured>();
+  }
+
+  async create(
+    obj: Unstructured,
+    options?: CreateOptions,
+    ...subresources: string[]
+  ): Promise<Unstructured> {
+    // Posting to a subresource needs the object's name; a plain create may use generateName.
+    const name = subresources.length > 0 ? nameOf(obj) : undefined;
+    return this.request(this.client.post(), name, subresources, options?.signal)
+      .params(queryOf(options))
+      .body(obj)
+      .do<Unstructured>();
+  }
+
+  async update(
+    obj: Unstructured,
+    options?: UpdateOptions,
+    ...subresources: string[]
+  ): Promise<Unstructured> {
+    return this.request(this.client.put(), nameOf(obj), subresources, options?.signal)
+      .params(queryOf(options))
+      .body(obj)
+      .do<Unstructured>();
+  }
+
+  updateStatus(obj: Unstructured, options?: UpdateOptions): Promise<Unstructured> {
+    return this.update(obj, options, 'status');
+  }
+
+  async patch(
+    name: string,
+    patchType: PatchType,
+    body: RequestBody,
+    options?: PatchOptions,
+    ...subresources: string[]
+  ): Promise<Unstructured> {
+    return this.request(this.client.patch(patchType), name, subresources, options?.signal)
+      .params(queryOf(options))
+      .body(body)
+      .do<Unstructured>();
+  }
+
+  apply(
+    name: string,
+    obj: Unstructured,
+    options: ApplyOptions,
+    ...subresources: string[]
+  ): Promise<Unstructured> {
+    if (!options?.fieldManager) {
+      return Promise.reject(
+        new TypeError('apply needs options.fieldManager (who owns the applied fields)'),
+      );
+    }
+    return this.patch(name, PatchType.ApplyPatch, obj, options, ...subresources);
+  }
+
+  applyStatus(name: string, obj: Unstructured, options: ApplyOptions): Promise<Unstructured> {
+    return this.apply(name, obj, options, 'status');
+  }
+
+  async delete(name: string, options?: DeleteOptions, ...subresources: string[]): Promise<void> {
+    await this.request(this.client.delete(), name, subresources, options?.signal)
+      .body(deleteBody(options))
+      .do();
+  }
+
+  async deleteCollection(deleteOptions?: DeleteOptions, listOptions?: ListOptions): Promise<void> {
+    await this.request(
+      this.client.delete(),
+      undefined,
+      [],
+      deleteOptions?.signal ?? listOptions?.signal,
+    )
+      .params(queryOf(listOptions))
+      .body(deleteBody(deleteOptions))
+      .do();
+  }
+}
+
+function validateGVR(gvr: GroupVersionResource): GroupVersionResource {
+  if (!gvr.version) throw new TypeError(`resource "${gvr.resource}" needs a version`);
+  if (!gvr.resource) throw new TypeError('a GroupVersionResource needs a resource');
+  return { group: gvr.group ?? '', version: gvr.version, resource: gvr.resource };
+}
+
+/**
+ * A client for any resource, addressed by group/version/resource, reading and writing
+ * {@link Unstructured} objects (client-go's `dynamic.DynamicClient`):
+ *
+ * ```ts
+ * const dynamic = new DynamicClient(loadConfig());
+ * const pods = await dynamic.resource({ group: '', version: 'v1', resource: 'pods' })
+ *   .namespace('default').list({ limit: 500 });
+ * ```
+ *
+ * URLs come from the GVR: `/api/v1/...` for the core group, `/apis/<group>/<version>/...`
+ * otherwise; without a namespace the resource is addressed cluster-wide. One `RESTClient`
+ * per group-version is made on first use; all of them share one rate limiter.
+ */
+export class DynamicClient {
+  readonly config: Config;
+  /** The limiter every request of this client waits on; `undefined` when throttling is off. */
+  readonly rateLimiter: RateLimiter | undefined;
+  private readonly clients = new Map<string, RESTClient>();
+
+  constructor(config: Config) {
+    this.config = config;
+    this.rateLimiter = rateLimiterFor(config);
+    // Validate the host now rather than on the first request.
+    this.restClient({ group: '', version: 'v1' });
+  }
+
+  /** The (shared, cached) REST client for one group-version. */
+  restClient(groupVersion: GroupVersion): RESTClient {
+    const key = groupVersionToString(groupVersion);
+    let client = this.clients.get(key);
+    if (!client) {
+      client = restClientFor(
+        this.config,
+        { group: groupVersion.group, version: groupVersion.version },
+        this.rateLimiter ? { rateLimiter: this.rateLimiter } : {},
+      );
+      this.clients.set(key, client);
+    }
+    return client;
+  }
+
+  /**
+   * The verbs for one resource. `gvr` is an object or a string: `deployments.v1.apps`,
+   * `pods.v1.` (core), `apps/v1/deployments` or `v1/pods`.
+   */
+  resource(gvr: GroupVersionResource | string): NamespaceableResourceInterface {
+    const resolved = validateGVR(typeof gvr === 'string' ? parseGroupVersionResource(gvr) : gvr);
+    return new DynamicResourceClient(this.restClient(resolved), resolved, '');
+  }
+}
+
+/** Same as `new DynamicClient(config)` (client-go's `dynamic.NewForConfig`). */
+export function dynamicClientFor(config: Config): DynamicClient {
+  return new DynamicClient(config);
+}

@@ -1,0 +1,3 @@
+export { PatchType, type WatchStream } from '@kubets/rest';
+export * from './client.js';
+export * from './unstructured.js';
