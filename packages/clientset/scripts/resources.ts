@@ -1,0 +1,535 @@
+// The declarative table the typed group clients are generated from (scripts/generate.ts).
+// One entry per group/version; one row per resource. Change this table, then run
+// `pnpm --filter @kubets/clientset generate` and commit src/generated/.
+
+/** Which client class a resource gets. */
+export type ClientKind =
+  /** Chosen from the subresources: scale → Scalable, status → Status, else Typed. */
+  | 'auto'
+  /** Only `create` (reviews, bindings): nothing is stored. */
+  | 'createOnly'
+  /** A hand-written client in src/core.ts with extra subresource methods. */
+  | 'PodClient'
+  | 'ServiceAccountClient'
+  | 'NamespaceClient';
+
+export interface ResourceRow {
+  /** Plural resource name as in URLs. */
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+  /** Subresources the server serves for it. */
+  subresources?: string[];
+  /** Default 'auto'. */
+  client?: ClientKind;
+  /** The object type's name in the types module; default `kind`. */
+  type?: string;
+  /** The list type's name in the types module; default `<type>List` (or `<kind>List`). */
+  listType?: string;
+  /** Which servers serve it, when narrower than its group/version, e.g. '1.28+'. */
+  served?: string;
+}
+
+export interface GroupVersionRow {
+  /** PascalCase client name: `CoreV1` → class CoreV1Client, method coreV1(). */
+  name: string;
+  /** API group; '' for core. */
+  group: string;
+  version: string;
+  /** Module the wire types come from. */
+  types: string;
+  /** Which servers serve it, e.g. 'all', '1.21+', 'up to 1.24'. */
+  served: string;
+  resources: ResourceRow[];
+}
+
+const ns = true;
+const cluster = false;
+
+export const groupVersions: GroupVersionRow[] = [
+  {
+    name: 'CoreV1',
+    group: '',
+    version: 'v1',
+    types: 'kubernetes-types/core/v1',
+    served: 'all',
+    resources: [
+      { resource: 'bindings', kind: 'Binding', namespaced: ns, client: 'createOnly' },
+      { resource: 'componentstatuses', kind: 'ComponentStatus', namespaced: cluster },
+      { resource: 'configmaps', kind: 'ConfigMap', namespaced: ns },
+      { resource: 'endpoints', kind: 'Endpoints', namespaced: ns, listType: 'EndpointsList' },
+      { resource: 'events', kind: 'Event', namespaced: ns },
+      { resource: 'limitranges', kind: 'LimitRange', namespaced: ns },
+      {
+        resource: 'namespaces',
+        kind: 'Namespace',
+        namespaced: cluster,
+        subresources: ['status', 'finalize'],
+        client: 'NamespaceClient',
+      },
+      { resource: 'nodes', kind: 'Node', namespaced: cluster, subresources: ['status', 'proxy'] },
+      {
+        resource: 'persistentvolumeclaims',
+        kind: 'PersistentVolumeClaim',
+        namespaced: ns,
+        subresources: ['status'],
+      },
+      {
+        resource: 'persistentvolumes',
+        kind: 'PersistentVolume',
+        namespaced: cluster,
+        subresources: ['status'],
+      },
+      {
+        resource: 'pods',
+        kind: 'Pod',
+        namespaced: ns,
+        subresources: [
+          'status',
+          'log',
+          'eviction',
+          'binding',
+          'ephemeralcontainers',
+          'exec',
+          'attach',
+          'portforward',
+          'proxy',
+        ],
+        client: 'PodClient',
+      },
+      { resource: 'podtemplates', kind: 'PodTemplate', namespaced: ns },
+      {
+        resource: 'replicationcontrollers',
+        kind: 'ReplicationController',
+        namespaced: ns,
+        subresources: ['status', 'scale'],
+      },
+      {
+        resource: 'resourcequotas',
+        kind: 'ResourceQuota',
+        namespaced: ns,
+        subresources: ['status'],
+      },
+      { resource: 'secrets', kind: 'Secret', namespaced: ns },
+      {
+        resource: 'serviceaccounts',
+        kind: 'ServiceAccount',
+        namespaced: ns,
+        subresources: ['token'],
+        client: 'ServiceAccountClient',
+      },
+      { resource: 'services', kind: 'Service', namespaced: ns, subresources: ['status', 'proxy'] },
+    ],
+  },
+  {
+    name: 'AdmissionregistrationV1',
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/admissionregistration/v1',
+    served: 'all',
+    resources: [
+      {
+        resource: 'mutatingwebhookconfigurations',
+        kind: 'MutatingWebhookConfiguration',
+        namespaced: cluster,
+      },
+      {
+        resource: 'validatingadmissionpolicies',
+        kind: 'ValidatingAdmissionPolicy',
+        namespaced: cluster,
+        subresources: ['status'],
+        served: '1.30+',
+      },
+      {
+        resource: 'validatingadmissionpolicybindings',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        namespaced: cluster,
+        served: '1.30+',
+      },
+      {
+        resource: 'validatingwebhookconfigurations',
+        kind: 'ValidatingWebhookConfiguration',
+        namespaced: cluster,
+      },
+    ],
+  },
+  {
+    name: 'ApiextensionsV1',
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/apiextensions/v1',
+    served: 'all',
+    resources: [
+      {
+        resource: 'customresourcedefinitions',
+        kind: 'CustomResourceDefinition',
+        namespaced: cluster,
+        subresources: ['status'],
+      },
+    ],
+  },
+  {
+    name: 'ApiregistrationV1',
+    group: 'apiregistration.k8s.io',
+    version: 'v1',
+    types: '../types/apiregistration.js',
+    served: 'all',
+    resources: [
+      {
+        resource: 'apiservices',
+        kind: 'APIService',
+        namespaced: cluster,
+        subresources: ['status'],
+      },
+    ],
+  },
+  {
+    name: 'AppsV1',
+    group: 'apps',
+    version: 'v1',
+    types: 'kubernetes-types/apps/v1',
+    served: 'all',
+    resources: [
+      { resource: 'controllerrevisions', kind: 'ControllerRevision', namespaced: ns },
+      { resource: 'daemonsets', kind: 'DaemonSet', namespaced: ns, subresources: ['status'] },
+      {
+        resource: 'deployments',
+        kind: 'Deployment',
+        namespaced: ns,
+        subresources: ['status', 'scale'],
+      },
+      {
+        resource: 'replicasets',
+        kind: 'ReplicaSet',
+        namespaced: ns,
+        subresources: ['status', 'scale'],
+      },
+      {
+        resource: 'statefulsets',
+        kind: 'StatefulSet',
+        namespaced: ns,
+        subresources: ['status', 'scale'],
+      },
+    ],
+  },
+  {
+    name: 'AuthenticationV1',
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/authentication/v1',
+    served: 'all',
+    resources: [
+      {
+        resource: 'selfsubjectreviews',
+        kind: 'SelfSubjectReview',
+        namespaced: cluster,
+        client: 'createOnly',
+        served: '1.28+',
+      },
+      { resource: 'tokenreviews', kind: 'TokenReview', namespaced: cluster, client: 'createOnly' },
+    ],
+  },
+  {
+    name: 'AuthorizationV1',
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/authorization/v1',
+    served: 'all',
+    resources: [
+      {
+        resource: 'localsubjectaccessreviews',
+        kind: 'LocalSubjectAccessReview',
+        namespaced: ns,
+        client: 'createOnly',
+      },
+      {
+        resource: 'selfsubjectaccessreviews',
+        kind: 'SelfSubjectAccessReview',
+        namespaced: cluster,
+        client: 'createOnly',
+      },
+      {
+        resource: 'selfsubjectrulesreviews',
+        kind: 'SelfSubjectRulesReview',
+        namespaced: cluster,
+        client: 'createOnly',
+      },
+      {
+        resource: 'subjectaccessreviews',
+        kind: 'SubjectAccessReview',
+        namespaced: cluster,
+        client: 'createOnly',
+      },
+    ],
+  },
+  {
+    name: 'AutoscalingV1',
+    group: 'autoscaling',
+    version: 'v1',
+    types: 'kubernetes-types/autoscaling/v1',
+    served: 'all',
+    resources: [
+      {
+        resource: 'horizontalpodautoscalers',
+        kind: 'HorizontalPodAutoscaler',
+        namespaced: ns,
+        subresources: ['status'],
+      },
+    ],
+  },
+  {
+    name: 'AutoscalingV2',
+    group: 'autoscaling',
+    version: 'v2',
+    types: 'kubernetes-types/autoscaling/v2',
+    served: '1.23+',
+    resources: [
+      {
+        resource: 'horizontalpodautoscalers',
+        kind: 'HorizontalPodAutoscaler',
+        namespaced: ns,
+        subresources: ['status'],
+      },
+    ],
+  },
+  {
+    name: 'AutoscalingV2beta2',
+    group: 'autoscaling',
+    version: 'v2beta2',
+    types: '../types/beta.js',
+    served: 'up to 1.25',
+    resources: [
+      {
+        resource: 'horizontalpodautoscalers',
+        kind: 'HorizontalPodAutoscaler',
+        namespaced: ns,
+        subresources: ['status'],
+        type: 'HorizontalPodAutoscalerV2beta2',
+        listType: 'HorizontalPodAutoscalerListV2beta2',
+      },
+    ],
+  },
+  {
+    name: 'BatchV1',
+    group: 'batch',
+    version: 'v1',
+    types: 'kubernetes-types/batch/v1',
+    served: 'all',
+    resources: [
+      {
+        resource: 'cronjobs',
+        kind: 'CronJob',
+        namespaced: ns,
+        subresources: ['status'],
+        served: '1.21+',
+      },
+      { resource: 'jobs', kind: 'Job', namespaced: ns, subresources: ['status'] },
+    ],
+  },
+  {
+    name: 'BatchV1beta1',
+    group: 'batch',
+    version: 'v1beta1',
+    types: '../types/beta.js',
+    served: 'up to 1.24',
+    resources: [
+      {
+        resource: 'cronjobs',
+        kind: 'CronJob',
+        namespaced: ns,
+        subresources: ['status'],
+        type: 'CronJobV1beta1',
+        listType: 'CronJobListV1beta1',
+      },
+    ],
+  },
+  {
+    name: 'CertificatesV1',
+    group: 'certificates.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/certificates/v1',
+    served: 'all',
+    resources: [
+      {
+        resource: 'certificatesigningrequests',
+        kind: 'CertificateSigningRequest',
+        namespaced: cluster,
+        subresources: ['status', 'approval'],
+      },
+    ],
+  },
+  {
+    name: 'CoordinationV1',
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/coordination/v1',
+    served: 'all',
+    resources: [{ resource: 'leases', kind: 'Lease', namespaced: ns }],
+  },
+  {
+    name: 'DiscoveryV1',
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/discovery/v1',
+    served: '1.21+',
+    resources: [{ resource: 'endpointslices', kind: 'EndpointSlice', namespaced: ns }],
+  },
+  {
+    name: 'DiscoveryV1beta1',
+    group: 'discovery.k8s.io',
+    version: 'v1beta1',
+    types: '../types/beta.js',
+    served: 'up to 1.24',
+    resources: [
+      {
+        resource: 'endpointslices',
+        kind: 'EndpointSlice',
+        namespaced: ns,
+        type: 'EndpointSliceV1beta1',
+        listType: 'EndpointSliceListV1beta1',
+      },
+    ],
+  },
+  {
+    name: 'EventsV1',
+    group: 'events.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/events/v1',
+    served: 'all',
+    resources: [{ resource: 'events', kind: 'Event', namespaced: ns }],
+  },
+  {
+    name: 'FlowcontrolApiserverV1',
+    group: 'flowcontrol.apiserver.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/flowcontrol/v1',
+    served: '1.29+',
+    resources: [
+      {
+        resource: 'flowschemas',
+        kind: 'FlowSchema',
+        namespaced: cluster,
+        subresources: ['status'],
+      },
+      {
+        resource: 'prioritylevelconfigurations',
+        kind: 'PriorityLevelConfiguration',
+        namespaced: cluster,
+        subresources: ['status'],
+      },
+    ],
+  },
+  {
+    name: 'NetworkingV1',
+    group: 'networking.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/networking/v1',
+    served: 'all',
+    resources: [
+      { resource: 'ingressclasses', kind: 'IngressClass', namespaced: cluster },
+      { resource: 'ingresses', kind: 'Ingress', namespaced: ns, subresources: ['status'] },
+      { resource: 'networkpolicies', kind: 'NetworkPolicy', namespaced: ns },
+    ],
+  },
+  {
+    name: 'NodeV1',
+    group: 'node.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/node/v1',
+    served: 'all',
+    resources: [{ resource: 'runtimeclasses', kind: 'RuntimeClass', namespaced: cluster }],
+  },
+  {
+    name: 'NodeV1beta1',
+    group: 'node.k8s.io',
+    version: 'v1beta1',
+    types: '../types/beta.js',
+    served: 'up to 1.24',
+    resources: [
+      {
+        resource: 'runtimeclasses',
+        kind: 'RuntimeClass',
+        namespaced: cluster,
+        type: 'RuntimeClassV1beta1',
+        listType: 'RuntimeClassListV1beta1',
+      },
+    ],
+  },
+  {
+    name: 'PolicyV1',
+    group: 'policy',
+    version: 'v1',
+    types: 'kubernetes-types/policy/v1',
+    served: '1.21+',
+    resources: [
+      {
+        resource: 'poddisruptionbudgets',
+        kind: 'PodDisruptionBudget',
+        namespaced: ns,
+        subresources: ['status'],
+      },
+    ],
+  },
+  {
+    name: 'PolicyV1beta1',
+    group: 'policy',
+    version: 'v1beta1',
+    types: '../types/beta.js',
+    served: 'up to 1.24',
+    resources: [
+      {
+        resource: 'poddisruptionbudgets',
+        kind: 'PodDisruptionBudget',
+        namespaced: ns,
+        subresources: ['status'],
+        type: 'PodDisruptionBudgetV1beta1',
+        listType: 'PodDisruptionBudgetListV1beta1',
+      },
+    ],
+  },
+  {
+    name: 'RbacV1',
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/rbac/v1',
+    served: 'all',
+    resources: [
+      { resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: cluster },
+      { resource: 'clusterroles', kind: 'ClusterRole', namespaced: cluster },
+      { resource: 'rolebindings', kind: 'RoleBinding', namespaced: ns },
+      { resource: 'roles', kind: 'Role', namespaced: ns },
+    ],
+  },
+  {
+    name: 'SchedulingV1',
+    group: 'scheduling.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/scheduling/v1',
+    served: 'all',
+    resources: [{ resource: 'priorityclasses', kind: 'PriorityClass', namespaced: cluster }],
+  },
+  {
+    name: 'StorageV1',
+    group: 'storage.k8s.io',
+    version: 'v1',
+    types: 'kubernetes-types/storage/v1',
+    served: 'all',
+    resources: [
+      { resource: 'csidrivers', kind: 'CSIDriver', namespaced: cluster },
+      { resource: 'csinodes', kind: 'CSINode', namespaced: cluster },
+      {
+        resource: 'csistoragecapacities',
+        kind: 'CSIStorageCapacity',
+        namespaced: ns,
+        served: '1.24+',
+      },
+      { resource: 'storageclasses', kind: 'StorageClass', namespaced: cluster },
+      {
+        resource: 'volumeattachments',
+        kind: 'VolumeAttachment',
+        namespaced: cluster,
+        subresources: ['status'],
+      },
+    ],
+  },
+];

@@ -1,0 +1,164 @@
+import type { FieldSelector, Selector } from '@kubets/apimachinery';
+import type { ParamValue } from '@kubets/rest';
+
+/** Options every typed-client call takes. */
+export interface CallOptions {
+  /** Aborting cancels the request (for `watch` and `getLog`: ends the stream). */
+  signal?: AbortSignal;
+  /**
+   * Gives up after this many milliseconds and asks the server to finish within that time
+   * too (the `timeout` query parameter). Overrides `Config.timeoutMs`.
+   */
+  timeoutMs?: number;
+}
+
+/** Options of `get` (meta/v1 `GetOptions`). */
+export interface GetOptions extends CallOptions {
+  /** `'0'` lets the server answer from its cache; unset reads the latest state. */
+  resourceVersion?: string;
+}
+
+/** How `resourceVersion` is interpreted by `list` (meta/v1 `ResourceVersionMatch`). */
+export type ResourceVersionMatch = 'NotOlderThan' | 'Exact' | (string & {});
+
+/** Options of `list` (meta/v1 `ListOptions`). */
+export interface ListOptions extends CallOptions {
+  /** A label selector: its string form (`app=web,tier!=db`) or a parsed `Selector`. */
+  labelSelector?: string | Selector;
+  /** A field selector: its string form (`metadata.name=x`) or a parsed `FieldSelector`. */
+  fieldSelector?: string | FieldSelector;
+  /** Page size; the answer carries `metadata.continue` when more items remain. */
+  limit?: number;
+  /** The `metadata.continue` token of the previous page. */
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: ResourceVersionMatch;
+  /** Server-side limit on the call's duration, in seconds (for watches: when it closes). */
+  timeoutSeconds?: number;
+}
+
+/** Options of `watch`: list options plus bookmarks and streaming lists. */
+export interface WatchOptions extends ListOptions {
+  /** Ask for BOOKMARK events carrying the latest resourceVersion. */
+  allowWatchBookmarks?: boolean;
+  /** Streaming list: start with ADDED events for every object (needs a 1.27+ server). */
+  sendInitialEvents?: boolean;
+}
+
+/** How the server treats unknown or duplicate fields in a write (1.25+ servers). */
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+/** Options of `create` (meta/v1 `CreateOptions`). */
+export interface CreateOptions extends CallOptions {
+  /** Validate and admit the request without persisting it (`dryRun=All`). */
+  dryRun?: boolean;
+  /** The field manager recorded in `metadata.managedFields`. */
+  fieldManager?: string;
+  fieldValidation?: FieldValidation;
+}
+
+/** Options of `update` and `updateStatus` (meta/v1 `UpdateOptions`). */
+export interface UpdateOptions extends CreateOptions {}
+
+/** Options of `patch` (meta/v1 `PatchOptions`). */
+export interface PatchOptions extends CreateOptions {
+  /** Apply patches only: take ownership of conflicting fields from other managers. */
+  force?: boolean;
+}
+
+/** Options of `apply` (server-side apply); `fieldManager` is required. */
+export interface ApplyOptions extends CallOptions {
+  /** The manager that owns the applied fields, e.g. your controller's name. */
+  fieldManager: string;
+  /** Take ownership of fields other managers own instead of failing with 409 Conflict. */
+  force?: boolean;
+  dryRun?: boolean;
+  fieldValidation?: FieldValidation;
+}
+
+/** What happens to an object's dependents when it is deleted. */
+export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
+
+/** Conditions that must hold for a delete to proceed; 409 Conflict otherwise. */
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+/** Options of `delete` and `deleteCollection` (meta/v1 `DeleteOptions`), sent as the body. */
+export interface DeleteOptions extends CallOptions {
+  propagationPolicy?: PropagationPolicy;
+  preconditions?: Preconditions;
+  /** Seconds before the object is deleted; 0 deletes immediately. */
+  gracePeriodSeconds?: number;
+  dryRun?: boolean;
+}
+
+/** The wire form of {@link DeleteOptions} (meta/v1 `DeleteOptions`). */
+export interface DeleteOptionsBody {
+  apiVersion?: string;
+  kind?: string;
+  propagationPolicy?: PropagationPolicy;
+  preconditions?: Preconditions;
+  gracePeriodSeconds?: number;
+  dryRun?: string[];
+}
+
+type Params = Record<string, ParamValue | undefined>;
+
+function selectorString(
+  selector: string | Selector | FieldSelector | undefined,
+): string | undefined {
+  if (selector === undefined) return undefined;
+  const text = typeof selector === 'string' ? selector : selector.toString();
+  return text === '' ? undefined : text;
+}
+
+/** Query parameters of a get. */
+export function getParams(options: GetOptions): Params {
+  return { resourceVersion: options.resourceVersion };
+}
+
+/** Query parameters of a list (or a deleteCollection's selection). */
+export function listParams(options: ListOptions): Params {
+  return {
+    labelSelector: selectorString(options.labelSelector),
+    fieldSelector: selectorString(options.fieldSelector),
+    limit: options.limit,
+    continue: options.continue || undefined,
+    resourceVersion: options.resourceVersion,
+    resourceVersionMatch: options.resourceVersionMatch,
+    timeoutSeconds: options.timeoutSeconds,
+  };
+}
+
+/** Query parameters of a watch. */
+export function watchParams(options: WatchOptions): Params {
+  return {
+    ...listParams(options),
+    allowWatchBookmarks: options.allowWatchBookmarks,
+    sendInitialEvents: options.sendInitialEvents,
+  };
+}
+
+/** Query parameters of a create, update or patch. */
+export function writeParams(options: PatchOptions): Params {
+  return {
+    dryRun: options.dryRun ? 'All' : undefined,
+    fieldManager: options.fieldManager,
+    fieldValidation: options.fieldValidation,
+    force: options.force,
+  };
+}
+
+/** The body of a delete or deleteCollection. */
+export function deleteOptionsBody(options: DeleteOptions): DeleteOptionsBody {
+  // No apiVersion/kind: the server reads an untyped body as meta/v1 DeleteOptions in every group.
+  const body: DeleteOptionsBody = {};
+  if (options.propagationPolicy !== undefined) body.propagationPolicy = options.propagationPolicy;
+  if (options.preconditions !== undefined) body.preconditions = { ...options.preconditions };
+  if (options.gracePeriodSeconds !== undefined)
+    body.gracePeriodSeconds = options.gracePeriodSeconds;
+  if (options.dryRun) body.dryRun = ['All'];
+  return body;
+}
