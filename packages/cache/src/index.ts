@@ -5,6 +5,7 @@ export * from './factory.js';
 export * from './handler.js';
 export * from './keys.js';
 export * from './listwatch.js';
+export * from './listwatch-client.js';
 export * from './logger.js';
 export * from './pager.js';
 export * from './reflector.js';

@@ -116,22 +116,26 @@ export function isCredentialsError(err: unknown): err is CredentialsError {
 
 /**
  * The server answered with success but the body is not what was asked for: not JSON, or
- * empty where an object was expected.
+ * empty where an object was expected, or (for a streamed list) malformed or cut short.
  */
 export class ResponseDecodeError extends Error {
+  /** The HTTP status code; 0 when the body was decoded outside a request (`decodeListStream`). */
   readonly statusCode: number;
   readonly contentType: string | undefined;
+  /** The byte offset in the body where decoding failed, when known. */
+  readonly offset: number | undefined;
   readonly [responseDecodeErrorBrand] = true;
 
   constructor(
     message: string,
-    details: { statusCode: number; contentType?: string | undefined },
+    details: { statusCode: number; contentType?: string | undefined; offset?: number | undefined },
     options?: { cause?: unknown },
   ) {
     super(message, options);
     this.name = 'ResponseDecodeError';
     this.statusCode = details.statusCode;
     this.contentType = details.contentType;
+    this.offset = details.offset;
   }
 }
 

@@ -4,6 +4,7 @@ export * from './config.js';
 export type { ResolvedCredentials } from './credentials.js';
 export { CredentialSource, impersonationHeaders, TokenFile } from './credentials.js';
 export * from './errors.js';
+export * from './list-decode.js';
 export * from './logger.js';
 export * from './ratelimit.js';
 export * from './request.js';

@@ -1,7 +1,7 @@
 import type { Agent, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
-import { type Status, StatusError, statusFromHttp } from '@kubets/apimachinery';
+import { type ObjectList, type Status, StatusError, statusFromHttp } from '@kubets/apimachinery';
 import type { Clock } from './clock.js';
 import {
   InvalidRequestError,
@@ -9,6 +9,7 @@ import {
   ResponseDecodeError,
   TransportError,
 } from './errors.js';
+import { type ListDecodeOptions, ListStreamDecoder } from './list-decode.js';
 import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit.js';
 import { isRetryableConnectionError, networkErrorCode, sendHttpRequest } from './transport.js';
@@ -167,7 +168,8 @@ function isSuccess(statusCode: number): boolean {
 }
 
 /**
- * One API request, built fluently and sent with {@link Request.do}, {@link Request.doRaw},
+ * One API request, built fluently and sent with {@link Request.do}, {@link Request.doList},
+ * {@link Request.doRaw},
  * {@link Request.watch} or {@link Request.stream}. Made by a `RESTClient` verb:
  *
  * ```ts
@@ -494,19 +496,23 @@ export class Request {
     }
   }
 
+  private readFailure(err: unknown, deadline: Deadline): unknown {
+    if (deadline.signal.aborted) return deadline.signal.reason;
+    const url = this.url().href;
+    const reason = err instanceof Error ? err.message : String(err);
+    const code = networkErrorCode(err);
+    return new TransportError(
+      `${this.verb} ${url}: reading the response failed: ${reason}`,
+      { method: this.verb, url, ...(code ? { code } : {}) },
+      { cause: err },
+    );
+  }
+
   private async readWhole(response: IncomingMessage, deadline: Deadline): Promise<Buffer> {
     try {
       return await readBody(response);
     } catch (err) {
-      if (deadline.signal.aborted) throw deadline.signal.reason;
-      const url = this.url().href;
-      const reason = err instanceof Error ? err.message : String(err);
-      const code = networkErrorCode(err);
-      throw new TransportError(
-        `${this.verb} ${url}: reading the response failed: ${reason}`,
-        { method: this.verb, url, ...(code ? { code } : {}) },
-        { cause: err },
-      );
+      throw this.readFailure(err, deadline);
     }
   }
 
@@ -565,6 +571,72 @@ export class Request {
         throw new StatusError({ ...decoded, code: decoded.code || statusCode });
       }
       return decoded as T;
+    } catch (err) {
+      throw deadline.signal.aborted && !isTransportError(err) ? deadline.signal.reason : err;
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /**
+   * Sends a list request like {@link Request.do} (same retries, rate limiting and errors)
+   * but decodes a 2xx body as it downloads: each element of `items` is parsed on its own
+   * as soon as its bytes arrive and handed to `options.onItem`, and the body is never held
+   * as one string — so lists beyond V8's string limit (about 512 MB) work and parsing
+   * overlaps the transfer. See {@link ListStreamDecoder} for the decoding rules.
+   *
+   * ```ts
+   * const list = await client.get().resource('pods').param('resourceVersion', '0')
+   *   .doList<Pod>({ onItem: (pod) => store.add(pod), collectItems: false });
+   * const rv = list.metadata?.resourceVersion;
+   * ```
+   *
+   * @throws {StatusError} for a non-2xx answer, or a 2xx `Status` with `status: Failure`;
+   * {@link ResponseDecodeError} for a 2xx body that is not a list (its `offset` says where);
+   * {@link TransportError} when no answer came, the connection broke mid-body or the
+   * timeout elapsed (it covers the whole download); {@link InvalidRequestError}; the
+   * signal's reason when aborted; and whatever `onItem` throws, which also closes the
+   * connection.
+   */
+  async doList<T = unknown>(options: ListDecodeOptions<T> = {}): Promise<ObjectList<T>> {
+    const deadline = this.startDeadline();
+    try {
+      const response = await this.send(deadline);
+      const statusCode = response.statusCode ?? 0;
+      if (!isSuccess(statusCode)) {
+        throw errorFromResponse(response, await this.readWhole(response, deadline));
+      }
+      const decoder = new ListStreamDecoder<T>(options, {
+        messagePrefix: `${this.verb} ${this.url().href}: `,
+        statusCode,
+        contentType: response.headers['content-type'],
+      });
+      let complete = false;
+      try {
+        const chunks = response[Symbol.asyncIterator]();
+        for (;;) {
+          let next: IteratorResult<unknown>;
+          try {
+            next = await chunks.next();
+          } catch (err) {
+            throw this.readFailure(err, deadline);
+          }
+          if (next.done) break;
+          decoder.write(next.value as Buffer);
+        }
+        complete = true;
+      } finally {
+        // A decode error or an exception from onItem stops the download.
+        if (!complete) response.destroy();
+      }
+      const list = decoder.end();
+      // A Status reporting failure is an error even inside a 2xx answer, as in do().
+      const decoded: unknown = list;
+      if (isStatusObject(decoded) && decoded.status === 'Failure') {
+        const { items: _items, ...status } = decoded as Status & { items?: unknown };
+        throw new StatusError({ ...status, code: status.code || statusCode });
+      }
+      return list;
     } catch (err) {
       throw deadline.signal.aborted && !isTransportError(err) ? deadline.signal.reason : err;
     } finally {

@@ -267,6 +267,33 @@ describe('RESTClient against a real kube-apiserver', () => {
     expect(seen).toEqual(expect.arrayContaining(names));
   });
 
+  it('stream-decodes a list with doList(), matching do()', async () => {
+    const names = Array.from({ length: 25 }, (_, i) => `streamed-${i}`);
+    for (const name of names) {
+      await create(configMap(name, { text: `ünïcødé "${name}" \\ {[`, big: 'x'.repeat(20_000) }));
+    }
+    const request = () =>
+      core.get().namespace(namespace).resource('configmaps').param('labelSelector', '');
+    const seen: string[] = [];
+    const streamed = await request().doList<ConfigMap>({
+      onItem: (cm) => seen.push(cm.metadata.name),
+    });
+    const whole = await request().do<ObjectList<ConfigMap>>();
+    expect(streamed.kind).toBe('ConfigMapList');
+    expect(streamed.metadata?.resourceVersion).toMatch(/^\d+$/);
+    expect(streamed.items).toEqual(whole.items);
+    expect(seen).toEqual(whole.items.map((cm) => cm.metadata.name));
+    expect(seen).toEqual(expect.arrayContaining(names));
+
+    const missing = await core
+      .get()
+      .namespace(namespace)
+      .resource('nosuchthings')
+      .doList()
+      .catch((err: unknown) => err);
+    expect(isNotFound(missing)).toBe(true);
+  });
+
   it('streams a raw body through stream()', async () => {
     const body = await core.get().absPath('/version').stream();
     const chunks: Buffer[] = [];

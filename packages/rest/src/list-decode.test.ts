@@ -1,0 +1,281 @@
+import type { ObjectList } from '@kubets/apimachinery';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { chunksOf, makePodListBody } from './bench-fixtures.js';
+import { isResponseDecodeError, ResponseDecodeError } from './errors.js';
+import { decodeListStream, ListStreamDecoder } from './list-decode.js';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Decodes `chunks` synchronously through the push API. */
+function decodeChunks<T = unknown>(chunks: readonly Uint8Array[]): ObjectList<T> {
+  const decoder = new ListStreamDecoder<T>();
+  for (const chunk of chunks) decoder.write(chunk);
+  return decoder.end();
+}
+
+function decodeError(chunks: readonly Uint8Array[]): ResponseDecodeError {
+  try {
+    decodeChunks(chunks);
+  } catch (err) {
+    if (err instanceof ResponseDecodeError) return err;
+    throw err;
+  }
+  throw new Error('expected a ResponseDecodeError');
+}
+
+const tricky = {
+  kind: 'PodList',
+  apiVersion: 'v1',
+  items: [
+    {
+      metadata: {
+        name: 'café-日本-🚀',
+        annotations: { q: 'say "hi"', bs: 'C:\\dir\\', both: '\\"' },
+      },
+      spec: { nested: [[1, [2, { a: [] }]], {}, { b: { c: { d: null } } }], flags: [true, false] },
+      braces: '{[}]"{',
+      n: -1.5e3,
+    },
+    { metadata: { name: 'ß' }, data: { '': '\u0000\u001f\u2028', emoji: '👩‍👩‍👧' } },
+    'a string item',
+    42,
+    null,
+    [],
+    {},
+  ],
+  metadata: { resourceVersion: '9001', continue: '' },
+  extra: [1, 'two', { three: 3 }],
+  count: 7,
+  ok: true,
+};
+
+describe('ListStreamDecoder', () => {
+  const compact = Buffer.from(JSON.stringify(tricky), 'utf8');
+  const pretty = Buffer.from(`\n ${JSON.stringify(tricky, null, '\t  ')}\r\n  `, 'utf8');
+
+  it('decodes a body split at every byte position', () => {
+    for (const body of [compact, pretty]) {
+      for (let at = 0; at <= body.length; at++) {
+        const list = decodeChunks([body.subarray(0, at), body.subarray(at)]);
+        expect(list, `split at ${at}`).toEqual(tricky);
+      }
+    }
+  });
+
+  it('decodes a body arriving one byte at a time, and in every chunk size', () => {
+    for (let size = 1; size <= compact.length; size += size < 16 ? 1 : 7) {
+      expect(decodeChunks(chunksOf(compact, size)), `chunks of ${size}`).toEqual(tricky);
+    }
+    expect(decodeChunks(chunksOf(pretty, 1))).toEqual(tricky);
+  });
+
+  it('splits inside multi-byte characters and escapes without corrupting them', () => {
+    const body = Buffer.from(JSON.stringify({ items: [{ s: '🚀é\\"日' }] }), 'utf8');
+    for (let a = 1; a < body.length; a++) {
+      for (let b = a + 1; b < body.length; b++) {
+        const list = decodeChunks([body.subarray(0, a), body.subarray(a, b), body.subarray(b)]);
+        expect(list.items).toEqual([{ s: '🚀é\\"日' }]);
+      }
+    }
+  });
+
+  it('hands each item to onItem as soon as its closing brace arrives', () => {
+    const body = Buffer.from(
+      '{"kind":"L","items":[{"n":1},{"n":2},{"n":3}],"metadata":{"resourceVersion":"5"}}',
+    );
+    const seen: unknown[] = [];
+    const decoder = new ListStreamDecoder<{ n: number }>({ onItem: (item) => seen.push(item) });
+    decoder.write(body.subarray(0, body.indexOf('},{') + 1));
+    expect(seen).toEqual([{ n: 1 }]);
+    decoder.write(body.subarray(body.indexOf('},{') + 1, body.lastIndexOf(']')));
+    expect(seen).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(decoder.itemsDecoded).toBe(3);
+    decoder.write(body.subarray(body.lastIndexOf(']')));
+    const list = decoder.end();
+    expect(list.items).toEqual(seen);
+    expect(list.metadata).toEqual({ resourceVersion: '5' });
+  });
+
+  it('leaves items empty with collectItems: false', async () => {
+    const seen: unknown[] = [];
+    const list = await decodeListStream([compact], {
+      onItem: (item) => seen.push(item),
+      collectItems: false,
+    });
+    expect(seen).toEqual(tricky.items);
+    expect(list.items).toEqual([]);
+    expect(list.metadata).toEqual(tricky.metadata);
+  });
+
+  it('decodes empty lists, with or without whitespace', () => {
+    for (const text of [
+      '{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}',
+      ' { "items" : [ ] , "metadata" : { } } ',
+      '{"items":[]}',
+      '{}',
+    ]) {
+      const list = decodeChunks(chunksOf(Buffer.from(text), 1));
+      expect(list.items, text).toEqual([]);
+      expect(list, text).toEqual({ ...JSON.parse(text), items: [] });
+    }
+  });
+
+  it('decodes a body without items (or with items: null) to an empty list, as a Go list type does', () => {
+    const status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      code: 500,
+    };
+    expect(decodeChunks([Buffer.from(JSON.stringify(status))])).toEqual({ ...status, items: [] });
+    expect(decodeChunks([Buffer.from('{"kind":"PodList","items":null}')])).toEqual({
+      kind: 'PodList',
+      items: [],
+    });
+  });
+
+  it('recognises an escaped "items" key and keeps the last of repeated keys, like JSON.parse', () => {
+    const text = '{"\\u0069tems":[1],"kind":"A","kind":"B","items":[2,3]}';
+    expect(decodeChunks([Buffer.from(text)])).toEqual(JSON.parse(text));
+  });
+
+  it('accepts plain Uint8Array chunks and async sources', async () => {
+    async function* source(): AsyncGenerator<Uint8Array> {
+      for (const chunk of chunksOf(compact, 5)) yield new Uint8Array(chunk);
+    }
+    expect(await decodeListStream(source())).toEqual(tricky);
+  });
+
+  it('reports every truncation of the body with the offset where it ended', () => {
+    for (let length = 0; length < compact.length; length++) {
+      const err = decodeError([compact.subarray(0, length)]);
+      expect(err.offset, `cut at ${length}`).toBe(length);
+      expect(err.message).toMatch(length === 0 ? /the body is empty/ : /the body ended at byte/);
+    }
+    const cut = compact.subarray(0, compact.indexOf('"ß"'));
+    expect(decodeError([cut]).message).toMatch(
+      new RegExp(
+        `ended at byte ${cut.length} inside items\\[1\\] \\(which started at byte ${compact.indexOf('{"metadata":{"name":"ß"')}\\)`,
+      ),
+    );
+  });
+
+  it('reports malformed JSON with what was wrong and where', () => {
+    const cases: [string, RegExp, number][] = [
+      ['[1,2]', /expected a JSON object, found '\[' at byte 0/, 0],
+      ['  "x"', /expected a JSON object, found '"' at byte 2/, 2],
+      ['{"items":[{"a":1},{"a":}]}', /invalid JSON in items\[1\] at bytes 18-23: /, 18],
+      ['{"items":[1,,2]}', /unexpected ',' at byte 12, expected items\[1\]/, 12],
+      ['{"items":[1,]}', /unexpected '\]' at byte 12, expected items\[1\]/, 12],
+      [
+        '{"items":[{"a":1}}]}',
+        /unexpected '}' at byte 17, expected ',' or '\]' after items\[0\]/,
+        17,
+      ],
+      ['{"items":{"a":1}}', /"items" at byte 9 is an object, not an array/, 9],
+      ['{"items":"x"}', /"items" at byte 9 is a string, not an array/, 9],
+      ['{"items":[]}x', /unexpected 'x' at byte 12 after the list/, 12],
+      ['{"kind":"A",}', /unexpected '}' at byte 12, expected a field name/, 12],
+      ['{"kind" "A"}', /unexpected '"' at byte 8, expected ':'/, 8],
+      ['{"kind":"A" "b":1}', /unexpected '"' at byte 12, expected ',' or '}' after a field/, 12],
+      ['{"count":12x,"items":[]}', /invalid JSON in the value of "count" at bytes 9-11/, 9],
+      ['{"items":[tru]}', /invalid JSON in items\[0\] at bytes 10-12/, 10],
+      ['{\u0001}', /unexpected byte 0x1 at byte 1, expected a field name/, 1],
+    ];
+    for (const [text, message, offset] of cases) {
+      for (const chunks of [[Buffer.from(text)], chunksOf(Buffer.from(text), 1)]) {
+        const err = decodeError(chunks);
+        expect(err.message, text).toMatch(message);
+        expect(err.message).toMatch(/^cannot decode the list body: /);
+        expect(err.offset, text).toBe(offset);
+        expect(err.statusCode).toBe(0);
+        expect(isResponseDecodeError(err)).toBe(true);
+      }
+    }
+  });
+
+  it('keeps the JSON.parse error as the cause', () => {
+    const err = decodeError([Buffer.from('{"items":[{"a":}]}')]);
+    expect(err.cause).toBeInstanceOf(SyntaxError);
+  });
+
+  it('refuses more input after an error or the end', () => {
+    const decoder = new ListStreamDecoder();
+    expect(() => decoder.write(Buffer.from('x'))).toThrow(ResponseDecodeError);
+    expect(() => decoder.write(Buffer.from('{}'))).toThrow(/after end\(\) or an error/);
+  });
+
+  it('passes on what onItem throws and closes the source', async () => {
+    let closed = false;
+    async function* source(): AsyncGenerator<Uint8Array> {
+      try {
+        yield Buffer.from('{"items":[{"a":1},');
+        yield Buffer.from('{"a":2}]}');
+      } finally {
+        closed = true;
+      }
+    }
+    const boom = new Error('boom');
+    await expect(
+      decodeListStream(source(), {
+        onItem: () => {
+          throw boom;
+        },
+      }),
+    ).rejects.toBe(boom);
+    expect(closed).toBe(true);
+  });
+});
+
+describe('ListStreamDecoder on a large list', () => {
+  it('never turns more than one item into a string', async () => {
+    const body = makePodListBody(13_000);
+    expect(body.length).toBeGreaterThan(28_000_000);
+    const expected = JSON.parse(body.toString('utf8')) as ObjectList<unknown>;
+    const largestItem = Math.max(
+      ...expected.items.map((item) => Buffer.byteLength(JSON.stringify(item))),
+    );
+
+    let longestString = 0;
+    let longestConcat = 0;
+    const originalToString = Buffer.prototype.toString;
+    vi.spyOn(Buffer.prototype, 'toString').mockImplementation(function (
+      this: Buffer,
+      ...args: unknown[]
+    ) {
+      const [encoding, start, end] = args as [BufferEncoding?, number?, number?];
+      const from = Math.max(0, start ?? 0);
+      const to = Math.min(this.length, end ?? this.length);
+      longestString = Math.max(longestString, to - from);
+      return originalToString.call(this, encoding, start, end);
+    });
+    const concat = Buffer.concat;
+    vi.spyOn(Buffer, 'concat').mockImplementation((list, totalLength) => {
+      const joined = concat(list, totalLength);
+      longestConcat = Math.max(longestConcat, joined.length);
+      return joined;
+    });
+
+    let count = 0;
+    async function* source(): AsyncGenerator<Uint8Array> {
+      yield* chunksOf(body, 64 * 1024);
+    }
+    const list = await decodeListStream<{ metadata: { name: string } }>(source(), {
+      onItem: (item) => {
+        if (count % 1000 === 0) expect(item).toEqual(expected.items[count]);
+        count++;
+      },
+      collectItems: false,
+    });
+    vi.restoreAllMocks();
+
+    expect(count).toBe(13_000);
+    expect(list.metadata?.resourceVersion).toBe('123456');
+    expect(longestString).toBeGreaterThan(0);
+    expect(longestString).toBeLessThanOrEqual(largestItem);
+    expect(longestConcat).toBeLessThanOrEqual(largestItem);
+  }, 120_000);
+});

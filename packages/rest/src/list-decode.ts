@@ -1,0 +1,482 @@
+import type { ObjectList } from '@kubets/apimachinery';
+import { ResponseDecodeError } from './errors.js';
+
+/** How {@link decodeListStream} and {@link ListStreamDecoder} hand out the list's items. */
+export interface ListDecodeOptions<T> {
+  /**
+   * Called with each element of `items` as soon as its bytes have arrived and been
+   * parsed, in order, before the rest of the body is read. An exception thrown here stops
+   * decoding and is passed on unchanged.
+   */
+  onItem?: ((item: T) => void) | undefined;
+  /**
+   * Whether the result's `items` holds the items (default `true`). Pass `false` when
+   * `onItem` consumes them, so a large list is not held twice; `items` is then `[]`.
+   */
+  collectItems?: boolean | undefined;
+}
+
+/** Where a decode error is reported from; filled in by `Request.doList`. */
+export interface ListDecodeContext {
+  /** Put in front of every error message, e.g. `GET https://...: `. */
+  readonly messagePrefix?: string | undefined;
+  readonly statusCode?: number | undefined;
+  readonly contentType?: string | undefined;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+// `c & 0xdf` folds `{` (0x7b) onto `[` (0x5b) and `}` (0x7d) onto `]` (0x5d): one compare
+// each for "opens a container" and "closes a container".
+const FOLD = 0xdf;
+
+function isWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** Where the decoder is in the top-level object. */
+const Phase = {
+  /** Before the opening `{`. */
+  Start: 0,
+  /** After `{`: a key or `}`. */
+  FirstKey: 1,
+  /** After `,`: a key. */
+  Key: 2,
+  /** After a key: `:`. */
+  Colon: 3,
+  /** After `:`: a value. */
+  Value: 4,
+  /** After a value: `,` or `}`. */
+  AfterValue: 5,
+  /** After `items: [`: an item or `]`. */
+  FirstItem: 6,
+  /** After `,` in items: an item. */
+  Item: 7,
+  /** After an item: `,` or `]`. */
+  AfterItem: 8,
+  /** After the closing `}`: only whitespace. */
+  Done: 9,
+} as const;
+type Phase = (typeof Phase)[keyof typeof Phase];
+
+/** What a captured value becomes once complete. */
+const Target = {
+  Key: 0,
+  Value: 1,
+  Item: 2,
+} as const;
+type Target = (typeof Target)[keyof typeof Target];
+
+/** How the end of a captured value is found. */
+const Shape = {
+  /** An object or array: ends when its brackets balance. */
+  Container: 0,
+  /** A string: ends at its closing quote. */
+  String: 1,
+  /** A number, `true`, `false` or `null`: ends before a delimiter. */
+  Scalar: 2,
+} as const;
+type Shape = (typeof Shape)[keyof typeof Shape];
+
+function describeByte(c: number): string {
+  return c >= 0x20 && c < 0x7f ? `'${String.fromCharCode(c)}'` : `byte 0x${c.toString(16)}`;
+}
+
+function asBuffer(chunk: Uint8Array): Buffer {
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * Decodes a JSON list body (`{"kind":"PodList","metadata":{...},"items":[...]}`) pushed to
+ * it chunk by chunk, without ever holding the body as one string: each element of the
+ * top-level `items` array is cut out by a byte scanner and parsed on its own as soon as its
+ * last byte arrives; the other top-level fields (`kind`, `apiVersion`, `metadata`, ...) are
+ * parsed the same way, in whatever order they come. Chunks may split the body anywhere,
+ * including inside a multi-byte UTF-8 character.
+ *
+ * A body without `items` (or with `"items": null`) decodes to an empty list, as decoding
+ * into a Go list type does; a body that is not a JSON object, an `items` that is not an
+ * array, malformed JSON and a body cut short are {@link ResponseDecodeError}s whose message
+ * names the problem and its byte offset (also in `offset`).
+ *
+ * {@link decodeListStream} drives it from an async iterable; use the class directly for a
+ * push-based source.
+ */
+export class ListStreamDecoder<T> {
+  private readonly onItem: ((item: T) => void) | undefined;
+  private readonly collect: boolean;
+  private readonly context: ListDecodeContext;
+  private readonly result: Record<string, unknown> = {};
+  private items: T[] = [];
+  private itemCount = 0;
+  private finished = false;
+
+  /** Bytes of the body before the current chunk. */
+  private offset = 0;
+  private phase: Phase = Phase.Start;
+  private key = '';
+
+  // The value being captured, if any.
+  private capturing = false;
+  private target: Target = Target.Value;
+  private shape: Shape = Shape.Container;
+  /** Absolute offset of the captured value's first byte. */
+  private captureOffset = 0;
+  /** Where the captured value starts in the current chunk (0 once it spans chunks). */
+  private captureStart = 0;
+  /** The captured value's bytes from earlier chunks. */
+  private parts: Buffer[] = [];
+  private depth = 0;
+  private inString = false;
+  private escapePending = false;
+
+  constructor(options: ListDecodeOptions<T> = {}, context: ListDecodeContext = {}) {
+    this.onItem = options.onItem;
+    this.collect = options.collectItems !== false;
+    this.context = context;
+  }
+
+  /** How many items have been decoded so far. */
+  get itemsDecoded(): number {
+    return this.itemCount;
+  }
+
+  private fail(message: string, offset: number, cause?: unknown): ResponseDecodeError {
+    this.finished = true;
+    return new ResponseDecodeError(
+      `${this.context.messagePrefix ?? ''}cannot decode the list body: ${message}`,
+      {
+        statusCode: this.context.statusCode ?? 0,
+        contentType: this.context.contentType,
+        offset,
+      },
+      cause === undefined ? undefined : { cause },
+    );
+  }
+
+  private unexpected(c: number, at: number, expected: string): ResponseDecodeError {
+    return this.fail(`unexpected ${describeByte(c)} at byte ${at}, expected ${expected}`, at);
+  }
+
+  /**
+   * Feeds the next bytes of the body. Items completed by them are parsed (and passed to
+   * `onItem`) before this returns.
+   *
+   * @throws {ResponseDecodeError} when the bytes cannot be part of a list body.
+   */
+  write(chunk: Uint8Array): void {
+    if (this.finished) throw new Error('ListStreamDecoder: write() after end() or an error');
+    const buf = asBuffer(chunk);
+    const n = buf.length;
+    let i = 0;
+    while (i < n) {
+      if (this.capturing) {
+        const end = this.shape === Shape.Scalar ? this.scanScalar(buf, i, n) : this.scan(buf, i, n);
+        if (end < 0) break;
+        this.complete(buf, this.captureStart, end);
+        i = end;
+        continue;
+      }
+      const c = buf[i] as number;
+      if (isWhitespace(c)) {
+        i++;
+        continue;
+      }
+      const at = this.offset + i;
+      switch (this.phase) {
+        case Phase.Start:
+          if (c !== OPEN_BRACE) {
+            throw this.fail(`expected a JSON object, found ${describeByte(c)} at byte ${at}`, at);
+          }
+          this.phase = Phase.FirstKey;
+          i++;
+          break;
+        case Phase.FirstKey:
+        case Phase.Key:
+          if (c === QUOTE) {
+            this.startCapture(Target.Key, Shape.String, at, i);
+            i++;
+          } else if (c === CLOSE_BRACE && this.phase === Phase.FirstKey) {
+            this.phase = Phase.Done;
+            i++;
+          } else {
+            throw this.unexpected(c, at, 'a field name');
+          }
+          break;
+        case Phase.Colon:
+          if (c !== COLON) throw this.unexpected(c, at, "':'");
+          this.phase = Phase.Value;
+          i++;
+          break;
+        case Phase.Value:
+          if (this.key === 'items' && c === OPEN_BRACKET) {
+            this.startItems();
+            this.phase = Phase.FirstItem;
+            i++;
+          } else {
+            i = this.startValue(Target.Value, c, at, i);
+          }
+          break;
+        case Phase.AfterValue:
+          if (c === COMMA) this.phase = Phase.Key;
+          else if (c === CLOSE_BRACE) this.phase = Phase.Done;
+          else throw this.unexpected(c, at, "',' or '}' after a field");
+          i++;
+          break;
+        case Phase.FirstItem:
+        case Phase.Item:
+          if (c === CLOSE_BRACKET && this.phase === Phase.FirstItem) {
+            this.phase = Phase.AfterValue;
+            i++;
+          } else {
+            i = this.startValue(Target.Item, c, at, i);
+          }
+          break;
+        case Phase.AfterItem:
+          if (c === COMMA) this.phase = Phase.Item;
+          else if (c === CLOSE_BRACKET) this.phase = Phase.AfterValue;
+          else throw this.unexpected(c, at, `',' or ']' after items[${this.itemCount - 1}]`);
+          i++;
+          break;
+        case Phase.Done:
+          throw this.fail(`unexpected ${describeByte(c)} at byte ${at} after the list`, at);
+      }
+    }
+    if (this.capturing) {
+      // The value goes on in the next chunk: keep its bytes from this one.
+      const from = this.captureStart;
+      this.parts.push(from === 0 ? buf : buf.subarray(from, n));
+      this.captureStart = 0;
+    }
+    this.offset += n;
+  }
+
+  /**
+   * Ends the body and returns the list: the top-level fields as parsed and `items` (empty
+   * when `collectItems` is `false`).
+   *
+   * @throws {ResponseDecodeError} when the body was empty or cut short.
+   */
+  end(): ObjectList<T> {
+    if (this.finished) throw new Error('ListStreamDecoder: end() called twice or after an error');
+    if (this.phase !== Phase.Done) {
+      const at = this.offset;
+      if (at === 0) throw this.fail('the body is empty', 0);
+      if (this.capturing && this.target === Target.Item) {
+        throw this.fail(
+          `the body ended at byte ${at} inside items[${this.itemCount}] (which started at byte ${this.captureOffset})`,
+          at,
+        );
+      }
+      throw this.fail(`the body ended at byte ${at} before the list was complete`, at);
+    }
+    this.finished = true;
+    if (!('items' in this.result)) this.result.items = this.items;
+    return this.result as unknown as ObjectList<T>;
+  }
+
+  private startItems(): void {
+    // A repeated `items` replaces the earlier one, as JSON.parse does.
+    this.items = [];
+    this.result.items = this.items;
+  }
+
+  private startCapture(target: Target, shape: Shape, at: number, index: number): void {
+    this.capturing = true;
+    this.captureStart = index;
+    this.target = target;
+    this.shape = shape;
+    this.captureOffset = at;
+    this.depth = shape === Shape.Container ? 1 : 0;
+    this.inString = shape === Shape.String;
+    this.escapePending = false;
+  }
+
+  /** Starts capturing a value whose first byte `c` is at `i`; returns where scanning resumes. */
+  private startValue(target: Target, c: number, at: number, i: number): number {
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      this.startCapture(target, Shape.Container, at, i);
+    } else if (c === QUOTE) {
+      this.startCapture(target, Shape.String, at, i);
+    } else if (c === COMMA || c === COLON || c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      throw this.unexpected(
+        c,
+        at,
+        target === Target.Item ? `items[${this.itemCount}]` : `the value of "${this.key}"`,
+      );
+    } else {
+      // A scalar: let the scanner find its end (its first byte is not a delimiter).
+      this.startCapture(target, Shape.Scalar, at, i);
+      return i;
+    }
+    return i + 1;
+  }
+
+  /**
+   * Scans an object, array or string from `i` for the byte that completes it. Returns the
+   * index after that byte, or -1 when the chunk ends first (the state is kept).
+   */
+  private scan(buf: Buffer, start: number, n: number): number {
+    let i = start;
+    let depth = this.depth;
+    let inString = this.inString;
+    if (this.escapePending) {
+      this.escapePending = false;
+      i++;
+    }
+    for (;;) {
+      if (inString) {
+        for (;;) {
+          if (i >= n) {
+            this.depth = depth;
+            this.inString = true;
+            return -1;
+          }
+          const c = buf[i++] as number;
+          if (c === QUOTE) break;
+          if (c === BACKSLASH) {
+            if (i >= n) {
+              this.escapePending = true;
+              this.depth = depth;
+              this.inString = true;
+              return -1;
+            }
+            i++;
+          }
+        }
+        inString = false;
+        if (depth === 0) return i;
+      }
+      for (;;) {
+        if (i >= n) {
+          this.depth = depth;
+          this.inString = false;
+          return -1;
+        }
+        const c = buf[i++] as number;
+        if (c === QUOTE) {
+          inString = true;
+          break;
+        }
+        const folded = c & FOLD;
+        if (folded === OPEN_BRACKET) {
+          depth++;
+        } else if (folded === CLOSE_BRACKET) {
+          if (--depth === 0) return i;
+        }
+      }
+    }
+  }
+
+  /** Finds the end of a number or literal: the index of the delimiter after it, or -1. */
+  private scanScalar(buf: Buffer, start: number, n: number): number {
+    for (let i = start; i < n; i++) {
+      const c = buf[i] as number;
+      if (
+        c === COMMA ||
+        c === CLOSE_BRACE ||
+        c === CLOSE_BRACKET ||
+        c === COLON ||
+        isWhitespace(c)
+      ) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** Parses the captured value, which ends at `end` in `buf`, and files it. */
+  private complete(buf: Buffer, start: number, end: number): void {
+    this.capturing = false;
+    let text: string;
+    if (this.parts.length === 0) {
+      text = buf.toString('utf8', start, end);
+    } else {
+      this.parts.push(buf.subarray(0, end));
+      text = Buffer.concat(this.parts).toString('utf8');
+      this.parts = [];
+    }
+    const endOffset = this.offset + end;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      const what =
+        this.target === Target.Item
+          ? `items[${this.itemCount}]`
+          : this.target === Target.Key
+            ? 'a field name'
+            : `the value of "${this.key}"`;
+      throw this.fail(
+        `invalid JSON in ${what} at bytes ${this.captureOffset}-${endOffset - 1}: ${reason}`,
+        this.captureOffset,
+        err,
+      );
+    }
+    switch (this.target) {
+      case Target.Item:
+        this.itemCount++;
+        this.phase = Phase.AfterItem;
+        if (this.collect) this.items.push(value as T);
+        this.onItem?.(value as T);
+        break;
+      case Target.Key:
+        this.key = value as string;
+        this.phase = Phase.Colon;
+        break;
+      case Target.Value:
+        this.phase = Phase.AfterValue;
+        if (this.key === 'items') {
+          if (value !== null) {
+            throw this.fail(
+              `"items" at byte ${this.captureOffset} is ${typeName(value)}, not an array`,
+              this.captureOffset,
+            );
+          }
+          this.startItems();
+        } else {
+          this.result[this.key] = value;
+        }
+        break;
+    }
+  }
+}
+
+/**
+ * Decodes a JSON list body from a byte stream as it arrives, without holding the body as
+ * one string — so a list larger than V8's string limit (about 512 MB) still decodes, and
+ * parsing overlaps the download. Each element of the top-level `items` array is parsed on
+ * its own as soon as its last byte arrives and passed to `onItem`; see
+ * {@link ListStreamDecoder} for the rules.
+ *
+ * ```ts
+ * const list = await decodeListStream<Pod>(response, { onItem: (pod) => fifo.add(pod), collectItems: false });
+ * console.log(list.metadata?.resourceVersion);
+ * ```
+ *
+ * @throws {ResponseDecodeError} for a body that is not a JSON object with an `items`
+ * array, malformed JSON, or a body cut short (`offset` holds the byte offset); errors of
+ * the source and of `onItem` are passed on unchanged.
+ */
+export async function decodeListStream<T>(
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  options: ListDecodeOptions<T> = {},
+): Promise<ObjectList<T>> {
+  const decoder = new ListStreamDecoder<T>(options);
+  for await (const chunk of source) decoder.write(chunk);
+  return decoder.end();
+}
