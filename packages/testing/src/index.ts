@@ -1,4 +1,15 @@
 export {
+  type ApiServerFaults,
+  type ApiServerOptions,
+  type ApiServerTls,
+  type FaultMatcher,
+  type FaultRequest,
+  type InMemoryApiServer,
+  type RespondWithOptions,
+  startApiServer,
+  type WatchLineFault,
+} from './apiserver/index.js';
+export {
   defaultEnvtestAssetsDir,
   type EnvtestBinaries,
   type EnvtestBinary,

@@ -2,12 +2,17 @@
 export interface KubeconfigParams {
   /** `https://127.0.0.1:PORT`. */
   server: string;
-  /** PEM of the CA that signed the serving certificate. */
-  caPem: string;
-  /** PEM of the client certificate. */
-  certPem: string;
+  /** PEM of the CA that signed the serving certificate; omit for a plain `http://` server. */
+  caPem?: string;
+  /** PEM of the client certificate; omit (with `keyPem`) for a user without credentials. */
+  certPem?: string;
   /** PEM of the client key. */
-  keyPem: string;
+  keyPem?: string;
+  /**
+   * Writes `insecure-skip-tls-verify: true` for the cluster. For a plain `http://` server this
+   * changes nothing on the wire, but `@kubernetes/client-node` refuses `http://` without it.
+   */
+  insecureSkipTlsVerify?: boolean;
   /** Context name; also the cluster name. */
   context: string;
   /** User name. */
@@ -18,7 +23,7 @@ const b64 = (pem: string): string => Buffer.from(pem, 'utf8').toString('base64')
 
 /**
  * Renders a kubeconfig (YAML) with one cluster, one user with embedded client certificate
- * data, and one context, which is current. Every value is either a fixed key, base64, or a
+ * data (or no credentials when none are given), and one context, which is current. Every value is either a fixed key, base64, or a
  * name we choose, so all scalars are written double-quoted and no YAML escaping is needed
  * beyond that.
  */
@@ -31,12 +36,17 @@ export function renderKubeconfig(params: KubeconfigParams): string {
     `- name: ${q(params.context)}`,
     '  cluster:',
     `    server: ${q(params.server)}`,
-    `    certificate-authority-data: ${q(b64(params.caPem))}`,
+    ...(params.caPem ? [`    certificate-authority-data: ${q(b64(params.caPem))}`] : []),
+    ...(params.insecureSkipTlsVerify ? ['    insecure-skip-tls-verify: true'] : []),
     'users:',
     `- name: ${q(params.user)}`,
-    '  user:',
-    `    client-certificate-data: ${q(b64(params.certPem))}`,
-    `    client-key-data: ${q(b64(params.keyPem))}`,
+    ...(params.certPem && params.keyPem
+      ? [
+          '  user:',
+          `    client-certificate-data: ${q(b64(params.certPem))}`,
+          `    client-key-data: ${q(b64(params.keyPem))}`,
+        ]
+      : ['  user: {}']),
     'contexts:',
     `- name: ${q(params.context)}`,
     '  context:',

@@ -1,0 +1,347 @@
+import type { Event } from 'kubernetes-types/core/v1';
+import { LruCache } from './lru.js';
+import { type EventClock, rfc3339, systemClock, uniqueUnixNanos } from './time.js';
+
+/** Entries each correlation cache (aggregation, de-duplication, spam) holds at most. */
+export const maxLruCacheEntries = 4096;
+/** Similar events (differing only in message) within the interval before they are aggregated. */
+export const defaultAggregateMaxEvents = 10;
+/** The window for counting similar events, in milliseconds (10 minutes). */
+export const defaultAggregateIntervalMs = 600_000;
+/** Events a source may emit about one object before the spam filter starts dropping. */
+export const defaultSpamBurst = 25;
+/** Spam-filter refill rate in tokens per second: one event per 5 minutes. */
+export const defaultSpamQps = 1 / 300;
+
+/** The prefix client-go puts on the message of an aggregated event. */
+export const aggregatedMessagePrefix = '(combined from similar events): ';
+
+/** Strategic merge patch body sent to update a repeated event in place. */
+export interface EventPatch {
+  count: number;
+  lastTimestamp: string;
+  message?: string;
+}
+
+/** Groups events for aggregation: `[aggregateKey, localKey]` (the local key tells members apart). */
+export type EventAggregatorKeyFunc = (event: Event) => [aggregateKey: string, localKey: string];
+/** Builds the message of an aggregated event. */
+export type EventAggregatorMessageFunc = (event: Event) => string;
+/** The key the spam filter rate-limits on. */
+export type EventSpamKeyFunc = (event: Event) => string;
+/** True when the event should be dropped. */
+export type EventFilterFunc = (event: Event) => boolean;
+
+/** Tunables of an {@link EventCorrelator}, as client-go's `CorrelatorOptions`. */
+export interface CorrelatorOptions {
+  /** Size of each LRU cache. Default {@link maxLruCacheEntries} (4096). */
+  lruCacheSize?: number;
+  /** Spam filter bucket size. Default {@link defaultSpamBurst} (25). */
+  burstSize?: number;
+  /** Spam filter refill rate, tokens per second. Default {@link defaultSpamQps} (1/300). */
+  qps?: number;
+  /** Aggregation grouping. Default {@link eventAggregatorByReasonFunc}. */
+  keyFunc?: EventAggregatorKeyFunc;
+  /** Aggregated message. Default {@link eventAggregatorByReasonMessageFunc}. */
+  messageFunc?: EventAggregatorMessageFunc;
+  /** Distinct similar events before aggregating. Default 10. */
+  maxEvents?: number;
+  /** Window for similar events, in milliseconds. Default 600 000. */
+  maxIntervalMs?: number;
+  /** Spam filter key. Default {@link getSpamKey}. */
+  spamKeyFunc?: EventSpamKeyFunc;
+  /** Wall clock. Default the system clock. */
+  clock?: Pick<EventClock, 'now'>;
+}
+
+function src(event: Event): [string, string] {
+  return [event.source?.component ?? '', event.source?.host ?? ''];
+}
+
+/** The full identity of an event: source, involved object, type, reason and message. */
+export function getEventKey(event: Event): string {
+  const o = event.involvedObject;
+  return [
+    ...src(event),
+    o.kind ?? '',
+    o.namespace ?? '',
+    o.name ?? '',
+    o.fieldPath ?? '',
+    o.uid ?? '',
+    o.apiVersion ?? '',
+    event.type ?? '',
+    event.reason ?? '',
+    event.message ?? '',
+  ].join('');
+}
+
+/** The spam-filter key: source, involved object and type (not reason or message). */
+export function getSpamKey(event: Event): string {
+  const o = event.involvedObject;
+  return [
+    ...src(event),
+    o.kind ?? '',
+    o.namespace ?? '',
+    o.name ?? '',
+    o.uid ?? '',
+    o.apiVersion ?? '',
+    event.type ?? '',
+  ].join('');
+}
+
+/**
+ * Groups events that match on source, involved object, type, reason and reporting
+ * controller/instance; the message tells them apart (client-go's
+ * `EventAggregatorByReasonFunc`).
+ */
+export const eventAggregatorByReasonFunc: EventAggregatorKeyFunc = (event) => {
+  const o = event.involvedObject;
+  const aggregateKey = [
+    ...src(event),
+    o.kind ?? '',
+    o.namespace ?? '',
+    o.name ?? '',
+    o.uid ?? '',
+    o.apiVersion ?? '',
+    event.type ?? '',
+    event.reason ?? '',
+    event.reportingComponent ?? '',
+    event.reportingInstance ?? '',
+  ].join('');
+  return [aggregateKey, event.message ?? ''];
+};
+
+/** `(combined from similar events): <message>`. */
+export const eventAggregatorByReasonMessageFunc: EventAggregatorMessageFunc = (event) =>
+  aggregatedMessagePrefix + (event.message ?? '');
+
+/**
+ * A token bucket that is only consulted, never waited on (client-go's passive limiter):
+ * starts full with `burst` tokens and refills `qps` tokens per second.
+ */
+class PassiveTokenBucket {
+  #tokens: number;
+  #last: number;
+
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+    now: number,
+  ) {
+    this.#tokens = burst;
+    this.#last = now;
+  }
+
+  tryAccept(now: number): boolean {
+    const elapsed = Math.max(0, now - this.#last) / 1000;
+    this.#last = Math.max(this.#last, now);
+    this.#tokens = Math.min(this.burst, this.#tokens + elapsed * this.qps);
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+}
+
+/**
+ * Throttles how many events one source can emit about one object: a token bucket per
+ * {@link getSpamKey} (burst 25, one more every 5 minutes by default), held in an LRU cache.
+ */
+export class EventSourceObjectSpamFilter {
+  readonly #cache: LruCache<PassiveTokenBucket>;
+  readonly #burst: number;
+  readonly #qps: number;
+  readonly #clock: Pick<EventClock, 'now'>;
+  readonly #keyFunc: EventSpamKeyFunc;
+
+  constructor(options: CorrelatorOptions = {}) {
+    this.#cache = new LruCache(options.lruCacheSize ?? maxLruCacheEntries);
+    this.#burst = options.burstSize ?? defaultSpamBurst;
+    this.#qps = options.qps ?? defaultSpamQps;
+    this.#clock = options.clock ?? systemClock;
+    this.#keyFunc = options.spamKeyFunc ?? getSpamKey;
+  }
+
+  /** True when the event exceeds its source+object budget and must be dropped. */
+  filter(event: Event): boolean {
+    const key = this.#keyFunc(event);
+    const now = this.#clock.now();
+    let bucket = this.#cache.get(key);
+    if (!bucket) bucket = new PassiveTokenBucket(this.#qps, this.#burst, now);
+    const drop = !bucket.tryAccept(now);
+    this.#cache.set(key, bucket);
+    return drop;
+  }
+}
+
+interface AggregateRecord {
+  localKeys: Set<string>;
+  lastTimestamp: number;
+}
+
+/**
+ * Turns a burst of similar events (same {@link EventAggregatorKeyFunc} aggregate key,
+ * different messages) into one aggregate event: once `maxEvents` distinct messages were
+ * seen within `maxIntervalMs`, each further one is replaced by an event whose message is
+ * `(combined from similar events): <latest message>`, correlated under the aggregate key so
+ * repeats update that one event.
+ */
+export class EventAggregator {
+  readonly #cache: LruCache<AggregateRecord>;
+  readonly #keyFunc: EventAggregatorKeyFunc;
+  readonly #messageFunc: EventAggregatorMessageFunc;
+  readonly #maxEvents: number;
+  readonly #maxIntervalMs: number;
+  readonly #clock: Pick<EventClock, 'now'>;
+
+  constructor(options: CorrelatorOptions = {}) {
+    this.#cache = new LruCache(options.lruCacheSize ?? maxLruCacheEntries);
+    this.#keyFunc = options.keyFunc ?? eventAggregatorByReasonFunc;
+    this.#messageFunc = options.messageFunc ?? eventAggregatorByReasonMessageFunc;
+    this.#maxEvents = options.maxEvents ?? defaultAggregateMaxEvents;
+    this.#maxIntervalMs = options.maxIntervalMs ?? defaultAggregateIntervalMs;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /**
+   * The event to write (the input, or a new aggregate event) and the key to correlate it
+   * under: the full {@link getEventKey} normally, the aggregate key for an aggregate event.
+   */
+  aggregate(event: Event): { event: Event; key: string } {
+    const now = this.#clock.now();
+    const eventKey = getEventKey(event);
+    const [aggregateKey, localKey] = this.#keyFunc(event);
+    let record = this.#cache.get(aggregateKey);
+    if (!record || now - record.lastTimestamp > this.#maxIntervalMs) {
+      record = { localKeys: new Set(), lastTimestamp: 0 };
+    }
+    record.localKeys.add(localKey);
+    record.lastTimestamp = now;
+    this.#cache.set(aggregateKey, record);
+    if (record.localKeys.size < this.#maxEvents) return { event, key: eventKey };
+
+    // Keep the set at its bound: forget one member (any) before aggregating.
+    const any = record.localKeys.values().next();
+    if (!any.done) record.localKeys.delete(any.value);
+
+    const stamp = rfc3339(now);
+    const aggregated: Event = {
+      metadata: {
+        name: `${event.involvedObject.name ?? ''}.${uniqueUnixNanos(now).toString(16)}`,
+        namespace: event.metadata.namespace,
+      },
+      involvedObject: { ...event.involvedObject },
+      count: 1,
+      firstTimestamp: stamp,
+      lastTimestamp: stamp,
+      message: this.#messageFunc(event),
+      type: event.type,
+      reason: event.reason,
+      source: event.source ? { ...event.source } : undefined,
+    };
+    if (aggregated.source === undefined) delete aggregated.source;
+    return { event: aggregated, key: aggregateKey };
+  }
+}
+
+interface EventLog {
+  count: number;
+  firstTimestamp: string | undefined;
+  name: string | undefined;
+  resourceVersion: string | undefined;
+}
+
+/**
+ * Remembers the events already written (client-go's `eventLogger`), so a repeat of an
+ * identical event becomes a patch of the existing Event's `count`, `lastTimestamp` and
+ * `message` instead of a new object.
+ */
+export class EventLogger {
+  readonly #cache: LruCache<EventLog>;
+
+  constructor(options: Pick<CorrelatorOptions, 'lruCacheSize'> = {}) {
+    this.#cache = new LruCache(options.lruCacheSize ?? maxLruCacheEntries);
+  }
+
+  /**
+   * Records an occurrence of `event` under `key`. For a repeat, returns the event renamed to
+   * the first occurrence (same name, resourceVersion and firstTimestamp, count + 1) and the
+   * patch to send; for a first occurrence, the event unchanged and no patch.
+   */
+  observe(event: Event, key: string): { event: Event; patch: EventPatch | undefined } {
+    const last = this.#cache.get(key);
+    let observed: Event = { ...event, metadata: { ...event.metadata } };
+    let patch: EventPatch | undefined;
+    if (last && last.count > 0) {
+      const { resourceVersion: _ignored, ...metadata } = event.metadata;
+      observed = {
+        ...observed,
+        metadata: {
+          ...metadata,
+          name: last.name,
+          ...(last.resourceVersion !== undefined ? { resourceVersion: last.resourceVersion } : {}),
+        },
+      };
+      observed.firstTimestamp = last.firstTimestamp;
+      observed.count = last.count + 1;
+      patch = { count: observed.count, lastTimestamp: observed.lastTimestamp ?? '' };
+      if (observed.message) patch.message = observed.message;
+    }
+    this.#remember(key, observed);
+    return { event: observed, patch };
+  }
+
+  /** Takes in the server's copy of a written event (its name, resourceVersion and count). */
+  updateState(event: Event): void {
+    this.#remember(getEventKey(event), event);
+  }
+
+  #remember(key: string, event: Event): void {
+    this.#cache.set(key, {
+      count: event.count ?? 0,
+      firstTimestamp: event.firstTimestamp,
+      name: event.metadata.name,
+      resourceVersion: event.metadata.resourceVersion,
+    });
+  }
+}
+
+/** What {@link EventCorrelator.correlate} decided about one event. */
+export type EventCorrelateResult =
+  | {
+      /** Write this event: create it, or (when `patch` is set) patch the existing one. */
+      skip: false;
+      event: Event;
+      /** Set for a repeat: the strategic merge patch for the existing Event. */
+      patch: EventPatch | undefined;
+    }
+  | { skip: true };
+
+/**
+ * client-go's `EventCorrelator`: aggregation ({@link EventAggregator}), then de-duplication
+ * ({@link EventLogger}), then the spam filter ({@link EventSourceObjectSpamFilter}).
+ */
+export class EventCorrelator {
+  readonly #aggregator: EventAggregator;
+  readonly #logger: EventLogger;
+  readonly #filter: EventFilterFunc;
+
+  constructor(options: CorrelatorOptions = {}) {
+    this.#aggregator = new EventAggregator(options);
+    this.#logger = new EventLogger(options);
+    const spamFilter = new EventSourceObjectSpamFilter(options);
+    this.#filter = (event) => spamFilter.filter(event);
+  }
+
+  /** Decides whether and how `event` is written. */
+  correlate(event: Event): EventCorrelateResult {
+    const aggregated = this.#aggregator.aggregate(event);
+    const observed = this.#logger.observe(aggregated.event, aggregated.key);
+    if (this.#filter(observed.event)) return { skip: true };
+    return { skip: false, event: observed.event, patch: observed.patch };
+  }
+
+  /** Records the server's copy of an event after a successful write. */
+  updateState(event: Event): void {
+    this.#logger.updateState(event);
+  }
+}

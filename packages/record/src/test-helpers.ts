@@ -1,0 +1,136 @@
+import { StatusError } from '@kubets/apimachinery';
+import type { LogFields, Logger } from '@kubets/rest';
+import type { Event } from 'kubernetes-types/core/v1';
+import type { EventPatch } from './correlator.js';
+import type { EventSink } from './sink.js';
+
+/** One call the fake sink received. */
+export type SinkCall =
+  | { op: 'create'; event: Event }
+  | { op: 'update'; event: Event }
+  | { op: 'patch'; event: Event; patch: EventPatch };
+
+/** What the fake sink does with a call: `undefined` stores it, an Error rejects, a promise delays. */
+export type SinkBehaviour = (call: SinkCall) => Error | Promise<void> | undefined;
+
+/**
+ * An in-memory event store speaking the {@link EventSink} interface, with server-like
+ * semantics: create fails with AlreadyExists on a taken name, patch with NotFound on a
+ * missing one; each write bumps a resourceVersion.
+ */
+export class FakeSink implements EventSink {
+  readonly calls: SinkCall[] = [];
+  readonly stored = new Map<string, Event>();
+  behaviour: SinkBehaviour = () => undefined;
+  #rv = 0;
+
+  async create(event: Event): Promise<Event> {
+    const call: SinkCall = { op: 'create', event: structuredClone(event) };
+    await this.#apply(call);
+    const key = keyOf(event);
+    if (this.stored.has(key))
+      throw statusError(409, 'AlreadyExists', `events "${key}" already exists`);
+    const stored = {
+      ...structuredClone(event),
+      metadata: { ...event.metadata, resourceVersion: String(++this.#rv) },
+    };
+    this.stored.set(key, stored);
+    return structuredClone(stored);
+  }
+
+  async update(event: Event): Promise<Event> {
+    const call: SinkCall = { op: 'update', event: structuredClone(event) };
+    await this.#apply(call);
+    const stored = {
+      ...structuredClone(event),
+      metadata: { ...event.metadata, resourceVersion: String(++this.#rv) },
+    };
+    this.stored.set(keyOf(event), stored);
+    return structuredClone(stored);
+  }
+
+  async patch(event: Event, patch: EventPatch): Promise<Event> {
+    const call: SinkCall = { op: 'patch', event: structuredClone(event), patch: { ...patch } };
+    await this.#apply(call);
+    const key = keyOf(event);
+    const existing = this.stored.get(key);
+    if (!existing) throw statusError(404, 'NotFound', `events "${key}" not found`);
+    const stored: Event = {
+      ...existing,
+      ...patch,
+      metadata: { ...existing.metadata, resourceVersion: String(++this.#rv) },
+    };
+    this.stored.set(key, stored);
+    return structuredClone(stored);
+  }
+
+  async #apply(call: SinkCall): Promise<void> {
+    this.calls.push(call);
+    const outcome = this.behaviour(call);
+    if (outcome instanceof Error) throw outcome;
+    if (outcome) await outcome;
+  }
+}
+
+function keyOf(event: Event): string {
+  return `${event.metadata.namespace}/${event.metadata.name}`;
+}
+
+/** A StatusError as the API server would send it. */
+export function statusError(
+  code: number,
+  reason: 'NotFound' | 'AlreadyExists' | 'Forbidden',
+  message: string,
+): StatusError {
+  return new StatusError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    code,
+    reason,
+    message,
+  });
+}
+
+/** A logger that keeps what it is told. */
+export class MemoryLogger implements Logger {
+  readonly lines: { level: string; message: string; fields: LogFields | undefined }[] = [];
+  debug(message: string, fields?: LogFields): void {
+    this.lines.push({ level: 'debug', message, fields });
+  }
+  info(message: string, fields?: LogFields): void {
+    this.lines.push({ level: 'info', message, fields });
+  }
+  warn(message: string, fields?: LogFields): void {
+    this.lines.push({ level: 'warn', message, fields });
+  }
+  error(message: string, fields?: LogFields): void {
+    this.lines.push({ level: 'error', message, fields });
+  }
+  matching(level: string, pattern: RegExp): number {
+    return this.lines.filter((l) => l.level === level && pattern.test(l.message)).length;
+  }
+}
+
+/** Lets promise callbacks and microtasks run. */
+export function tick(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Ticks until `condition` holds; fails after many ticks (no wall-clock timing). */
+export async function until(condition: () => boolean, what = 'condition'): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    if (condition()) return;
+    await tick();
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A promise with its resolve function exposed. */
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}

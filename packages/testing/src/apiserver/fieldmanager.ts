@@ -1,0 +1,431 @@
+import type { ManagedFieldsEntry } from '@kubets/apimachinery';
+import {
+  clone,
+  isObject,
+  type JsonObject,
+  type JsonValue,
+  jsonEqual,
+  type MergeKeys,
+  strategicMergePatch,
+} from './patch.js';
+
+/**
+ * Field ownership for server-side apply, simplified: a field set is a set of leaf paths (map
+ * fields recursed into, list items keyed by their merge key, other lists atomic). Paths are
+ * segment strings (`f:name`, `k:{"name":"c"}`) joined by NUL.
+ */
+const SEP = '\u0000';
+const ITEM = '\u0001';
+
+const IGNORED_METADATA = new Set([
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'selfLink',
+  'generateName',
+]);
+
+/** Which part of an object a write covers. */
+export type FieldScope = 'main' | 'status' | 'all';
+
+/** Leaf paths of `obj` mapped to their value's JSON (list-item markers map to `''`). */
+export function leafMap(
+  obj: JsonObject,
+  mergeKeys: MergeKeys,
+  scope: FieldScope,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, value] of Object.entries(obj)) {
+    if (key === 'apiVersion' || key === 'kind') continue;
+    if (scope === 'main' && key === 'status') continue;
+    if (scope === 'status' && key !== 'status') continue;
+    if (key === 'metadata' && isObject(value)) {
+      for (const [mk, mv] of Object.entries(value)) {
+        if (IGNORED_METADATA.has(mk)) continue;
+        walk(mv, `f:metadata${SEP}f:${mk}`, `metadata.${mk}`, mergeKeys, out);
+      }
+      continue;
+    }
+    walk(value, `f:${key}`, key, mergeKeys, out);
+  }
+  return out;
+}
+
+function itemSegment(item: JsonObject, mergeKey: string): string {
+  return `k:${JSON.stringify({ [mergeKey]: item[mergeKey] })}`;
+}
+
+function walk(
+  value: JsonValue,
+  path: string,
+  dotted: string,
+  mergeKeys: MergeKeys,
+  out: Map<string, string>,
+): void {
+  if (isObject(value) && Object.keys(value).length > 0) {
+    for (const [key, child] of Object.entries(value)) {
+      walk(child, `${path}${SEP}f:${key}`, `${dotted}.${key}`, mergeKeys, out);
+    }
+    return;
+  }
+  const mergeKey = mergeKeys[dotted];
+  if (Array.isArray(value) && mergeKey && value.every((i) => isObject(i) && mergeKey in i)) {
+    for (const item of value as JsonObject[]) {
+      const itemPath = `${path}${SEP}${itemSegment(item, mergeKey)}`;
+      out.set(`${itemPath}${SEP}${ITEM}`, '');
+      for (const [key, child] of Object.entries(item)) {
+        walk(child, `${itemPath}${SEP}f:${key}`, `${dotted}.*.${key}`, mergeKeys, out);
+      }
+    }
+    return;
+  }
+  out.set(path, JSON.stringify(value));
+}
+
+/**
+ * The `FieldsV1` of every leaf of `obj` (what {@link toFieldsV1} of {@link leafMap}'s keys
+ * gives), built directly: the fast path for creates and single-owner updates.
+ */
+export function fieldsTree(obj: JsonObject, mergeKeys: MergeKeys, scope: FieldScope): JsonObject {
+  const root: JsonObject = {};
+  for (const [key, value] of Object.entries(obj)) {
+    if (key === 'apiVersion' || key === 'kind') continue;
+    if (scope === 'main' && key === 'status') continue;
+    if (scope === 'status' && key !== 'status') continue;
+    if (key === 'metadata' && isObject(value)) {
+      const metaNode: JsonObject = {};
+      for (const [mk, mv] of Object.entries(value)) {
+        if (IGNORED_METADATA.has(mk)) continue;
+        metaNode[`f:${mk}`] = treeOf(mv, `metadata.${mk}`, mergeKeys);
+      }
+      if (Object.keys(metaNode).length > 0) root['f:metadata'] = metaNode;
+      continue;
+    }
+    root[`f:${key}`] = treeOf(value, key, mergeKeys);
+  }
+  return root;
+}
+
+function treeOf(value: JsonValue, dotted: string, mergeKeys: MergeKeys): JsonObject {
+  if (isObject(value)) {
+    const node: JsonObject = {};
+    for (const [key, child] of Object.entries(value)) {
+      node[`f:${key}`] = treeOf(child, `${dotted}.${key}`, mergeKeys);
+    }
+    return node;
+  }
+  const mergeKey = mergeKeys[dotted];
+  if (Array.isArray(value) && mergeKey && value.every((i) => isObject(i) && mergeKey in i)) {
+    const node: JsonObject = {};
+    for (const item of value as JsonObject[]) {
+      const itemNode: JsonObject = { '.': {} };
+      for (const [key, child] of Object.entries(item)) {
+        itemNode[`f:${key}`] = treeOf(child, `${dotted}.*.${key}`, mergeKeys);
+      }
+      node[itemSegment(item, mergeKey)] = itemNode;
+    }
+    return node;
+  }
+  return {};
+}
+
+/** Renders a field set as `FieldsV1`. */
+export function toFieldsV1(paths: Iterable<string>): JsonObject {
+  const root: JsonObject = {};
+  for (const path of paths) {
+    let node = root;
+    for (const segment of path.split(SEP)) {
+      const key = segment === ITEM ? '.' : segment;
+      let next = node[key];
+      if (!isObject(next)) {
+        next = {};
+        node[key] = next;
+      }
+      node = next;
+    }
+  }
+  return root;
+}
+
+/** Parses `FieldsV1` back into a field set. */
+export function fromFieldsV1(fields: unknown): Set<string> {
+  const out = new Set<string>();
+  const visit = (node: unknown, prefix: string): void => {
+    if (!isObject(node)) return;
+    const keys = Object.keys(node);
+    if (keys.length === 0 && prefix) {
+      out.add(prefix);
+      return;
+    }
+    for (const key of keys) {
+      const segment = key === '.' ? ITEM : key;
+      visit(node[key], prefix ? `${prefix}${SEP}${segment}` : segment);
+    }
+  };
+  visit(fields, '');
+  return out;
+}
+
+/** `.spec.containers[name="c"].image`, as conflict messages print a path. */
+export function describePath(path: string): string {
+  let out = '';
+  for (const segment of path.split(SEP)) {
+    if (segment === ITEM) continue;
+    if (segment.startsWith('f:')) out += `.${segment.slice(2)}`;
+    else if (segment.startsWith('k:')) {
+      const keyObject = JSON.parse(segment.slice(2)) as Record<string, unknown>;
+      out += `[${Object.entries(keyObject)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(',')}]`;
+    }
+  }
+  return out;
+}
+
+interface Owner {
+  entry: ManagedFieldsEntry;
+  fields: Set<string>;
+}
+
+function owners(obj: JsonObject): Owner[] {
+  const metadata = isObject(obj.metadata) ? obj.metadata : {};
+  const entries = Array.isArray(metadata.managedFields) ? metadata.managedFields : [];
+  return entries.filter(isObject).map((entry) => ({
+    entry: { ...(entry as ManagedFieldsEntry) },
+    fields: fromFieldsV1(entry.fieldsV1),
+  }));
+}
+
+function store(obj: JsonObject, list: Owner[]): void {
+  const metadata: JsonObject = isObject(obj.metadata) ? { ...obj.metadata } : {};
+  obj.metadata = metadata;
+  const kept = list.filter((o) => o.fields.size > 0);
+  if (kept.length === 0) {
+    delete metadata.managedFields;
+    return;
+  }
+  metadata.managedFields = kept.map(
+    (o) =>
+      ({
+        ...(o.entry as JsonObject),
+        fieldsType: 'FieldsV1',
+        fieldsV1: toFieldsV1([...o.fields].sort()),
+      }) as JsonObject,
+  );
+}
+
+/** FieldsV1 trees known to cover every field of the object they were recorded on. */
+const fullTrees = new WeakSet<object>();
+
+const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** A field-manager conflict found by {@link applyConfiguration}. */
+export interface FieldConflict {
+  manager: string;
+  /** The owner's operation: conflicts with appliers are described without the version. */
+  operation: string;
+  apiVersion: string;
+  path: string;
+}
+
+/** `conflict with "m" using v1` (updaters) or `conflict with "m"` (appliers), as 1.20 says. */
+export function describeConflictOwner(conflict: FieldConflict): string {
+  return conflict.operation === 'Apply'
+    ? `"${conflict.manager}"`
+    : `"${conflict.manager}" using ${conflict.apiVersion}`;
+}
+
+/** Thrown by {@link applyConfiguration} when fields owned by other managers would change. */
+export class ApplyConflictError extends Error {
+  constructor(readonly conflicts: FieldConflict[]) {
+    const byManager = new Map<string, FieldConflict[]>();
+    for (const c of conflicts) {
+      const key = describeConflictOwner(c);
+      byManager.set(key, [...(byManager.get(key) ?? []), c]);
+    }
+    const n = conflicts.length;
+    const parts = [...byManager].map(([who, list]) =>
+      list.length === 1
+        ? `conflict with ${who}: ${describePath(list[0]?.path ?? '')}`
+        : `conflicts with ${who}:\n${list.map((c) => `- ${describePath(c.path)}`).join('\n')}`,
+    );
+    super(`Apply failed with ${n} conflict${n === 1 ? '' : 's'}: ${parts.join('\n')}`);
+    this.name = 'ApplyConflictError';
+  }
+}
+
+/**
+ * Records an `Update` by `manager`: it takes ownership of the fields it changed, which other
+ * managers lose. `oldObj` is undefined for a create. Mutates and returns `newObj`.
+ */
+export function recordUpdate(
+  oldObj: JsonObject | undefined,
+  newObj: JsonObject,
+  manager: string,
+  apiVersion: string,
+  mergeKeys: MergeKeys,
+  scope: FieldScope,
+): JsonObject {
+  const rawEntries = isObject(newObj.metadata) ? newObj.metadata.managedFields : undefined;
+  const entries = Array.isArray(rawEntries) ? rawEntries : [];
+  const single =
+    Array.isArray(entries) && entries.length === 1 && isObject(entries[0]) ? entries[0] : undefined;
+  if (
+    !oldObj ||
+    entries.length === 0 ||
+    (single?.manager === manager && single.operation === 'Update')
+  ) {
+    // Fast path: a create, or an update by the only manager, which owns everything it set.
+    const tree = fieldsTree(newObj, mergeKeys, scope);
+    const owned =
+      !oldObj ||
+      !single ||
+      (isObject(single.fieldsV1) && fullTrees.has(single.fieldsV1)) ||
+      jsonEqual(single.fieldsV1, fieldsTree(oldObj, mergeKeys, scope));
+    if (owned) {
+      const metadata: JsonObject = isObject(newObj.metadata) ? { ...newObj.metadata } : {};
+      newObj.metadata = metadata;
+      if (Object.keys(tree).length === 0) delete metadata.managedFields;
+      else {
+        metadata.managedFields = [
+          {
+            manager,
+            operation: 'Update',
+            apiVersion,
+            time: now(),
+            fieldsType: 'FieldsV1',
+            fieldsV1: tree,
+          },
+        ];
+        fullTrees.add(tree);
+      }
+      return newObj;
+    }
+  }
+  const before = oldObj ? leafMap(oldObj, mergeKeys, scope) : new Map<string, string>();
+  const after = leafMap(newObj, mergeKeys, scope);
+  const changed = new Set<string>();
+  for (const [path, value] of after) if (before.get(path) !== value) changed.add(path);
+  const removed = new Set<string>();
+  for (const path of before.keys()) if (!after.has(path)) removed.add(path);
+  const list = owners(newObj);
+  if (changed.size === 0 && removed.size === 0) return newObj;
+  let mine = list.find((o) => o.entry.manager === manager && o.entry.operation === 'Update');
+  for (const o of list) {
+    if (o === mine) continue;
+    for (const p of changed) o.fields.delete(p);
+    for (const p of removed) o.fields.delete(p);
+  }
+  if (!mine) {
+    mine = {
+      entry: { manager, operation: 'Update', apiVersion, time: now() },
+      fields: new Set(),
+    };
+    list.push(mine);
+  } else {
+    mine.entry = { ...mine.entry, apiVersion, time: now() };
+  }
+  for (const p of changed) mine.fields.add(p);
+  for (const p of removed) mine.fields.delete(p);
+  store(newObj, list);
+  return newObj;
+}
+
+function removePath(obj: JsonObject, path: string): void {
+  const segments = path.split(SEP).filter((s) => s !== ITEM);
+  const isItem = path.endsWith(ITEM);
+  let node: JsonValue = obj;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i] as string;
+    const last = i === segments.length - 1;
+    if (segment.startsWith('f:') && isObject(node)) {
+      const key = segment.slice(2);
+      if (last) {
+        delete node[key];
+        return;
+      }
+      node = node[key] as JsonValue;
+    } else if (segment.startsWith('k:') && Array.isArray(node)) {
+      const keyObject = JSON.parse(segment.slice(2)) as JsonObject;
+      const at = node.findIndex(
+        (item) =>
+          isObject(item) &&
+          Object.entries(keyObject).every(
+            ([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v),
+          ),
+      );
+      if (at < 0) return;
+      if (last && isItem) {
+        node.splice(at, 1);
+        return;
+      }
+      node = node[at] as JsonValue;
+    } else {
+      return;
+    }
+    if (node === undefined) return;
+  }
+}
+
+/**
+ * Server-side apply of `config` by `manager` over `live` (undefined to create). Throws
+ * {@link ApplyConflictError} when another manager owns a field whose value would change,
+ * unless `force`. Returns the new object, with managedFields updated.
+ */
+export function applyConfiguration(
+  live: JsonObject | undefined,
+  config: JsonObject,
+  manager: string,
+  apiVersion: string,
+  mergeKeys: MergeKeys,
+  scope: FieldScope,
+  force: boolean,
+): JsonObject {
+  const configLeaves = leafMap(config, mergeKeys, scope);
+  const liveLeaves = live ? leafMap(live, mergeKeys, scope) : new Map<string, string>();
+  const list = live ? owners(live) : [];
+  let mine = list.find((o) => o.entry.manager === manager && o.entry.operation === 'Apply');
+  const conflicts: FieldConflict[] = [];
+  for (const [path, value] of configLeaves) {
+    const current = liveLeaves.get(path);
+    if (current === undefined || current === value) continue;
+    for (const o of list) {
+      if (o === mine || !o.fields.has(path)) continue;
+      conflicts.push({
+        manager: o.entry.manager ?? '',
+        operation: o.entry.operation ?? 'Update',
+        apiVersion: o.entry.apiVersion ?? apiVersion,
+        path,
+      });
+    }
+  }
+  if (conflicts.length > 0 && !force) throw new ApplyConflictError(conflicts);
+  if (force) {
+    for (const c of conflicts) {
+      for (const o of list) if (o !== mine) o.fields.delete(c.path);
+    }
+  }
+  const previous = mine?.fields ?? new Set<string>();
+  // removePath mutates: work on a copy, the merge shares untouched subtrees with `live`.
+  const merged = clone((strategicMergePatch(live ?? {}, config, mergeKeys) ?? {}) as JsonObject);
+  for (const path of previous) {
+    if (configLeaves.has(path)) continue;
+    if (list.some((o) => o !== mine && o.fields.has(path))) continue;
+    removePath(merged, path);
+  }
+  if (!mine) {
+    mine = { entry: { manager, operation: 'Apply', apiVersion, time: now() }, fields: new Set() };
+    list.push(mine);
+  } else {
+    mine.entry = { ...mine.entry, apiVersion, time: now() };
+  }
+  mine.fields = new Set(configLeaves.keys());
+  store(merged, list);
+  return merged;
+}

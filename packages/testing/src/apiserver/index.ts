@@ -1,0 +1,13 @@
+export type {
+  ApiServerFaults,
+  FaultMatcher,
+  FaultRequest,
+  RespondWithOptions,
+  WatchLineFault,
+} from './faults.js';
+export {
+  type ApiServerOptions,
+  type ApiServerTls,
+  type InMemoryApiServer,
+  startApiServer,
+} from './server.js';

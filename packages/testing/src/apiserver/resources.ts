@@ -1,0 +1,471 @@
+/** How an object's name is validated. */
+export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'path';
+
+/** A resource the in-memory API server serves, as discovery describes it. */
+export interface ResourceDefinition {
+  /** API group, `''` for core. */
+  readonly group: string;
+  /** Versions it is served at; the first is the preferred one. */
+  readonly versions: readonly string[];
+  /** Plural resource name (the URL segment). */
+  readonly resource: string;
+  readonly singularName: string;
+  readonly kind: string;
+  readonly listKind: string;
+  readonly namespaced: boolean;
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+  readonly verbs: readonly string[];
+  /** Has a `/status` subresource: the main resource ignores status, `/status` only changes status. */
+  readonly status: boolean;
+  /** Has a `/scale` subresource (autoscaling/v1 Scale over `spec.replicas`). */
+  readonly scale: boolean;
+  /** `metadata.generation` is kept and bumped when anything but metadata and status changes. */
+  readonly generation: boolean;
+  /** Deleting returns the object (true) or a success Status (false), as 1.20 does per resource. */
+  readonly returnDeletedObject: boolean;
+  readonly nameRule: NameRule;
+  /** Strategic-merge-patch merge keys for lists, by dotted path (`spec.template.spec.containers`). */
+  readonly mergeKeys: Readonly<Record<string, string>>;
+  /** Defined by a CustomResourceDefinition. */
+  readonly custom: boolean;
+}
+
+const ALL_VERBS = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
+const NO_COLLECTION_DELETE = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+
+const podSpecKeys = (prefix: string): Record<string, string> => ({
+  [`${prefix}containers`]: 'name',
+  [`${prefix}initContainers`]: 'name',
+  [`${prefix}ephemeralContainers`]: 'name',
+  [`${prefix}volumes`]: 'name',
+  [`${prefix}imagePullSecrets`]: 'name',
+  [`${prefix}containers.*.env`]: 'name',
+  [`${prefix}containers.*.ports`]: 'containerPort',
+  [`${prefix}containers.*.volumeMounts`]: 'mountPath',
+  [`${prefix}initContainers.*.env`]: 'name',
+  [`${prefix}initContainers.*.ports`]: 'containerPort',
+  [`${prefix}initContainers.*.volumeMounts`]: 'mountPath',
+  [`${prefix}tolerations`]: 'key',
+  [`${prefix}hostAliases`]: 'ip',
+});
+
+const commonMergeKeys: Record<string, string> = {
+  'metadata.ownerReferences': 'uid',
+  'metadata.managedFields': '',
+};
+
+function def(
+  partial: Pick<ResourceDefinition, 'group' | 'resource' | 'kind'> & Partial<ResourceDefinition>,
+): ResourceDefinition {
+  return {
+    versions: ['v1'],
+    singularName: partial.kind.toLowerCase(),
+    listKind: `${partial.kind}List`,
+    namespaced: true,
+    shortNames: [],
+    categories: [],
+    verbs: ALL_VERBS,
+    status: false,
+    scale: false,
+    generation: false,
+    returnDeletedObject: false,
+    nameRule: 'subdomain',
+    custom: false,
+    ...partial,
+    mergeKeys: { ...commonMergeKeys, ...partial.mergeKeys },
+  };
+}
+
+/** The built-in resources, with the discovery data kube-apiserver 1.20 reports for them. */
+export function builtinResources(): ResourceDefinition[] {
+  return [
+    def({
+      group: '',
+      resource: 'pods',
+      kind: 'Pod',
+      shortNames: ['po'],
+      categories: ['all'],
+      status: true,
+      returnDeletedObject: true,
+      mergeKeys: podSpecKeys('spec.'),
+    }),
+    def({
+      group: '',
+      resource: 'services',
+      kind: 'Service',
+      shortNames: ['svc'],
+      categories: ['all'],
+      verbs: NO_COLLECTION_DELETE,
+      status: true,
+      nameRule: 'dns1035',
+      mergeKeys: { 'spec.ports': 'port' },
+    }),
+    def({ group: '', resource: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'] }),
+    def({ group: '', resource: 'secrets', kind: 'Secret' }),
+    def({ group: '', resource: 'serviceaccounts', kind: 'ServiceAccount', shortNames: ['sa'] }),
+    def({ group: '', resource: 'endpoints', kind: 'Endpoints', shortNames: ['ep'] }),
+    def({
+      group: '',
+      resource: 'namespaces',
+      kind: 'Namespace',
+      namespaced: false,
+      shortNames: ['ns'],
+      verbs: NO_COLLECTION_DELETE,
+      status: true,
+      returnDeletedObject: true,
+      nameRule: 'label',
+    }),
+    def({
+      group: '',
+      resource: 'events',
+      kind: 'Event',
+      shortNames: ['ev'],
+      nameRule: 'path',
+    }),
+    def({
+      group: '',
+      resource: 'nodes',
+      kind: 'Node',
+      namespaced: false,
+      shortNames: ['no'],
+      status: true,
+    }),
+    ...(['deployments', 'replicasets', 'statefulsets', 'daemonsets'] as const).map((resource) => {
+      const kinds = {
+        deployments: ['Deployment', ['deploy']],
+        replicasets: ['ReplicaSet', ['rs']],
+        statefulsets: ['StatefulSet', ['sts']],
+        daemonsets: ['DaemonSet', ['ds']],
+      } as const;
+      const [kind, shortNames] = kinds[resource];
+      return def({
+        group: 'apps',
+        resource,
+        kind,
+        shortNames,
+        categories: ['all'],
+        status: true,
+        scale: resource !== 'daemonsets',
+        generation: true,
+        mergeKeys: podSpecKeys('spec.template.spec.'),
+      });
+    }),
+    def({ group: 'apps', resource: 'controllerrevisions', kind: 'ControllerRevision' }),
+    def({ group: 'coordination.k8s.io', resource: 'leases', kind: 'Lease' }),
+    def({
+      group: 'events.k8s.io',
+      resource: 'events',
+      kind: 'Event',
+      shortNames: ['ev'],
+      nameRule: 'path',
+    }),
+    def({
+      group: 'apiextensions.k8s.io',
+      resource: 'customresourcedefinitions',
+      kind: 'CustomResourceDefinition',
+      namespaced: false,
+      shortNames: ['crd', 'crds'],
+      categories: ['api-extensions'],
+      status: true,
+      generation: true,
+      mergeKeys: { 'spec.versions': 'name' },
+    }),
+  ];
+}
+
+/** The definition a CustomResourceDefinition (apiextensions.k8s.io/v1) describes, if valid. */
+export function definitionFromCrd(crd: unknown): ResourceDefinition | undefined {
+  const spec = (crd as { spec?: Record<string, unknown> } | undefined)?.spec;
+  if (!spec || typeof spec.group !== 'string') return undefined;
+  const names = spec.names as
+    | {
+        plural?: string;
+        singular?: string;
+        kind?: string;
+        listKind?: string;
+        shortNames?: string[];
+        categories?: string[];
+      }
+    | undefined;
+  if (!names?.plural || !names.kind) return undefined;
+  const versions = Array.isArray(spec.versions)
+    ? (spec.versions as {
+        name?: string;
+        served?: boolean;
+        storage?: boolean;
+        subresources?: {
+          status?: unknown;
+          scale?: unknown;
+        };
+      }[])
+    : [];
+  const served = versions.filter((v) => v.served !== false && typeof v.name === 'string');
+  if (served.length === 0) return undefined;
+  return def({
+    group: spec.group,
+    resource: names.plural,
+    kind: names.kind,
+    singularName: names.singular ?? names.kind.toLowerCase(),
+    listKind: names.listKind ?? `${names.kind}List`,
+    versions: sortVersions(served.map((v) => v.name as string)),
+    namespaced: spec.scope !== 'Cluster',
+    shortNames: names.shortNames ?? [],
+    categories: names.categories ?? [],
+    status: served.some((v) => v.subresources?.status !== undefined),
+    scale: served.some((v) => v.subresources?.scale !== undefined),
+    generation: true,
+    custom: true,
+  });
+}
+
+/**
+ * Orders versions as Kubernetes does for the preferred version: GA before beta before
+ * alpha, higher major first, then higher minor.
+ */
+export function sortVersions(versions: readonly string[]): string[] {
+  const rank = (v: string): [number, number, number, string] => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return [3, 0, 0, v];
+    const stability = m[2] === undefined ? 0 : m[2] === 'beta' ? 1 : 2;
+    return [stability, -Number(m[1]), -Number(m[3] ?? 0), v];
+  };
+  return [...versions].sort((a, b) => {
+    const ra = rank(a);
+    const rb = rank(b);
+    for (let i = 0; i < 4; i++) {
+      const x = ra[i] as number | string;
+      const y = rb[i] as number | string;
+      if (x < y) return -1;
+      if (x > y) return 1;
+    }
+    return 0;
+  });
+}
+
+/** `group/resource` (`/resource` for core): the key a resource's objects are stored under. */
+export function resourceKey(group: string, resource: string): string {
+  return `${group}/${resource}`;
+}
+
+/** `apiVersion` for a group and version. */
+export function apiVersionOf(group: string, version: string): string {
+  return group === '' ? version : `${group}/${version}`;
+}
+
+/** One served group-version and the resources in it. */
+interface GroupVersionEntry {
+  group: string;
+  version: string;
+  resources: Map<string, ResourceDefinition>;
+}
+
+/** The set of served resources; CRDs add and remove entries at run time. */
+export class ResourceRegistry {
+  readonly #byGroupVersion = new Map<string, GroupVersionEntry>();
+  /** Group order as first registered, so discovery is stable (core groups first). */
+  readonly #groupOrder: string[] = [];
+
+  constructor(definitions: readonly ResourceDefinition[] = builtinResources()) {
+    for (const definition of definitions) this.add(definition);
+  }
+
+  /** Registers a definition at each of its versions (replacing one with the same name). */
+  add(definition: ResourceDefinition): void {
+    if (!this.#groupOrder.includes(definition.group)) this.#groupOrder.push(definition.group);
+    for (const version of definition.versions) {
+      const gv = apiVersionOf(definition.group, version);
+      let entry = this.#byGroupVersion.get(gv);
+      if (!entry) {
+        entry = { group: definition.group, version, resources: new Map() };
+        this.#byGroupVersion.set(gv, entry);
+      }
+      entry.resources.set(definition.resource, definition);
+    }
+  }
+
+  /** Unregisters a resource from every version of its group. */
+  remove(group: string, resource: string): void {
+    for (const [gv, entry] of this.#byGroupVersion) {
+      if (entry.group !== group) continue;
+      entry.resources.delete(resource);
+      if (entry.resources.size === 0) this.#byGroupVersion.delete(gv);
+    }
+    if (![...this.#byGroupVersion.values()].some((e) => e.group === group)) {
+      const at = this.#groupOrder.indexOf(group);
+      if (at >= 0) this.#groupOrder.splice(at, 1);
+    }
+  }
+
+  /** The definition served at `group/version/resource`, if any. */
+  lookup(group: string, version: string, resource: string): ResourceDefinition | undefined {
+    return this.#byGroupVersion.get(apiVersionOf(group, version))?.resources.get(resource);
+  }
+
+  /** The definition of `group/resource` at any version. */
+  find(group: string, resource: string): ResourceDefinition | undefined {
+    for (const entry of this.#byGroupVersion.values()) {
+      if (entry.group === group) {
+        const found = entry.resources.get(resource);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  }
+
+  /** Whether `group/version` is served. */
+  hasGroupVersion(group: string, version: string): boolean {
+    return this.#byGroupVersion.has(apiVersionOf(group, version));
+  }
+
+  /** Versions of a group, preferred first. */
+  versionsOf(group: string): string[] {
+    const versions: string[] = [];
+    for (const entry of this.#byGroupVersion.values()) {
+      if (entry.group === group) versions.push(entry.version);
+    }
+    return sortVersions(versions);
+  }
+
+  /** Named groups (not core), in registration order. */
+  groups(): string[] {
+    return this.#groupOrder.filter((g) => g !== '' && this.versionsOf(g).length > 0);
+  }
+
+  /** Resources served at `group/version`. */
+  resourcesOf(group: string, version: string): ResourceDefinition[] {
+    return [...(this.#byGroupVersion.get(apiVersionOf(group, version))?.resources.values() ?? [])];
+  }
+}
+
+/** The `APIGroup` discovery document of one group. */
+export function apiGroupDocument(registry: ResourceRegistry, group: string): object {
+  const versions = registry.versionsOf(group);
+  const entries = versions.map((version) => ({ groupVersion: `${group}/${version}`, version }));
+  return {
+    name: group,
+    versions: entries,
+    preferredVersion: entries[0],
+  };
+}
+
+/** The `APIResourceList` of one group-version. */
+export function apiResourceList(
+  registry: ResourceRegistry,
+  group: string,
+  version: string,
+): object {
+  const resources: object[] = [];
+  for (const d of registry.resourcesOf(group, version)) {
+    resources.push({
+      name: d.resource,
+      singularName: d.singularName,
+      namespaced: d.namespaced,
+      kind: d.kind,
+      verbs: d.verbs,
+      ...(d.shortNames.length > 0 ? { shortNames: d.shortNames } : {}),
+      ...(d.categories.length > 0 ? { categories: d.categories } : {}),
+    });
+    if (d.status) {
+      resources.push({
+        name: `${d.resource}/status`,
+        singularName: '',
+        namespaced: d.namespaced,
+        kind: d.kind,
+        verbs: ['get', 'patch', 'update'],
+      });
+    }
+    if (d.scale) {
+      resources.push({
+        name: `${d.resource}/scale`,
+        singularName: '',
+        namespaced: d.namespaced,
+        group: 'autoscaling',
+        version: 'v1',
+        kind: 'Scale',
+        verbs: ['get', 'patch', 'update'],
+      });
+    }
+  }
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: apiVersionOf(group, version),
+    resources,
+  };
+}
+
+/**
+ * The OpenAPI v3 root (`/openapi/v3`): one entry per served group-version. Clients such as
+ * kubectl read it to learn whether the server validates fields itself.
+ */
+export function openApiV3Root(registry: ResourceRegistry, hash: string): object {
+  const paths: Record<string, { serverRelativeURL: string }> = {};
+  const add = (group: string, version: string): void => {
+    const key = group === '' ? `api/${version}` : `apis/${group}/${version}`;
+    paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` };
+  };
+  for (const version of registry.versionsOf('')) add('', version);
+  for (const group of registry.groups()) {
+    for (const version of registry.versionsOf(group)) add(group, version);
+  }
+  return { paths };
+}
+
+/**
+ * A minimal OpenAPI v3 document of one group-version: for each resource, the PATCH operation
+ * with its group-version-kind and the `fieldValidation` query parameter (no schemas).
+ */
+export function openApiV3GroupVersion(
+  registry: ResourceRegistry,
+  group: string,
+  version: string,
+): object {
+  const prefix = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+  const paths: Record<string, object> = {};
+  for (const d of registry.resourcesOf(group, version)) {
+    const path = d.namespaced
+      ? `${prefix}/namespaces/{namespace}/${d.resource}/{name}`
+      : `${prefix}/${d.resource}/{name}`;
+    const gvk = { group, version, kind: d.kind };
+    const parameters = ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map((name) => ({
+      name,
+      in: 'query',
+      schema: { type: name === 'force' ? 'boolean' : 'string' },
+    }));
+    const content = Object.fromEntries(
+      [
+        'application/apply-patch+yaml',
+        'application/json-patch+json',
+        'application/merge-patch+json',
+      ]
+        .map((type) => ({ type }))
+        .map(({ type }) => [type, { schema: { type: 'object' } }]),
+    );
+    paths[path] = {
+      get: { 'x-kubernetes-group-version-kind': gvk, 'x-kubernetes-action': 'get' },
+      put: { 'x-kubernetes-group-version-kind': gvk, 'x-kubernetes-action': 'put', parameters },
+      patch: {
+        'x-kubernetes-group-version-kind': gvk,
+        'x-kubernetes-action': 'patch',
+        parameters,
+        requestBody: { content },
+      },
+    };
+  }
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: 'v1.20.2+kubets' },
+    paths,
+    components: { schemas: {} },
+  };
+}

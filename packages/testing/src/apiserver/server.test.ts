@@ -1,0 +1,190 @@
+import { readFile, stat } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest, rawWatch } from './contract-client.js';
+import { type InMemoryApiServer, startApiServer } from './server.js';
+
+const cm = (name: string, labels: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, labels },
+});
+
+describe('startApiServer', () => {
+  let server: InMemoryApiServer;
+  beforeAll(async () => {
+    server = await startApiServer({ bookmarkIntervalMs: 100, historySize: 50 });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const call = (method: string, path: string, body?: unknown) =>
+    rawRequest({ host: server.host }, method, path, body === undefined ? {} : { body });
+
+  it('listens on loopback and writes a kubeconfig that points at it', async () => {
+    expect(server.host).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(server.kubeconfig).toContain(`server: "${server.host}"`);
+    expect(await readFile(server.kubeconfigPath, 'utf8')).toBe(server.kubeconfig);
+    expect((await call('GET', '/healthz')).text).toBe('ok');
+  });
+
+  it('sends periodic bookmarks and the initial-events-end bookmark of a streaming list', async () => {
+    await call('POST', '/api/v1/namespaces/default/configmaps', cm('bm'));
+    const w = await rawWatch(
+      { host: server.host },
+      '/api/v1/namespaces/default/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+    );
+    const events = await w.take(3, 2_000);
+    w.close();
+    expect(events[0]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'bm' } } });
+    expect(events[1]).toMatchObject({
+      type: 'BOOKMARK',
+      object: {
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+        metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } },
+      },
+    });
+    expect(events[2]?.type).toBe('BOOKMARK');
+    expect(events[2]?.object.metadata.annotations).toBeUndefined();
+  });
+
+  it('requires allowWatchBookmarks and NotOlderThan for sendInitialEvents', async () => {
+    const res = await call(
+      'GET',
+      '/api/v1/namespaces/default/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan',
+    );
+    expect(res.status).toBe(422);
+    const exact = await call(
+      'GET',
+      '/api/v1/namespaces/default/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=Exact&allowWatchBookmarks=true',
+    );
+    expect(exact.status).toBe(422);
+  });
+
+  it('serves /watch/ paths and watches of a single object', async () => {
+    await call('POST', '/api/v1/namespaces/default/configmaps', cm('single'));
+    const w = await rawWatch(
+      { host: server.host },
+      '/api/v1/watch/namespaces/default/configmaps/single',
+    );
+    const [first] = await w.take(1);
+    w.close();
+    expect(first).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'single' } } });
+  });
+
+  it('serves PartialObjectMetadata watches', async () => {
+    const w = await rawWatch(
+      { host: server.host },
+      '/api/v1/namespaces/default/configmaps?watch=true&fieldSelector=metadata.name%3Dsingle',
+    );
+    const [first] = await w.take(1);
+    w.close();
+    expect(first?.object.kind).toBe('ConfigMap');
+    const res = await rawRequest(
+      { host: server.host },
+      'GET',
+      '/api/v1/namespaces/default/configmaps/single',
+      {
+        headers: { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' },
+      },
+    );
+    expect(res.json).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
+  });
+
+  it('deletes a namespace with everything in it', async () => {
+    await call('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'gone' },
+    });
+    await call('POST', '/api/v1/namespaces/gone/configmaps', cm('inside'));
+    const res = await call('DELETE', '/api/v1/namespaces/gone');
+    expect(res.json).toMatchObject({ kind: 'Namespace', status: { phase: 'Terminating' } });
+    expect((await call('GET', '/api/v1/namespaces/gone/configmaps/inside')).status).toBe(404);
+    expect((await call('GET', '/api/v1/namespaces/gone')).status).toBe(404);
+  });
+
+  it('stop() removes the kubeconfig dir and is idempotent', async () => {
+    const other = await startApiServer();
+    await other.stop();
+    await other.stop();
+    await expect(stat(other.kubeconfigPath)).rejects.toThrow();
+  });
+
+  it('serves HTTPS with tls: true and a kubeconfig carrying the CA', async () => {
+    const secure = await startApiServer({ tls: true });
+    try {
+      expect(secure.host).toMatch(/^https:/);
+      expect(secure.kubeconfig).toContain('certificate-authority-data');
+      const tls = secure.tls!;
+      const res = await rawRequest(
+        { host: secure.host, tls: { ca: tls.caData, cert: tls.certData, key: tls.keyData } },
+        'GET',
+        '/api/v1/namespaces/default',
+      );
+      expect(res.status).toBe(200);
+    } finally {
+      await secure.stop();
+    }
+  });
+});
+
+describe('performance', () => {
+  it('lists and watches 10 000 objects quickly, serialising each event once', async () => {
+    await using server = await startApiServer();
+    const started = Date.now();
+    const watchers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        rawWatch(
+          { host: server.host },
+          `/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${server.resourceVersion()}`,
+        ),
+      ),
+    );
+    const batch = 100;
+    for (let i = 0; i < 10_000; i += batch) {
+      await Promise.all(
+        Array.from({ length: batch }, (_, j) =>
+          rawRequest({ host: server.host }, 'POST', '/api/v1/namespaces/default/configmaps', {
+            body: {
+              ...cm(`cm-${String(i + j).padStart(5, '0')}`, { n: String(i + j) }),
+              data: { payload: 'x'.repeat(1500) },
+            },
+          }),
+        ),
+      );
+    }
+    const created = Date.now() - started;
+    const listStarted = Date.now();
+    const list = await rawRequest(
+      { host: server.host },
+      'GET',
+      '/api/v1/namespaces/default/configmaps',
+    );
+    const listMs = Date.now() - listStarted;
+    expect(list.json.items).toHaveLength(10_000);
+    const counts = await Promise.all(
+      watchers.map(async (w) => (await w.take(10_000, 30_000)).length),
+    );
+    for (const w of watchers) w.close();
+    expect(counts).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
+    const pageStarted = Date.now();
+    let pages = 0;
+    let token: string | undefined;
+    do {
+      const page = await rawRequest(
+        { host: server.host },
+        'GET',
+        `/api/v1/namespaces/default/configmaps?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`,
+      );
+      token = page.json.metadata.continue;
+      pages++;
+    } while (token);
+    const pagedMs = Date.now() - pageStarted;
+    expect(pages).toBe(20);
+    // Generous bounds: these catch accidental O(n²) work, not machine speed.
+    expect(listMs).toBeLessThan(5_000);
+    expect(pagedMs).toBeLessThan(10_000);
+    expect(created).toBeLessThan(60_000);
+  }, 120_000);
+});

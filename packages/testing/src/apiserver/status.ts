@@ -1,0 +1,148 @@
+import type { Status, StatusCause } from '@kubets/apimachinery';
+
+/**
+ * An error that becomes a `Status` response. Request handlers throw it; the server turns it
+ * into the HTTP answer with the same code.
+ */
+export class ApiError extends Error {
+  readonly status: Status;
+
+  constructor(status: Status) {
+    super(status.message ?? status.reason ?? 'request failed');
+    this.name = 'ApiError';
+    this.status = status;
+  }
+
+  /** The HTTP status code. */
+  get code(): number {
+    return this.status.code ?? 500;
+  }
+}
+
+/** Builds a failure `Status` the way the API server renders it. */
+export function failure(
+  code: number,
+  reason: string,
+  message: string,
+  details?: Status['details'],
+): Status {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
+  };
+}
+
+/** The successful-delete Status the server returns for resources that do not return the object. */
+export function success(details: Status['details']): Status {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
+}
+
+const err = (
+  code: number,
+  reason: string,
+  message: string,
+  details?: Status['details'],
+): ApiError => new ApiError(failure(code, reason, message, details));
+
+/** `404 NotFound`: `configmaps "x" not found`. */
+export function notFound(resource: string, name: string, group = ''): ApiError {
+  const qualified = group ? `${resource}.${group}` : resource;
+  return err(404, 'NotFound', `${qualified} "${name}" not found`, {
+    name,
+    ...(group ? { group } : {}),
+    kind: resource,
+  });
+}
+
+/** `404 NotFound` for a path the server does not serve. */
+export function pathNotFound(): ApiError {
+  return err(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+/** `409 AlreadyExists`. */
+export function alreadyExists(resource: string, name: string, group = ''): ApiError {
+  const qualified = group ? `${resource}.${group}` : resource;
+  return err(409, 'AlreadyExists', `${qualified} "${name}" already exists`, {
+    name,
+    ...(group ? { group } : {}),
+    kind: resource,
+  });
+}
+
+/** `409 Conflict`: `Operation cannot be fulfilled on configmaps "x": <why>`. */
+export function conflict(resource: string, name: string, why: string, group = ''): ApiError {
+  const qualified = group ? `${resource}.${group}` : resource;
+  return err(409, 'Conflict', `Operation cannot be fulfilled on ${qualified} "${name}": ${why}`, {
+    name,
+    ...(group ? { group } : {}),
+    kind: resource,
+  });
+}
+
+/** The message of a stale-resourceVersion conflict. */
+export const OBJECT_MODIFIED =
+  'the object has been modified; please apply your changes to the latest version and try again';
+
+/** `422 Invalid`: `ConfigMap "x" is invalid: <causes>`. */
+export function invalid(
+  kind: string,
+  name: string,
+  causes: readonly Required<StatusCause>[],
+  group = '',
+): ApiError {
+  const qualifiedKind = group ? `${kind}.${group}` : kind;
+  const summary =
+    causes.length === 1
+      ? `${causes[0]?.field}: ${causes[0]?.message}`
+      : `[${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}]`;
+  return err(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${summary}`, {
+    ...(name ? { name } : {}),
+    ...(group ? { group } : {}),
+    kind: qualifiedKind === kind ? kind : kind,
+    causes: causes.map((c) => ({ ...c })),
+  });
+}
+
+/** `400 BadRequest`. */
+export function badRequest(message: string): ApiError {
+  return err(400, 'BadRequest', message);
+}
+
+/** `405 MethodNotAllowed`. */
+export function methodNotAllowed(verb: string, resource: string): ApiError {
+  return err(
+    405,
+    'MethodNotAllowed',
+    `${verb} is not supported on resources of kind "${resource}"`,
+    {},
+  );
+}
+
+/** `415 UnsupportedMediaType`. */
+export function unsupportedMediaType(contentType: string): ApiError {
+  return err(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got ${contentType})`,
+  );
+}
+
+/** `410 Expired` for a list at a compacted resourceVersion. */
+export function resourceExpired(message: string, continueToken?: string): ApiError {
+  const status = failure(410, 'Expired', message);
+  if (continueToken !== undefined) status.metadata = { continue: continueToken };
+  return new ApiError(status);
+}
+
+/** `500 InternalError`. */
+export function internalError(message: string): ApiError {
+  return err(500, 'InternalError', `Internal error occurred: ${message}`, {
+    causes: [{ message }],
+  });
+}

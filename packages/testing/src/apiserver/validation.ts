@@ -1,0 +1,85 @@
+import type { NameRule } from './resources.js';
+
+/** One validation failure, as listed in a 422 Status's `details.causes`. */
+export interface FieldError {
+  reason: string;
+  message: string;
+  field: string;
+}
+
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+const SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const LABEL_MSG =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const DNS1035_MSG =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+
+/** Problems with `value` as a name under `rule`: messages without the field prefix. */
+export function nameProblems(value: string, rule: NameRule): string[] {
+  const problems: string[] = [];
+  switch (rule) {
+    case 'subdomain':
+      if (value.length > 253) problems.push('must be no more than 253 characters');
+      if (!SUBDOMAIN.test(value)) problems.push(SUBDOMAIN_MSG);
+      break;
+    case 'label':
+      if (value.length > 63) problems.push('must be no more than 63 characters');
+      if (!LABEL.test(value)) problems.push(LABEL_MSG);
+      break;
+    case 'dns1035':
+      if (value.length > 63) problems.push('must be no more than 63 characters');
+      if (!DNS1035.test(value)) problems.push(DNS1035_MSG);
+      break;
+    case 'path':
+      if (value === '.' || value === '..') problems.push(`may not be '${value}'`);
+      for (const bad of ['/', '%']) {
+        if (value.includes(bad)) problems.push(`may not contain '${bad}'`);
+      }
+      break;
+  }
+  return problems;
+}
+
+/**
+ * Validates `metadata.name` / `metadata.generateName` as kube-apiserver does on create:
+ * one of them is required, and the name must satisfy the resource's rule.
+ */
+export function validateObjectName(
+  name: string | undefined,
+  generateName: string | undefined,
+  rule: NameRule,
+): FieldError[] {
+  if (!name) {
+    if (!generateName) {
+      return [
+        {
+          reason: 'FieldValueRequired',
+          message: 'Required value: name or generateName is required',
+          field: 'metadata.name',
+        },
+      ];
+    }
+    return [];
+  }
+  return nameProblems(name, rule).map((problem) => ({
+    reason: 'FieldValueInvalid',
+    message: `Invalid value: ${JSON.stringify(name)}: ${problem}`,
+    field: 'metadata.name',
+  }));
+}
+
+const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** `generateName` plus five random characters from the alphabet Kubernetes uses. */
+export function generateNameSuffix(prefix: string): string {
+  const base = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
+  let suffix = '';
+  for (let i = 0; i < 5; i++) {
+    suffix += GENERATE_ALPHABET[Math.floor(Math.random() * GENERATE_ALPHABET.length)];
+  }
+  return base + suffix;
+}
