@@ -1,0 +1,171 @@
+// Seed 001's example 2 against a real etcd + kube-apiserver (envtest): a dynamic shared
+// informer factory, `forResource(gvr)` for Deployments, handlers that see Unstructured
+// objects, and the dynamic lister.
+import { randomUUID } from 'node:crypto';
+import { deletedObject } from '@kubets/cache';
+import { loadConfig } from '@kubets/rest';
+import { type Envtest, startEnvtest } from '@kubets/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DynamicClient,
+  isUnstructured,
+  nestedInt64,
+  newDynamicSharedInformerFactory,
+  newFilteredDynamicSharedInformerFactory,
+  type Unstructured,
+} from './index.js';
+
+const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
+
+let env: Envtest;
+let dynamic: DynamicClient;
+
+/** Generous deadline for the cache to converge; never a timing assertion. */
+async function eventually(what: string, cond: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function deployment(name: string, replicas: number): Unstructured {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, labels: { suite: 'dynamic-informer-e2e' } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'main', image: 'busybox', command: ['sleep', '3600'] }] },
+      },
+    },
+  };
+}
+
+beforeAll(async () => {
+  env = await startEnvtest();
+  dynamic = new DynamicClient({
+    ...loadConfig({ kubeconfig: env.kubeconfigPath }),
+    qps: 50,
+    burst: 100,
+  });
+});
+
+afterAll(async () => {
+  await env?.stop();
+});
+
+describe('DynamicSharedInformerFactory against a real kube-apiserver', () => {
+  it("runs seed 001's example 2: forResource(deployments) with handlers on Unstructured objects and a lister", async () => {
+    const suffix = randomUUID().slice(0, 6);
+    const names = [`web-${suffix}`, `api-${suffix}`];
+    const deployments = dynamic.resource(deploymentsGVR).namespace('default');
+    for (const name of names) await deployments.create(deployment(name, 1));
+
+    const factory = newDynamicSharedInformerFactory(dynamic, 60_000);
+    const informerListerForGvr = factory.forResource(deploymentsGVR);
+    const informer = informerListerForGvr.informer();
+    const deployLister = informerListerForGvr.lister();
+    const added: Unstructured[] = [];
+    const updated: string[] = [];
+    const deleted: string[] = [];
+    informer.addEventHandler({
+      onAdd: (obj) => {
+        added.push(obj);
+      },
+      onUpdate: (oldObj, newObj) => {
+        if (oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion) return;
+        updated.push(
+          `${newObj.metadata.name} ${nestedInt64(oldObj, 'spec', 'replicas')}->${nestedInt64(newObj, 'spec', 'replicas')}`,
+        );
+      },
+      onDelete: (obj) => {
+        deleted.push(deletedObject(obj)?.metadata.name ?? '');
+      },
+    });
+
+    const controller = new AbortController();
+    try {
+      factory.start(controller.signal);
+      expect(await factory.waitForCacheSync(controller.signal)).toEqual(
+        new Map([['apps/v1/deployments', true]]),
+      );
+      const listed = deployLister.byNamespace('default').list('suite=dynamic-informer-e2e');
+      expect(listed.map((d) => d.metadata.name).sort()).toEqual([...names].sort());
+      await eventually('the initial adds', () => added.length >= 2);
+      for (const obj of added) {
+        expect(isUnstructured(obj)).toBe(true);
+        expect(obj.apiVersion).toBe('apps/v1');
+        expect(obj.kind).toBe('Deployment');
+      }
+
+      // A watch event: created after sync.
+      const late = `late-${suffix}`;
+      await deployments.create(deployment(late, 1));
+      await eventually('the late add', () => added.some((o) => o.metadata.name === late));
+      const lateObj = added.find((o) => o.metadata.name === late)!;
+      expect(lateObj.kind).toBe('Deployment');
+
+      const current = await deployments.get(names[0]!);
+      await deployments.update({
+        ...current,
+        spec: { ...(current.spec as Record<string, unknown>), replicas: 4 },
+      });
+      await eventually('the update', () => updated.length >= 1);
+      expect(updated).toEqual([`${names[0]} 1->4`]);
+      expect(
+        nestedInt64(deployLister.byNamespace('default').get(names[0]!), 'spec', 'replicas'),
+      ).toBe(4);
+
+      await deployments.delete(names[1]!);
+      await eventually('the delete', () => deleted.length >= 1);
+      expect(deleted).toEqual([names[1]]);
+      expect(() => deployLister.byNamespace('default').get(names[1]!)).toThrow(/not found/);
+    } finally {
+      controller.abort();
+      await factory.shutdown();
+    }
+  });
+
+  it('a filtered factory sees only its namespace and label selector', async () => {
+    const namespace = `dyn-inf-e2e-${randomUUID().slice(0, 8)}`;
+    await dynamic
+      .resource({ group: '', version: 'v1', resource: 'namespaces' })
+      .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    const configMaps = dynamic.resource({ group: '', version: 'v1', resource: 'configmaps' });
+    const cm = (name: string, labels: Record<string, string>): Unstructured => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, labels },
+      data: { name },
+    });
+    await configMaps.namespace(namespace).create(cm('picked', { pick: 'yes' }));
+    await configMaps.namespace(namespace).create(cm('skipped', { pick: 'no' }));
+    await configMaps.namespace('default').create(cm(`other-${namespace}`, { pick: 'yes' }));
+
+    const factory = newFilteredDynamicSharedInformerFactory(dynamic, 0, namespace, (options) => {
+      options.labelSelector = 'pick=yes';
+    });
+    const cms = factory.forResource('v1/configmaps');
+    cms.informer();
+    const controller = new AbortController();
+    try {
+      factory.start(controller.signal);
+      expect(await factory.waitForCacheSync(controller.signal)).toEqual(
+        new Map([['v1/configmaps', true]]),
+      );
+      expect(
+        cms
+          .lister()
+          .list()
+          .map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+      ).toEqual([`${namespace}/picked`]);
+    } finally {
+      controller.abort();
+      await factory.shutdown();
+    }
+  });
+});

@@ -1,0 +1,267 @@
+import {
+  type GroupVersionResource,
+  groupVersionToString,
+  parseGroupVersionResource,
+} from '@kubets/apimachinery';
+import {
+  type Indexers,
+  type ListerWatcher,
+  type ListOptions,
+  type Logger,
+  metaNamespaceIndexFunc,
+  namespaceIndex,
+  newFilteredListWatchFromClient,
+  newSharedIndexInformer,
+  newSharedInformerFactory,
+  type SharedIndexInformer,
+  type SharedInformerFactory,
+} from '@kubets/cache';
+import type { DynamicClient } from './client.js';
+import { type DynamicLister, newDynamicLister } from './dynamic-lister.js';
+import type { Unstructured } from './unstructured.js';
+
+/**
+ * The shared informer and lister of one resource in a dynamic factory (client-go's
+ * `informers.GenericInformer` as `dynamicinformer` hands it out).
+ */
+export interface DynamicInformer {
+  /**
+   * The factory's shared informer of this resource, created (and registered, so that
+   * `factory.start` runs it) on first use. Every call returns the same informer.
+   */
+  informer(): SharedIndexInformer<Unstructured>;
+  /** A lister over the informer's cache. Registers the informer too. */
+  lister(): DynamicLister;
+}
+
+/**
+ * Hands out one shared informer of {@link Unstructured} objects per
+ * group/version/resource and runs them together (client-go's
+ * `dynamicinformer.DynamicSharedInformerFactory`).
+ */
+export interface DynamicSharedInformerFactory {
+  /** The namespace every informer is limited to; `''` for all. */
+  readonly namespace: string;
+  /**
+   * The informer and lister of `gvr` (an object, or a string such as `apps/v1/deployments`,
+   * `v1/pods` or `deployments.v1.apps`). Asking twice for the same resource returns the same
+   * informer.
+   */
+  forResource(gvr: GroupVersionResource | string): DynamicInformer;
+  /**
+   * Starts every informer asked for so far and not started yet; they run until `signal`
+   * aborts or {@link shutdown}. Returns at once.
+   */
+  start(signal: AbortSignal): void;
+  /**
+   * Waits until every started informer has synced. Resolves with key (`apps/v1/deployments`,
+   * `v1/pods`) → synced; false for those not synced when `signal` aborted.
+   */
+  waitForCacheSync(signal: AbortSignal): Promise<Map<string, boolean>>;
+  /** Stops every informer and resolves once all have stopped. `start` does nothing afterwards. */
+  shutdown(): Promise<void>;
+}
+
+/** Settings of {@link newDynamicSharedInformerFactoryWithOptions}. */
+export interface DynamicSharedInformerFactoryOptions {
+  /** Resync period of every informer in milliseconds (0 for never), unless `customResync` says otherwise. */
+  defaultResyncMs: number;
+  /**
+   * Limit every informer to one namespace; `''` (the default) for all. As in client-go the
+   * namespace applies to every resource, so a namespaced factory is for namespaced resources.
+   */
+  namespace?: string;
+  /** Changes the list and watch options of every informer, e.g. to set a label selector. */
+  tweakListOptions?: (options: ListOptions) => void;
+  /** Resync periods (ms) per resource key (`apps/v1/deployments`, `v1/pods`). */
+  customResync?: Readonly<Record<string, number>> | ReadonlyMap<string, number>;
+  /** Where informer failures are reported. Default silent. */
+  logger?: Logger;
+}
+
+/**
+ * The key of a resource in a dynamic factory: `apps/v1/deployments`, or `v1/pods` for the
+ * core group.
+ */
+export function dynamicInformerKey(gvr: GroupVersionResource): string {
+  return `${groupVersionToString(gvr)}/${gvr.resource}`;
+}
+
+function resolveGVR(gvr: GroupVersionResource | string): GroupVersionResource {
+  const parsed = typeof gvr === 'string' ? parseGroupVersionResource(gvr) : gvr;
+  if (!parsed.version) throw new TypeError(`resource "${parsed.resource}" needs a version`);
+  if (!parsed.resource) throw new TypeError('a GroupVersionResource needs a resource');
+  return { group: parsed.group ?? '', version: parsed.version, resource: parsed.resource };
+}
+
+/**
+ * The {@link ListerWatcher} of a dynamic informer: lists and watches `gvr` in `namespace`
+ * (`''` for all) through the dynamic client's REST client of the group/version, with
+ * `tweakListOptions` changing every call's options. Listed items get the list's
+ * `apiVersion` and kind (the server leaves them out of lists), as the dynamic client's
+ * `list` does, so every cached object is a complete {@link Unstructured}.
+ */
+export function newFilteredDynamicListWatch(
+  client: DynamicClient,
+  gvr: GroupVersionResource,
+  namespace: string,
+  tweakListOptions?: (options: ListOptions) => void,
+): ListerWatcher<Unstructured> {
+  const resolved = resolveGVR(gvr);
+  const lw = newFilteredListWatchFromClient<Unstructured>(
+    client.restClient(resolved),
+    resolved.resource,
+    namespace,
+    tweakListOptions ?? (() => {}),
+  );
+  return {
+    list: async (options, signal) => {
+      const list = await lw.list(options, signal);
+      const itemKind = typeof list.kind === 'string' ? list.kind.replace(/List$/, '') : '';
+      for (const item of list.items) {
+        if (!item.apiVersion && !item.kind) {
+          item.apiVersion = list.apiVersion ?? groupVersionToString(resolved);
+          item.kind = itemKind;
+        }
+      }
+      return list;
+    },
+    watch: (options, signal) => lw.watch(options, signal),
+  };
+}
+
+/** Options of {@link newFilteredDynamicInformer}. */
+export interface DynamicInformerOptions {
+  /** Indexes of the cache; default: the `namespace` index. */
+  indexers?: Indexers<Unstructured>;
+  /** Changes the list and watch options, e.g. to set a label selector. */
+  tweakListOptions?: (options: ListOptions) => void;
+  /** Where informer failures are reported. Default silent. */
+  logger?: Logger;
+}
+
+/**
+ * A shared informer of `gvr`'s objects outside any factory (client-go's
+ * `dynamicinformer.NewFilteredDynamicInformer`), with a lister over its cache. Run it with
+ * `informer().run(signal)`.
+ */
+export function newFilteredDynamicInformer(
+  client: DynamicClient,
+  gvr: GroupVersionResource | string,
+  namespace: string,
+  resyncPeriodMs: number,
+  options: DynamicInformerOptions = {},
+): DynamicInformer {
+  const resolved = resolveGVR(gvr);
+  const informer = newSharedIndexInformer<Unstructured>(
+    newFilteredDynamicListWatch(client, resolved, namespace, options.tweakListOptions),
+    dynamicInformerKey(resolved),
+    {
+      resyncPeriodMs,
+      indexers: options.indexers ?? { [namespaceIndex]: metaNamespaceIndexFunc },
+      ...(options.logger ? { logger: options.logger } : {}),
+    },
+  );
+  return {
+    informer: () => informer,
+    lister: () => newDynamicLister(informer.getIndexer(), resolved),
+  };
+}
+
+class DynamicSharedInformerFactoryImpl implements DynamicSharedInformerFactory {
+  readonly namespace: string;
+  readonly #client: DynamicClient;
+  readonly #base: SharedInformerFactory;
+  readonly #logger: Logger | undefined;
+
+  constructor(client: DynamicClient, options: DynamicSharedInformerFactoryOptions) {
+    this.#client = client;
+    this.namespace = options.namespace ?? '';
+    this.#logger = options.logger;
+    this.#base = newSharedInformerFactory({
+      defaultResyncMs: options.defaultResyncMs,
+      namespace: this.namespace,
+      ...(options.tweakListOptions ? { tweakListOptions: options.tweakListOptions } : {}),
+      ...(options.customResync ? { customResync: options.customResync } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+  }
+
+  forResource(gvr: GroupVersionResource | string): DynamicInformer {
+    const resolved = resolveGVR(gvr);
+    const informer = (): SharedIndexInformer<Unstructured> =>
+      this.#base.informerFor<Unstructured>(
+        dynamicInformerKey(resolved),
+        ({ resyncPeriodMs, namespace, tweakListOptions }) =>
+          newFilteredDynamicInformer(this.#client, resolved, namespace, resyncPeriodMs, {
+            ...(tweakListOptions ? { tweakListOptions } : {}),
+            ...(this.#logger ? { logger: this.#logger } : {}),
+          }).informer(),
+      );
+    return {
+      informer,
+      lister: () => newDynamicLister(informer().getIndexer(), resolved),
+    };
+  }
+
+  start(signal: AbortSignal): void {
+    this.#base.start(signal);
+  }
+
+  waitForCacheSync(signal: AbortSignal): Promise<Map<string, boolean>> {
+    return this.#base.waitForCacheSync(signal);
+  }
+
+  shutdown(): Promise<void> {
+    return this.#base.shutdown();
+  }
+}
+
+/**
+ * A dynamic shared informer factory over every namespace (client-go's
+ * `dynamicinformer.NewDynamicSharedInformerFactory`):
+ *
+ * ```ts
+ * const factory = newDynamicSharedInformerFactory(dynamicClient, 60_000);
+ * const deployments = factory.forResource({ group: 'apps', version: 'v1', resource: 'deployments' });
+ * deployments.informer().addEventHandler({ onAdd: (obj) => console.log('add', obj.metadata.name) });
+ * factory.start(signal);
+ * await factory.waitForCacheSync(signal);
+ * deployments.lister().byNamespace('default').list();
+ * ```
+ *
+ * Informers list and watch through the client's REST client of each group/version and have
+ * the `namespace` index.
+ */
+export function newDynamicSharedInformerFactory(
+  client: DynamicClient,
+  defaultResyncMs: number,
+): DynamicSharedInformerFactory {
+  return new DynamicSharedInformerFactoryImpl(client, { defaultResyncMs });
+}
+
+/**
+ * A dynamic shared informer factory limited to `namespace` (`''` for all) whose list and
+ * watch options `tweakListOptions` changes (client-go's
+ * `dynamicinformer.NewFilteredDynamicSharedInformerFactory`).
+ */
+export function newFilteredDynamicSharedInformerFactory(
+  client: DynamicClient,
+  defaultResyncMs: number,
+  namespace: string,
+  tweakListOptions?: (options: ListOptions) => void,
+): DynamicSharedInformerFactory {
+  return new DynamicSharedInformerFactoryImpl(client, {
+    defaultResyncMs,
+    namespace,
+    ...(tweakListOptions ? { tweakListOptions } : {}),
+  });
+}
+
+/** A dynamic shared informer factory with every setting, including per-resource resync. */
+export function newDynamicSharedInformerFactoryWithOptions(
+  client: DynamicClient,
+  options: DynamicSharedInformerFactoryOptions,
+): DynamicSharedInformerFactory {
+  return new DynamicSharedInformerFactoryImpl(client, options);
+}
