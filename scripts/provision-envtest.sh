@@ -2,6 +2,7 @@
 # Provisions the binaries envtest needs on a Debian machine:
 #   etcd           from Debian's etcd-server package
 #   kube-apiserver built from Debian's kubernetes source package with Debian's Go
+#   kubectl        from Debian's kubernetes-client package, unless one is on PATH
 # Both end up in $KUBETS_ASSETS_DIR (default ~/.cache/kubets/assets); the script prints
 # that directory on its last line so callers can export KUBEBUILDER_ASSETS from it.
 # A second run finds both binaries and returns at once.
@@ -56,11 +57,17 @@ provision_etcd() {
   ln -sf "$(command -v etcd || echo /usr/bin/etcd)" "$assets_dir/etcd"
 }
 
+# Bump when the build recipe changes, so machines holding an older build rebuild once.
+kube_apiserver_recipe=2
+
 provision_kube_apiserver() {
-  if [ -x "$assets_dir/kube-apiserver" ]; then return 0; fi
+  local marker="$assets_dir/kube-apiserver.recipe"
+  if [ -x "$assets_dir/kube-apiserver" ] && [ "$(cat "$marker" 2>/dev/null)" = "$kube_apiserver_recipe" ]; then
+    return 0
+  fi
   log "building kube-apiserver from Debian's kubernetes source package (takes several minutes)"
   ensure_deb_src
-  apt_install dpkg-dev golang-go rsync
+  apt_install dpkg-dev golang-go rsync golang-github-modern-go-reflect2-dev
   local src_parent="$build_root/src"
   if ! ls -d "$src_parent"/kubernetes-*/ >/dev/null 2>&1; then
     rm -rf "$src_parent"; mkdir -p "$src_parent"
@@ -69,6 +76,12 @@ provision_kube_apiserver() {
   fi
   local src
   src="$(ls -d "$src_parent"/kubernetes-*/ | head -n1)"
+  # Kubernetes 1.20 vendors reflect2 1.0.1, which crashes (SIGSEGV in mapiterinit) when
+  # built with Go >= 1.18 as soon as the server encodes a map: use Debian's 1.0.2 instead.
+  local reflect2_src=/usr/share/gocode/src/github.com/modern-go/reflect2
+  local reflect2_vendor="$src/vendor/github.com/modern-go/reflect2"
+  rm -rf "$reflect2_vendor" && mkdir -p "$reflect2_vendor"
+  cp "$reflect2_src"/*.go "$reflect2_src"/*.s "$reflect2_vendor/"
   # Same environment debian/rules gives the build: a private GOPATH and HOME, vendored deps.
   (
     cd "$src"
@@ -82,9 +95,18 @@ provision_kube_apiserver() {
   if [ -z "$built" ]; then log "the build produced no kube-apiserver binary"; exit 1; fi
   cp "$built" "$assets_dir/kube-apiserver.tmp"
   mv "$assets_dir/kube-apiserver.tmp" "$assets_dir/kube-apiserver"
+  echo "$kube_apiserver_recipe" >"$marker"
+}
+
+# The end-to-end tests drive the server with kubectl too, as users do.
+provision_kubectl() {
+  command -v kubectl >/dev/null 2>&1 && return 0
+  log "installing kubectl (Debian's kubernetes-client)"
+  apt_install kubernetes-client
 }
 
 provision_etcd
 provision_kube_apiserver
+provision_kubectl
 "$assets_dir/kube-apiserver" --version >&2
 echo "$assets_dir"
