@@ -1,0 +1,319 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Clientset } from '@kubets/clientset';
+import { loadConfig } from '@kubets/rest';
+import { type Envtest, startEnvtest } from '@kubets/testing';
+import type { Lease } from 'kubernetes-types/coordination/v1';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from './test-helpers.js';
+
+// Short durations so the test runs in seconds: the leader gives up at most 3 s after the start
+// of its last successful renewal, a follower takes over no sooner than 4 s after it observed
+// that renewal — so the two can never lead at the same time.
+const LEASE_MS = 4_000;
+const RENEW_MS = 3_000;
+const RETRY_MS = 1_000;
+
+const candidateScript = fileURLToPath(new URL('./testdata/candidate.ts', import.meta.url));
+
+let env: Envtest;
+let clientset: Clientset;
+let namespace: string;
+/** A kube-apiserver this test started after killing envtest's. */
+let restartedApiServer: ChildProcess | undefined;
+
+interface Candidate {
+  id: string;
+  child: ChildProcess;
+  lines: string[];
+  stderr: string[];
+  leading: boolean;
+  exited: boolean;
+}
+
+const candidates: Candidate[] = [];
+/** Every moment (by output) two candidates said they were leading at once. */
+const overlaps: string[] = [];
+
+interface Observation {
+  holder: string;
+  renewTime: string | undefined;
+  acquireTime: string | undefined;
+  transitions: number;
+}
+
+beforeAll(async () => {
+  env = await startEnvtest();
+  clientset = new Clientset({
+    ...loadConfig({ kubeconfig: env.kubeconfigPath }),
+    qps: -1,
+    timeoutMs: 5_000,
+  });
+  namespace = `le-e2e-${randomUUID().slice(0, 8)}`;
+  await clientset
+    .coreV1()
+    .namespaces()
+    .create({ metadata: { name: namespace } });
+});
+
+afterEach(async () => {
+  await Promise.all(candidates.splice(0).map((c) => kill(c, 'SIGTERM')));
+});
+
+afterAll(async () => {
+  for (const c of candidates) await kill(c, 'SIGKILL');
+  if (restartedApiServer && restartedApiServer.exitCode === null) {
+    const exited = new Promise((resolve) => restartedApiServer?.once('exit', resolve));
+    restartedApiServer.kill('SIGKILL');
+    await exited;
+  }
+  await env?.stop();
+});
+
+function startCandidate(leaseName: string, id: string): Candidate {
+  const child = spawn(
+    process.execPath,
+    [
+      '--no-warnings',
+      candidateScript,
+      env.kubeconfigPath,
+      namespace,
+      leaseName,
+      id,
+      String(LEASE_MS),
+      String(RENEW_MS),
+      String(RETRY_MS),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const c: Candidate = { id, child, lines: [], stderr: [], leading: false, exited: false };
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    c.lines.push(line);
+    if (line === `started leading ${id}`) {
+      const others = candidates.filter((o) => o !== c && o.leading && !o.exited);
+      if (others.length > 0) overlaps.push(`${id} started while ${others.map((o) => o.id)} led`);
+      c.leading = true;
+    } else if (line === `stopped leading ${id}`) {
+      c.leading = false;
+    }
+  });
+  createInterface({ input: child.stderr! }).on('line', (line) => c.stderr.push(line));
+  child.once('exit', () => {
+    c.exited = true;
+    c.leading = false;
+  });
+  candidates.push(c);
+  return c;
+}
+
+async function kill(c: Candidate, signal: NodeJS.Signals): Promise<void> {
+  if (c.exited || c.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => c.child.once('exit', resolve));
+  c.child.kill(signal);
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  if (!c.exited) {
+    c.child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+function diagnostics(): string {
+  return candidates
+    .map((c) => `--- ${c.id}\n${c.lines.join('\n')}\n${c.stderr.slice(-30).join('\n')}`)
+    .join('\n');
+}
+
+function observation(lease: Lease): Observation {
+  return {
+    holder: lease.spec?.holderIdentity ?? '',
+    renewTime: lease.spec?.renewTime,
+    acquireTime: lease.spec?.acquireTime,
+    transitions: lease.spec?.leaseTransitions ?? 0,
+  };
+}
+
+/** Polls the Lease every 100 ms, keeping each distinct record seen. */
+function pollLease(leaseName: string): {
+  seen: Observation[];
+  errors: string[];
+  stop: () => Promise<void>;
+} {
+  const seen: Observation[] = [];
+  const errors: string[] = [];
+  let stopped = false;
+  const observe = (o: Observation): void => {
+    const last = seen.at(-1);
+    if (!last || last.renewTime !== o.renewTime || last.holder !== o.holder) seen.push(o);
+  };
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const lease = await clientset
+          .coordinationV1()
+          .leases(namespace)
+          .get(leaseName, { timeoutMs: 5_000 });
+        observe(observation(lease));
+      } catch (error) {
+        // Not created yet, or the API server is down: keep polling.
+        errors.push(String(error));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return {
+    seen,
+    errors,
+    /** Stops polling after one last read. */
+    stop: async () => {
+      stopped = true;
+      await loop;
+      const lease = await clientset.coordinationV1().leases(namespace).get(leaseName);
+      observe(observation(lease));
+    },
+  };
+}
+
+/** The holders in order, consecutive repeats collapsed. */
+function holderSequence(seen: Observation[]): string[] {
+  const out: string[] = [];
+  for (const o of seen) if (o.holder !== '' && out.at(-1) !== o.holder) out.push(o.holder);
+  return out;
+}
+
+async function leaseHolder(leaseName: string): Promise<string | undefined> {
+  try {
+    const lease = await clientset.coordinationV1().leases(namespace).get(leaseName);
+    return lease.spec?.holderIdentity;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits until exactly one candidate leads by its output and the Lease names it. */
+async function waitForSingleLeader(leaseName: string, among: Candidate[]): Promise<Candidate> {
+  let leader: Candidate | undefined;
+  await waitFor(
+    async () => {
+      const leading = among.filter((c) => c.leading);
+      if (leading.length !== 1) return false;
+      leader = leading[0];
+      return (await leaseHolder(leaseName)) === leader?.id;
+    },
+    60_000,
+    'one leader by output and by the Lease',
+  ).catch((error: unknown) => {
+    throw new Error(`${String(error)}\n${diagnostics()}`);
+  });
+  return leader!;
+}
+
+describe('leader election between two processes on a real kube-apiserver', () => {
+  it('elects exactly one leader; after SIGKILL the other takes over once the lease expired', async () => {
+    const leaseName = 'sigkill';
+    const poller = pollLease(leaseName);
+    const a = startCandidate(leaseName, 'candidate-a');
+    const b = startCandidate(leaseName, 'candidate-b');
+
+    const leader = await waitForSingleLeader(leaseName, [a, b]);
+    const follower = leader === a ? b : a;
+    await waitFor(
+      () => follower.lines.includes(`new leader ${leader.id}`),
+      30_000,
+      'the follower to observe the leader',
+    );
+    // Two lease durations of steady state: the follower keeps following.
+    await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
+    expect(leader.leading).toBe(true);
+    expect(follower.lines.filter((l) => l.startsWith('started leading'))).toEqual([]);
+    expect(await leaseHolder(leaseName)).toBe(leader.id);
+
+    await kill(leader, 'SIGKILL');
+    const lastRenewByLeader = poller.seen.filter((o) => o.holder === leader.id).at(-1);
+    const transitionsBefore = lastRenewByLeader?.transitions ?? 0;
+
+    await waitFor(() => follower.leading, 60_000, 'the follower to take over').catch(
+      (error: unknown) => {
+        throw new Error(`${String(error)}\n${diagnostics()}`);
+      },
+    );
+    await waitFor(async () => (await leaseHolder(leaseName)) === follower.id, 10_000, 'the Lease');
+    await poller.stop();
+
+    const lease = await clientset.coordinationV1().leases(namespace).get(leaseName);
+    expect(lease.spec).toMatchObject({
+      holderIdentity: follower.id,
+      leaseDurationSeconds: LEASE_MS / 1000,
+      leaseTransitions: transitionsBefore + 1,
+    });
+    // The takeover happened no sooner than a full lease after the last renewal we saw (both
+    // timestamps come from this machine's clock; 50 ms for rounding).
+    const renewed = Date.parse(lastRenewByLeader?.renewTime ?? '');
+    const acquired = Date.parse(lease.spec?.acquireTime ?? '');
+    expect(acquired - renewed).toBeGreaterThanOrEqual(LEASE_MS - 50);
+    expect(follower.lines).toContain(`new leader ${follower.id}`);
+
+    // Never two leaders: the Lease went from one holder to the other exactly once...
+    expect(holderSequence(poller.seen), JSON.stringify(poller.errors.slice(-5))).toEqual([
+      leader.id,
+      follower.id,
+    ]);
+    // ...and no process said it started leading while another one was.
+    expect(overlaps).toEqual([]);
+  });
+
+  it('kube-apiserver restart: the leader stops when it cannot renew, leadership returns afterwards', async () => {
+    const leaseName = 'restart';
+    const poller = pollLease(leaseName);
+    const c = startCandidate(leaseName, 'candidate-c');
+    const d = startCandidate(leaseName, 'candidate-d');
+    const leader = await waitForSingleLeader(leaseName, [c, d]);
+    const follower = leader === c ? d : c;
+    await waitFor(() => follower.lines.includes(`new leader ${leader.id}`), 30_000, 'follower');
+
+    // Kill kube-apiserver (etcd keeps the data), remembering how it was started.
+    const pid = env.pids.kubeApiserver;
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    const [binary, ...args] = argv;
+    expect(binary).toMatch(/kube-apiserver$/);
+    process.kill(pid, 'SIGKILL');
+
+    // The leader cannot renew: it must give up leadership within the renew deadline.
+    await waitFor(() => !leader.leading, 30_000, 'the leader to stop leading').catch(
+      (error: unknown) => {
+        throw new Error(`${String(error)}\n${diagnostics()}`);
+      },
+    );
+    expect(leader.lines).toContain(`stopped leading ${leader.id}`);
+    expect(follower.leading).toBe(false);
+
+    // Start kube-apiserver again with the same flags (same port, certificates and etcd).
+    const log = openSync(join(env.dir, 'kube-apiserver-restarted.log'), 'a');
+    restartedApiServer = spawn(binary!, args, { stdio: ['ignore', log, log] });
+    await waitFor(
+      async () => {
+        try {
+          await clientset.coreV1().namespaces().get(namespace, { timeoutMs: 2_000 });
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      90_000,
+      'kube-apiserver to come back',
+    );
+
+    const next = await waitForSingleLeader(leaseName, [c, d]);
+    await poller.stop();
+    expect([c.id, d.id]).toContain(next.id);
+    expect(overlaps).toEqual([]);
+    // The record only ever changed hands between the two, one at a time.
+    const holders = holderSequence(poller.seen);
+    expect(holders[0]).toBe(leader.id);
+    expect(holders.at(-1), JSON.stringify(poller.errors.slice(-5))).toBe(next.id);
+    for (const h of holders) expect([c.id, d.id]).toContain(h);
+  });
+});

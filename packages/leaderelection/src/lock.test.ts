@@ -1,0 +1,260 @@
+import { isConflict, isNotFound } from '@kubets/apimachinery';
+import { Clientset } from '@kubets/clientset';
+import { loadConfig } from '@kubets/rest';
+import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type LeaderElectionConfig, LeaderElector } from './elector.js';
+import { type LeaderElectionEventRecorder, LeaseLock, type LockEventSubject } from './lock.js';
+import { formatMicroTime, type LeaderElectionRecord } from './record.js';
+import { MemoryLogger, waitFor } from './test-helpers.js';
+
+let server: InMemoryApiServer;
+let clientset: Clientset;
+let counter = 0;
+
+beforeAll(async () => {
+  server = await startApiServer();
+  clientset = new Clientset({ ...loadConfig({ kubeconfig: server.kubeconfigPath }), qps: -1 });
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+afterEach(() => {
+  server.faults.reset();
+});
+
+function leaseName(): string {
+  return `lock-${++counter}`;
+}
+
+const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+
+describe('formatMicroTime', () => {
+  it('formats RFC 3339 with six fractional digits in UTC', () => {
+    expect(formatMicroTime(new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 67)))).toBe(
+      '2024-01-02T03:04:05.067000Z',
+    );
+  });
+});
+
+describe('LeaseLock', () => {
+  it('creates, reads and updates a Lease, conditional on its resourceVersion', async () => {
+    const name = leaseName();
+    const events: { subject: LockEventSubject; reason: string; message: string }[] = [];
+    const recorder: LeaderElectionEventRecorder = {
+      event: (subject, _type, reason, message) => events.push({ subject, reason, message }),
+    };
+    const a = new LeaseLock({
+      namespace: 'default',
+      name,
+      client: clientset,
+      identity: 'a',
+      eventRecorder: recorder,
+      labels: { app: 'demo' },
+    });
+    const b = new LeaseLock({
+      namespace: 'default',
+      name,
+      client: clientset.coordinationV1().leases('default'),
+      identity: 'b',
+    });
+    expect(a.describe()).toBe(`default/${name}`);
+    expect(a.identity()).toBe('a');
+
+    const missing = await a.get().catch((e: unknown) => e);
+    expect(isNotFound(missing)).toBe(true);
+    await expect(
+      b.update({ holderIdentity: 'b', leaseDurationSeconds: 1, leaderTransitions: 0 }),
+    ).rejects.toThrow('not initialized, call get or create first');
+
+    const now = formatMicroTime(new Date());
+    const record: LeaderElectionRecord = {
+      holderIdentity: 'a',
+      leaseDurationSeconds: 15,
+      acquireTime: now,
+      renewTime: now,
+      leaderTransitions: 2,
+    };
+    await a.create(record);
+    const lease = await clientset.coordinationV1().leases('default').get(name);
+    expect(lease.metadata?.labels).toEqual({ app: 'demo' });
+    expect(lease.spec).toMatchObject({
+      holderIdentity: 'a',
+      leaseDurationSeconds: 15,
+      leaseTransitions: 2,
+      acquireTime: now,
+      renewTime: now,
+    });
+    expect(lease.spec?.renewTime).toMatch(MICRO_TIME);
+
+    const seenByB = await b.get();
+    expect(seenByB.record).toEqual(record);
+    const seenByA = await a.get();
+    expect(seenByA.raw).toBe(seenByB.raw);
+
+    // a renews; b's copy is now stale and its update must fail with a Conflict.
+    await a.update({ ...record, renewTime: formatMicroTime(new Date(Date.now() + 1000)) });
+    const conflict = await b
+      .update({ ...record, holderIdentity: 'b', leaderTransitions: 3 })
+      .catch((e: unknown) => e);
+    expect(isConflict(conflict)).toBe(true);
+    const afterConflict = await b.get();
+    expect(afterConflict.record.holderIdentity).toBe('a');
+    expect(afterConflict.raw).not.toBe(seenByB.raw);
+
+    // After a fresh read b's update goes through (and a's copy is stale in turn).
+    await b.update({ ...afterConflict.record, holderIdentity: 'b', leaderTransitions: 3 });
+    expect((await a.get()).record).toMatchObject({ holderIdentity: 'b', leaderTransitions: 3 });
+
+    a.recordEvent('became leader');
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      reason: 'LeaderElection',
+      message: 'a became leader',
+      subject: {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name, namespace: 'default' },
+      },
+    });
+  });
+});
+
+interface LiveCandidate {
+  id: string;
+  elector: LeaderElector;
+  events: string[];
+  logger: MemoryLogger;
+  leading: () => boolean;
+  stop: () => void;
+  done: Promise<void>;
+}
+
+const live: LiveCandidate[] = [];
+afterEach(async () => {
+  for (const c of live.splice(0)) {
+    c.stop();
+    await c.done;
+  }
+});
+
+function start(
+  name: string,
+  id: string,
+  durations: Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>,
+  releaseOnCancel = false,
+): LiveCandidate {
+  const events: string[] = [];
+  const logger = new MemoryLogger();
+  let signal: AbortSignal | undefined;
+  const controller = new AbortController();
+  const elector = new LeaderElector({
+    lock: new LeaseLock({ namespace: 'default', name, client: clientset, identity: id }),
+    ...durations,
+    releaseOnCancel,
+    logger,
+    callbacks: {
+      onStartedLeading: (s) => {
+        signal = s;
+        events.push('started');
+      },
+      onStoppedLeading: () => events.push('stopped'),
+      onNewLeader: (leader) => events.push(`new leader ${leader}`),
+    },
+  });
+  const c: LiveCandidate = {
+    id,
+    elector,
+    events,
+    logger,
+    leading: () => signal !== undefined && !signal.aborted,
+    stop: () => controller.abort(),
+    done: elector.run(controller.signal),
+  };
+  live.push(c);
+  return c;
+}
+
+/** Samples the candidates until stopped, recording any moment two of them led at once. */
+function watchForTwoLeaders(candidates: LiveCandidate[]): { stop: () => string[] } {
+  const overlaps: string[] = [];
+  const timer = setInterval(() => {
+    const leaders = candidates.filter((c) => c.leading()).map((c) => c.id);
+    if (leaders.length > 1) overlaps.push(leaders.join('+'));
+  }, 10);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return overlaps;
+    },
+  };
+}
+
+describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60_000 }, () => {
+  it('elects one of two candidates, and release on cancel hands over without waiting for expiry', async () => {
+    const name = leaseName();
+    // A 60 s lease: a takeover within the test can only come from the release.
+    const durations = { leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 200 };
+    const a = start(name, 'a', durations, true);
+    await waitFor(() => a.leading(), 10_000, 'a to lead');
+    const b = start(name, 'b', durations, true);
+    const sampler = watchForTwoLeaders([a, b]);
+    await waitFor(() => b.elector.getLeader() === 'a', 10_000, 'b to observe a');
+    expect(b.leading()).toBe(false);
+
+    a.stop();
+    await a.done;
+    expect(a.events).toEqual(['new leader a', 'started', 'stopped']);
+    await waitFor(() => b.leading(), 10_000, 'b to take over');
+    const lease = await clientset.coordinationV1().leases('default').get(name);
+    expect(lease.spec).toMatchObject({
+      holderIdentity: 'b',
+      leaseTransitions: 1,
+      leaseDurationSeconds: 60,
+    });
+    expect(b.events).toEqual(['new leader a', 'new leader b', 'started']);
+    expect(sampler.stop()).toEqual([]);
+    expect(a.logger.errors()).toEqual([]);
+  });
+
+  it('stops leading when the server answers 503 past the renew deadline, and leads again afterwards', async () => {
+    const name = leaseName();
+    const durations = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 400 };
+    const a = start(name, 'a', durations);
+    await waitFor(() => a.leading(), 10_000, 'a to lead');
+
+    server.faults.respondWith(503, { times: Number.POSITIVE_INFINITY, match: '/leases/' });
+    await a.done;
+    expect(a.events).toEqual(['new leader a', 'started', 'stopped']);
+    expect(a.logger.lines.some((l) => l.message.startsWith('failed to renew lease'))).toBe(true);
+
+    server.faults.reset();
+    const again = start(name, 'a2', durations);
+    await waitFor(() => again.leading(), 20_000, 'a2 to lead after the outage');
+    const lease = await clientset.coordinationV1().leases('default').get(name);
+    expect(lease.spec).toMatchObject({ holderIdentity: 'a2', leaseTransitions: 1 });
+  });
+
+  it('stops leading when connections stall, and the follower takes over after the outage', async () => {
+    const name = leaseName();
+    const durations = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 400 };
+    const a = start(name, 'a', durations);
+    await waitFor(() => a.leading(), 10_000, 'a to lead');
+    const b = start(name, 'b', durations);
+    await waitFor(() => b.elector.getLeader() === 'a', 10_000, 'b to observe a');
+    const sampler = watchForTwoLeaders([a, b]);
+
+    server.faults.stallConnections();
+    await a.done;
+    expect(a.events).toEqual(['new leader a', 'started', 'stopped']);
+    expect(b.leading()).toBe(false);
+
+    server.faults.resume();
+    await waitFor(() => b.leading(), 20_000, 'b to take over');
+    expect(sampler.stop()).toEqual([]);
+    const lease = await clientset.coordinationV1().leases('default').get(name);
+    expect(lease.spec?.holderIdentity).toBe('b');
+  });
+});
