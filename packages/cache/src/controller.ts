@@ -1,9 +1,9 @@
+import { type Logger, silentLogger } from '@kubets/apimachinery';
 import type { CacheClock } from './clock.js';
 import { DeltaFIFO, type Deltas, isFIFOClosedError, type PopProcessFunc } from './delta-fifo.js';
 import type { ResourceEventHandler } from './handler.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
 import type { ListerWatcher } from './listwatch.js';
-import { type Logger, silentLogger } from './logger.js';
 import { Reflector, type WatchErrorHandler } from './reflector.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
 import type { Indexers } from './thread-safe-store.js';

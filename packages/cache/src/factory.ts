@@ -1,5 +1,5 @@
+import { type Logger, silentLogger } from '@kubets/apimachinery';
 import type { ListOptions } from './listwatch.js';
-import { type Logger, silentLogger } from './logger.js';
 import type { SharedIndexInformer } from './shared-informer.js';
 import { waitForCacheSync } from './wait.js';
 

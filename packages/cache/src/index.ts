@@ -1,3 +1,6 @@
+// The logger interface lives in @kubets/apimachinery, shared by every package; re-exported
+// here so `import { type Logger, silentLogger } from '@kubets/cache'` keeps working.
+export { type LogFields, type Logger, silentLogger } from '@kubets/apimachinery';
 export * from './clock.js';
 export * from './controller.js';
 export * from './delta-fifo.js';
@@ -6,7 +9,6 @@ export * from './handler.js';
 export * from './keys.js';
 export * from './listwatch.js';
 export * from './listwatch-client.js';
-export * from './logger.js';
 export * from './pager.js';
 export * from './reflector.js';
 export * from './shared-informer.js';

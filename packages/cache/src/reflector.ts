@@ -8,14 +8,15 @@ import {
   isMethodNotSupported,
   isResourceExpired,
   isStatusError,
+  type Logger,
   type RandomSource,
+  silentLogger,
   type WatchEvent,
   watchErrorToStatusError,
 } from '@kubets/apimachinery';
 import { type CacheClock, realClock } from './clock.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
 import type { ListerWatcher, ListOptions, WatchOptions } from './listwatch.js';
-import { type Logger, silentLogger } from './logger.js';
 import { defaultPageSize, listAllPages } from './pager.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { TypeMeta } from '@kubets/apimachinery';
+import { type Logger, silentLogger, type TypeMeta } from '@kubets/apimachinery';
 import { type CacheClock, realClock } from './clock.js';
 import { Controller } from './controller.js';
 import { DeltaFIFO, type Deltas } from './delta-fifo.js';
@@ -9,7 +9,6 @@ import {
   type KeyFunc,
 } from './keys.js';
 import type { ListerWatcher } from './listwatch.js';
-import { type Logger, silentLogger } from './logger.js';
 import type { WatchErrorHandler } from './reflector.js';
 import { RingBuffer } from './ring-buffer.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';

@@ -1,12 +1,12 @@
 // Generates src/generated/*.ts from the table in resources.ts. Pure except for the final
-// formatting step, which runs the repository's pinned Biome on each file (via stdin), so the
-// output is byte-for-byte what `biome check --write` would leave and is deterministic.
+// formatting step, which runs the repository's pinned Biome on each file (via stdin, with
+// @kubets/codegen-kit's formatFiles), so the output is byte-for-byte what
+// `biome check --write` would leave and is deterministic.
 // Runs under Node's type stripping (no build step) and inside vitest.
 
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { formatFiles } from '@kubets/codegen-kit';
 import { type GroupVersionRow, groupVersions, type ResourceRow } from './resources.ts';
 
 /** The package directory (packages/clientset). */
@@ -285,41 +285,7 @@ export function renderUnformatted(): Map<string, string> {
   return new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-function biomeEntry(): string {
-  const require = createRequire(join(packageDir, 'package.json'));
-  return join(dirname(require.resolve('@biomejs/biome/package.json')), 'bin', 'biome');
-}
-
-/** Formats one file with the repository's Biome (organize imports + format), via stdin. */
-export function formatWithBiome(path: string, source: string): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(
-      process.execPath,
-      [biomeEntry(), 'check', '--write', `--stdin-file-path=${path}`],
-      { cwd: packageDir, stdio: ['pipe', 'pipe', 'pipe'] },
-    );
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      if (code === 0) {
-        resolvePromise(Buffer.concat(stdout).toString('utf8'));
-      } else {
-        const message = Buffer.concat(stderr).toString('utf8').trim();
-        reject(new Error(`biome could not format ${path} (exit ${code}): ${message}`));
-      }
-    });
-    child.stdin.end(source);
-  });
-}
-
 /** The contents of every generated file, formatted, by path relative to the package. */
-export async function render(): Promise<Map<string, string>> {
-  const entries = [...renderUnformatted()];
-  const formatted = await Promise.all(
-    entries.map(([path, source]) => formatWithBiome(path, source)),
-  );
-  return new Map(entries.map(([path], index) => [path, formatted[index] ?? '']));
+export function render(): Promise<Map<string, string>> {
+  return formatFiles(packageDir, renderUnformatted());
 }

@@ -1,10 +1,10 @@
 import { FakeClock, type RateLimiter, TokenBucketRateLimiter } from '@kubets/rest';
+import { echo, type StubServer, startStubServer, waitUntil } from '@kubets/stub-server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Clientset, clientsetFor } from './clientset.js';
 import { defineResource } from './descriptor.js';
 import { groupVersionClientClasses } from './generated/clientset.js';
 import { coreV1Resources } from './generated/core-v1.js';
-import { echo, type StubServer, startStubServer, waitUntil } from './test-helpers.js';
 
 let server: StubServer;
 

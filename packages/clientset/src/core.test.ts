@@ -1,13 +1,13 @@
 import { isBadRequest, isStatusError } from '@kubets/apimachinery';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Clientset } from './clientset.js';
 import {
   type StubHandler,
   type StubServer,
   sendJson,
   startStubServer,
   waitUntil,
-} from './test-helpers.js';
+} from '@kubets/stub-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Clientset } from './clientset.js';
 
 let server: StubServer | undefined;
 

@@ -6,17 +6,17 @@ import {
   parseSelector,
 } from '@kubets/apimachinery';
 import { isInvalidRequestError, PatchType } from '@kubets/rest';
-import type { Pod } from 'kubernetes-types/core/v1';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Clientset } from './clientset.js';
-import { defineResource } from './descriptor.js';
 import {
   echo,
   type RecordedRequest,
   type StubServer,
   sendJson,
   startStubServer,
-} from './test-helpers.js';
+} from '@kubets/stub-server';
+import type { Pod } from 'kubernetes-types/core/v1';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Clientset } from './clientset.js';
+import { defineResource } from './descriptor.js';
 import { isStatus, StatusResourceClient, TypedResourceClient } from './typed-client.js';
 
 let server: StubServer;

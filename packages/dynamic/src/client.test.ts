@@ -1,8 +1,8 @@
 import { isNotFound, parseSelector, type WatchEvent } from '@kubets/apimachinery';
 import { isInvalidRequestError, PatchType, type RateLimiter } from '@kubets/rest';
+import { type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamicClient, dynamicClientFor } from './client.js';
-import { json, type StubServer, startStubServer } from './test-server.js';
 import type { Unstructured } from './unstructured.js';
 
 let server: StubServer;
@@ -103,8 +103,8 @@ describe('DynamicClient URLs', () => {
   });
 
   it('reports server errors as StatusErrors', async () => {
-    server.reply = (_r, response) =>
-      json(response, 404, {
+    server.handler = (_r, response) =>
+      sendJson(response, 404, {
         kind: 'Status',
         apiVersion: 'v1',
         status: 'Failure',
@@ -120,8 +120,8 @@ describe('DynamicClient URLs', () => {
 
 describe('DynamicClient verbs', () => {
   it('lists with selectors and paging, giving items the list apiVersion and kind', async () => {
-    server.reply = (_r, response) =>
-      json(response, 200, {
+    server.handler = (_r, response) =>
+      sendJson(response, 200, {
         apiVersion: 'v1',
         kind: 'PodList',
         metadata: { resourceVersion: '42', continue: 'next' },
@@ -157,16 +157,16 @@ describe('DynamicClient verbs', () => {
   });
 
   it('fills items of a custom resource list too, and copes with null items', async () => {
-    server.reply = (_r, response) =>
-      json(response, 200, {
+    server.handler = (_r, response) =>
+      sendJson(response, 200, {
         apiVersion: 'e2e.kubets.dev/v1',
         kind: 'WidgetList',
         metadata: {},
         items: null,
       });
     expect((await dynamic.resource('widgets.v1.e2e.kubets.dev').list()).items).toEqual([]);
-    server.reply = (_r, response) =>
-      json(response, 200, {
+    server.handler = (_r, response) =>
+      sendJson(response, 200, {
         apiVersion: 'e2e.kubets.dev/v1',
         kind: 'WidgetList',
         metadata: {},
@@ -177,7 +177,7 @@ describe('DynamicClient verbs', () => {
   });
 
   it('decodes a watch into Unstructured events', async () => {
-    server.reply = (_r, response) => {
+    server.handler = (_r, response) => {
       response.writeHead(200, { 'Content-Type': 'application/json' });
       response.write(`${JSON.stringify({ type: 'ADDED', object: widget('w1') })}\n`);
       response.write(
@@ -334,7 +334,7 @@ describe('DynamicClient verbs', () => {
   });
 
   it('stops a request when its signal aborts', async () => {
-    server.reply = () => undefined; // never answers
+    server.handler = () => undefined; // never answers
     const controller = new AbortController();
     const pending = dynamic
       .resource(pods)

@@ -1,7 +1,7 @@
 import { isNotFound } from '@kubets/apimachinery';
 import { isDeletedFinalStateUnknown, newIndexer, waitForCacheSync } from '@kubets/cache';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeApiServer, startFakeApiServer } from './fake-api-server.js';
+import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   DynamicClient,
   type DynamicSharedInformerFactory,
@@ -14,7 +14,7 @@ import {
   type Unstructured,
 } from './index.js';
 
-let server: FakeApiServer;
+let server: InMemoryApiServer;
 let dynamic: DynamicClient;
 let controller: AbortController;
 const factories: DynamicSharedInformerFactory[] = [];
@@ -26,21 +26,45 @@ function track(factory: DynamicSharedInformerFactory): DynamicSharedInformerFact
   return factory;
 }
 
-// As a server lists them: items without apiVersion/kind.
-function listed(namespace: string, name: string, labels: Record<string, string> = {}) {
-  return { metadata: { namespace, name, labels, resourceVersion: '1' }, spec: { replicas: 1 } };
+async function createNamespaces(...names: string[]): Promise<void> {
+  const namespaces = dynamic.resource({ group: '', version: 'v1', resource: 'namespaces' });
+  for (const name of names) {
+    await namespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  }
+}
+
+/** Creates a Deployment on the in-memory API server (which validates no spec). */
+async function createDeployment(
+  namespace: string,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<void> {
+  await dynamic
+    .resource(deploymentsGVR)
+    .namespace(namespace)
+    .create({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { namespace, name, labels },
+      spec: { replicas: 1 },
+    });
+}
+
+/** Waits (polling) for an informer's handlers to have seen what `assertion` expects. */
+function until(assertion: () => void): Promise<void> {
+  return vi.waitFor(assertion, { timeout: 10_000, interval: 5 });
 }
 
 beforeEach(async () => {
-  server = await startFakeApiServer();
-  dynamic = new DynamicClient({ host: server.url, qps: -1 });
+  server = await startApiServer();
+  dynamic = new DynamicClient({ host: server.host, qps: -1 });
   controller = new AbortController();
 });
 
 afterEach(async () => {
   controller.abort();
   await Promise.all(factories.splice(0).map((f) => f.shutdown()));
-  await server.close();
+  await server.stop();
 });
 
 describe('DynamicSharedInformerFactory', () => {
@@ -55,36 +79,28 @@ describe('DynamicSharedInformerFactory', () => {
     expect(dynamicInformerKey({ group: '', version: 'v1', resource: 'pods' })).toBe('v1/pods');
   });
 
-  it('lists through the REST client, fills in type meta, syncs and serves the lister', async () => {
-    const path = '/apis/apps/v1/deployments';
-    server.setList(path, 'Deployment', 'apps/v1', [
-      listed('default', 'web', { app: 'web' }),
-      listed('default', 'db'),
-      listed('other', 'web'),
-    ]);
+  it('lists and watches through the REST client, syncs and serves the lister', async () => {
+    await createNamespaces('other');
+    await createDeployment('default', 'web', { app: 'web' });
+    await createDeployment('default', 'db');
+    await createDeployment('other', 'web');
     const factory = track(newDynamicSharedInformerFactory(dynamic, 0));
     const deployments = factory.forResource(deploymentsGVR);
     const adds: Unstructured[] = [];
     const deletes: string[] = [];
-    let notify: () => void = () => {};
     deployments.informer().addEventHandler({
       onAdd: (obj) => {
         adds.push(obj);
-        notify();
       },
       onDelete: (obj) => {
         deletes.push(isDeletedFinalStateUnknown(obj) ? obj.key : (obj.metadata.name ?? ''));
-        notify();
       },
     });
     factory.start(controller.signal);
     expect(await factory.waitForCacheSync(controller.signal)).toEqual(
       new Map([['apps/v1/deployments', true]]),
     );
-    await new Promise<void>((resolve) => {
-      notify = () => adds.length >= 3 && resolve();
-      notify();
-    });
+    await until(() => expect(adds).toHaveLength(3));
     for (const obj of adds) {
       expect(obj.apiVersion).toBe('apps/v1');
       expect(obj.kind).toBe('Deployment');
@@ -101,41 +117,61 @@ describe('DynamicSharedInformerFactory', () => {
       'deployments.apps "nope" not found',
     );
 
-    await server.watching(path);
-    server.emit(path, 'DELETED', {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { namespace: 'default', name: 'db', resourceVersion: '101' },
-    });
-    await new Promise<void>((resolve) => {
-      notify = () => deletes.length >= 1 && resolve();
-      notify();
-    });
+    await dynamic.resource(deploymentsGVR).namespace('default').delete('db');
+    await until(() => expect(deletes).toHaveLength(1));
     expect(deletes).toEqual(['db']);
     expect(lister.byNamespace('default').list()).toHaveLength(1);
   });
 
   it('a filtered factory limits every informer to its namespace and list options', async () => {
-    server.setList('/apis/apps/v1/namespaces/team/deployments', 'Deployment', 'apps/v1', []);
+    await createNamespaces('team', 'other');
+    await createDeployment('team', 'web-1', { tier: 'web' });
+    await createDeployment('team', 'db-1', { tier: 'db' });
+    await createDeployment('other', 'web-2', { tier: 'web' });
     const factory = track(
       newFilteredDynamicSharedInformerFactory(dynamic, 0, 'team', (options) => {
         options.labelSelector = 'tier=web';
       }),
     );
     expect(factory.namespace).toBe('team');
-    factory.forResource(deploymentsGVR).informer();
+    const deployments = factory.forResource(deploymentsGVR);
+    const added: string[] = [];
+    deployments.informer().addEventHandler({
+      onAdd: (obj) => {
+        added.push(`${obj.metadata.namespace}/${obj.metadata.name}`);
+      },
+    });
     factory.start(controller.signal);
-    await factory.waitForCacheSync(controller.signal);
-    await server.watching('/apis/apps/v1/namespaces/team/deployments');
-    expect(server.requests.length).toBeGreaterThanOrEqual(2);
-    for (const request of server.requests) {
-      expect(request.path).toBe('/apis/apps/v1/namespaces/team/deployments');
-      expect(request.query.get('labelSelector')).toBe('tier=web');
-    }
+    expect(await factory.waitForCacheSync(controller.signal)).toEqual(
+      new Map([['apps/v1/deployments', true]]),
+    );
+    // The list: only team's tier=web deployment.
+    expect(
+      deployments
+        .lister()
+        .list()
+        .map((o) => o.metadata.name),
+    ).toEqual(['web-1']);
+
+    // The watch: what it must not see is written before what it must, so it would have
+    // arrived first.
+    await createDeployment('team', 'db-2', { tier: 'db' });
+    await createDeployment('other', 'web-3', { tier: 'web' });
+    await createDeployment('team', 'web-4', { tier: 'web' });
+    await until(() => expect(added).toContain('team/web-4'));
+    expect(added).toEqual(['team/web-1', 'team/web-4']);
+    expect(
+      deployments
+        .lister()
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['web-1', 'web-4']);
   });
 
   it('waitForCacheSync reports informers not synced when the signal aborts', async () => {
-    // No collection set: every list fails with 404, so the informer never syncs.
+    // Every list of pods fails, so the informer never syncs.
+    server.faults.respondWith(500, { match: '/api/v1/pods', times: Infinity });
     const factory = track(
       newDynamicSharedInformerFactoryWithOptions(dynamic, {
         defaultResyncMs: 0,
@@ -146,20 +182,23 @@ describe('DynamicSharedInformerFactory', () => {
     factory.start(controller.signal);
     const waiting = new AbortController();
     const result = factory.waitForCacheSync(waiting.signal);
-    waiting.abort();
+    setTimeout(() => waiting.abort(), 50);
     expect(await result).toEqual(new Map([['v1/pods', false]]));
   });
 
   it('newFilteredDynamicInformer runs on its own', async () => {
-    server.setList('/api/v1/namespaces/ns1/configmaps', 'ConfigMap', 'v1', [
-      { metadata: { namespace: 'ns1', name: 'cm' }, data: { a: '1' } },
-    ]);
-    const { informer, lister } = newFilteredDynamicInformer(
-      dynamic,
-      { group: '', version: 'v1', resource: 'configmaps' },
-      'ns1',
-      0,
-    );
+    const configMaps = { group: '', version: 'v1', resource: 'configmaps' };
+    await createNamespaces('ns1');
+    await dynamic
+      .resource(configMaps)
+      .namespace('ns1')
+      .create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { namespace: 'ns1', name: 'cm' },
+        data: { a: '1' },
+      });
+    const { informer, lister } = newFilteredDynamicInformer(dynamic, configMaps, 'ns1', 0);
     const done = informer().run(controller.signal);
     expect(await waitForCacheSync(controller.signal, () => informer().hasSynced())).toBe(true);
     const cm = lister().byNamespace('ns1').get('cm');

@@ -8,7 +8,8 @@ import {
   type corev1,
   defineResource,
 } from '@kubets/clientset';
-import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { type FaultRequest, type InMemoryApiServer, startApiServer } from '@kubets/testing';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
   type ClusterLister,
   GeneratedInformerFactory,
@@ -21,9 +22,8 @@ import {
   newSharedInformerFactoryWithOptions,
   type SharedInformerFactory,
 } from './index.js';
-import { type FakeApiServer, startFakeApiServer } from './test-server.js';
 
-let server: FakeApiServer;
+let server: InMemoryApiServer;
 let clientset: Clientset;
 let controller: AbortController;
 const factories: SharedInformerFactory[] = [];
@@ -33,31 +33,48 @@ function track(factory: SharedInformerFactory): SharedInformerFactory {
   return factory;
 }
 
-function deployment(namespace: string, name: string, labels: Record<string, string> = {}) {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { namespace, name, labels, resourceVersion: '1' },
-    spec: { replicas: 1 },
-  };
+async function createNamespace(name: string, labels: Record<string, string> = {}) {
+  await clientset.coreV1().namespaces().create({ metadata: { name, labels } });
+}
+
+function createDeployment(namespace: string, name: string, labels: Record<string, string> = {}) {
+  return clientset
+    .appsV1()
+    .deployments(namespace)
+    .create({
+      metadata: { namespace, name, labels },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: 'app', image: 'nginx' }] },
+        },
+      },
+    });
+}
+
+function createConfigMap(namespace: string, name: string, labels: Record<string, string> = {}) {
+  return clientset.coreV1().configMaps(namespace).create({ metadata: { namespace, name, labels } });
 }
 
 async function* noEvents(): AsyncIterable<never> {}
 
-function pod(namespace: string, name: string) {
-  return { metadata: { namespace, name, resourceVersion: '1' } };
+/** Waits (polling) for an informer's handlers to have seen what `assertion` expects. */
+function until(assertion: () => void): Promise<void> {
+  return vi.waitFor(assertion, { timeout: 10_000, interval: 5 });
 }
 
 beforeEach(async () => {
-  server = await startFakeApiServer();
-  clientset = new Clientset({ host: server.url, qps: -1 });
+  server = await startApiServer();
+  clientset = new Clientset({ host: server.host, qps: -1 });
   controller = new AbortController();
 });
 
 afterEach(async () => {
   controller.abort();
   await Promise.all(factories.splice(0).map((f) => f.shutdown()));
-  await server.close();
+  await server.stop();
 });
 
 describe('SharedInformerFactory', () => {
@@ -80,13 +97,18 @@ describe('SharedInformerFactory', () => {
   });
 
   it('starts every informer asked for, syncs them and serves typed listers from the cache', async () => {
-    server.setList('/apis/apps/v1/deployments', 'Deployment', 'apps/v1', [
-      deployment('default', 'web', { app: 'web' }),
-      deployment('default', 'db', { app: 'db' }),
-      deployment('other', 'web'),
-    ]);
-    server.setList('/api/v1/pods', 'Pod', 'v1', [pod('default', 'p1')]);
-    server.setList('/api/v1/nodes', 'Node', 'v1', [{ metadata: { name: 'node-1' } }]);
+    await createNamespace('other');
+    await createDeployment('default', 'web', { app: 'web' });
+    await createDeployment('default', 'db', { app: 'db' });
+    await createDeployment('other', 'web');
+    await clientset
+      .coreV1()
+      .pods('default')
+      .create({ metadata: { name: 'p1' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    await clientset
+      .coreV1()
+      .nodes()
+      .create({ metadata: { name: 'node-1' } });
     const factory = track(newSharedInformerFactory(clientset, { defaultResyncMs: 60_000 }));
     const deployments = factory.appsV1().deployments();
     deployments.informer();
@@ -121,65 +143,37 @@ describe('SharedInformerFactory', () => {
     expect(String((notFound as Error).message)).toContain('deployments.apps "db" not found');
     expect(nodes.get('node-1').metadata?.name).toBe('node-1');
     expect(factory.coreV1().pods().lister().byNamespace('default').get('p1')).toBeDefined();
-
-    // One list per informer, cluster-wide, with the reflector's options.
-    const lists = server.requests.filter((r) => r.query.get('watch') !== 'true');
-    expect(lists.map((r) => r.path).sort()).toEqual([
-      '/api/v1/nodes',
-      '/api/v1/pods',
-      '/apis/apps/v1/deployments',
-    ]);
   });
 
   it('delivers watch events to handlers and keeps the lister current', async () => {
-    const path = '/apis/apps/v1/deployments';
-    server.setList(path, 'Deployment', 'apps/v1', [deployment('default', 'web')]);
+    await createDeployment('default', 'web');
     const factory = track(newSharedInformerFactory(clientset, 0));
     const informer = factory.appsV1().deployments().informer();
     const seen: string[] = [];
-    let notify: () => void = () => {};
     informer.addEventHandler({
       onAdd: (d, initial) => {
         seen.push(`add ${d.metadata?.name} ${initial}`);
-        notify();
       },
       onUpdate: (oldD, newD) => {
         seen.push(`update ${oldD.spec?.replicas}->${newD.spec?.replicas}`);
-        notify();
       },
       onDelete: (d) => {
         const name = isDeletedFinalStateUnknown(d) ? d.key : d.metadata?.name;
         seen.push(`delete ${name}`);
-        notify();
       },
     });
-    const until = (count: number) =>
-      new Promise<void>((resolve) => {
-        notify = () => {
-          if (seen.length >= count) resolve();
-        };
-        notify();
-      });
     factory.start(controller.signal);
     await factory.waitForCacheSync(controller.signal);
-    await until(1);
-    await server.watching(path);
-    server.emit(path, 'ADDED', {
-      ...deployment('default', 'api'),
-      metadata: { ...deployment('default', 'api').metadata, resourceVersion: '101' },
-    });
-    await until(2);
-    server.emit(path, 'MODIFIED', {
-      ...deployment('default', 'api'),
-      metadata: { ...deployment('default', 'api').metadata, resourceVersion: '102' },
-      spec: { replicas: 3 },
-    });
-    await until(3);
-    server.emit(path, 'DELETED', {
-      ...deployment('default', 'web'),
-      metadata: { ...deployment('default', 'web').metadata, resourceVersion: '103' },
-    });
-    await until(4);
+    await until(() => expect(seen).toHaveLength(1));
+    const api = await createDeployment('default', 'api');
+    await until(() => expect(seen).toHaveLength(2));
+    await clientset
+      .appsV1()
+      .deployments('default')
+      .update({ ...api, spec: { ...api.spec!, replicas: 3 } });
+    await until(() => expect(seen).toHaveLength(3));
+    await clientset.appsV1().deployments('default').delete('web');
+    await until(() => expect(seen).toHaveLength(4));
     expect(seen).toEqual(['add web true', 'add api false', 'update 1->3', 'delete web']);
     const lister = factory.appsV1().deployments().lister();
     expect(lister.list().map((d) => d.metadata?.name)).toEqual(['api']);
@@ -187,28 +181,45 @@ describe('SharedInformerFactory', () => {
   });
 
   it('limits namespaced resources to the factory namespace and applies tweakListOptions', async () => {
-    server.setList('/api/v1/namespaces/team/configmaps', 'ConfigMap', 'v1', []);
-    server.setList('/api/v1/namespaces', 'Namespace', 'v1', [{ metadata: { name: 'team' } }]);
+    await createNamespace('team', { app: 'web' });
+    await createNamespace('other');
+    await createConfigMap('team', 'web-1', { app: 'web' });
+    await createConfigMap('team', 'db-1', { app: 'db' });
+    await createConfigMap('other', 'web-2', { app: 'web' });
     const factory = track(
       newFilteredSharedInformerFactory(clientset, 0, 'team', (options) => {
         options.labelSelector = 'app=web';
       }),
     );
     expect(factory.namespace).toBe('team');
-    factory.coreV1().configMaps().informer();
-    factory.coreV1().namespaces().informer();
+    const added: string[] = [];
+    const record = {
+      onAdd: (obj: { metadata?: { namespace?: string; name?: string } }) => {
+        added.push(`${obj.metadata?.namespace ?? ''}/${obj.metadata?.name}`);
+      },
+    };
+    factory.coreV1().configMaps().informer().addEventHandler(record);
+    factory.coreV1().namespaces().informer().addEventHandler(record);
     factory.start(controller.signal);
-    const synced = await factory.waitForCacheSync(controller.signal);
+    // A namespaced URL for namespaces would 404 and never sync: give up after a while.
+    const synced = await factory.waitForCacheSync(AbortSignal.timeout(4000));
     expect([...synced.values()]).toEqual([true, true]);
-    await server.watching('/api/v1/namespaces/team/configmaps');
-    await server.watching('/api/v1/namespaces');
-    const paths = new Set(server.requests.map((r) => r.path));
-    // Cluster-scoped resources are always cluster-wide.
-    expect([...paths].sort()).toEqual(['/api/v1/namespaces', '/api/v1/namespaces/team/configmaps']);
-    for (const request of server.requests) {
-      expect(request.query.get('labelSelector'), request.path).toBe('app=web');
-    }
-    expect(server.requests.filter((r) => r.query.get('watch') === 'true')).toHaveLength(2);
+    // Lists: team's app=web config maps; cluster-scoped resources are always cluster-wide.
+    const names = (objects: { metadata?: { name?: string } }[]) =>
+      objects.map((o) => o.metadata?.name).sort();
+    expect(names(factory.coreV1().configMaps().lister().list())).toEqual(['web-1']);
+    expect(names(factory.coreV1().namespaces().lister().list())).toEqual(['team']);
+
+    // Watches: what they must not see is written before what they must, so it would have
+    // arrived first.
+    await createConfigMap('team', 'db-2', { app: 'db' });
+    await createConfigMap('other', 'web-3', { app: 'web' });
+    await createNamespace('later');
+    await createConfigMap('team', 'web-4', { app: 'web' });
+    await createNamespace('later-web', { app: 'web' });
+    await until(() => expect(added).toContain('team/web-4'));
+    await until(() => expect(added).toContain('/later-web'));
+    expect(added.sort()).toEqual(['/later-web', '/team', 'team/web-1', 'team/web-4']);
   });
 
   it('uses customResync per informer key and shares informers made with informerFor', () => {
@@ -238,9 +249,11 @@ describe('SharedInformerFactory', () => {
   });
 
   it('applies the transform option before objects are cached', async () => {
-    server.setList('/api/v1/configmaps', 'ConfigMap', 'v1', [
-      { metadata: { namespace: 'a', name: 'cm', managedFields: [{ manager: 'kubectl' }] } },
-    ]);
+    await createNamespace('a');
+    await createConfigMap('a', 'cm');
+    // The server records managedFields on every write.
+    const stored = await clientset.coreV1().configMaps('a').get('cm');
+    expect(stored.metadata?.managedFields).toHaveLength(1);
     const factory = track(
       newSharedInformerFactory(clientset, {
         defaultResyncMs: 0,
@@ -255,10 +268,10 @@ describe('SharedInformerFactory', () => {
     configMaps.informer();
     factory.start(controller.signal);
     await factory.waitForCacheSync(controller.signal);
-    expect(configMaps.lister().byNamespace('a').get('cm').metadata).toEqual({
-      namespace: 'a',
-      name: 'cm',
-    });
+    const cached = configMaps.lister().byNamespace('a').get('cm');
+    expect(cached.metadata?.name).toBe('cm');
+    expect(cached.metadata?.uid).toBe(stored.metadata?.uid);
+    expect(cached.metadata).not.toHaveProperty('managedFields');
   });
 
   it('forResource takes descriptors of custom resources and rejects unknown group/version/resources', async () => {
@@ -275,12 +288,26 @@ describe('SharedInformerFactory', () => {
       kind: 'Mydemo',
       namespaced: true,
     });
-    server.setList('/apis/crddemo.k8s.io/v1/mydemos', 'Mydemo', 'crddemo.k8s.io/v1', [
-      {
-        metadata: { namespace: 'default', name: 'example-mydemo' },
-        spec: { ip: '1.2.3.4', port: 80 },
-      },
-    ]);
+    // Serve the resource: a CRD made from the descriptor (the in-memory server needs no schema).
+    const { group, version, resource: plural, kind } = mydemos;
+    await clientset
+      .apiextensionsV1()
+      .customResourceDefinitions()
+      .create({
+        metadata: { name: `${plural}.${group}` },
+        spec: {
+          group,
+          scope: 'Namespaced',
+          names: { plural, kind },
+          versions: [{ name: version, served: true, storage: true }],
+        },
+      });
+    await clientset.resource(mydemos, 'default').create({
+      apiVersion: 'crddemo.k8s.io/v1',
+      kind: 'Mydemo',
+      metadata: { namespace: 'default', name: 'example-mydemo' },
+      spec: { ip: '1.2.3.4', port: 80 },
+    });
     const factory = track(newSharedInformerFactory(clientset, 0));
     const demos = factory.forResource(mydemos);
     expectTypeOf(demos.lister().list()).toEqualTypeOf<Mydemo[]>();
@@ -296,17 +323,28 @@ describe('SharedInformerFactory', () => {
   });
 
   it('shutdown stops every informer; start does nothing afterwards', async () => {
-    server.setList('/api/v1/pods', 'Pod', 'v1', []);
+    // Records every API request, answering none (the predicate never matches).
+    const requests: FaultRequest[] = [];
+    server.faults.respondWith(500, {
+      times: Infinity,
+      match: (request) => {
+        requests.push(request);
+        return false;
+      },
+    });
     const factory = newSharedInformerFactory(clientset, 0);
     const informer = factory.coreV1().pods().informer();
     factory.start(controller.signal);
     await factory.waitForCacheSync(controller.signal);
     await factory.shutdown();
     expect(informer.isStopped()).toBe(true);
-    const requests = server.requests.length;
-    factory.coreV1().services().informer();
+    expect(requests.map((r) => r.path)).toContain('/api/v1/pods');
+    const before = requests.length;
+    const services = factory.coreV1().services().informer();
     factory.start(controller.signal);
-    expect(server.requests.length).toBe(requests);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(requests.length).toBe(before);
+    expect(services.hasSynced()).toBe(false);
   });
 
   it('types informers and listers with the clientset types', () => {

@@ -2,9 +2,11 @@ import {
   isAlreadyExists,
   isNotFound,
   isStatusError,
+  type Logger,
   type RandomSource,
+  silentLogger,
 } from '@kubets/apimachinery';
-import { isInvalidRequestError, type Logger, silentLogger } from '@kubets/rest';
+import { isInvalidRequestError } from '@kubets/rest';
 import type { Event, ObjectReference } from 'kubernetes-types/core/v1';
 import { type CorrelatorOptions, EventCorrelator, type EventPatch } from './correlator.js';
 import { sprintf } from './printf.js';

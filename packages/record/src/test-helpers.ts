@@ -1,5 +1,4 @@
-import { StatusError } from '@kubets/apimachinery';
-import type { LogFields, Logger } from '@kubets/rest';
+import { type LogFields, type Logger, StatusError } from '@kubets/apimachinery';
 import type { Event } from 'kubernetes-types/core/v1';
 import type { EventPatch } from './correlator.js';
 import type { EventSink } from './sink.js';

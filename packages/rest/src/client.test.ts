@@ -11,21 +11,20 @@ import {
   isTooManyRequests,
   type StatusError,
 } from '@kubets/apimachinery';
+import {
+  type StubHandler,
+  type StubServer,
+  sendJson,
+  startStubServer,
+  waitUntil,
+} from '@kubets/stub-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import { FakeClock } from './clock.js';
 import type { Config } from './config.js';
 import { CredentialsError, ResponseDecodeError, TransportError } from './errors.js';
 import { PatchType } from './request.js';
-import {
-  recordingClock,
-  type StubHandler,
-  type StubServer,
-  sendJson,
-  settle,
-  startStubServer,
-  waitUntil,
-} from './test-helpers.js';
+import { recordingClock, settle } from './test-helpers.js';
 import type { Warning } from './warnings.js';
 import type { WatchEvent } from './watch.js';
 
@@ -75,7 +74,7 @@ function statusBody(code: number, reason: string, message: string) {
 
 describe('RESTClient do()', () => {
   it('sends the verb, path, headers and body, and decodes the JSON answer', async () => {
-    const server = await serve((_request, response, recorded) =>
+    const server = await serve((recorded, response) =>
       sendJson(response, 201, { ...JSON.parse(recorded.body), metadata: { name: 'x', uid: 'u1' } }),
     );
     const { client } = clientFor(server, { bearerToken: 'secret', userAgent: 'test-agent/1' });
@@ -305,8 +304,8 @@ describe('retries', () => {
   });
 
   it('retries a GET whose connection was reset', async () => {
-    const server = await serve((request, response) => {
-      if (server.requests.length === 1) request.socket.destroy();
+    const server = await serve((_request, response, raw) => {
+      if (server.requests.length === 1) raw.socket.destroy();
       else sendJson(response, 200, { items: [] });
     });
     const { client, clock } = clientFor(server);
@@ -316,8 +315,8 @@ describe('retries', () => {
   });
 
   it('never retries a POST whose connection was reset', async () => {
-    const server = await serve((request) => {
-      request.socket.destroy();
+    const server = await serve((_request, _response, raw) => {
+      raw.socket.destroy();
     });
     const { client, clock } = clientFor(server);
     const error = await rejection(client.post().resource('pods').body({}).do());

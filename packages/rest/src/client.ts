@@ -1,10 +1,9 @@
 import type { Agent } from 'node:http';
-import { type GroupVersion, parseGroupVersion } from '@kubets/apimachinery';
+import { type GroupVersion, parseGroupVersion, silentLogger } from '@kubets/apimachinery';
 import { type Clock, realClock } from './clock.js';
 import { type Config, defaultUserAgent } from './config.js';
 import { CredentialSource } from './credentials.js';
 import { ConfigError } from './errors.js';
-import { silentLogger } from './logger.js';
 import { type RateLimiter, rateLimiterFor } from './ratelimit.js';
 import { type PatchType, Request, type RequestRuntime } from './request.js';
 import { agentFor } from './transport.js';

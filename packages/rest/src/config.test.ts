@@ -4,11 +4,11 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import { type Config, defaultUserAgent, inClusterConfig, loadConfig } from './config.js';
 import { ConfigError, CredentialsError, isConfigError } from './errors.js';
-import { type StubServer, sendJson, startStubServer } from './test-helpers.js';
 
 let dir: string;
 beforeAll(() => {

@@ -4,9 +4,9 @@ import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { type Cluster, type Context, KubeConfig, type User } from '@kubernetes/client-node';
+import type { Logger } from '@kubets/apimachinery';
 import { version as packageVersion } from '../package.json';
 import { ConfigError, CredentialsError } from './errors.js';
-import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { WarningHandler } from './warnings.js';
 

@@ -1,3 +1,6 @@
+// The logger interface lives in @kubets/apimachinery, shared by every package; re-exported
+// here so `import { type Logger, silentLogger } from '@kubets/rest'` keeps working.
+export { type LogFields, type Logger, silentLogger } from '@kubets/apimachinery';
 export * from './client.js';
 export * from './clock.js';
 export * from './config.js';
@@ -5,7 +8,6 @@ export type { ResolvedCredentials } from './credentials.js';
 export { CredentialSource, impersonationHeaders, TokenFile } from './credentials.js';
 export * from './errors.js';
 export * from './list-decode.js';
-export * from './logger.js';
 export * from './ratelimit.js';
 export * from './request.js';
 export * from './warnings.js';

@@ -1,15 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { isNotFound, isStatusError, type StatusError } from '@kubets/apimachinery';
+import { type StubHandler, type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import { ResponseDecodeError, TransportError } from './errors.js';
-import {
-  recordingClock,
-  type StubHandler,
-  type StubServer,
-  sendJson,
-  startStubServer,
-} from './test-helpers.js';
+import { recordingClock } from './test-helpers.js';
 
 interface Pod {
   metadata: { name: string; namespace: string };

@@ -1,8 +1,8 @@
+import { type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESTClient, restClientFor } from './client.js';
 import { ConfigError, InvalidRequestError, isInvalidRequestError } from './errors.js';
 import { PatchType } from './request.js';
-import { type StubServer, sendJson, startStubServer } from './test-helpers.js';
 
 const core = new RESTClient({ host: 'https://127.0.0.1:6443', qps: -1 }, { groupVersion: 'v1' });
 const apps = restClientFor(

@@ -1,7 +1,13 @@
 import type { Agent, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
-import { type ObjectList, type Status, StatusError, statusFromHttp } from '@kubets/apimachinery';
+import {
+  type Logger,
+  type ObjectList,
+  type Status,
+  StatusError,
+  statusFromHttp,
+} from '@kubets/apimachinery';
 import type { Clock } from './clock.js';
 import {
   InvalidRequestError,
@@ -10,7 +16,6 @@ import {
   TransportError,
 } from './errors.js';
 import { type ListDecodeOptions, ListStreamDecoder } from './list-decode.js';
-import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit.js';
 import { isRetryableConnectionError, networkErrorCode, sendHttpRequest } from './transport.js';
 import { parseWarningHeaders, type WarningHandler } from './warnings.js';

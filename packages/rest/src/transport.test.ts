@@ -1,14 +1,14 @@
+import { type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
-import { type StubServer, sendJson, startStubServer } from './test-helpers.js';
 import { agentFor, isRetryableConnectionError } from './transport.js';
 
 describe('connection pooling', () => {
   let server: StubServer;
   const clientPorts: number[] = [];
   beforeAll(async () => {
-    server = await startStubServer((request, response) => {
-      clientPorts.push(request.socket.remotePort ?? 0);
+    server = await startStubServer((_request, response, raw) => {
+      clientPorts.push(raw.socket.remotePort ?? 0);
       sendJson(response, 200, {});
     });
   });
