@@ -12,6 +12,10 @@ export function unitTestConfig() {
     test: {
       include: ['src/**/*.test.ts'],
       exclude: ['src/**/*.e2e.test.ts'],
+      // CI machines are small and shared: tests that start servers or child processes get
+      // room, while a hang still fails.
+      testTimeout: 30_000,
+      hookTimeout: 30_000,
       reporters: reporters('unit'),
     },
   });

@@ -101,6 +101,11 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
         categories: ['all'],
         verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
       });
+      expect(byName.get('pods/log')).toMatchObject({
+        namespaced: true,
+        kind: 'Pod',
+        verbs: ['get'],
+      });
       expect(byName.get('pods/status')).toMatchObject({
         namespaced: true,
         kind: 'Pod',

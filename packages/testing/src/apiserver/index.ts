@@ -5,6 +5,7 @@ export type {
   RespondWithOptions,
   WatchLineFault,
 } from './faults.js';
+export type { PodLogContainerOptions, PodLogs, PodLogWriteOptions } from './podlogs.js';
 export {
   type ApiServerOptions,
   type ApiServerTls,

@@ -20,6 +20,8 @@ export interface ResourceDefinition {
   readonly status: boolean;
   /** Has a `/scale` subresource (autoscaling/v1 Scale over `spec.replicas`). */
   readonly scale: boolean;
+  /** Has a `/log` subresource (pods: container logs, text/plain). */
+  readonly log: boolean;
   /** `metadata.generation` is kept and bumped when anything but metadata and status changes. */
   readonly generation: boolean;
   /** Deleting returns the object (true) or a success Status (false), as 1.20 does per resource. */
@@ -77,6 +79,7 @@ function def(
     verbs: ALL_VERBS,
     status: false,
     scale: false,
+    log: false,
     generation: false,
     returnDeletedObject: false,
     nameRule: 'subdomain',
@@ -96,6 +99,7 @@ export function builtinResources(): ResourceDefinition[] {
       shortNames: ['po'],
       categories: ['all'],
       status: true,
+      log: true,
       returnDeletedObject: true,
       mergeKeys: podSpecKeys('spec.'),
     }),
@@ -375,6 +379,15 @@ export function apiResourceList(
       ...(d.shortNames.length > 0 ? { shortNames: d.shortNames } : {}),
       ...(d.categories.length > 0 ? { categories: d.categories } : {}),
     });
+    if (d.log) {
+      resources.push({
+        name: `${d.resource}/log`,
+        singularName: '',
+        namespaced: d.namespaced,
+        kind: d.kind,
+        verbs: ['get'],
+      });
+    }
     if (d.status) {
       resources.push({
         name: `${d.resource}/status`,

@@ -16,6 +16,7 @@ import { renderKubeconfig } from '../kubeconfig.js';
 import { trackTempDir, untrackTempDir } from '../process.js';
 import { type ApiServerFaults, defaultFaultMessage, FaultState } from './faults.js';
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
+import { PodLogState, type PodLogs } from './podlogs.js';
 import {
   apiGroupDocument,
   apiResourceList,
@@ -84,6 +85,11 @@ export interface InMemoryApiServer extends AsyncDisposable {
   readonly tls: ApiServerTls | undefined;
   /** Fault injection. */
   readonly faults: ApiServerFaults;
+  /**
+   * The container logs served at `pods/{name}/log`, which tests write (there is no kubelet):
+   * `server.podLogs.append('default', 'web', 'ready\n')`. See {@link PodLogs}.
+   */
+  readonly podLogs: PodLogs;
   /** The current (last written) resourceVersion. */
   resourceVersion(): string;
   /** Closes every connection and watch, stops listening and removes the temp dir. Idempotent. */
@@ -195,6 +201,7 @@ class ApiHandler {
   readonly storage: ApiStorage;
   readonly faults: FaultState;
   readonly streams = new Set<WatchStream>();
+  readonly podLogs: PodLogState;
   readonly #bookmarkIntervalMs: number;
   readonly #maxRequestBytes: number;
   port = 0;
@@ -212,6 +219,9 @@ class ApiHandler {
         for (const stream of this.streams) stream.flush();
       },
     });
+    const pods = this.storage.registry.lookup('', 'v1', 'pods');
+    if (!pods) throw new Error('the pods resource is not registered');
+    this.podLogs = new PodLogState(this.storage.storeOf(pods));
     this.storage.hooks.resourceRemoved = (store) => {
       for (const sink of store.watchers()) if (sink instanceof WatchStream) sink.close();
     };
@@ -403,6 +413,7 @@ class ApiHandler {
       const known =
         (subresource === 'status' && definition.status) ||
         (subresource === 'scale' && definition.scale && !definition.custom) ||
+        (subresource === 'log' && definition.log && name !== undefined) ||
         (subresource === 'finalize' && definition.resource === 'namespaces');
       if (!known) throw pathNotFound();
     }
@@ -431,6 +442,12 @@ class ApiHandler {
     if (route.watchPath || (method === 'GET' && isWatchQuery(query))) {
       if (method !== 'GET') throw methodNotAllowed(method, def.kind);
       this.#watch(ctx, target, route.name);
+      return;
+    }
+    if (route.subresource === 'log') {
+      if (method !== 'GET') throw methodNotAllowed(method, 'PodLogOptions');
+      const name = route.name as string;
+      this.podLogs.serve(query, res, name, () => this.storage.get(target, name));
       return;
     }
     if (route.subresource === 'scale') {
@@ -952,6 +969,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<In
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       for (const stream of [...handler.streams]) stream.close();
+      handler.podLogs.closeAll();
       handler.faults.reset();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
@@ -971,6 +989,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<In
     kubeconfigPath,
     tls,
     faults: handler.faults,
+    podLogs: handler.podLogs,
     resourceVersion: () => String(handler.storage.rv),
     stop,
     [Symbol.asyncDispose]: stop,
