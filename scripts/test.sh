@@ -21,6 +21,7 @@ pnpm lint
 # Generated code must match its generator's current output.
 pnpm --filter @kubets/clientset generate --check
 pnpm --filter @kubets/informers generate --check
+pnpm --filter @kubets-apps/crd-controller generate:check
 pnpm test || status=1
 pnpm test:e2e || status=1
 node scripts/test-summary.mjs || status=1

@@ -1,6 +1,6 @@
 import { FakeClock } from '@kubets/rest';
 import type { ConfigMap, Event, Node } from 'kubernetes-types/core/v1';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type EventBroadcaster,
   type EventBroadcasterOptions,
@@ -453,17 +453,41 @@ describe('shutdown', () => {
   });
 
   it('leaves no timers behind with the real clock', async () => {
-    const countTimeouts = () =>
-      process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
-    const before = countTimeouts();
-    const sink = new FakeSink();
-    sink.behaviour = () => new Error('network down');
-    const broadcaster = newBroadcaster({ random: () => 0.99 });
-    broadcaster.startRecordingToSink(sink);
-    broadcaster.newRecorder({ component: 'c' }).event(configMap(), 'Normal', 'R', 'm');
-    await until(() => countTimeouts() > before, 'the retry timer');
-    await broadcaster.shutdown();
-    expect(countTimeouts()).toBe(before);
-    expect(sink.calls).toHaveLength(1);
+    // Track the timers this test's broadcaster creates, rather than counting every timer in
+    // the process (the test runner has its own, which come and go).
+    const pending = new Set<unknown>();
+    const realSetTimeout = globalThis.setTimeout;
+    const realClearTimeout = globalThis.clearTimeout;
+    const setSpy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((
+      callback: () => void,
+      ms?: number,
+    ) => {
+      const handle: unknown = realSetTimeout(() => {
+        pending.delete(handle);
+        callback();
+      }, ms);
+      pending.add(handle);
+      return handle;
+    }) as typeof setTimeout);
+    const clearSpy = vi.spyOn(globalThis, 'clearTimeout').mockImplementation(((
+      handle: Parameters<typeof clearTimeout>[0],
+    ) => {
+      pending.delete(handle);
+      realClearTimeout(handle);
+    }) as typeof clearTimeout);
+    try {
+      const sink = new FakeSink();
+      sink.behaviour = () => new Error('network down');
+      const broadcaster = newBroadcaster({ random: () => 0.99 });
+      broadcaster.startRecordingToSink(sink);
+      broadcaster.newRecorder({ component: 'c' }).event(configMap(), 'Normal', 'R', 'm');
+      await until(() => pending.size > 0, 'the retry timer');
+      await broadcaster.shutdown();
+      expect(pending.size).toBe(0);
+      expect(sink.calls).toHaveLength(1);
+    } finally {
+      setSpy.mockRestore();
+      clearSpy.mockRestore();
+    }
   });
 });

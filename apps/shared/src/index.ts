@@ -1,0 +1,46 @@
+/**
+ * Plumbing shared by the kubets example apps, so that each app's `main.ts` holds only what
+ * the Go program it mirrors holds: flags (`--kubeconfig`, `--master`, ...), klog-style log
+ * lines, finding the cluster (or running a scripted demo on the embedded API server), and
+ * stopping cleanly on SIGINT/SIGTERM.
+ *
+ * @module
+ */
+export {
+  type Cluster,
+  type ClusterFlags,
+  type ConfigSource,
+  connect,
+  type Demo,
+  type DemoScenario,
+  findConfigSource,
+} from './cluster.ts';
+export {
+  type BooleanFlag,
+  type Command,
+  clusterFlags,
+  duration,
+  FlagError,
+  type FlagSpec,
+  type FlagSpecs,
+  type Flags,
+  parseCommandLine,
+  parseFlags,
+  positiveInt,
+  type StringFlag,
+  usage,
+} from './flags.ts';
+export {
+  callerLocation,
+  errorMessage,
+  formatHeader,
+  handleError,
+  type Klog,
+  klog,
+  type LogSink,
+  type Severity,
+  setLogSink,
+} from './klog.ts';
+export { LineLog, type LinePattern, type WaitForOptions } from './lines.ts';
+export { demoDeployment, demoPod } from './objects.ts';
+export { aborted, sleep, stopSignal } from './signals.ts';

@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  callerLocation,
+  errorMessage,
+  formatHeader,
+  handleError,
+  klog,
+  type Severity,
+  setLogSink,
+} from './klog.ts';
+
+const captured: { line: string; severity: Severity }[] = [];
+const restore = setLogSink((line, severity) => captured.push({ line, severity }));
+
+afterEach(() => {
+  captured.length = 0;
+});
+
+describe('formatHeader', () => {
+  it('writes severity, month, day, local time with microseconds, pid in 7 columns, file:line', () => {
+    const at = new Date(2026, 10, 22, 9, 5, 7, 123).getTime() + 0.456;
+    expect(formatHeader('I', at, 1234, 'main.ts:42')).toBe(
+      'I1122 09:05:07.123456    1234 main.ts:42] ',
+    );
+    expect(formatHeader('E', new Date(2026, 0, 3, 23, 59, 59, 0).getTime(), 7, 'x.ts:1')).toBe(
+      'E0103 23:59:59.000000       7 x.ts:1] ',
+    );
+  });
+});
+
+describe('klog', () => {
+  it('attributes each line to the calling file and line', () => {
+    const here = Number(callerLocation(0).split(':')[1]);
+    klog.info('Starting Pod controller'); // line here + 1
+    expect(captured).toHaveLength(1);
+    expect(captured[0]?.severity).toBe('I');
+    expect(captured[0]?.line).toMatch(
+      new RegExp(
+        `^I\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} {1,7}${process.pid} klog\\.test\\.ts:${here + 1}\\] Starting Pod controller$`,
+      ),
+    );
+  });
+
+  it('joins arguments with spaces and prints errors by their message', () => {
+    klog.warning('retrying', 'in', '5ms:', new Error('boom'));
+    klog.error('failed');
+    expect(captured.map((c) => c.severity)).toEqual(['W', 'E']);
+    expect(captured[0]?.line).toMatch(/\] retrying in 5ms: boom$/);
+    expect(captured[1]?.line).toMatch(/^E.*\] failed$/);
+  });
+
+  it('handleError reports as an E line attributed to its caller', () => {
+    const report = (): void => handleError(new Error('no luck'));
+    report();
+    expect(captured[0]?.severity).toBe('E');
+    expect(captured[0]?.line).toMatch(/ klog\.test\.ts:\d+\] no luck$/);
+  });
+
+  it('infoDepth attributes the line further up the stack', () => {
+    const helper = (): void => klog.infoDepth(1, 'from a helper');
+    const here = Number(callerLocation(0).split(':')[1]);
+    helper(); // line here + 1
+    expect(captured[0]?.line).toContain(`klog.test.ts:${here + 1}] from a helper`);
+  });
+
+  it('callerLocation names this file', () => {
+    expect(callerLocation(0)).toMatch(/^klog\.test\.ts:\d+$/);
+  });
+
+  it('errorMessage drops the Error: prefix', () => {
+    expect(errorMessage(new TypeError('bad'))).toBe('bad');
+    expect(errorMessage('plain')).toBe('plain');
+  });
+
+  it('leaves the previous sink restorable', () => {
+    const mine = setLogSink(restore);
+    expect(typeof mine).toBe('function');
+    setLogSink(mine);
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Test helpers for the example apps: run an app as a child process (`node src/main.ts ...`,
+ * exactly as a user would) and wait for the lines it prints; run `kubectl`.
+ *
+ * @module
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LineLog, type LinePattern, type WaitForOptions } from './lines.ts';
+
+/** An app running as a child process. */
+export interface AppProcess {
+  readonly pid: number | undefined;
+  /** Its stdout and stderr lines, in the order it wrote them. */
+  readonly output: LineLog;
+  /** Waits for a matching line (see {@link LineLog.waitFor}); rejects if the app exits first. */
+  waitFor(pattern: LinePattern, options?: WaitForOptions): Promise<string>;
+  /** Resolves with the exit code once the process has exited (`null` if a signal killed it). */
+  readonly exited: Promise<number | null>;
+  /** Sends `signal` (SIGTERM by default) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** Options of {@link startApp}. */
+export interface StartAppOptions {
+  /** The child's environment; default this process's. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Starts `node src/main.ts <args>` in `appDir` (a path or a `file:` URL of the app's
+ * directory). Its stdout and stderr go through one pipe into one {@link LineLog}, so lines
+ * keep the order the app wrote them in.
+ */
+export function startApp(
+  appDir: string | URL,
+  args: readonly string[],
+  options: StartAppOptions = {},
+): AppProcess {
+  const cwd = typeof appDir === 'string' ? appDir : fileURLToPath(appDir);
+  // stderr joins stdout in ONE pipe (`2>&1`, as in a terminal): with two pipes the parent
+  // could read a later stdout line before an earlier stderr (klog) line. `exec` makes the
+  // shell become node, so signals reach the app itself.
+  const child = spawn(
+    '/bin/sh',
+    ['-c', 'exec "$0" src/main.ts "$@" 2>&1', process.execPath, ...args],
+    { cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  running.add(child);
+  const output = new LineLog();
+  child.stdout?.setEncoding('utf8').on('data', (text: string) => output.write('stdout', text));
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => output.write('stderr', text));
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      running.delete(child);
+      output.close(`the app exited (code ${code}, signal ${signal})`);
+      resolve(code);
+    });
+  });
+  return {
+    pid: child.pid,
+    output,
+    waitFor: (pattern, waitOptions) => output.waitFor(pattern, waitOptions),
+    exited,
+    stop: (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/**
+ * An environment in which no cluster configuration can be found: this process's
+ * environment without `KUBECONFIG` and `KUBERNETES_SERVICE_*`, with `HOME` an empty temporary
+ * directory (so no `~/.kube/config`). `cleanup()` removes the directory.
+ */
+export function noClusterEnv(): { env: NodeJS.ProcessEnv; cleanup(): void } {
+  const home = mkdtempSync(join(tmpdir(), 'kubets-app-home-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
+  delete env.KUBECONFIG;
+  delete env.KUBERNETES_SERVICE_HOST;
+  delete env.KUBERNETES_SERVICE_PORT;
+  return { env, cleanup: () => rmSync(home, { recursive: true, force: true }) };
+}
+
+/**
+ * Runs `kubectl --kubeconfig <kubeconfig> <args>` (`$KUBECTL` or `kubectl` on `PATH`), with
+ * `stdin` as its input (for `apply -f -`). Resolves with stdout; rejects with stderr in the
+ * message when it fails.
+ */
+export function kubectl(
+  kubeconfig: string,
+  args: readonly string[],
+  stdin?: string,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      process.env.KUBECTL ?? 'kubectl',
+      ['--kubeconfig', kubeconfig, ...args],
+      { timeout: 60_000 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`kubectl ${args.join(' ')} failed: ${stderr || err.message}`));
+        else resolve(stdout);
+      },
+    );
+    child.stdin?.end(stdin ?? '');
+  });
+}
+
+/** A klog line of `file` with message `message` (a regular expression source). */
+export function klogLine(file: string, message: string, severity = 'I'): RegExp {
+  const escapedFile = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(
+    `^${severity}\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} +\\d+ ${escapedFile}:\\d+\\] ${message}$`,
+  );
+}
