@@ -182,6 +182,42 @@ describe('envtest against a real etcd and kube-apiserver', () => {
     expect((await call(env, 'GET', '/api/v1/namespaces/default')).status).toBe(200);
   });
 
+  it('restartApiServer: after a SIGKILL, kube-apiserver comes back on the same host with the data', async () => {
+    const created = await call(env, 'POST', '/api/v1/namespaces/default/configmaps', {
+      body: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'survives-restart' },
+        data: { answer: '42' },
+      },
+    });
+    expect(created.status).toBe(201);
+    const before = env.pids;
+    const host = env.host;
+
+    await env.restartApiServer({ signal: 'SIGKILL' });
+
+    expect(env.host).toBe(host);
+    expect(env.pids.etcd).toBe(before.etcd);
+    expect(env.pids.kubeApiserver).not.toBe(before.kubeApiserver);
+    expect(alive(before.kubeApiserver)).toBe(false);
+    expect(alive(env.pids.kubeApiserver)).toBe(true);
+    // Same host, same certificates: the old TLS material still works; etcd kept the data.
+    const read = await call(env, 'GET', '/api/v1/namespaces/default/configmaps/survives-restart');
+    expect(read.status).toBe(200);
+    expect(read.json).toMatchObject({
+      data: { answer: '42' },
+      metadata: {
+        uid: (created.json.metadata as { uid: string }).uid,
+        resourceVersion: (created.json.metadata as { resourceVersion: string }).resourceVersion,
+      },
+    });
+    const again = await call(env, 'POST', '/api/v1/namespaces/default/configmaps', {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after-restart' } },
+    });
+    expect(again.status).toBe(201);
+  });
+
   it('stop() leaves no child process and no temp dir, and can be called again', async () => {
     const { pids, dir } = env;
     expect(alive(pids.etcd)).toBe(true);

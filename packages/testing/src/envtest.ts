@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type EnvtestBinaries, findEnvtestBinaries } from './binaries.js';
 import { type EnvtestCertificates, generateEnvtestCertificates } from './certs.js';
 import { EnvtestError, isEnvtestError } from './errors.js';
@@ -57,6 +58,18 @@ export interface EnvtestTls {
   keyData: string;
 }
 
+/** Options of {@link Envtest.restartApiServer}. */
+export interface RestartApiServerOptions {
+  /**
+   * How kube-apiserver is ended: `'SIGTERM'` (the default) lets it shut down gracefully
+   * (SIGKILL after `stopGracePeriodMs`); `'SIGKILL'` kills it at once, as a crash would:
+   * open connections and watches break without a goodbye.
+   */
+  signal?: 'SIGKILL' | 'SIGTERM';
+  /** How long the new process may take to answer `/readyz` with 200. Default: `startTimeoutMs`. */
+  timeoutMs?: number;
+}
+
 /** A running etcd + kube-apiserver pair, ready to serve requests. */
 export interface Envtest extends AsyncDisposable {
   /** The API server's URL: `https://127.0.0.1:PORT`. */
@@ -71,12 +84,24 @@ export interface Envtest extends AsyncDisposable {
   readonly etcdEndpoint: string;
   /** The temp dir holding certificates, etcd's data, logs and the kubeconfig; removed by `stop()`. */
   readonly dir: string;
-  /** Process ids of the two children. */
+  /** Process ids of the two children (`kubeApiserver` changes with {@link Envtest.restartApiServer}). */
   readonly pids: { readonly etcd: number; readonly kubeApiserver: number };
   /** The binaries that were run, and where they were found. */
   readonly binaries: EnvtestBinaries;
   /** How long the start took, in milliseconds. */
   readonly startDurationMs: number;
+  /**
+   * Ends kube-apiserver (SIGTERM by default, or SIGKILL to simulate a crash), starts it again
+   * with the same flags, port, certificates and etcd, and resolves once `/readyz` answers 200.
+   * Data lives in etcd, which keeps running, so it survives; {@link Envtest.host}, the
+   * kubeconfig and the TLS material stay valid. `pids.kubeApiserver` is the new process's.
+   * Restarts requested while one is in progress run one after the other.
+   *
+   * @throws {EnvtestError} `ProcessExited` when the new process exits before it is ready,
+   *   `StartTimeout` when it is not ready in time (it is left running; `stop()` ends it).
+   *   Rejects when envtest is stopped meanwhile.
+   */
+  restartApiServer(options?: RestartApiServerOptions): Promise<void>;
   /**
    * Stops kube-apiserver, then etcd (SIGTERM, then SIGKILL after the grace period), waits for
    * both to exit and removes the temp dir. Safe to call more than once.
@@ -334,11 +359,12 @@ async function startOnce(attempt: Attempt): Promise<Envtest> {
       key: attempt.certs.admin.keyPem,
     };
     lastProbeError = undefined;
+    const apiArgs = renderFlags(apiDefaults, attempt.options.apiServerFlags);
     const apiServer = watch(
       startProcess(
         'kube-apiserver',
         attempt.binaries.kubeApiserver.path,
-        renderFlags(apiDefaults, attempt.options.apiServerFlags),
+        apiArgs,
         paths.apiServerLog,
         env,
       ),
@@ -385,9 +411,23 @@ async function startOnce(attempt: Attempt): Promise<Envtest> {
     await writeFile(paths.kubeconfig, kubeconfig, { mode: 0o600 });
     ready = true;
 
+    const restarter = new ApiServerRestarter({
+      children,
+      index: children.indexOf(apiServer),
+      binary: attempt.binaries.kubeApiserver.path,
+      args: apiArgs,
+      logPath: paths.apiServerLog,
+      env,
+      readyzUrl: `${host}/readyz`,
+      tls,
+      graceMs: grace,
+      defaultTimeoutMs: attempt.startTimeoutMs,
+    });
+
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> => {
       stopping ??= (async () => {
+        await restarter.close();
         await stopAll();
         await removeDir(dir);
       })();
@@ -400,9 +440,13 @@ async function startOnce(attempt: Attempt): Promise<Envtest> {
       kubeconfigPath: paths.kubeconfig,
       etcdEndpoint,
       dir,
-      pids: { etcd: etcd.pid ?? -1, kubeApiserver: apiServer.pid ?? -1 },
+      get pids() {
+        return { etcd: etcd.pid ?? -1, kubeApiserver: restarter.current.pid ?? -1 };
+      },
       binaries: attempt.binaries,
       startDurationMs: Date.now() - attempt.startedAt,
+      restartApiServer: (restartOptions?: RestartApiServerOptions) =>
+        restarter.restart(restartOptions),
       stop,
       [Symbol.asyncDispose]: stop,
     };
@@ -436,6 +480,134 @@ async function startOnce(attempt: Attempt): Promise<Envtest> {
     }
     if (attempt.options.signal?.aborted) throw attempt.options.signal.reason;
     throw error;
+  }
+}
+
+interface RestarterSettings {
+  /** envtest's children; the kube-apiserver entry is replaced by each restart. */
+  children: ManagedProcess[];
+  index: number;
+  binary: string;
+  args: readonly string[];
+  logPath: string;
+  env: NodeJS.ProcessEnv;
+  readyzUrl: string;
+  tls: ProbeTls;
+  graceMs: number;
+  defaultTimeoutMs: number;
+}
+
+/** How often a restart retries when the port is still held by the old process's sockets. */
+const RESTART_PORT_ATTEMPTS = 5;
+
+/** Restarts kube-apiserver in place, one restart at a time (see {@link Envtest.restartApiServer}). */
+class ApiServerRestarter {
+  readonly #s: RestarterSettings;
+  readonly #closed = new AbortController();
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(settings: RestarterSettings) {
+    this.#s = settings;
+  }
+
+  get current(): ManagedProcess {
+    return this.#s.children[this.#s.index] as ManagedProcess;
+  }
+
+  restart(options: RestartApiServerOptions = {}): Promise<void> {
+    const run = this.#queue.then(() => this.#restartOnce(options));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Stops accepting restarts, aborts one in progress and waits for it to settle. */
+  async close(): Promise<void> {
+    this.#closed.abort(new Error('envtest was stopped'));
+    await this.#queue;
+  }
+
+  async #restartOnce(options: RestartApiServerOptions): Promise<void> {
+    this.#closed.signal.throwIfAborted();
+    const s = this.#s;
+    const signal = options.signal ?? 'SIGTERM';
+    if (signal !== 'SIGTERM' && signal !== 'SIGKILL') {
+      throw new TypeError(`restartApiServer: unsupported signal ${String(signal)}`);
+    }
+    const timeoutMs = options.timeoutMs ?? s.defaultTimeoutMs;
+    const old = this.current;
+    if (signal === 'SIGKILL') await old.kill('SIGKILL');
+    else await old.stop(s.graceMs);
+    const timeout = AbortSignal.timeout(timeoutMs);
+
+    for (let attemptNo = 1; ; attemptNo++) {
+      this.#closed.signal.throwIfAborted();
+      await appendFile(
+        s.logPath,
+        `\n--- envtest: kube-apiserver ${old.pid ?? '?'} ended by ${signal}; starting it again ---\n`,
+      );
+      const child = startProcess('kube-apiserver', s.binary, s.args, s.logPath, s.env);
+      s.children[s.index] = child;
+      const exitedEarly = new AbortController();
+      let settled = false;
+      void child.exited.then((exit) => {
+        if (!settled) exitedEarly.abort(new ChildExited(child, exit));
+      });
+      const waitSignal = AbortSignal.any([exitedEarly.signal, timeout, this.#closed.signal]);
+      let lastProbeError: unknown;
+      try {
+        await pollUntil(
+          async () => {
+            const res = await probeGet(s.readyzUrl, {
+              tls: s.tls,
+              signal: waitSignal,
+              timeoutMs: 5_000,
+            });
+            if (res.status !== 200) throw new Error(`/readyz answered ${res.status}: ${res.body}`);
+            return true;
+          },
+          waitSignal,
+          100,
+          (error) => {
+            lastProbeError = error;
+          },
+        );
+        settled = true;
+        return;
+      } catch (error) {
+        settled = true;
+        if (this.#closed.signal.aborted) throw this.#closed.signal.reason;
+        const exited = exitedEarly.signal.aborted ? exitedEarly.signal.reason : undefined;
+        const logTail = await tailLog(s.logPath);
+        if (exited instanceof ChildExited) {
+          // The old process's sockets may still hold the port for a moment.
+          if (
+            attemptNo < RESTART_PORT_ATTEMPTS &&
+            !timeout.aborted &&
+            /address already in use/i.test(logTail.split('--- envtest:').at(-1) ?? '')
+          ) {
+            await sleep(200 * attemptNo);
+            continue;
+          }
+          throw new EnvtestError(
+            'ProcessExited',
+            `kube-apiserver ${describeExit(exited.exit)} while envtest was waiting for it to ` +
+              `answer ${s.readyzUrl} with 200 after a restart.\nLast lines of its log:\n${logTail}`,
+            { binary: 'kube-apiserver', logTail, cause: exited.exit.spawnError },
+          );
+        }
+        if (timeout.aborted) {
+          const probe =
+            lastProbeError instanceof Error ? `\nLast probe error: ${lastProbeError.message}` : '';
+          throw new EnvtestError(
+            'StartTimeout',
+            `kube-apiserver was not ready within ${timeoutMs} ms after a restart: still waiting ` +
+              `for ${s.readyzUrl} to answer 200.${probe}\nLast lines of its log:\n${logTail}`,
+            { binary: 'kube-apiserver', logTail, cause: lastProbeError },
+          );
+        }
+        throw error;
+      }
+    }
   }
 }
 

@@ -5,6 +5,9 @@ export {
   type FaultMatcher,
   type FaultRequest,
   type InMemoryApiServer,
+  type PodLogContainerOptions,
+  type PodLogs,
+  type PodLogWriteOptions,
   type RespondWithOptions,
   startApiServer,
   type WatchLineFault,
@@ -23,6 +26,7 @@ export {
   type EnvtestFlags,
   type EnvtestOptions,
   type EnvtestTls,
+  type RestartApiServerOptions,
   startEnvtest,
 } from './envtest.js';
 export {

@@ -24,6 +24,8 @@ export interface ManagedProcess {
   exitInfo(): ExitInfo | undefined;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. Idempotent. */
   stop(graceMs: number): Promise<void>;
+  /** Sends `signal` (unless the process is gone already) and resolves once it has exited. */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 // Safety net: if the test process exits without stopping envtest (a crash, process.exit(),
@@ -134,6 +136,10 @@ export function startProcess(
         await exited;
       })();
       return stopping;
+    },
+    async kill(signal: NodeJS.Signals): Promise<void> {
+      if (info === undefined && child.pid !== undefined) child.kill(signal);
+      await exited;
     },
   };
 }

@@ -33,9 +33,27 @@ if (mode === 'crash') {
   console.error(name + ' is hanging');
   process.on('SIGTERM', () => fs.writeFileSync(path.join(state, name + '.sigterm'), 'ignored'));
   setInterval(() => {}, 1000);
-} else if (mode === 'serve') {
+} else if (mode === 'serve' && name === 'etcd') {
   const url = new URL(args.find((a) => a.startsWith('--listen-client-urls=')).split('=')[1]);
   http.createServer((req, res) => res.end('{"health":"true"}')).listen(Number(url.port), '127.0.0.1');
+} else if (mode === 'serve') {
+  // A stand-in kube-apiserver: HTTPS with envtest's serving certificate, 200 for everything.
+  const flag = (n) => args.find((a) => a.startsWith('--' + n + '=')).slice(n.length + 3);
+  const crashNext = path.join(state, 'crash-next');
+  if (fs.existsSync(crashNext)) {
+    fs.rmSync(crashNext);
+    console.error('kube-apiserver is crashing on purpose');
+    process.exit(4);
+  }
+  fs.appendFileSync(path.join(state, name + '.starts'), process.pid + ' ' + JSON.stringify(args) + '\\n');
+  process.on('SIGTERM', () => {
+    fs.appendFileSync(path.join(state, name + '.signals'), 'SIGTERM ' + process.pid + '\\n');
+    process.exit(0);
+  });
+  const tls = { cert: fs.readFileSync(flag('tls-cert-file')), key: fs.readFileSync(flag('tls-private-key-file')) };
+  require('node:https')
+    .createServer(tls, (req, res) => res.end('{"kind":"Status"}'))
+    .listen(Number(flag('secure-port')), '127.0.0.1');
 }
 `;
 
@@ -77,7 +95,10 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 }
 
 async function pidOf(name: string): Promise<number> {
-  return Number(await readFile(join(state, `${name}.pid`), 'utf8'));
+  const pid = Number(await readFile(join(state, `${name}.pid`), 'utf8'));
+  // An empty file would read as 0, and process.kill(0, 0) targets our own process group.
+  if (!(pid > 0)) throw new Error(`no pid in ${name}.pid`);
+  return pid;
 }
 
 function alive(pid: number): boolean {
@@ -92,6 +113,103 @@ function alive(pid: number): boolean {
 async function leftoverTempDirs(): Promise<string[]> {
   return (await readdir(tmp)).filter((entry) => entry.startsWith('kubets-envtest-'));
 }
+
+/** [pid, args] of every start of the stand-in kube-apiserver in 'serve' mode. */
+async function apiServerStarts(): Promise<[number, string[]][]> {
+  const text = await readFile(join(state, 'kube-apiserver.starts'), 'utf8');
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const space = line.indexOf(' ');
+      return [Number(line.slice(0, space)), JSON.parse(line.slice(space + 1)) as string[]];
+    });
+}
+
+async function readIfExists(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+describe('Envtest.restartApiServer (stand-in binaries)', () => {
+  beforeEach(() => {
+    vi.stubEnv('FAKE_ETCD_MODE', 'serve');
+    vi.stubEnv('FAKE_KUBE_APISERVER_MODE', 'serve');
+  });
+
+  it('kills (SIGKILL) or stops (SIGTERM) kube-apiserver and starts it again with the same flags', async () => {
+    const env = await startEnvtest({ assetsDir: assets, startTimeoutMs: 20_000 });
+    try {
+      const first = env.pids;
+      expect(first.kubeApiserver).toBe((await apiServerStarts())[0]?.[0]);
+
+      await env.restartApiServer({ signal: 'SIGKILL' });
+      const second = env.pids;
+      expect(second.etcd).toBe(first.etcd);
+      expect(second.kubeApiserver).not.toBe(first.kubeApiserver);
+      expect(alive(first.kubeApiserver)).toBe(false);
+      expect(alive(second.kubeApiserver)).toBe(true);
+      expect(alive(second.etcd)).toBe(true);
+      // Killed, not asked: it never saw a SIGTERM.
+      expect(await readIfExists(join(state, 'kube-apiserver.signals'))).toBe('');
+
+      await env.restartApiServer(); // SIGTERM by default
+      const third = env.pids;
+      expect(third.kubeApiserver).not.toBe(second.kubeApiserver);
+      expect(alive(second.kubeApiserver)).toBe(false);
+      expect(await readIfExists(join(state, 'kube-apiserver.signals'))).toBe(
+        `SIGTERM ${second.kubeApiserver}\n`,
+      );
+
+      const starts = await apiServerStarts();
+      expect(starts.map(([pid]) => pid)).toEqual([
+        first.kubeApiserver,
+        second.kubeApiserver,
+        third.kubeApiserver,
+      ]);
+      // Same flags every time: same port, certificates and etcd.
+      expect(starts[1]?.[1]).toEqual(starts[0]?.[1]);
+      expect(starts[2]?.[1]).toEqual(starts[0]?.[1]);
+      expect(starts[0]?.[1]).toContain(`--secure-port=${new URL(env.host).port}`);
+      const log = await readFile(join(env.dir, 'kube-apiserver.log'), 'utf8');
+      expect(log).toContain(`kube-apiserver ${first.kubeApiserver} ended by SIGKILL`);
+    } finally {
+      await env.stop();
+    }
+    expect(alive(env.pids.kubeApiserver)).toBe(false);
+    expect(alive(env.pids.etcd)).toBe(false);
+    expect(await leftoverTempDirs()).toEqual([]);
+    await expect(env.restartApiServer()).rejects.toThrow('envtest was stopped');
+  }, 60_000);
+
+  it('reports a kube-apiserver that does not come back, with its log; stop() still cleans up', async () => {
+    const env = await startEnvtest({ assetsDir: assets, startTimeoutMs: 20_000 });
+    try {
+      await writeFile(join(state, 'crash-next'), '');
+      const error = await failure(env.restartApiServer({ signal: 'SIGKILL' }));
+      expect(error).toBeInstanceOf(EnvtestError);
+      const e = error as EnvtestError;
+      expect(e.code).toBe('ProcessExited');
+      expect(e.binary).toBe('kube-apiserver');
+      expect(e.message).toMatch(
+        /^kube-apiserver exited with code 4 while envtest was waiting for it to answer https:\/\/127\.0\.0\.1:\d+\/readyz with 200 after a restart\./,
+      );
+      expect(e.logTail).toContain('kube-apiserver is crashing on purpose');
+
+      // A later restart works again.
+      await env.restartApiServer({ signal: 'SIGKILL' });
+      expect(alive(env.pids.kubeApiserver)).toBe(true);
+      expect(await apiServerStarts()).toHaveLength(2);
+    } finally {
+      await env.stop();
+    }
+    expect(alive(env.pids.etcd)).toBe(false);
+    expect(await leftoverTempDirs()).toEqual([]);
+  }, 60_000);
+});
 
 describe('startEnvtest failure paths', () => {
   it('reports a crashing etcd with the last 30 lines of its log and cleans up', async () => {
@@ -193,7 +311,8 @@ describe('startEnvtest failure paths', () => {
       stopGracePeriodMs: 200,
     });
     // Abort once etcd is running.
-    for (let i = 0; i < 200 && !(await readdir(state)).includes('etcd.pid'); i++) {
+    // Once the pid is written (not merely the file created: killed in between, it stays empty).
+    for (let i = 0; i < 200 && !(await readIfExists(join(state, 'etcd.pid'))); i++) {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     controller.abort(reason);
@@ -225,11 +344,12 @@ describe('startEnvtest failure paths', () => {
     async () => {
       vi.stubEnv('FAKE_ETCD_MODE', 'hang');
       const script = `
-        import { readdirSync } from 'node:fs';
+        import { existsSync, readFileSync } from 'node:fs';
         import { startEnvtest } from ${JSON.stringify(dist)};
         startEnvtest({ assetsDir: ${JSON.stringify(assets)} }).catch(() => {});
+        const pidFile = ${JSON.stringify(join(state, 'etcd.pid'))};
         const timer = setInterval(() => {
-          if (readdirSync(${JSON.stringify(state)}).includes('etcd.pid')) {
+          if (existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '') {
             clearInterval(timer);
             process.exit(0);
           }
