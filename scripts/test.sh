@@ -24,5 +24,8 @@ pnpm --filter @kubets/informers generate --check
 pnpm --filter @kubets-apps/crd-controller generate:check
 pnpm test || status=1
 pnpm test:e2e || status=1
+# Every package packed, installed from its tarball into a scratch project, imported from ESM
+# and CommonJS, and type-checked as a consumer would.
+bash scripts/pack-check.sh --no-build || status=1
 node scripts/test-summary.mjs || status=1
 exit "$status"

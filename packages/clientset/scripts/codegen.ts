@@ -120,7 +120,7 @@ function groupFile(gv: GroupVersionRow): string {
   const sorted = (values: Set<string>): string => [...values].sort().join(', ');
 
   const lines: string[] = [header];
-  lines.push(`import type { ${sorted(typeNames)} } from '${gv.types}';`);
+  lines.push(`import type { ${sorted(typeNames)} } from '${importPath(gv.types)}';`);
   if (specialClasses.size > 0)
     lines.push(`import { ${sorted(specialClasses)} } from '../core.js';`);
   lines.push(`import { defineResource } from '../descriptor.js';`);
@@ -235,6 +235,14 @@ function clientsetFile(): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The specifier to import a types module by. kubernetes-types has no `exports` map, so under
+ * `nodenext` resolution its subpaths resolve only with the file extension.
+ */
+function importPath(module: string): string {
+  return module.startsWith('kubernetes-types/') ? `${module}.js` : module;
+}
+
 /** `kubernetes-types/core/v1` → `corev1`. */
 function namespaceAlias(module: string): string {
   return module.replace(/^kubernetes-types\//, '').replace(/\//g, '');
@@ -262,7 +270,7 @@ function typesFile(): string {
     lines.push(
       `/** Types of \`${module.replace(/^kubernetes-types\//, '')}\`, from \`${module}\`. */`,
     );
-    lines.push(`export type * as ${namespaceAlias(module)} from '${module}';`);
+    lines.push(`export type * as ${namespaceAlias(module)} from '${importPath(module)}';`);
   }
   return `${lines.join('\n')}\n`;
 }

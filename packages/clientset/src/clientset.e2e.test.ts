@@ -9,9 +9,9 @@ import {
 } from '@kubets/apimachinery';
 import { loadConfig, PatchType } from '@kubets/rest';
 import { type Envtest, startEnvtest } from '@kubets/testing';
-import type { Deployment } from 'kubernetes-types/apps/v1';
-import type { ConfigMap, Pod } from 'kubernetes-types/core/v1';
-import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1';
+import type { Deployment } from 'kubernetes-types/apps/v1.js';
+import type { ConfigMap, Pod } from 'kubernetes-types/core/v1.js';
+import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clientset } from './clientset.js';
 import { defineResource } from './descriptor.js';

@@ -1,6 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { RESTClient } from '@kubets/rest';
-import type { TokenRequest } from 'kubernetes-types/authentication/v1';
+import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import type {
   Binding,
   Namespace,
@@ -9,8 +9,8 @@ import type {
   PodList,
   ServiceAccount,
   ServiceAccountList,
-} from 'kubernetes-types/core/v1';
-import type { ObjectMeta } from 'kubernetes-types/meta/v1';
+} from 'kubernetes-types/core/v1.js';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import {
   type CallOptions,
   type CreateOptions,

@@ -7,7 +7,7 @@ import {
   type StatusError,
 } from '@kubets/apimachinery';
 import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
-import type { Pod } from 'kubernetes-types/core/v1';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clientset } from './clientset.js';
 

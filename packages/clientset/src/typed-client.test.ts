@@ -13,7 +13,7 @@ import {
   sendJson,
   startStubServer,
 } from '@kubets/stub-server';
-import type { Pod } from 'kubernetes-types/core/v1';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Clientset } from './clientset.js';
 import { defineResource } from './descriptor.js';

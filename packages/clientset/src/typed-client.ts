@@ -7,7 +7,7 @@ import {
   type RequestBody,
   type WatchStream,
 } from '@kubets/rest';
-import type { Scale } from 'kubernetes-types/autoscaling/v1';
+import type { Scale } from 'kubernetes-types/autoscaling/v1.js';
 import {
   descriptorAPIVersion,
   hasSubresource,

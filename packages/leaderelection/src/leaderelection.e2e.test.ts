@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Clientset } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
 import { type Envtest, startEnvtest } from '@kubets/testing';
-import type { Lease } from 'kubernetes-types/coordination/v1';
+import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from './test-helpers.js';
 

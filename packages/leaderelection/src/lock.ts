@@ -1,6 +1,6 @@
 import type { Clientset, CreateOptions, GetOptions, UpdateOptions } from '@kubets/clientset';
-import type { Lease } from 'kubernetes-types/coordination/v1';
-import type { ObjectMeta } from 'kubernetes-types/meta/v1';
+import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import {
   type LeaderElectionRecord,
   leaseSpecToRecord,

@@ -1,4 +1,4 @@
-import type { LeaseSpec } from 'kubernetes-types/coordination/v1';
+import type { LeaseSpec } from 'kubernetes-types/coordination/v1.js';
 
 /**
  * The state of an election as stored in the lock object — client-go's

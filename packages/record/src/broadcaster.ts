@@ -7,7 +7,7 @@ import {
   silentLogger,
 } from '@kubets/apimachinery';
 import { isInvalidRequestError } from '@kubets/rest';
-import type { Event, ObjectReference } from 'kubernetes-types/core/v1';
+import type { Event, ObjectReference } from 'kubernetes-types/core/v1.js';
 import { type CorrelatorOptions, EventCorrelator, type EventPatch } from './correlator.js';
 import { sprintf } from './printf.js';
 import { getReference, type RecordableObject } from './reference.js';

@@ -1,4 +1,4 @@
-import type { Event } from 'kubernetes-types/core/v1';
+import type { Event } from 'kubernetes-types/core/v1.js';
 import { LruCache } from './lru.js';
 import { type EventClock, rfc3339, systemClock, uniqueUnixNanos } from './time.js';
 

@@ -1,5 +1,5 @@
 import { FakeClock } from '@kubets/rest';
-import type { ConfigMap, Event, Node } from 'kubernetes-types/core/v1';
+import type { ConfigMap, Event, Node } from 'kubernetes-types/core/v1.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type EventBroadcaster,

@@ -1,5 +1,5 @@
 import type { ObjectMeta } from '@kubets/apimachinery';
-import type { ObjectReference } from 'kubernetes-types/core/v1';
+import type { ObjectReference } from 'kubernetes-types/core/v1.js';
 
 /**
  * What an event can be recorded about: any Kubernetes object in wire format that carries

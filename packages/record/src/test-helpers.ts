@@ -1,5 +1,5 @@
 import { type LogFields, type Logger, StatusError } from '@kubets/apimachinery';
-import type { Event } from 'kubernetes-types/core/v1';
+import type { Event } from 'kubernetes-types/core/v1.js';
 import type { EventPatch } from './correlator.js';
 import type { EventSink } from './sink.js';
 

@@ -1,5 +1,5 @@
 import { PatchType } from '@kubets/rest';
-import type { Event } from 'kubernetes-types/core/v1';
+import type { Event } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import {
   EventAggregator,

@@ -9,7 +9,7 @@ import type {
   ValidatingAdmissionPolicyList,
   ValidatingWebhookConfiguration,
   ValidatingWebhookConfigurationList,
-} from 'kubernetes-types/admissionregistration/v1';
+} from 'kubernetes-types/admissionregistration/v1.js';
 import { defineResource } from '../descriptor.js';
 import { GroupVersionClient } from '../group-client.js';
 import { StatusResourceClient, TypedResourceClient } from '../typed-client.js';

@@ -3,7 +3,7 @@
 import type {
   CustomResourceDefinition,
   CustomResourceDefinitionList,
-} from 'kubernetes-types/apiextensions/v1';
+} from 'kubernetes-types/apiextensions/v1.js';
 import { defineResource } from '../descriptor.js';
 import { GroupVersionClient } from '../group-client.js';
 import { StatusResourceClient } from '../typed-client.js';

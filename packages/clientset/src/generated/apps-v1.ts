@@ -11,7 +11,7 @@ import type {
   ReplicaSetList,
   StatefulSet,
   StatefulSetList,
-} from 'kubernetes-types/apps/v1';
+} from 'kubernetes-types/apps/v1.js';
 import { defineResource } from '../descriptor.js';
 import { GroupVersionClient } from '../group-client.js';
 import {

@@ -5,7 +5,7 @@ import type {
   SelfSubjectAccessReview,
   SelfSubjectRulesReview,
   SubjectAccessReview,
-} from 'kubernetes-types/authorization/v1';
+} from 'kubernetes-types/authorization/v1.js';
 import { defineResource } from '../descriptor.js';
 import { GroupVersionClient } from '../group-client.js';
 import { CreateOnlyResourceClient } from '../typed-client.js';

@@ -3,7 +3,7 @@
 import type {
   HorizontalPodAutoscaler,
   HorizontalPodAutoscalerList,
-} from 'kubernetes-types/autoscaling/v2';
+} from 'kubernetes-types/autoscaling/v2.js';
 import { defineResource } from '../descriptor.js';
 import { GroupVersionClient } from '../group-client.js';
 import { StatusResourceClient } from '../typed-client.js';

@@ -3,7 +3,7 @@
 import type {
   CertificateSigningRequest,
   CertificateSigningRequestList,
-} from 'kubernetes-types/certificates/v1';
+} from 'kubernetes-types/certificates/v1.js';
 import { defineResource } from '../descriptor.js';
 import { GroupVersionClient } from '../group-client.js';
 import { StatusResourceClient } from '../typed-client.js';

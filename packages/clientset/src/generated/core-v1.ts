@@ -34,7 +34,7 @@ import type {
   ServiceAccount,
   ServiceAccountList,
   ServiceList,
-} from 'kubernetes-types/core/v1';
+} from 'kubernetes-types/core/v1.js';
 import { NamespaceClient, PodClient, ServiceAccountClient } from '../core.js';
 import { defineResource } from '../descriptor.js';
 import { GroupVersionClient } from '../group-client.js';

@@ -5,7 +5,7 @@ import type {
   FlowSchemaList,
   PriorityLevelConfiguration,
   PriorityLevelConfigurationList,
-} from 'kubernetes-types/flowcontrol/v1';
+} from 'kubernetes-types/flowcontrol/v1.js';
 import { defineResource } from '../descriptor.js';
 import { GroupVersionClient } from '../group-client.js';
 import { StatusResourceClient } from '../typed-client.js';

@@ -7,7 +7,7 @@ import type {
   IngressList,
   NetworkPolicy,
   NetworkPolicyList,
-} from 'kubernetes-types/networking/v1';
+} from 'kubernetes-types/networking/v1.js';
 import { defineResource } from '../descriptor.js';
 import { GroupVersionClient } from '../group-client.js';
 import { StatusResourceClient, TypedResourceClient } from '../typed-client.js';

@@ -9,7 +9,7 @@ import type {
   RoleBinding,
   RoleBindingList,
   RoleList,
-} from 'kubernetes-types/rbac/v1';
+} from 'kubernetes-types/rbac/v1.js';
 import { defineResource } from '../descriptor.js';
 import { GroupVersionClient } from '../group-client.js';
 import { TypedResourceClient } from '../typed-client.js';

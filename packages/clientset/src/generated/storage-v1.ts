@@ -11,7 +11,7 @@ import type {
   StorageClassList,
   VolumeAttachment,
   VolumeAttachmentList,
-} from 'kubernetes-types/storage/v1';
+} from 'kubernetes-types/storage/v1.js';
 import { defineResource } from '../descriptor.js';
 import { GroupVersionClient } from '../group-client.js';
 import { StatusResourceClient, TypedResourceClient } from '../typed-client.js';

@@ -1,7 +1,7 @@
 // apiregistration.k8s.io/v1 wire types (kube-aggregator): not part of kubernetes-types, so
 // written here from the API reference. Timestamps are RFC 3339 strings, as on the wire.
 
-import type { ListMeta, ObjectMeta } from 'kubernetes-types/meta/v1';
+import type { ListMeta, ObjectMeta } from 'kubernetes-types/meta/v1.js';
 
 /** Where an aggregated API is served: a Service in the cluster. */
 export interface ServiceReference {

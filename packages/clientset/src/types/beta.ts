@@ -3,11 +3,11 @@
 // promoted to, with its own apiVersion; where the beta shape differs, the difference is
 // spelled out here.
 
-import type * as autoscalingv2 from 'kubernetes-types/autoscaling/v2';
-import type * as batchv1 from 'kubernetes-types/batch/v1';
-import type * as discoveryv1 from 'kubernetes-types/discovery/v1';
-import type * as nodev1 from 'kubernetes-types/node/v1';
-import type * as policyv1 from 'kubernetes-types/policy/v1';
+import type * as autoscalingv2 from 'kubernetes-types/autoscaling/v2.js';
+import type * as batchv1 from 'kubernetes-types/batch/v1.js';
+import type * as discoveryv1 from 'kubernetes-types/discovery/v1.js';
+import type * as nodev1 from 'kubernetes-types/node/v1.js';
+import type * as policyv1 from 'kubernetes-types/policy/v1.js';
 
 /** `T` with its `apiVersion` replaced by `A`. */
 export type WithAPIVersion<T, A extends string> = Omit<T, 'apiVersion'> & { apiVersion?: A };

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { parseBenchArgs } from './args.ts';
+import { variants } from './stats.ts';
+
+describe('parseBenchArgs', () => {
+  it('defaults to 10,000 Pods, 3 rounds, every variant, envtest, and writing the docs', () => {
+    const a = parseBenchArgs([]);
+    expect(a).toMatchObject({ pods: 10_000, rounds: 3, kubeconfig: undefined, docs: true });
+    expect(a.variants).toEqual([...variants]);
+  });
+
+  it('reads the flags, ignoring the -- pnpm passes on', () => {
+    const a = parseBenchArgs(['--', '--pods', '1000', '--rounds=1', '--kubeconfig', '/k']);
+    expect(a).toMatchObject({ pods: 1000, rounds: 1, kubeconfig: '/k', docs: false });
+    expect(parseBenchArgs(['--count', '100_000']).pods).toBe(100_000);
+    expect(parseBenchArgs(['--pods', '10', '--docs']).docs).toBe(true);
+    expect(parseBenchArgs(['--no-docs']).docs).toBe(false);
+    expect(parseBenchArgs(['--variants', 'kubets,client-node']).variants).toEqual([
+      'kubets',
+      'client-node',
+    ]);
+  });
+
+  it('rejects bad values', () => {
+    expect(() => parseBenchArgs(['--pods', '0'])).toThrow(/--pods/);
+    expect(() => parseBenchArgs(['--variants', 'client-go'])).toThrow(/unknown variant/);
+    expect(() => parseBenchArgs(['--nope'])).toThrow();
+  });
+});

@@ -1,0 +1,89 @@
+import { parseArgs } from 'node:util';
+import { type Variant, variants } from './stats.ts';
+
+/** The command line of `pnpm bench` / `node src/main.ts`. */
+export interface BenchArgs {
+  pods: number;
+  rounds: number;
+  kubeconfig: string | undefined;
+  variants: Variant[];
+  /** Write docs/benchmarks.md (default: only for runs of at least 10,000 Pods). */
+  docs: boolean;
+  /** Parallel create/patch requests. */
+  concurrency: number;
+  /** Per-phase timeout of a runner, in milliseconds. */
+  timeoutMs: number;
+  /** Directory for `node --cpu-prof` profiles of the kubets runners; none when undefined. */
+  cpuProf: string | undefined;
+  /** Append every runner's result to this JSON-lines file as it comes. */
+  jsonl: string | undefined;
+  help: boolean;
+}
+
+export const usage = `Usage: node src/main.ts [options]      (root: pnpm bench -- [options])
+
+  --pods N          Pods to create and cache (default 10000; alias --count)
+  --rounds R        rounds; each runs every variant once, in alternating order (default 3)
+  --kubeconfig P    use this cluster instead of starting envtest (Pods go to namespace kubets-bench)
+  --variants LIST   comma-separated subset of: ${variants.join(', ')}
+  --concurrency C   parallel create/patch requests (default 32)
+  --timeout S       seconds each runner phase may take (default 600)
+  --docs            write docs/benchmarks.md (default only when --pods >= 10000)
+  --no-docs         never write docs/benchmarks.md
+  --jsonl FILE      append each runner's result to FILE (JSON lines) as it arrives
+  --cpu-prof DIR    run the kubets runners with node --cpu-prof, profiles written to DIR
+  --help`;
+
+function positive(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value.replaceAll('_', ''));
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer`);
+  return n;
+}
+
+/** Parses the benchmark's flags (a leading `--` left by pnpm is ignored). */
+export function parseBenchArgs(argv: readonly string[]): BenchArgs {
+  const args = argv[0] === '--' ? argv.slice(1) : [...argv];
+  const { values } = parseArgs({
+    args,
+    options: {
+      pods: { type: 'string' },
+      count: { type: 'string' },
+      rounds: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      variants: { type: 'string' },
+      concurrency: { type: 'string' },
+      timeout: { type: 'string' },
+      docs: { type: 'boolean' },
+      'no-docs': { type: 'boolean' },
+      'cpu-prof': { type: 'string' },
+      jsonl: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const pods = positive('pods', values.pods ?? values.count, 10_000);
+  let selected: Variant[] = [...variants];
+  if (values.variants !== undefined) {
+    selected = values.variants.split(',').map((v) => {
+      const name = v.trim();
+      if (!(variants as readonly string[]).includes(name)) {
+        throw new Error(`unknown variant ${name}; one of ${variants.join(', ')}`);
+      }
+      return name as Variant;
+    });
+  }
+  return {
+    pods,
+    rounds: positive('rounds', values.rounds, 3),
+    kubeconfig: values.kubeconfig,
+    variants: selected,
+    docs: values['no-docs'] ? false : (values.docs ?? pods >= 10_000),
+    concurrency: positive('concurrency', values.concurrency, 32),
+    timeoutMs: positive('timeout', values.timeout, 600) * 1000,
+    cpuProf: values['cpu-prof'],
+    jsonl: values.jsonl,
+    help: values.help ?? false,
+  };
+}

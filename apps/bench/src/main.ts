@@ -1,0 +1,268 @@
+// The informer benchmark of issue 9: kubets against @kubernetes/client-node on a real
+// kube-apiserver, side by side in one run.
+//
+//   node src/main.ts [--pods 10000] [--rounds 3] [--kubeconfig PATH]     (pnpm bench at the root)
+//
+// 1. Starts envtest (etcd + kube-apiserver), or uses --kubeconfig, and creates N Pods of
+//    about 2 KB in namespace kubets-bench.
+// 2. Each round runs every variant once, in alternating order, each in its own process
+//    (`node --expose-gc src/run-*.ts`, a fresh heap): initial sync, heap per object, RSS;
+//    then this process patches every Pod once while the runner measures its CPU from the
+//    first to the N-th update; then the runner forces a relist and samples its peak memory.
+// 3. Prints the medians, the ratios to client-node and the BRIEF §6 targets as markdown, and
+//    (for runs of 10,000 Pods or more, or with --docs) writes them to docs/benchmarks.md.
+
+import { fork } from 'node:child_process';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isAlreadyExists } from '@kubets/apimachinery';
+import { loadConfig, PatchType, RESTClient } from '@kubets/rest';
+import { type Envtest, startEnvtest } from '@kubets/testing';
+import { type BenchArgs, parseBenchArgs, usage } from './args.ts';
+import { benchNamespace, generationPatch, podFixture, podName } from './fixture.ts';
+import type { ParentMessage, RunnerConfig, RunnerMessage } from './runner.ts';
+import {
+  checkTargets,
+  type RunnerResult,
+  resultsTable,
+  roundOrder,
+  summarize,
+  targetsTable,
+  type Variant,
+} from './stats.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, '../../..');
+const docsPath = path.join(repoRoot, 'docs/benchmarks.md');
+const startMarker = '<!-- bench:results:start -->';
+const endMarker = '<!-- bench:results:end -->';
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+/** Runs `task(i)` for i in [0, count) with at most `limit` in flight. */
+async function pool(count: number, limit: number, task: (i: number) => Promise<void>) {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, count) }, async () => {
+    while (next < count) {
+      const i = next++;
+      await task(i);
+    }
+  });
+  await Promise.all(lanes);
+}
+
+async function createPods(core: RESTClient, pods: number, concurrency: number): Promise<void> {
+  try {
+    await core
+      .post()
+      .resource('namespaces')
+      .body({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: benchNamespace } })
+      .do();
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+  const existing = await core.get().namespace(benchNamespace).resource('pods').doList();
+  const have = new Set(
+    existing.items.map((p) => (p as { metadata: { name: string } }).metadata.name),
+  );
+  const missing: number[] = [];
+  for (let i = 0; i < pods; i++) if (!have.has(podName(i))) missing.push(i);
+  const t0 = performance.now();
+  await pool(missing.length, concurrency, async (k) => {
+    const i = missing[k]!;
+    try {
+      await core.post().namespace(benchNamespace).resource('pods').body(podFixture(i)).do();
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+  });
+  log(
+    `created ${missing.length} Pods (${have.size} existed) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+}
+
+async function patchAll(core: RESTClient, args: BenchArgs, generation: string): Promise<number> {
+  const t0 = performance.now();
+  const body = generationPatch(generation);
+  await pool(args.pods, args.concurrency, async (i) => {
+    await core
+      .patch(PatchType.MergePatch)
+      .namespace(benchNamespace)
+      .resource('pods')
+      .name(podName(i))
+      .body(body)
+      .do();
+  });
+  return performance.now() - t0;
+}
+
+/** Runs one variant in its own process; this process is the patcher. */
+function runOne(
+  core: RESTClient,
+  args: BenchArgs,
+  kubeconfig: string,
+  variant: Variant,
+  round: number,
+): Promise<RunnerResult> {
+  const script = variant === 'client-node' ? 'run-client-node.ts' : 'run-kubets.ts';
+  const config: RunnerConfig = {
+    variant,
+    round,
+    pods: args.pods,
+    namespace: benchNamespace,
+    kubeconfig,
+    timeoutMs: args.timeoutMs,
+  };
+  if (args.cpuProf !== undefined && variant !== 'client-node') {
+    config.profileDir = path.resolve(args.cpuProf);
+  }
+  const execArgv = ['--expose-gc'];
+  if (args.cpuProf !== undefined && variant !== 'client-node') {
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(args.cpuProf)}`);
+  }
+  const child = fork(path.join(here, script), [JSON.stringify(config)], {
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise<RunnerResult>((resolve, reject) => {
+    let result: RunnerResult | undefined;
+    child.on('message', (m: RunnerMessage) => {
+      if (m.type === 'synced') {
+        const generation = `r${round}-${variant}-${Date.now()}`;
+        const message: ParentMessage = { type: 'patch', generation };
+        child.send(message);
+        patchAll(core, args, generation).then(
+          (ms) => log(`${variant}: patched ${args.pods} Pods in ${(ms / 1000).toFixed(1)} s`),
+          (err: unknown) => {
+            child.kill();
+            reject(err);
+          },
+        );
+      } else if (m.type === 'result') {
+        result = m.result;
+      } else if (m.type === 'error') {
+        reject(new Error(`${variant} runner failed: ${m.message}`));
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (result !== undefined) resolve(result);
+      else reject(new Error(`${variant} runner exited with code ${code} and no result`));
+    });
+  });
+}
+
+async function serverFacts(core: RESTClient, pods: number) {
+  const version = (await core.get().absPath('version').do()) as { gitVersion?: string };
+  const raw = await core.get().namespace(benchNamespace).resource('pods').doRaw();
+  return { kubeApiserver: version.gitVersion ?? 'unknown', listBytes: raw.body.length, pods };
+}
+
+function clientNodeVersion(): string {
+  try {
+    const pkg = readFileSync(
+      path.join(here, '../node_modules/@kubernetes/client-node/package.json'),
+      'utf8',
+    );
+    return (JSON.parse(pkg) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function renderResults(
+  args: BenchArgs,
+  results: readonly RunnerResult[],
+  facts: { kubeApiserver: string; listBytes: number },
+  command: string,
+): string {
+  const summaries = summarize(results);
+  const load = os.loadavg().map((l) => l.toFixed(1));
+  return [
+    `Run of ${new Date().toISOString()}: \`${command}\``,
+    '',
+    `- machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.platform()} ${os.release()}; load average at the end ${load.join(' / ')}`,
+    `- Node ${process.version}, kube-apiserver ${facts.kubeApiserver} (${args.kubeconfig ? 'the --kubeconfig cluster' : 'envtest'}), @kubernetes/client-node ${clientNodeVersion()}`,
+    `- ${args.pods} Pods, list body ${(facts.listBytes / 1e6).toFixed(1)} MB (${Math.round(facts.listBytes / args.pods)} B per Pod); ${args.rounds} round(s), medians; KB = 1000 bytes`,
+    '',
+    resultsTable(summaries),
+    '',
+    targetsTable(checkTargets(summaries)),
+  ].join('\n');
+}
+
+function writeDocs(block: string): void {
+  let text: string;
+  try {
+    text = readFileSync(docsPath, 'utf8');
+  } catch {
+    text = `# Benchmarks\n\n${startMarker}\n${endMarker}\n`;
+  }
+  const start = text.indexOf(startMarker);
+  const end = text.indexOf(endMarker);
+  const generated = `${startMarker}\n<!-- written by apps/bench (pnpm bench); edit outside the markers -->\n\n${block}\n\n${endMarker}`;
+  const next =
+    start >= 0 && end > start
+      ? text.slice(0, start) + generated + text.slice(end + endMarker.length)
+      : `${text.trimEnd()}\n\n${generated}\n`;
+  mkdirSync(path.dirname(docsPath), { recursive: true });
+  writeFileSync(docsPath, next);
+  log(`wrote ${path.relative(repoRoot, docsPath)}`);
+}
+
+async function main(): Promise<void> {
+  const args = parseBenchArgs(process.argv.slice(2));
+  if (args.help) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  let envtest: Envtest | undefined;
+  let kubeconfig = args.kubeconfig;
+  try {
+    if (kubeconfig === undefined) {
+      log('starting envtest (etcd + kube-apiserver)');
+      envtest = await startEnvtest();
+      kubeconfig = envtest.kubeconfigPath;
+      log(`envtest up in ${(envtest.startDurationMs / 1000).toFixed(1)} s at ${envtest.host}`);
+    }
+    const rest = loadConfig({ kubeconfig });
+    const core = new RESTClient({ ...rest, qps: -1 }, { groupVersion: 'v1' });
+    await createPods(core, args.pods, args.concurrency);
+    const facts = await serverFacts(core, args.pods);
+    log(
+      `kube-apiserver ${facts.kubeApiserver}; list of ${args.pods} Pods is ${(facts.listBytes / 1e6).toFixed(1)} MB`,
+    );
+
+    const results: RunnerResult[] = [];
+    for (let round = 0; round < args.rounds; round++) {
+      for (const variant of roundOrder(round, args.variants)) {
+        log(`round ${round + 1}/${args.rounds}: ${variant}`);
+        const result = await runOne(core, args, kubeconfig, variant, round);
+        results.push(result);
+        if (args.jsonl !== undefined) appendFileSync(args.jsonl, `${JSON.stringify(result)}\n`);
+        log(
+          `${variant}: sync ${(result.syncMs / 1000).toFixed(2)} s, ${(result.heapPerObjectBytes / 1000).toFixed(2)} KB/object, ` +
+            `${result.updateCpuSeconds.toFixed(2)} CPU-s for ${result.updates} updates, relist peak ${result.relistPeakRatio.toFixed(2)}× store`,
+        );
+      }
+    }
+
+    const flags = process.argv.slice(2).filter((a) => a !== '--');
+    const command = flags.length > 0 ? `pnpm bench -- ${flags.join(' ')}` : 'pnpm bench';
+    const block = renderResults(args, results, facts, command);
+    process.stdout.write(`\n${block}\n`);
+    if (args.docs) writeDocs(block);
+    else log('docs/benchmarks.md not updated (runs under 10,000 Pods need --docs)');
+  } finally {
+    await envtest?.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  log(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  process.exitCode = 1;
+});

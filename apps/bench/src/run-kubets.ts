@@ -1,0 +1,127 @@
+// Runner (a), (c) and (d): a kubets shared informer over the benchmark's Pods with a
+// namespace index; its handler puts keys into a rate-limiting work queue that one worker
+// drains (get → look the object up in the cache → forget → done), as a controller does.
+//
+//   node --expose-gc src/run-kubets.ts '<RunnerConfig JSON>'   (started by main.ts)
+//
+// Variants: `kubets` (full Pods), `kubets-transform` (a transform drops managedFields before
+// objects are cached), `kubets-metadata` (metadata-only: PartialObjectMetadata).
+
+import {
+  type ListerWatcher,
+  listWatchFromClient,
+  metadataListWatchFromClient,
+  metaNamespaceIndexFunc,
+  metaNamespaceKeyFunc,
+  namespaceIndex,
+  newSharedIndexInformer,
+} from '@kubets/cache';
+import { loadConfig, RESTClient } from '@kubets/rest';
+import { newRateLimitingQueue } from '@kubets/workqueue';
+import { Expirer } from './expire.ts';
+import { type BenchObject, type Counters, runBenchmark, runnerConfig } from './runner.ts';
+
+/** The transform of variant (c): managedFields are dropped before the object is cached. */
+function dropManagedFields(obj: BenchObject): BenchObject {
+  if (obj.metadata?.managedFields !== undefined) obj.metadata.managedFields = undefined;
+  return obj;
+}
+
+const config = runnerConfig();
+
+await runBenchmark(config, (counters: Counters) => {
+  const rest = loadConfig({ kubeconfig: config.kubeconfig });
+  const core = new RESTClient({ ...rest, qps: -1 }, { groupVersion: 'v1' });
+  const inner: ListerWatcher<BenchObject> =
+    config.variant === 'kubets-metadata'
+      ? metadataListWatchFromClient(core, 'pods', config.namespace)
+      : listWatchFromClient<BenchObject>(core, 'pods', config.namespace);
+  const expirer = new Expirer<BenchObject>();
+  const informer = newSharedIndexInformer(expirer.wrap(inner), 'pods', {
+    indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
+  });
+  if (config.variant === 'kubets-transform') informer.setTransform(dropManagedFields);
+  const indexer = informer.getIndexer();
+
+  const queue = newRateLimitingQueue<string>();
+  informer.addEventHandler({
+    onAdd(obj) {
+      counters.added();
+      queue.add(metaNamespaceKeyFunc(obj));
+    },
+    onUpdate(_old, obj) {
+      counters.updated(obj);
+      queue.add(metaNamespaceKeyFunc(obj));
+    },
+    onDelete(obj) {
+      queue.add(metaNamespaceKeyFunc(obj));
+    },
+  });
+
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const { item: key, shutdown } = await queue.get();
+      if (shutdown) return;
+      let found = false;
+      try {
+        // The "sync": read the object from the cache.
+        found = indexer.getByKey(key)?.metadata?.resourceVersion !== undefined;
+        queue.forget(key);
+      } finally {
+        queue.done(key);
+      }
+      counters.worked(queue.len() === 0, found);
+    }
+  };
+
+  const stop = new AbortController();
+  let running: Promise<void> | undefined;
+  let working: Promise<void> | undefined;
+
+  return {
+    async startAndSync() {
+      running = informer.run(stop.signal);
+      working = worker();
+      await new Promise<void>((resolve) => {
+        const timer = setInterval(() => {
+          if (informer.hasSynced()) {
+            clearInterval(timer);
+            resolve();
+          }
+        }, 1);
+      });
+    },
+    cacheSize: () => indexer.listKeys().length,
+    async relist() {
+      // Done once the last object of the new list is the one in the cache (the list is in
+      // key order and the DeltaFIFO hands its items on in list order).
+      const before = expirer.lists;
+      const replaced = new Promise<void>((resolve) => {
+        expirer.onList = (list) => {
+          expirer.onList = undefined;
+          const last = list.items.at(-1);
+          if (last === undefined) {
+            resolve();
+            return;
+          }
+          const key = metaNamespaceKeyFunc(last);
+          const old = indexer.getByKey(key);
+          const timer = setInterval(() => {
+            if (indexer.getByKey(key) !== old) {
+              clearInterval(timer);
+              resolve();
+            }
+          }, 1);
+        };
+      });
+      expirer.expire();
+      await replaced;
+      return expirer.lists - before;
+    },
+    async stop() {
+      stop.abort();
+      queue.shutDown();
+      await Promise.allSettled([running, working]);
+    },
+  };
+});

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkTargets,
+  fmt,
+  median,
+  type RunnerResult,
+  ratio,
+  resultsTable,
+  roundOrder,
+  summarize,
+  targetsTable,
+  type Variant,
+  variants,
+} from './stats.ts';
+
+function result(variant: Variant, round: number, over: Partial<RunnerResult> = {}): RunnerResult {
+  return {
+    variant,
+    round,
+    pods: 10_000,
+    cached: 10_000,
+    syncMs: 1000,
+    drainMs: 1100,
+    baselineHeapBytes: 30e6,
+    storeHeapBytes: 40e6,
+    heapPerObjectBytes: 4000,
+    rssAfterSyncBytes: 200e6,
+    updates: 10_000,
+    updateCpuSeconds: 0.4,
+    updateWallMs: 60_000,
+    relistMs: 800,
+    relistPeakHeapBytes: 56e6,
+    relistPeakRatio: 1.4,
+    relistPeakRssBytes: 260e6,
+    relistLists: 1,
+    workMisses: 0,
+    ...over,
+  };
+}
+
+describe('median', () => {
+  it('takes the middle value, or the mean of the two middle ones', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([7])).toBe(7);
+  });
+
+  it('ignores missing values and is NaN when nothing is left', () => {
+    expect(median([Number.NaN, 5, Number.POSITIVE_INFINITY, 1])).toBe(3);
+    expect(median([])).toBeNaN();
+  });
+});
+
+describe('ratio and fmt', () => {
+  it('divides, and is NaN for a missing or zero reference', () => {
+    expect(ratio(0.7, 1.4)).toBe(0.5);
+    expect(ratio(1, 0)).toBeNaN();
+    expect(ratio(Number.NaN, 1)).toBeNaN();
+  });
+
+  it('formats numbers and shows a dash for missing ones', () => {
+    expect(fmt(1.2345)).toBe('1.23');
+    expect(fmt(2, 0)).toBe('2');
+    expect(fmt(Number.NaN)).toBe('—');
+  });
+});
+
+describe('summarize', () => {
+  it('takes medians per variant in a fixed order, scaling CPU to 10,000 updates', () => {
+    const s = summarize([
+      result('client-node', 0, { syncMs: 1500 }),
+      result('kubets', 0, { syncMs: 900, updates: 5000, updateCpuSeconds: 0.1 }),
+      result('kubets', 1, { syncMs: 700, updates: 5000, updateCpuSeconds: 0.2 }),
+      result('kubets', 2, { syncMs: 800, updates: 5000, updateCpuSeconds: 0.3 }),
+    ]);
+    expect(s.map((x) => x.variant)).toEqual(['kubets', 'client-node']);
+    const k = s[0]!;
+    expect(k.rounds).toBe(3);
+    expect(k.syncS).toBeCloseTo(0.8);
+    expect(k.cpuPer10kUpdatesS).toBeCloseTo(0.4);
+    expect(k.heapPerObjectKB).toBeCloseTo(4);
+    expect(s[1]!.syncS).toBeCloseTo(1.5);
+  });
+});
+
+describe('tables', () => {
+  const summaries = summarize([
+    result('kubets', 0, { syncMs: 700 }),
+    result('client-node', 0, { syncMs: 1400 }),
+    result('kubets-transform', 0, { heapPerObjectBytes: 2600 }),
+  ]);
+
+  it('has a row per variant and a ratio row per kubets variant', () => {
+    const table = resultsTable(summaries);
+    const lines = table.split('\n');
+    expect(lines).toHaveLength(2 + 3 + 2);
+    expect(lines[0]).toMatch(/^\| variant \| rounds \| initial sync \(s\) \|/);
+    expect(lines[2]).toContain('| kubets (full Pods) | 1 | 0.70 |');
+    expect(table).toContain('| *kubets / client-node* |  | *0.50×* |');
+    for (const line of lines) expect(line.split('|').length).toBe(lines[0]!.split('|').length);
+  });
+
+  it('checks the BRIEF targets, saying which are missed', () => {
+    const checks = checkTargets(summaries);
+    expect(checks.map((c) => c.met)).toEqual([true, true, false, true, true]);
+    const table = targetsTable(checks);
+    expect(table).toContain(
+      '| initial sync ≤ 0.7 × client-node | 0.70 s vs 1.40 s = 0.50× | yes |',
+    );
+    expect(table).toContain('| 2.60 KB | **no** |');
+  });
+
+  it('reports n/a when a variant did not run', () => {
+    const checks = checkTargets(summarize([result('kubets', 0)]));
+    expect(checks[0]!.met).toBeUndefined();
+    expect(targetsTable(checks)).toContain('| n/a |');
+  });
+});
+
+describe('roundOrder', () => {
+  it('alternates the order of the variants from round to round', () => {
+    expect(roundOrder(0)).toEqual([...variants]);
+    expect(roundOrder(1)).toEqual([...variants].reverse());
+    expect(roundOrder(2, ['kubets', 'client-node'])).toEqual(['kubets', 'client-node']);
+  });
+});
