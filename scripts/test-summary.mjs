@@ -8,7 +8,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const failedSuites = [];
-for (const group of ['packages', 'apps']) {
+for (const group of ['packages', 'apps', 'tools']) {
   const groupDir = join(root, group);
   if (!existsSync(groupDir)) continue;
   for (const name of readdirSync(groupDir)) {

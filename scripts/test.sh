@@ -12,7 +12,7 @@ KUBEBUILDER_ASSETS="$(bash scripts/provision-envtest.sh | tail -n1)"
 export KUBEBUILDER_ASSETS
 
 # Results of an earlier run must not count in this one's summary.
-rm -rf packages/*/.vitest-results apps/*/.vitest-results
+rm -rf packages/*/.vitest-results apps/*/.vitest-results tools/*/.vitest-results
 
 status=0
 pnpm build
