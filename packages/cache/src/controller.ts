@@ -191,19 +191,22 @@ function newInformerController<T>(
       // A failing error hook must not stop the informer either.
     }
   };
-  const keyFunc = store.keyFunc;
-  const process = async (deltas: Deltas<T>, isInInitialList: boolean): Promise<void> => {
+  // The FIFO files deltas under the store's key function, so `key` is every delta's key.
+  const process = async (
+    deltas: Deltas<T>,
+    isInInitialList: boolean,
+    key: string,
+  ): Promise<void> => {
     // As client-go's processDeltas: update the store, then call the handler, per delta.
     for (const d of deltas) {
       let call: () => unknown;
       let kind: 'add' | 'update' | 'delete';
       if (d.type === 'Deleted') {
-        store.deleteByKey(keyFunc(d.object));
+        store.deleteByKey(key);
         kind = 'delete';
         call = () => handler.onDelete?.(d.object);
       } else {
         const obj = d.object as T;
-        const key = keyFunc(obj);
         const old = store.getByKey(key);
         store.setByKey(key, obj);
         if (old === undefined) {

@@ -68,12 +68,14 @@ export interface DeltaFIFOOptions<T> {
 }
 
 /**
- * The function {@link DeltaFIFO.pop} hands one key's deltas to. `isInInitialList` is true
- * while the FIFO has not yet synced, i.e. for the objects of the first list.
+ * The function {@link DeltaFIFO.pop} hands one key's deltas to, with the key the FIFO filed
+ * them under (so the consumer need not compute it again). `isInInitialList` is true while
+ * the FIFO has not yet synced, i.e. for the objects of the first list.
  */
 export type PopProcessFunc<T> = (
   deltas: Deltas<T>,
   isInInitialList: boolean,
+  key: string,
 ) => void | Promise<void>;
 
 const requeueBrand = Symbol.for('kubets.cache.RequeueError');
@@ -281,7 +283,7 @@ export class DeltaFIFO<T> {
       if (deltas === undefined) continue; // cannot happen: queue and items agree
       this.#items.delete(id);
       try {
-        await process(deltas, isInInitialList);
+        await process(deltas, isInInitialList, id);
       } catch (err) {
         if (!isRequeueError(err)) throw err;
         if (!this.#items.has(id)) {

@@ -396,7 +396,7 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
       ...pickTuning(this.#options),
       queue: fifo,
       listerWatcher: this.#lw,
-      process: (deltas, isInInitialList) => this.#handleDeltas(deltas, isInInitialList),
+      process: (deltas, isInInitialList, key) => this.#handleDeltas(deltas, isInInitialList, key),
       fullResyncPeriodMs: this.#resyncCheckPeriodMs,
       shouldResync: () => this.#processor.shouldResync(this.#clock.now()),
       watchErrorHandler: this.#watchErrorHandler,
@@ -450,18 +450,17 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
   }
 
   /** Updates the cache, then notifies (client-go `HandleDeltas` / `processDeltas`). */
-  #handleDeltas(deltas: Deltas<T>, isInInitialList: boolean): void {
+  // The FIFO files deltas under the indexer's key function, so `key` is every delta's key.
+  #handleDeltas(deltas: Deltas<T>, isInInitialList: boolean, key: string): void {
     const indexer = this.#indexer;
-    const keyFunc = indexer.keyFunc;
     const processor = this.#processor;
     for (const d of deltas) {
       if (d.type === 'Deleted') {
-        indexer.deleteByKey(keyFunc(d.object));
+        indexer.deleteByKey(key);
         processor.distribute({ kind: 'delete', obj: d.object }, false);
         continue;
       }
       const obj = d.object as T;
-      const key = keyFunc(obj);
       const old = indexer.getByKey(key);
       indexer.setByKey(key, obj);
       if (old === undefined) {

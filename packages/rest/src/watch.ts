@@ -52,6 +52,12 @@ function decodeLine<T>(line: string, truncated: boolean): WatchEvent<T> {
   }
 }
 
+// Blank lines are skipped; an event line starts with `{`, so this stops at its first character
+// instead of copying the whole line as trim() would.
+function hasContent(line: string): boolean {
+  return /\S/.test(line);
+}
+
 /**
  * Decodes newline-delimited watch events (`{"type": ..., "object": ...}` per line) from a
  * byte stream as it arrives. Lines may be split anywhere across chunks, including inside
@@ -74,12 +80,12 @@ export async function* decodeWatchEvents<T>(
       start = newline + 1;
       const line = partial.length > 0 ? partial.join('') + piece : piece;
       partial = [];
-      if (line.trim().length > 0) yield decodeLine<T>(line, false);
+      if (hasContent(line)) yield decodeLine<T>(line, false);
     }
     if (start < text.length) partial.push(text.slice(start));
   }
   const rest = partial.join('') + decoder.decode();
-  if (rest.trim().length > 0) yield decodeLine<T>(rest, true);
+  if (hasContent(rest)) yield decodeLine<T>(rest, true);
 }
 
 /** How a {@link WatchStream} reaches the connection it reads from. */
