@@ -404,7 +404,8 @@ export class DeltaFIFO<T> {
 
   #compact(): void {
     if (this.#head === this.#queue.length) {
-      this.#queue = [];
+      // Drained (the steady state of a watch): reuse the array rather than allocate per pop.
+      this.#queue.length = 0;
       this.#head = 0;
     } else if (this.#head >= 1024 && this.#head * 2 >= this.#queue.length) {
       this.#queue = this.#queue.slice(this.#head);
