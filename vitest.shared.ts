@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // Every package writes its results as JSON too, so scripts/test-summary.mjs can print
 // one closing "N passed, N failed" line for the whole run.
-function reporters(kind: 'unit' | 'e2e'): ['default', ['json', { outputFile: string }]] {
+function reporters(kind: 'unit' | 'e2e' | 'chaos'): ['default', ['json', { outputFile: string }]] {
   return ['default', ['json', { outputFile: `.vitest-results/${kind}.json` }]];
 }
 
@@ -11,7 +11,7 @@ export function unitTestConfig() {
   return defineConfig({
     test: {
       include: ['src/**/*.test.ts'],
-      exclude: ['src/**/*.e2e.test.ts'],
+      exclude: ['src/**/*.e2e.test.ts', 'src/**/*.chaos.test.ts'],
       // CI machines are small and shared: tests that start servers or child processes get
       // room, while a hang still fails.
       testTimeout: 30_000,
@@ -30,6 +30,24 @@ export function e2eTestConfig() {
       hookTimeout: 180_000,
       fileParallelism: false,
       reporters: reporters('e2e'),
+    },
+  });
+}
+
+/**
+ * Chaos tests (`pnpm test:chaos`): informers against servers that are killed, stopped,
+ * compacted and cut off. Like the e2e tests, one file at a time with long timeouts; workers
+ * run with `--expose-gc` so a scenario can compare the heap after a GC with its baseline.
+ */
+export function chaosTestConfig() {
+  return defineConfig({
+    test: {
+      include: ['src/chaos/**/*.chaos.test.ts'],
+      testTimeout: 300_000,
+      hookTimeout: 180_000,
+      fileParallelism: false,
+      execArgv: ['--expose-gc'],
+      reporters: reporters('chaos'),
     },
   });
 }

@@ -18,14 +18,23 @@ status=0
 pnpm build
 pnpm typecheck
 pnpm lint
+# API reference: fails on TypeDoc warnings, broken links and undocumented public exports.
+pnpm docs:check
+# Every package README's example is the code its src/readme.test.ts runs.
+node scripts/readme-examples.mjs
 # Generated code must match its generator's current output.
 pnpm --filter @kubets/clientset generate --check
 pnpm --filter @kubets/informers generate --check
 pnpm --filter @kubets-apps/crd-controller generate:check
 pnpm test || status=1
 pnpm test:e2e || status=1
+# Informers against a kube-apiserver that is killed, stopped and compacted, and against
+# the in-memory server with injected faults; each scenario ends in a convergence check.
+pnpm test:chaos || status=1
 # Every package packed, installed from its tarball into a scratch project, imported from ESM
 # and CommonJS, and type-checked as a consumer would.
 bash scripts/pack-check.sh --no-build || status=1
+# The release flow (changeset version, then publish) in a scratch copy, without publishing.
+bash scripts/release-dry-run.sh --no-build || status=1
 node scripts/test-summary.mjs || status=1
 exit "$status"

@@ -31,7 +31,7 @@ export const usage = `Usage: node src/main.ts [options]      (root: pnpm bench -
   --docs            write docs/benchmarks.md (default only when --pods >= 10000)
   --no-docs         never write docs/benchmarks.md
   --jsonl FILE      append each runner's result to FILE (JSON lines) as it arrives
-  --cpu-prof DIR    run the kubets runners with node --cpu-prof, profiles written to DIR
+  --cpu-prof DIR    profile the kubets runners into DIR: CPU (whole run, update window), relist allocations
   --help`;
 
 function positive(name: string, value: string | undefined, fallback: number): number {

@@ -6,7 +6,7 @@
 // the API server's watch cache), replacing the whole store.
 
 import type { ObjectList, WatchEvent } from '@kubets/apimachinery';
-import type { ListerWatcher, ListOptions, WatchOptions } from '@kubets/cache';
+import type { ListerWatcher, ListHints, ListOptions, WatchOptions } from '@kubets/cache';
 
 /** The event kube-apiserver sends when a watch's resourceVersion is too old. */
 export function expiredEvent<T>(): WatchEvent<T> {
@@ -54,9 +54,9 @@ export class Expirer<T> {
 
   wrap(lw: ListerWatcher<T>): ListerWatcher<T> {
     return {
-      list: async (options: ListOptions, signal: AbortSignal) => {
+      list: async (options: ListOptions, signal: AbortSignal, hints?: ListHints<T>) => {
         this.lists++;
-        const list = await lw.list(options, signal);
+        const list = await lw.list(options, signal, hints);
         this.onList?.(list);
         return list;
       },

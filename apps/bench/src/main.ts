@@ -36,8 +36,10 @@ import {
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../../..');
 const docsPath = path.join(repoRoot, 'docs/benchmarks.md');
-const startMarker = '<!-- bench:results:start -->';
-const endMarker = '<!-- bench:results:end -->';
+// One generated block per Pod count, so a 100,000-Pod run does not replace the 10,000 one.
+const startMarker = (pods: number): string => `<!-- bench:results:${pods}:start -->`;
+const endMarker = (pods: number): string => `<!-- bench:results:${pods}:end -->`;
+const anyEndMarker = /<!-- bench:results:\d+:end -->/g;
 
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
@@ -195,20 +197,27 @@ function renderResults(
   ].join('\n');
 }
 
-function writeDocs(block: string): void {
+function writeDocs(block: string, pods: number): void {
   let text: string;
   try {
     text = readFileSync(docsPath, 'utf8');
   } catch {
-    text = `# Benchmarks\n\n${startMarker}\n${endMarker}\n`;
+    text = '# Benchmarks\n';
   }
-  const start = text.indexOf(startMarker);
-  const end = text.indexOf(endMarker);
-  const generated = `${startMarker}\n<!-- written by apps/bench (pnpm bench); edit outside the markers -->\n\n${block}\n\n${endMarker}`;
-  const next =
-    start >= 0 && end > start
-      ? text.slice(0, start) + generated + text.slice(end + endMarker.length)
-      : `${text.trimEnd()}\n\n${generated}\n`;
+  const start = text.indexOf(startMarker(pods));
+  const end = text.indexOf(endMarker(pods));
+  const generated = `${startMarker(pods)}\n<!-- written by apps/bench (pnpm bench); edit outside the markers -->\n\n${block}\n\n${endMarker(pods)}`;
+  let next: string;
+  if (start >= 0 && end > start) {
+    next = text.slice(0, start) + generated + text.slice(end + endMarker(pods).length);
+  } else {
+    // A new Pod count goes after the last results block, keeping the results together.
+    const last = [...text.matchAll(anyEndMarker)].at(-1);
+    next =
+      last === undefined
+        ? `${text.trimEnd()}\n\n${generated}\n`
+        : `${text.slice(0, last.index + last[0].length)}\n\n${generated}${text.slice(last.index + last[0].length)}`;
+  }
   mkdirSync(path.dirname(docsPath), { recursive: true });
   writeFileSync(docsPath, next);
   log(`wrote ${path.relative(repoRoot, docsPath)}`);
@@ -255,7 +264,7 @@ async function main(): Promise<void> {
     const command = flags.length > 0 ? `pnpm bench -- ${flags.join(' ')}` : 'pnpm bench';
     const block = renderResults(args, results, facts, command);
     process.stdout.write(`\n${block}\n`);
-    if (args.docs) writeDocs(block);
+    if (args.docs) writeDocs(block, args.pods);
     else log('docs/benchmarks.md not updated (runs under 10,000 Pods need --docs)');
   } finally {
     await envtest?.stop();

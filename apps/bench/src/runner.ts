@@ -9,7 +9,7 @@
 //   runner → parent  { type: 'result', result }  everything measured; the runner exits
 //   runner → parent  { type: 'error', message }
 
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { generationLabel } from './fixture.ts';
@@ -28,9 +28,31 @@ export interface RunnerConfig {
   profileDir?: string;
 }
 
+/**
+ * Samples the relist's allocations, garbage included (what makes its heap peak), through
+ * the inspector; the profile opens in Chrome DevTools' Memory panel.
+ */
+async function startRelistHeapProfile(dir: string | undefined) {
+  if (dir === undefined) return undefined;
+  mkdirSync(dir, { recursive: true });
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 16384,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return async (name: string): Promise<void> => {
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    writeFileSync(path.join(dir, `${name}.heapprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 /** CPU-profiles the update window through the inspector (`node --cpu-prof` covers the whole run). */
 async function startWindowProfile(dir: string | undefined) {
   if (dir === undefined) return undefined;
+  mkdirSync(dir, { recursive: true });
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -263,12 +285,14 @@ export async function runBenchmark(
 
     fullGc();
     const beforeRelist = process.memoryUsage().heapUsed - baseline;
+    const stopHeapProfile = await startRelistHeapProfile(config.profileDir);
     const sampler = new PeakSampler();
     sampler.start();
     const r0 = performance.now();
     const lists = await withTimeout(subject.relist(), config.timeoutMs, 'relist');
     const relistMs = performance.now() - r0;
     sampler.stop();
+    await stopHeapProfile?.(`relist-${config.variant}-r${config.round}`);
 
     const result: RunnerResult = {
       variant: config.variant,

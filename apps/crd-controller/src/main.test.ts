@@ -115,4 +115,59 @@ describe('crd-controller demo mode', () => {
       bad.output.count(/^ {2}--kubeconfig <value> +absolute path to the kubeconfig file$/),
     ).toBe(1);
   }, 60_000);
+
+  it('refuses leader-election durations that do not fit together, naming the flags', async () => {
+    const bad = startApp(appDir, [
+      '--leader-elect',
+      '--leader-elect-lease-duration',
+      '4s',
+      '--leader-elect-renew-deadline',
+      '4s',
+    ]);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output.lines[0]).toBe(
+      'crd-controller: --leader-elect-lease-duration (4s) must be greater than --leader-elect-renew-deadline (4s)',
+    );
+    expect(bad.output.count(/^ {2}--leader-elect-retry-period <value> .*\(default 2s\)$/)).toBe(1);
+  }, 60_000);
+
+  it('with --leader-elect, acquires the Lease before it starts and releases it after it stopped', async () => {
+    const { env, cleanup } = noClusterEnv();
+    delete env.POD_NAMESPACE; // so the Lease is in default
+    try {
+      const app = startApp(appDir, ['--leader-elect', '--leader-elect-retry-period=500ms'], {
+        env,
+      });
+      const code = await app.exited;
+      const out = app.output;
+      expect(code, out.lines.join('\n')).toBe(0);
+      expect(out.count(/demo scenario failed/)).toBe(0);
+      const at = (pattern: RegExp): number => {
+        const index = out.indexOf(pattern);
+        expect(index, `${pattern}:\n${out.lines.join('\n')}`).toBeGreaterThanOrEqual(0);
+        return index;
+      };
+      const announced = at(
+        klogLine(
+          'leaderelection.ts',
+          'leader election: identity (\\S+)_[-0-9a-f]{36}, Lease default/crd-controller, lease duration 15s, renew deadline 10s, retry period 500ms',
+        ),
+      );
+      const acquired = at(
+        klogLine('leaderelection.ts', 'successfully acquired lease default/crd-controller'),
+      );
+      const setUp = at(klogLine('controller.ts', 'Setting up mydemo event handlers'));
+      const shuttingDown = at(klogLine('controller.ts', 'Shutting down workers'));
+      const released = at(klogLine('leaderelection.ts', 'released lease default/crd-controller'));
+      const stopped = at(klogLine('leaderelection.ts', 'stopped leading: \\S+'));
+      expect(announced).toBeLessThan(acquired);
+      expect(acquired).toBeLessThan(setUp);
+      expect(shuttingDown).toBeLessThan(released);
+      expect(released).toBeLessThan(stopped);
+      expect(out.count(/Successfully synced/)).toBe(4); // the whole walk-through, as without it
+      expect(out.count(/leaderelection lost/)).toBe(0);
+    } finally {
+      cleanup();
+    }
+  }, 90_000);
 });

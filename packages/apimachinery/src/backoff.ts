@@ -48,8 +48,11 @@ export class Backoff {
   duration: number;
   /** Growth steps left. */
   steps: number;
+  /** Multiplier applied to the delay after each step (from {@link BackoffOptions.factor}). */
   readonly factor: number;
+  /** Fraction of the delay added at random to each step; `0` for none. */
   readonly jitter: number;
+  /** Upper bound of the un-jittered delay, in milliseconds; `0` for none. */
   readonly cap: number;
   readonly #random: RandomSource;
 

@@ -5,7 +5,9 @@ export type FieldOperator = '=' | '==' | '!=';
 
 /** One `field=value` / `field!=value` term of a field selector. */
 export interface FieldRequirement {
+  /** The field path, e.g. `metadata.name` or `spec.nodeName`. */
   readonly field: string;
+  /** How the field is compared with `value`. */
   readonly operator: FieldOperator;
   /** The value, unescaped. */
   readonly value: string;

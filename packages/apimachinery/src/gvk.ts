@@ -3,29 +3,37 @@
  * group is the empty string: `{ group: '', version: 'v1' }` is written `v1`.
  */
 export interface GroupVersion {
+  /** The API group; `''` for the core group (`v1` Pods, Services, ...). */
   group: string;
+  /** The API version within the group, e.g. `v1` or `v1beta1`. */
   version: string;
 }
 
 /** A kind within a group and version, e.g. `apps/v1, Kind=Deployment`. */
 export interface GroupVersionKind extends GroupVersion {
+  /** The object's kind in CamelCase, e.g. `Deployment`. */
   kind: string;
 }
 
 /** A resource (the plural, lower-case URL segment) within a group and version. */
 export interface GroupVersionResource extends GroupVersion {
+  /** The resource: the plural, lower-case URL segment, e.g. `deployments`. */
   resource: string;
 }
 
 /** A resource within a group, without a version, e.g. `deployments.apps`. */
 export interface GroupResource {
+  /** The API group; `''` for the core group. */
   group: string;
+  /** The resource: the plural, lower-case URL segment, e.g. `deployments`. */
   resource: string;
 }
 
 /** A kind within a group, without a version, e.g. `Deployment.apps`. */
 export interface GroupKind {
+  /** The API group; `''` for the core group. */
   group: string;
+  /** The object's kind in CamelCase, e.g. `Deployment`. */
   kind: string;
 }
 
@@ -143,7 +151,9 @@ export function parseGroupResource(value: string): GroupResource {
  * @throws {GroupVersionParseError} when the resource part is empty (`.apps`, ``).
  */
 export function parseResourceArg(arg: string): {
+  /** The `resource.version.group` reading, when the string has a version part; try it first. */
   gvr: GroupVersionResource | undefined;
+  /** The `resource.group` reading, always present; the fallback when `gvr` is not served. */
   gr: GroupResource;
 } {
   const gr = parseGroupResource(arg);

@@ -10,8 +10,11 @@ export type LabelSelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
 
 /** One `matchExpressions` entry of a `metav1.LabelSelector`. */
 export interface LabelSelectorRequirement {
+  /** The label key the requirement applies to. */
   key: string;
+  /** How the label's value is compared with `values`. */
   operator: LabelSelectorOperator | (string & {});
+  /** The values for `In`/`NotIn`; must be empty for `Exists`/`DoesNotExist`. */
   values?: string[];
 }
 
@@ -20,7 +23,9 @@ export interface LabelSelectorRequirement {
  * all `matchLabels` pairs and all `matchExpressions` must hold.
  */
 export interface LabelSelector {
+  /** Labels that must all be present with exactly these values. */
   matchLabels?: Record<string, string>;
+  /** Set-based requirements that must all hold. */
   matchExpressions?: LabelSelectorRequirement[];
 }
 
@@ -112,7 +117,9 @@ const numericOperators: ReadonlySet<SelectionOperator> = new Set(['gt', 'lt']);
  * constructor validates the key, the values, and the value count for the operator.
  */
 export class Requirement {
+  /** The label key this requirement tests. */
   readonly key: string;
+  /** How the label is tested: equality, set membership or existence. */
   readonly operator: SelectionOperator;
   /** The values, sorted and without duplicates for `in`/`notin`. */
   readonly values: readonly string[];

@@ -22,9 +22,13 @@ export type LogFields = Readonly<Record<string, unknown>>;
  * ```
  */
 export interface Logger {
+  /** Detail for troubleshooting; usually off in production. */
   debug(message: string, fields?: LogFields): void;
+  /** Normal operation worth recording (started, synced, leader acquired). */
   info(message: string, fields?: LogFields): void;
+  /** Something unexpected that the library recovered from (a retried request, a dropped watch). */
   warn(message: string, fields?: LogFields): void;
+  /** A failure the caller may need to act on. */
   error(message: string, fields?: LogFields): void;
 }
 

@@ -3,9 +3,13 @@
  * garbage collector deletes dependents whose owners are gone.
  */
 export interface OwnerReference {
+  /** The owner's `apiVersion`, e.g. `apps/v1`. */
   apiVersion: string;
+  /** The owner's kind, e.g. `ReplicaSet`. */
   kind: string;
+  /** The owner's name; owners are always in the same namespace (or cluster-scoped). */
   name: string;
+  /** The owner's UID, so a re-created owner of the same name is not mistaken for it. */
   uid: string;
   /** True for at most one owner: the controller managing this object. */
   controller?: boolean;
@@ -15,13 +19,19 @@ export interface OwnerReference {
 
 /** One manager's field ownership record for server-side apply (`metadata.managedFields[]`). */
 export interface ManagedFieldsEntry {
+  /** The field manager, as passed in `fieldManager` (e.g. `kubectl`, a controller's name). */
   manager?: string;
+  /** Whether the fields were set by an apply or by an update/patch. */
   operation?: 'Apply' | 'Update' | (string & {});
+  /** The API version the field set is expressed in. */
   apiVersion?: string;
   /** RFC 3339 timestamp, as on the wire. */
   time?: string;
+  /** The format of `fieldsV1`; only `FieldsV1` exists. */
   fieldsType?: 'FieldsV1' | (string & {});
+  /** The set of fields this manager owns, in the server's FieldsV1 trie format. */
   fieldsV1?: Record<string, unknown>;
+  /** The subresource the fields were written through (`status`, `scale`), if any. */
   subresource?: string;
 }
 
@@ -30,29 +40,43 @@ export interface ManagedFieldsEntry {
  * and counters are numbers, exactly as `JSON.parse` yields them.
  */
 export interface ObjectMeta {
+  /** The object's name, unique per kind within its namespace. */
   name?: string;
+  /** A prefix the server completes with a random suffix when `name` is empty on create. */
   generateName?: string;
+  /** The namespace; empty for cluster-scoped objects. */
   namespace?: string;
+  /** Deprecated and no longer set by servers since 1.20. */
   selfLink?: string;
+  /** Unique for the object's whole lifetime; a re-created object gets a new one. */
   uid?: string;
   /** Opaque; compare for equality only, never order. */
   resourceVersion?: string;
+  /** Incremented by the server on every change to the desired state (usually `spec`). */
   generation?: number;
   /** RFC 3339 timestamp. */
   creationTimestamp?: string;
   /** RFC 3339 timestamp; set once deletion has been requested. */
   deletionTimestamp?: string;
+  /** Seconds the object is given to terminate once `deletionTimestamp` is set. */
   deletionGracePeriodSeconds?: number;
+  /** Identifying key/value pairs that selectors match on. */
   labels?: Record<string, string>;
+  /** Non-identifying key/value metadata for tools and controllers. */
   annotations?: Record<string, string>;
+  /** The objects this one depends on; see {@link OwnerReference}. */
   ownerReferences?: OwnerReference[];
+  /** Keys that must be removed before a deleted object is actually removed. */
   finalizers?: string[];
+  /** Server-side apply field ownership; large, and often stripped by informers. */
   managedFields?: ManagedFieldsEntry[];
 }
 
 /** `apiVersion` and `kind`, as carried by every object on the wire (often omitted in list items). */
 export interface TypeMeta {
+  /** `group/version` of the schema (`apps/v1`), or just the version for the core group (`v1`). */
   apiVersion?: string;
+  /** The object's kind in CamelCase, e.g. `Pod`. */
   kind?: string;
 }
 
@@ -61,12 +85,14 @@ export interface TypeMeta {
  * `status`, `data`, ...) as unknown values to be narrowed by the caller.
  */
 export interface KubeObject extends TypeMeta {
+  /** Standard object metadata. */
   metadata?: ObjectMeta;
   [field: string]: unknown;
 }
 
 /** `metadata` of a list response. */
 export interface ListMeta {
+  /** Deprecated and no longer set by servers since 1.20. */
   selfLink?: string;
   /** The resourceVersion to watch from to see changes after this list. */
   resourceVersion?: string;
@@ -78,7 +104,9 @@ export interface ListMeta {
 
 /** A list response (`PodList`, `DeploymentList`, ...) holding items of type `T`. */
 export interface ObjectList<T> extends TypeMeta {
+  /** Version and paging information of the list. */
   metadata?: ListMeta;
+  /** The listed objects (list items usually omit `apiVersion` and `kind`). */
   items: T[];
 }
 
@@ -88,6 +116,7 @@ export interface ObjectList<T> extends TypeMeta {
  * informers cache these to keep memory down.
  */
 export interface PartialObjectMetadata extends TypeMeta {
+  /** The object's full metadata; everything else was left out by the server. */
   metadata?: ObjectMeta;
 }
 
@@ -96,6 +125,7 @@ export type PartialObjectMetadataList = ObjectList<PartialObjectMetadata>;
 
 /** Anything that may carry `metadata`; what the accessors below accept. */
 export interface HasObjectMeta {
+  /** The object's metadata, if it has any. */
   metadata?: ObjectMeta | undefined;
 }
 

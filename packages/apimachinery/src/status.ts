@@ -24,30 +24,54 @@ export type StatusReason =
 
 /** One problem with one field, as listed in `Status.details.causes`. */
 export interface StatusCause {
+  /** Machine-readable cause, e.g. `FieldValueRequired` or `FieldValueInvalid`. */
   reason?: string;
+  /** Human-readable description of the problem. */
   message?: string;
+  /** Path of the offending field, e.g. `spec.containers[0].image`. */
   field?: string;
 }
 
 /** `Status.details`: which object the failure is about and why. */
 export interface StatusDetails {
+  /** Name of the object the failure is about. */
   name?: string;
+  /** API group of the object's kind. */
   group?: string;
+  /** Kind of the object (or the resource, for some errors). */
   kind?: string;
+  /** UID of the object, when known. */
   uid?: string;
+  /** Per-field problems, e.g. the validation errors of an `Invalid` response. */
   causes?: StatusCause[];
+  /** How long to wait before retrying, when the server suggests it (429, 5xx). */
   retryAfterSeconds?: number;
 }
 
 /** The `meta/v1` Status object the API server returns for failures (and some successes). */
 export interface Status {
+  /** Always `v1` for a Status. */
   apiVersion?: string;
+  /** Always `Status` for a Status. */
   kind?: 'Status' | (string & {});
-  metadata?: { resourceVersion?: string; continue?: string; selfLink?: string };
+  /** List metadata; rarely set on a Status. */
+  metadata?: {
+    /** The resourceVersion at which the status was produced. */
+    resourceVersion?: string;
+    /** Paging token; not used on a Status in practice. */
+    continue?: string;
+    /** Deprecated and no longer set by servers since 1.20. */
+    selfLink?: string;
+  };
+  /** `Failure` for errors, `Success` for the few successful responses that return a Status. */
   status?: 'Success' | 'Failure' | (string & {});
+  /** Human-readable description of what went wrong. */
   message?: string;
+  /** Machine-readable reason; prefer it over `code` when deciding what to do. */
   reason?: StatusReason;
+  /** Which object the status is about, and field-level causes. */
   details?: StatusDetails;
+  /** The HTTP status code. */
   code?: number;
 }
 
@@ -61,6 +85,10 @@ const statusErrorBrand = Symbol.for('kubets.StatusError');
 export class StatusError extends Error {
   /** The Status as the server sent it (or as built from the HTTP response when it sent none). */
   readonly status: Status;
+  /**
+   * Brand that lets {@link isStatusError} recognise errors from another copy of this package.
+   * @internal
+   */
   readonly [statusErrorBrand] = true;
 
   constructor(status: Status, options?: { cause?: unknown }) {

@@ -21,19 +21,25 @@ export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
 /** An object was created (or, at the start of a watch, already existed). */
 export interface AddedEvent<T> {
+  /** Discriminant of the event. */
   type: 'ADDED';
+  /** The object as it is after the change. */
   object: T;
 }
 
 /** An object changed. */
 export interface ModifiedEvent<T> {
+  /** Discriminant of the event. */
   type: 'MODIFIED';
+  /** The object as it is after the change. */
   object: T;
 }
 
 /** An object was deleted; `object` is its last state. */
 export interface DeletedEvent<T> {
+  /** Discriminant of the event. */
   type: 'DELETED';
+  /** The object's last state before it was deleted. */
   object: T;
 }
 
@@ -43,13 +49,17 @@ export interface DeletedEvent<T> {
  * why the object is typed as bare metadata rather than `T`.
  */
 export interface BookmarkEvent {
+  /** Discriminant of the event. */
   type: 'BOOKMARK';
+  /** Carries the resourceVersion to resume the watch from. */
   object: PartialObjectMetadata;
 }
 
 /** The watch failed; `object` is the server's Status (e.g. 410 Expired: relist). */
 export interface ErrorEvent {
+  /** Discriminant of the event. */
   type: 'ERROR';
+  /** The server's Status describing the failure. */
   object: Status;
 }
 

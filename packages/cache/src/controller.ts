@@ -3,7 +3,7 @@ import type { CacheClock } from './clock.js';
 import { DeltaFIFO, type Deltas, isFIFOClosedError, type PopProcessFunc } from './delta-fifo.js';
 import type { ResourceEventHandler } from './handler.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
-import type { ListerWatcher } from './listwatch.js';
+import { type ListerWatcher, reusingCachedItems } from './listwatch.js';
 import { Reflector, type WatchErrorHandler } from './reflector.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
 import type { Indexers } from './thread-safe-store.js';
@@ -13,6 +13,7 @@ import { pickTuning, type ReflectorTuning } from './tuning.js';
 export interface ControllerConfig<T> extends ReflectorTuning {
   /** The queue the reflector fills and the controller pops. */
   queue: DeltaFIFO<T>;
+  /** Lists and watches the objects that feed the queue. */
   listerWatcher: ListerWatcher<T>;
   /** Handles one key's deltas. Errors are logged; throw {@link RequeueError} to retry. */
   process: PopProcessFunc<T>;
@@ -20,17 +21,26 @@ export interface ControllerConfig<T> extends ReflectorTuning {
   fullResyncPeriodMs?: number;
   /** Asked before each periodic resync. */
   shouldResync?: () => boolean;
+  /** Called when a list or watch fails, before the reflector backs off and retries. */
   watchErrorHandler?: WatchErrorHandler;
+  /** Name of the reflector, for logs. */
   name?: string;
+  /** What is listed and watched, for logs (e.g. `"*v1.Pod"`). */
   typeDescription?: string;
+  /** Time source for resyncs and backoff; a fake clock in tests. */
   clock?: CacheClock;
+  /** Where the controller and its reflector log; silent by default. */
   logger?: Logger;
 }
+
+/** Keys a process loop handles in one go before letting other queued work run. */
+const yieldEveryKeys = 64;
 
 /**
  * Runs a reflector into a {@link DeltaFIFO} and pops it into a process function (client-go
  * `cache.Controller`); the engine of every informer.
  */
+
 export class Controller<T> {
   readonly #config: ControllerConfig<T>;
   readonly #logger: Logger;
@@ -69,9 +79,20 @@ export class Controller<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     const reflectorDone = signal.aborted ? Promise.resolve() : reflector.run(signal);
     try {
+      let poppedInARow = 0;
       while (!signal.aborted) {
         try {
-          await c.queue.pop(c.process, signal);
+          // Drain what is queued without a promise per key; wait only when it is empty.
+          const popped = c.queue.tryPop(c.process);
+          if (popped === undefined) {
+            poppedInARow = 0;
+            await c.queue.pop(c.process, signal);
+          } else if (popped instanceof Promise) {
+            await popped;
+          } else if (++poppedInARow % yieldEveryKeys === 0) {
+            // Let handlers and the reflector's pending work run between long bursts.
+            await null;
+          }
         } catch (err) {
           if (signal.aborted || isFIFOClosedError(err)) break;
           this.#logger.error('Processing deltas failed', {
@@ -112,9 +133,13 @@ export interface InformerOptions<T> extends ReflectorTuning {
   transform?: (obj: T) => T;
   /** Called when a handler throws or rejects; the informer goes on either way. */
   onHandlerError?: (error: unknown, event: 'add' | 'update' | 'delete') => void;
+  /** Called when a list or watch fails, before the reflector backs off and retries. */
   watchErrorHandler?: WatchErrorHandler;
+  /** Name of the reflector, for logs. */
   name?: string;
+  /** Time source for resyncs and backoff; a fake clock in tests. */
   clock?: CacheClock;
+  /** Where the informer logs; silent by default. */
   logger?: Logger;
 }
 
@@ -208,7 +233,8 @@ function newInformerController<T>(
       } else {
         const obj = d.object as T;
         const old = store.getByKey(key);
-        store.setByKey(key, obj);
+        // An unchanged object relisted is the cached object itself (reuseItem).
+        if (old !== obj) store.setByKey(key, obj);
         if (old === undefined) {
           kind = 'add';
           call = () => handler.onAdd?.(obj, isInInitialList);
@@ -228,7 +254,7 @@ function newInformerController<T>(
 
   return new Controller<T>({
     queue,
-    listerWatcher: lw,
+    listerWatcher: reusingCachedItems(lw, store),
     process,
     fullResyncPeriodMs: resyncPeriodMs,
     watchErrorHandler: options.watchErrorHandler,

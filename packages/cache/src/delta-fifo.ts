@@ -18,7 +18,9 @@ export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
  * {@link DeletedFinalStateUnknown} tombstone; every other delta carries the object itself.
  */
 export interface Delta<T> {
+  /** What happened to the object. */
   readonly type: DeltaType;
+  /** The object after the change, or a tombstone when its deletion was noticed only on relist. */
   readonly object: T | DeletedFinalStateUnknown<T>;
 }
 
@@ -40,7 +42,9 @@ export function newestDelta<T>(deltas: Deltas<T>): Delta<T> | undefined {
  * (client-go `KeyListerGetter`); an {@link Indexer} or {@link Store} qualifies.
  */
 export interface KnownObjects<T> {
+  /** Keys of every object the downstream store holds. */
   listKeys(): string[];
+  /** The object the downstream store holds under `key`, if any. */
   getByKey(key: string): T | undefined;
 }
 
@@ -86,6 +90,10 @@ const requeueBrand = Symbol.for('kubets.cache.RequeueError');
  * `pop` then rejects with `cause` (or resolves when there is none).
  */
 export class RequeueError extends Error {
+  /**
+   * Brand that lets {@link isRequeueError} recognise errors from another copy of this package.
+   * @internal
+   */
   readonly [requeueBrand] = true;
 
   constructor(cause?: unknown) {
@@ -106,6 +114,10 @@ const closedBrand = Symbol.for('kubets.cache.FIFOClosedError');
 
 /** Rejects {@link DeltaFIFO.pop} once the FIFO is closed and empty (client-go `ErrFIFOClosed`). */
 export class FIFOClosedError extends Error {
+  /**
+   * Brand that lets {@link isFIFOClosedError} recognise errors from another copy of this package.
+   * @internal
+   */
   readonly [closedBrand] = true;
 
   constructor() {
@@ -274,17 +286,46 @@ export class DeltaFIFO<T> {
         if (this.#closed) throw new FIFOClosedError();
         await this.#wait(signal);
       }
-      const isInInitialList = !this.hasSynced();
-      const id = this.#queue[this.#head]!;
-      this.#queue[this.#head] = '';
-      this.#head++;
-      this.#compact();
-      const deltas = this.#items.get(id);
-      if (deltas === undefined) continue; // cannot happen: queue and items agree
-      this.#items.delete(id);
-      try {
-        await process(deltas, isInInitialList, id);
-      } catch (err) {
+      const popped = this.tryPop(process);
+      if (popped !== undefined) return await popped;
+    }
+  }
+
+  /**
+   * {@link pop} without waiting: when a key is queued, removes it, hands its deltas to
+   * `process` and returns them (a promise of them only if `process` returns a promise);
+   * returns `undefined` at once when nothing is queued. A process loop that drains the queue
+   * with it costs no promise per key when `process` is synchronous, as an informer's is.
+   *
+   * @throws what {@link pop} rejects with, synchronously when `process` throws.
+   */
+  tryPop(process: PopProcessFunc<T>): Deltas<T> | Promise<Deltas<T>> | undefined {
+    if (this.#head === this.#queue.length) return undefined;
+    const isInInitialList = !this.hasSynced();
+    const id = this.#queue[this.#head]!;
+    this.#queue[this.#head] = '';
+    this.#head++;
+    this.#compact();
+    const deltas = this.#items.get(id);
+    if (deltas === undefined) return undefined; // cannot happen: queue and items agree
+    this.#items.delete(id);
+    let processing: void | Promise<void>;
+    try {
+      processing = process(deltas, isInInitialList, id);
+    } catch (err) {
+      return this.#popped(deltas, id, true, err);
+    }
+    if (processing === undefined) return this.#popped(deltas, id, false);
+    return processing.then(
+      () => this.#popped(deltas, id, false),
+      (err: unknown) => this.#popped(deltas, id, true, err),
+    );
+  }
+
+  /** Finishes a pop: requeues on a {@link RequeueError}, counts down the initial list. */
+  #popped(deltas: Deltas<T>, id: string, failed: boolean, err?: unknown): Deltas<T> {
+    try {
+      if (failed) {
         if (!isRequeueError(err)) throw err;
         if (!this.#items.has(id)) {
           this.#items.set(id, deltas);
@@ -292,10 +333,10 @@ export class DeltaFIFO<T> {
           this.#wakeAll();
         }
         if (err.cause !== undefined) throw err.cause;
-      } finally {
-        if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
       }
       return deltas;
+    } finally {
+      if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
     }
   }
 
@@ -359,7 +400,13 @@ export class DeltaFIFO<T> {
 
   #queueAction(type: DeltaType, obj: T | DeletedFinalStateUnknown<T>, id: string): void {
     let object = obj;
-    if (this.#transformer !== undefined && type !== 'Sync' && !isDeletedFinalStateUnknown(obj)) {
+    if (
+      this.#transformer !== undefined &&
+      type !== 'Sync' &&
+      !isDeletedFinalStateUnknown(obj) &&
+      // A relist may hand back the very object the store holds, transformed already.
+      !(type === 'Replaced' && this.#knownObjects?.getByKey(id) === obj)
+    ) {
       object = this.#transformer(obj as T);
     }
     const delta: Delta<T> = { type, object };

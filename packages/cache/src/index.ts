@@ -9,6 +9,7 @@ export * from './handler.js';
 export * from './keys.js';
 export * from './listwatch.js';
 export * from './listwatch-client.js';
+export * from './managed-fields.js';
 export * from './pager.js';
 export * from './reflector.js';
 export * from './shared-informer.js';

@@ -16,6 +16,7 @@ import {
 import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, prng, sleep } from './chaos/helpers.js';
 import {
   type DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
@@ -47,37 +48,6 @@ const opDeadlineMs = 120_000;
 let env: Envtest;
 let config: Config;
 let writer: RESTClient;
-
-/** mulberry32: a small seeded PRNG, so a failing run can be replayed op for op. */
-function prng(s: number): () => number {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually(
-  what: string,
-  cond: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await cond()) return;
-    } catch {
-      // The server may still be coming back: try again.
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** The final state of an object as a handler (or the server) sees it. */
 interface State {

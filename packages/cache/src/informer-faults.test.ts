@@ -172,9 +172,9 @@ function startInformer(setupOptions: InformerSetup = {}): Harness {
   const lists: ListOptions[] = [];
   const watches: WatchOptions[] = [];
   const counting: ListerWatcher<ConfigMap> = {
-    list: (options, signal) => {
+    list: (options, signal, hints) => {
       lists.push({ ...options });
-      return inner.list(options, signal);
+      return inner.list(options, signal, hints);
     },
     watch: (options, signal) => {
       watches.push({ ...options });
@@ -308,7 +308,19 @@ describe('informer against the in-memory server with faults', () => {
   it('410 Expired on the re-watch: relists, and deletions missed meanwhile arrive as tombstones', async () => {
     const s = await setup();
     for (const n of ['a', 'b', 'c']) await create(n);
-    const h = startInformer();
+    // Holds the informer's next watch until the changes below are made, so they happen while
+    // it has no watch (as when its connection is down), however fast it watches again.
+    let release = (): void => {};
+    let gate: Promise<void> | undefined;
+    const h = startInformer({
+      wrap: (lw) => ({
+        list: (options, signal, hints) => lw.list(options, signal, hints),
+        watch: async (options, signal) => {
+          await gate;
+          return lw.watch(options, signal);
+        },
+      }),
+    });
     await synced(() => h.registration.hasSynced());
     const a1 = await update('a', '1');
     await eventually(
@@ -317,12 +329,16 @@ describe('informer against the in-memory server with faults', () => {
     );
     const rvBefore = h.informer.lastSyncResourceVersion();
 
+    gate = new Promise((resolve) => {
+      release = resolve;
+    });
     s.faults.compact();
     s.faults.closeWatches();
     // Nothing of this reaches the informer by its (closed) watch; only a relist can tell.
     await create('d');
     await update('b', '1');
     await remove('c');
+    release();
 
     await expectConverged(h);
     expect(h.lists).toHaveLength(2);

@@ -22,6 +22,10 @@ export interface DeletedFinalStateUnknown<T> {
   readonly key: string;
   /** The last known state of the object. */
   readonly obj: T | undefined;
+  /**
+   * Brand that lets {@link isDeletedFinalStateUnknown} recognise tombstones.
+   * @internal
+   */
   readonly [tombstoneBrand]: true;
 }
 
@@ -81,7 +85,9 @@ export function objectKey(obj: HasObjectMeta): string {
 
 /** A key split into its parts; `namespace` is `''` for cluster-scoped objects. */
 export interface NamespacedName {
+  /** The namespace; `''` for cluster-scoped objects. */
   namespace: string;
+  /** The object's name. */
   name: string;
 }
 

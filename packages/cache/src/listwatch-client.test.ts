@@ -116,6 +116,29 @@ describe('listWatchFromClient', () => {
     expect(seen[1]!.query.get('fieldSelector')).toBe('metadata.name=a');
   });
 
+  it('keeps the objects the reuseItem hint returns in place of decoded items', async () => {
+    respond = (_seen, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          kind: 'PodList',
+          metadata: { resourceVersion: '9' },
+          items: [
+            { metadata: { name: 'a', resourceVersion: '3' } },
+            { metadata: { name: 'b', resourceVersion: '9' } },
+          ],
+        }),
+      );
+    };
+    const held = { metadata: { name: 'a', resourceVersion: '3' } };
+    const lw = listWatchFromClient<typeof held>(client, 'pods', 'default');
+    const list = await lw.list({}, signal(), {
+      reuseItem: (identity) => (identity.name === 'a' ? held : undefined),
+    });
+    expect(list.items[0]).toBe(held);
+    expect(list.items[1]).toEqual({ metadata: { name: 'b', resourceVersion: '9' } });
+  });
+
   it('watches with watch=true and the watch options, and decodes events', async () => {
     respond = (_s, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });

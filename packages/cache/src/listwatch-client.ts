@@ -1,11 +1,6 @@
-import type {
-  FieldSelector,
-  ObjectList,
-  PartialObjectMetadata,
-  WatchEvent,
-} from '@kubets/apimachinery';
+import type { FieldSelector, PartialObjectMetadata, WatchEvent } from '@kubets/apimachinery';
 import type { ParamValue, Request } from '@kubets/rest';
-import type { ListerWatcher, ListOptions, WatchOptions } from './listwatch.js';
+import type { ListerWatcher, ListHints, ListOptions, WatchOptions } from './listwatch.js';
 
 /**
  * Anything that starts a GET request on the API, such as a `RESTClient` of `@kubets/rest`
@@ -84,8 +79,10 @@ function request(
 
 function clientListWatch<T>(settings: ClientListWatchSettings): ListerWatcher<T> {
   return {
-    list: (options: ListOptions, signal: AbortSignal): Promise<ObjectList<T>> =>
-      request(settings, options, signal, settings.listAccept).doList<T>(),
+    list: (options: ListOptions, signal: AbortSignal, hints?: ListHints<T>) =>
+      request(settings, options, signal, settings.listAccept).doList<T>({
+        reuseItem: hints?.reuseItem,
+      }),
     watch: (options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> =>
       request(settings, options, signal, settings.watchAccept).watch<T>(),
   };

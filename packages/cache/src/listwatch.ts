@@ -1,4 +1,6 @@
 import type { ObjectList, WatchEvent } from '@kubets/apimachinery';
+import type { ListItemIdentity } from '@kubets/rest';
+import { deletionHandlingMetaNamespaceKeyFunc, metaNamespaceKeyFunc } from './keys.js';
 
 /**
  * How `resourceVersion` is interpreted by a list (and by a watch with
@@ -8,13 +10,16 @@ export type ResourceVersionMatch = 'NotOlderThan' | 'Exact' | (string & {});
 
 /** Query options of a list request (the list fields of `meta/v1` `ListOptions`). */
 export interface ListOptions {
+  /** Only objects whose labels match this selector, e.g. `app=web,tier!=db`. */
   labelSelector?: string;
+  /** Only objects whose fields match this selector, e.g. `spec.nodeName=node-1`. */
   fieldSelector?: string;
   /**
    * `'0'`: any version, served from the API server's watch cache; `''` or absent: the
    * latest (a quorum read); otherwise as `resourceVersionMatch` says.
    */
   resourceVersion?: string;
+  /** How `resourceVersion` is interpreted: `NotOlderThan` or `Exact`. */
   resourceVersionMatch?: ResourceVersionMatch;
   /** Page size; the server may ignore it (it does for `resourceVersion=0`). */
   limit?: number;
@@ -37,6 +42,21 @@ export interface WatchOptions extends ListOptions {
 }
 
 /**
+ * What a caller of {@link ListerWatcher.list} offers to make a list cheaper. A list-watch
+ * may ignore every hint: the result must be the same list either way.
+ */
+export interface ListHints<T> {
+  /**
+   * Called with each item's identity (name, namespace, resourceVersion) as soon as it is
+   * known, before the item is decoded if the list-watch can; an object it returns takes
+   * the item's place and the item need not be decoded. Informers pass one that returns the
+   * object they cache when its resourceVersion is the same, so relisting a large, mostly
+   * unchanged cache neither decodes nor holds every object a second time.
+   */
+  reuseItem?(identity: ListItemIdentity): T | undefined;
+}
+
+/**
  * The list and watch calls for one resource (client-go `cache.ListerWatcher`), usually bound
  * to a namespace and selectors. `listWatchFromClient` adapters for REST clients, typed
  * clients and dynamic clients implement it; so can any object literal with these two methods.
@@ -46,7 +66,7 @@ export interface ListerWatcher<T> {
    * Lists objects. Rejects with a `StatusError` for server failures; an `Expired`/410
    * error on a `continue` token makes the reflector fall back to one full list.
    */
-  list(options: ListOptions, signal: AbortSignal): Promise<ObjectList<T>>;
+  list(options: ListOptions, signal: AbortSignal, hints?: ListHints<T>): Promise<ObjectList<T>>;
   /**
    * Starts a watch. The promise rejects when the server refuses it (e.g. 410 Gone when the
    * resourceVersion is too old); the stream yields events until the server ends it (clean
@@ -67,15 +87,58 @@ export function tweakListerWatcher<T>(
 ): ListerWatcher<T> {
   if (tweak === undefined) return lw;
   return {
-    list: (options, signal) => {
+    list: (options, signal, hints) => {
       const copy = { ...options };
       tweak(copy);
-      return lw.list(copy, signal);
+      return lw.list(copy, signal, hints);
     },
     watch: (options, signal) => {
       const copy = { ...options };
       tweak(copy);
       return lw.watch(copy, signal);
     },
+  };
+}
+
+interface HasIdentity {
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string } | null;
+}
+
+/**
+ * Wraps a {@link ListerWatcher} so that its lists reuse the objects `cache` already holds
+ * (the {@link ListHints.reuseItem} hint): an item with the name, namespace and
+ * resourceVersion of a cached object is replaced by that object. Informers wrap their
+ * list-watch with it; after a 410 most of a relist is unchanged.
+ */
+export function reusingCachedItems<T>(
+  lw: ListerWatcher<T>,
+  cache: { readonly keyFunc: (obj: unknown) => string; getByKey(key: string): T | undefined },
+): ListerWatcher<T> {
+  const keyFunc = cache.keyFunc;
+  const namespaceKeyed =
+    keyFunc === deletionHandlingMetaNamespaceKeyFunc || keyFunc === metaNamespaceKeyFunc;
+  const reuseItem = ({ name, namespace, resourceVersion }: ListItemIdentity): T | undefined => {
+    let key: string;
+    try {
+      key = namespaceKeyed
+        ? namespace
+          ? `${namespace}/${name}`
+          : name
+        : keyFunc({ metadata: namespace === undefined ? { name } : { name, namespace } });
+    } catch {
+      return undefined; // a key function that needs more than metadata: decode the item
+    }
+    const cached = cache.getByKey(key) as HasIdentity | undefined;
+    const meta = cached?.metadata;
+    return meta?.resourceVersion === resourceVersion &&
+      meta?.name === name &&
+      (meta?.namespace || undefined) === namespace
+      ? (cached as T)
+      : undefined;
+  };
+  return {
+    list: (options, signal, hints) =>
+      lw.list(options, signal, hints?.reuseItem === undefined ? { reuseItem } : hints),
+    watch: (options, signal) => lw.watch(options, signal),
   };
 }

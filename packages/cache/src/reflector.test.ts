@@ -1,5 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import type { Logger, WatchEvent } from '@kubets/apimachinery';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeClock } from './clock.js';
+import type { ListerWatcher } from './listwatch.js';
 import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
 import {
   expiredError,
@@ -395,5 +397,190 @@ describe('Reflector resync', () => {
     allow = true;
     clock.advance(1000);
     await until(() => store.resyncs === 2);
+  });
+});
+
+describe('Reflector watch deadline', () => {
+  // The deadline runs on real timers (not the injected clock): fake just setTimeout.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  function recordingLogger(): { logger: Logger; warnings: string[] } {
+    const warnings: string[] = [];
+    const ignore = (): void => {};
+    return {
+      warnings,
+      logger: { debug: ignore, info: ignore, error: ignore, warn: (m) => void warnings.push(m) },
+    };
+  }
+
+  it('aborts a watch that never ends at timeoutSeconds + 10% and watches again from the last RV', async () => {
+    const { logger, warnings } = recordingLogger();
+    const { lw, store, clock, errors, start } = setup({ logger });
+    lw.listFn = () => listOf([pod('a', '10')], '10');
+    void start();
+    const w1 = await lw.watchNumber(1);
+    expect(w1.options.timeoutSeconds).toBe(450);
+    w1.push({ type: 'MODIFIED', object: pod('a', '11') });
+    await until(() => store.ops.length === 2);
+
+    // 450 s + max(5 s, 45 s): the watch is still trusted just before...
+    vi.advanceTimersByTime(494_999);
+    await flush();
+    expect(w1.stopped).toBe(false);
+    expect(lw.watches).toHaveLength(1);
+    // ...and aborted at its deadline; the next watch resumes from the last RV seen, at once.
+    vi.advanceTimersByTime(1);
+    const w2 = await lw.watchNumber(2);
+    expect(w1.stopped).toBe(true);
+    expect(w2.options.resourceVersion).toBe('11');
+    expect(lw.listCalls).toHaveLength(1);
+    expect(clock.sleeps).toEqual([]); // no backoff
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0])).toMatch(/did not end within 495 s/);
+    expect(warnings).toEqual([
+      'The watch outlived its deadline; aborted it, watching again from the last resourceVersion',
+    ]);
+    expect(store.ops).toEqual(['replace [a]@10', 'update a@11']);
+
+    // The new watch has its own deadline, and keeps working.
+    w2.push({ type: 'ADDED', object: pod('b', '12') });
+    await until(() => store.items.has('b'));
+    vi.advanceTimersByTime(495_000);
+    const w3 = await lw.watchNumber(3);
+    expect(w3.options.resourceVersion).toBe('12');
+  });
+
+  it('a watch that keeps delivering events is still cut at its deadline', async () => {
+    const { lw, store, start } = setup({ minWatchTimeoutSeconds: 10 });
+    void start();
+    const w1 = await lw.watchNumber(1);
+    expect(w1.options.timeoutSeconds).toBe(15); // deadline: 15 s + max(5 s, 1.5 s)
+    for (let i = 0; i < 19; i++) {
+      w1.push({ type: 'ADDED', object: pod(`p${i}`, `${2 + i}`) });
+      vi.advanceTimersByTime(1000);
+      await until(() => store.items.size === i + 1);
+    }
+    expect(lw.watches).toHaveLength(1);
+    vi.advanceTimersByTime(1000);
+    const w2 = await lw.watchNumber(2);
+    expect(w1.stopped).toBe(true);
+    expect(w2.options.resourceVersion).toBe('20');
+  });
+
+  it('covers a watch request still waiting for its response, and honours the grace option', async () => {
+    const errors: unknown[] = [];
+    const watchCalls: string[] = [];
+    const lw: ListerWatcher<TestPod> = {
+      list: async () => listOf([], '5'),
+      // Never answers (a stalled server): only the signal ends it.
+      watch: (options, signal) => {
+        watchCalls.push(options.resourceVersion ?? '');
+        return new Promise<AsyncIterable<WatchEvent<TestPod>>>((_resolve, reject) => {
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        });
+      },
+    };
+    const ac = new AbortController();
+    controllers.push(ac);
+    const reflector = new Reflector(lw, new RecordingStore(), {
+      clock: new FakeClock(),
+      random: () => 0,
+      minWatchTimeoutSeconds: 10,
+      watchDeadlineGraceSeconds: 2,
+      watchErrorHandler: (err) => errors.push(err),
+    });
+    const done = reflector.run(ac.signal);
+    await until(() => watchCalls.length === 1);
+    vi.advanceTimersByTime(11_999);
+    await flush();
+    expect(watchCalls).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    await until(() => watchCalls.length === 2);
+    expect(watchCalls).toEqual(['5', '5']);
+    expect(String(errors[0])).toMatch(/did not end within 12 s/);
+    ac.abort();
+    await done;
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('a watch stream that just ends when aborted (as @kubets/rest does) is reported too', async () => {
+    const errors: unknown[] = [];
+    const watchCalls: string[] = [];
+    const lw: ListerWatcher<TestPod> = {
+      list: async () => listOf([], '5'),
+      watch: async (options, signal) => {
+        watchCalls.push(options.resourceVersion ?? '');
+        return {
+          [Symbol.asyncIterator]: () => ({
+            // Nothing until aborted; then a clean end, no error.
+            next: () =>
+              new Promise<IteratorResult<WatchEvent<TestPod>>>((resolve) => {
+                const done = (): void => resolve({ done: true, value: undefined });
+                if (signal.aborted) done();
+                else signal.addEventListener('abort', done, { once: true });
+              }),
+          }),
+        };
+      },
+    };
+    const clock = new FakeClock();
+    const ac = new AbortController();
+    controllers.push(ac);
+    const reflector = new Reflector(lw, new RecordingStore(), {
+      clock,
+      random: () => 0,
+      minWatchTimeoutSeconds: 60,
+      watchErrorHandler: (err) => errors.push(err),
+    });
+    void reflector.run(ac.signal);
+    await until(() => watchCalls.length === 1);
+    vi.advanceTimersByTime(66_000); // 60 s + max(5 s, 6 s)
+    await until(() => watchCalls.length === 2);
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0])).toMatch(/did not end within 66 s/);
+    expect(clock.sleeps).toEqual([]); // not taken for a very short watch: no backoff
+  });
+
+  it('a watch that ends in time disarms its deadline; Infinity turns deadlines off', async () => {
+    const { lw, ac, start } = setup();
+    const done = start();
+    const w1 = await lw.watchNumber(1);
+    expect(vi.getTimerCount()).toBe(1);
+    w1.push({ type: 'ADDED', object: pod('a', '2') });
+    w1.close();
+    await lw.watchNumber(2);
+    expect(vi.getTimerCount()).toBe(1); // the new watch's only
+    ac.abort();
+    await done;
+    expect(vi.getTimerCount()).toBe(0);
+
+    const off = setup({ watchDeadlineGraceSeconds: Number.POSITIVE_INFINITY });
+    void off.start();
+    const w = await off.lw.watchNumber(1);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(10 * 3600_000);
+    await flush();
+    expect(w.stopped).toBe(false);
+    expect(off.lw.watches).toHaveLength(1);
+  });
+
+  it('covers a streaming list that stalls: falls back to a paged list', async () => {
+    const { lw, store, start } = setup({ useStreamingList: true, minWatchTimeoutSeconds: 10 });
+    lw.listFn = () => listOf([pod('a', '3')], '3');
+    void start();
+    const w1 = await lw.watchNumber(1);
+    expect(w1.options.sendInitialEvents).toBe(true);
+    w1.push({ type: 'ADDED', object: pod('a', '3') }); // and then nothing, no bookmark
+    vi.advanceTimersByTime(20_000);
+    const w2 = await lw.watchNumber(2);
+    expect(w1.stopped).toBe(true);
+    expect(lw.listCalls).toHaveLength(1);
+    expect(store.ops).toEqual(['replace [a]@3']);
+    expect(w2.options.resourceVersion).toBe('3');
   });
 });

@@ -23,10 +23,15 @@ import { defaultPageSize, listAllPages } from './pager.js';
  * What a {@link Reflector} writes into: usually a {@link DeltaFIFO}, or any {@link Store}.
  */
 export interface ReflectorStore<T> {
+  /** An object was added by the watch. */
   add(obj: T): void;
+  /** An object was modified. */
   update(obj: T): void;
+  /** An object was deleted. */
   delete(obj: T): void;
+  /** A (re)list completed: `list` is the whole current state at `resourceVersion`. */
   replace(list: T[], resourceVersion: string): void;
+  /** Time for a periodic resync: re-deliver what the store holds. */
   resync(): void;
 }
 
@@ -45,7 +50,10 @@ export interface ReflectorInfo {
  */
 export type WatchErrorHandler = (error: unknown, reflector: ReflectorInfo) => void;
 
-/** Anything that hands out retry delays, like {@link ExponentialBackoffManager}. */
+/**
+ * Anything that hands out retry delays, like
+ * {@link @kubets/apimachinery!ExponentialBackoffManager | ExponentialBackoffManager}.
+ */
 export interface BackoffManager {
   /** The delay before the next retry, in milliseconds; called once per failure. */
   next(): number;
@@ -75,6 +83,24 @@ export interface ReflectorOptions {
   useStreamingList?: boolean;
   /** Watches ask the server to end them after a random time in [min, 2×min) seconds. Default 300. */
   minWatchTimeoutSeconds?: number;
+  /**
+   * How long, in seconds, a watch may run past the `timeoutSeconds` it asked the server for
+   * before the reflector gives up on it. Default: the larger of 5 s and 10% of that watch's
+   * timeout (e.g. 45 s for a 450 s watch).
+   *
+   * The server ends every watch at its `timeoutSeconds`; one still open well after that is
+   * presumed dead: a stalled API server, or a connection silently dropped on the way (a NAT
+   * or load balancer forgetting it, a network partition) that neither side notices. At the
+   * deadline the reflector aborts the watch request (closing its connection), logs a
+   * warning, reports it to the watch error handler and watches again at once from the last
+   * resourceVersion it saw. The deadline also covers a watch request still waiting for its
+   * response headers.
+   *
+   * client-go detects such dead connections with HTTP/2 PING frames; kubets talks
+   * HTTP/1.1, so this deadline is its equivalent. It is measured with real timers
+   * (`setTimeout`), not {@link ReflectorOptions.clock}. `Infinity` turns it off.
+   */
+  watchDeadlineGraceSeconds?: number;
   /** Retry delays; default the reflector's 800 ms doubling, jittered, 30 s cap, reset after 2 min. */
   backoff?: BackoffManager;
   /** Time source and sleep; inject a {@link FakeClock} in tests. */
@@ -96,11 +122,47 @@ interface HasResourceVersion {
 /** A clean end of a watch that lasted less than this, with no events, counts as a failure. */
 const veryShortWatchMs = 1000;
 
+/** The smallest default grace of a watch deadline, in seconds. */
+const minWatchDeadlineGraceSeconds = 5;
+
+/** The default grace of a watch deadline, as a fraction of the watch's timeout. */
+const watchDeadlineGraceFraction = 0.1;
+
+/** Node timers cannot wait longer than this (ms); a deadline beyond it is not armed. */
+const maxTimerMs = 2 ** 31 - 1;
+
+/** The reason a watch request is aborted with when it outlives its deadline. */
+class WatchDeadlineExceededError extends Error {
+  constructor(readonly deadlineSeconds: number) {
+    super(
+      `the watch did not end within ${deadlineSeconds} s (its timeoutSeconds plus grace): ` +
+        'the connection is presumed dead',
+    );
+    this.name = 'WatchDeadlineExceededError';
+  }
+}
+
+/** The client-side deadline of one watch request. */
+interface WatchDeadline {
+  /** The watch request's signal: aborts when the reflector stops or the deadline passes. */
+  readonly signal: AbortSignal;
+  /** True once the deadline passed (rather than the reflector being stopped). */
+  readonly expired: boolean;
+  /** Disarms the deadline; call once the watch is over. */
+  cancel(): void;
+}
+
 class WatchListUnsupportedError extends Error {
   constructor() {
     super('the watch ended before the initial-events-end bookmark: streaming list unsupported');
     this.name = 'WatchListUnsupportedError';
   }
+}
+
+/** A watch already open (by a streaming list), with its deadline. */
+interface OpenWatch<T> {
+  readonly it: AsyncIterator<WatchEvent<T>>;
+  readonly deadline: WatchDeadline;
 }
 
 /** Why the watch phase ended and the reflector should list again. */
@@ -114,6 +176,9 @@ type WatchOutcome = 'relist';
  *   `limit=500`, following `continue` tokens; an expired token is answered by one full list.
  * - Watches start at the last resourceVersion seen, with `allowWatchBookmarks=true` and a
  *   random `timeoutSeconds` in [300, 600); a BOOKMARK only advances the resourceVersion.
+ * - A watch still open well after its `timeoutSeconds` (see
+ *   {@link ReflectorOptions.watchDeadlineGraceSeconds}) is aborted as dead and started again
+ *   from the last resourceVersion.
  * - A watch ended cleanly by the server is restarted at once, without a list.
  * - 410 Gone / Expired (as an HTTP error or an ERROR event) leads to a new list.
  * - Any other failure is retried after a backoff: 800 ms doubling with jitter, capped at
@@ -132,6 +197,7 @@ export class Reflector<T> {
   readonly #pageSize: number | undefined;
   #useStreamingList: boolean;
   readonly #minWatchTimeoutSeconds: number;
+  readonly #watchDeadlineGraceSeconds: number | undefined;
   readonly #backoff: BackoffManager;
   readonly #clock: CacheClock;
   readonly #random: RandomSource;
@@ -144,6 +210,8 @@ export class Reflector<T> {
   #paginatedResult = false;
   /** Events received by watches since the last list. */
   #watchEventsSinceList = 0;
+  /** Objects and bookmarks received by watches since the last list (no ERRORs). */
+  #watchProgressSinceList = 0;
 
   constructor(lw: ListerWatcher<T>, store: ReflectorStore<T>, options: ReflectorOptions = {}) {
     this.#lw = lw;
@@ -155,6 +223,7 @@ export class Reflector<T> {
     this.#pageSize = options.pageSize;
     this.#useStreamingList = options.useStreamingList ?? false;
     this.#minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
+    this.#watchDeadlineGraceSeconds = options.watchDeadlineGraceSeconds;
     this.#clock = options.clock ?? realClock;
     this.#random = options.random ?? Math.random;
     this.#backoff =
@@ -215,7 +284,7 @@ export class Reflector<T> {
    * list fails. Watch failures other than 410 are retried inside, after a backoff.
    */
   async listAndWatch(signal: AbortSignal): Promise<void> {
-    let stream: AsyncIterator<WatchEvent<T>> | undefined;
+    let stream: OpenWatch<T> | undefined;
     if (this.#useStreamingList) {
       try {
         stream = await this.#watchList(signal);
@@ -236,6 +305,7 @@ export class Reflector<T> {
       if (signal.aborted) return;
     }
     this.#watchEventsSinceList = 0;
+    this.#watchProgressSinceList = 0;
 
     const resync = new AbortController();
     const stopResync = (): void => resync.abort();
@@ -286,7 +356,9 @@ export class Reflector<T> {
       result = await listAllPages(pageFn, { resourceVersion: '' }, signal, { pageSize });
     }
     if (signal.aborted) return;
-    if (result.paginated) this.#paginatedResult = true;
+    // Only the first list (at resourceVersion 0, which a watch cache answers unpaged) says
+    // whether the server pages this resource; a quorum relist from etcd is paged anyway.
+    if (resourceVersion === '0' && result.paginated) this.#paginatedResult = true;
     this.#lastSyncResourceVersionUnavailable = false;
     const rv = result.list.metadata?.resourceVersion ?? '';
     this.#store.replace(result.list.items, rv);
@@ -303,7 +375,8 @@ export class Reflector<T> {
    * A streaming list: returns the watch, positioned after the initial events, for the watch
    * phase to continue with.
    */
-  async #watchList(signal: AbortSignal): Promise<AsyncIterator<WatchEvent<T>>> {
+  async #watchList(signal: AbortSignal): Promise<OpenWatch<T>> {
+    const timeoutSeconds = this.#watchTimeoutSeconds();
     const options: WatchOptions = {
       resourceVersion: this.#lastSyncResourceVersionUnavailable
         ? ''
@@ -311,15 +384,18 @@ export class Reflector<T> {
       resourceVersionMatch: 'NotOlderThan',
       sendInitialEvents: true,
       allowWatchBookmarks: true,
-      timeoutSeconds: this.#watchTimeoutSeconds(),
+      timeoutSeconds,
     };
-    const iterable = await this.#lw.watch(options, signal);
-    const it = iterable[Symbol.asyncIterator]();
-    const initial = new Map<string, T>();
+    const deadline = this.#armWatchDeadline(timeoutSeconds, signal);
     let ok = false;
+    let it: AsyncIterator<WatchEvent<T>> | undefined;
     try {
+      const iterable = await this.#lw.watch(options, deadline.signal);
+      it = iterable[Symbol.asyncIterator]();
+      const initial = new Map<string, T>();
       for (;;) {
         const r = await it.next();
+        if (r.done && deadline.expired) throw deadline.signal.reason;
         if (r.done) throw new WatchListUnsupportedError();
         const event = r.value;
         switch (event.type) {
@@ -340,40 +416,57 @@ export class Reflector<T> {
               this.#lastSyncResourceVersion = rv;
               this.#lastSyncResourceVersionUnavailable = false;
               ok = true;
-              return it;
+              return { it, deadline };
             }
             break;
         }
       }
     } finally {
-      if (!ok) await it.return?.();
+      if (!ok) {
+        deadline.cancel();
+        await it?.return?.();
+      }
     }
   }
 
   async #watchLoop(
     signal: AbortSignal,
-    first: AsyncIterator<WatchEvent<T>> | undefined,
+    first: OpenWatch<T> | undefined,
   ): Promise<WatchOutcome | undefined> {
     let stream = first;
     while (!signal.aborted) {
       const started = this.#clock.now();
       let events = 0;
+      let deadline = stream?.deadline;
       try {
-        if (stream === undefined) {
+        let it = stream?.it;
+        stream = undefined;
+        if (it === undefined) {
+          const timeoutSeconds = this.#watchTimeoutSeconds();
           const options: WatchOptions = {
             resourceVersion: this.#lastSyncResourceVersion,
             allowWatchBookmarks: true,
-            timeoutSeconds: this.#watchTimeoutSeconds(),
+            timeoutSeconds,
           };
-          stream = (await this.#lw.watch(options, signal))[Symbol.asyncIterator]();
+          deadline = this.#armWatchDeadline(timeoutSeconds, signal);
+          it = (await this.#lw.watch(options, deadline.signal))[Symbol.asyncIterator]();
         }
-        const it = stream;
-        stream = undefined;
         events = await this.#watchHandler(it, signal);
+        deadline?.cancel();
       } catch (err) {
-        stream = undefined;
+        deadline?.cancel();
         if (signal.aborted) return undefined;
+        if (deadline?.expired) {
+          this.#reportWatchDeadline(deadline);
+          continue;
+        }
         if (isResourceExpired(err) || isGone(err)) {
+          if (this.#watchProgressSinceList === 0) {
+            // The list just made was older than what the server can watch from (an exact,
+            // paged list from etcd behind a newer watch cache): listing at that
+            // resourceVersion again would go round in circles, so list the latest.
+            this.#lastSyncResourceVersionUnavailable = true;
+          }
           this.#logger.info('Watch closed with 410; relisting', {
             name: this.#name,
             type: this.#typeDescription,
@@ -387,6 +480,11 @@ export class Reflector<T> {
         continue;
       }
       if (signal.aborted) return undefined;
+      if (deadline?.expired) {
+        // Aborted at its deadline (a watch stream may end quietly when aborted).
+        this.#reportWatchDeadline(deadline);
+        continue;
+      }
       if (events === 0 && this.#clock.now() - started < veryShortWatchMs) {
         // The server keeps closing watches at once: do not spin.
         this.#reportError(new Error('very short watch: ended cleanly with no events'));
@@ -412,6 +510,7 @@ export class Reflector<T> {
         const event = r.value;
         count++;
         this.#watchEventsSinceList++;
+        if (event.type !== 'ERROR') this.#watchProgressSinceList++;
         switch (event.type) {
           case 'ADDED':
             this.#apply('add', event.object);
@@ -447,8 +546,70 @@ export class Reflector<T> {
     }
   }
 
+  /**
+   * A watch was aborted at its deadline: a dead connection, not an answer of the server, so
+   * the caller watches again at once, without backoff.
+   */
+  #reportWatchDeadline(deadline: WatchDeadline): void {
+    this.#logger.warn(
+      'The watch outlived its deadline; aborted it, watching again from the last resourceVersion',
+      {
+        name: this.#name,
+        type: this.#typeDescription,
+        resourceVersion: this.#lastSyncResourceVersion,
+        error: String(deadline.signal.reason),
+      },
+    );
+    this.#callWatchErrorHandler(deadline.signal.reason);
+  }
+
   #watchTimeoutSeconds(): number {
     return Math.floor(this.#minWatchTimeoutSeconds * (this.#random() + 1));
+  }
+
+  /**
+   * Starts the client-side deadline of a watch asking for `timeoutSeconds`: its signal
+   * aborts with a {@link WatchDeadlineExceededError} once the watch should long be over.
+   */
+  #armWatchDeadline(timeoutSeconds: number, signal: AbortSignal): WatchDeadline {
+    const grace = Math.max(
+      0,
+      this.#watchDeadlineGraceSeconds ??
+        Math.max(minWatchDeadlineGraceSeconds, timeoutSeconds * watchDeadlineGraceFraction),
+    );
+    const deadlineSeconds = timeoutSeconds + grace;
+    const controller = new AbortController();
+    const timer = new AbortController();
+    let expired = false;
+    const onStop = (): void => {
+      timer.abort();
+      controller.abort(signal.reason);
+    };
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener('abort', onStop, { once: true });
+    const ms = deadlineSeconds * 1000;
+    if (Number.isFinite(ms) && ms <= maxTimerMs && !signal.aborted) {
+      // Real time, not the injected clock: the deadline guards a real connection, and a
+      // FakeClock driving backoff and resync in tests should not see its long sleep.
+      realClock.sleep(ms, timer.signal).then(
+        () => {
+          if (controller.signal.aborted) return;
+          expired = true;
+          controller.abort(new WatchDeadlineExceededError(deadlineSeconds));
+        },
+        () => undefined, // cancelled
+      );
+    }
+    return {
+      signal: controller.signal,
+      get expired() {
+        return expired;
+      },
+      cancel: () => {
+        timer.abort();
+        signal.removeEventListener('abort', onStop);
+      },
+    };
   }
 
   async #startResync(signal: AbortSignal): Promise<void> {

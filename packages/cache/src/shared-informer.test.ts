@@ -123,6 +123,33 @@ describe('SharedIndexInformer', () => {
     expect(informer.getStore().listKeys().sort()).toEqual(['default/a', 'default/c']);
   });
 
+  it('keeps the cached object for each relisted item whose resourceVersion did not change', async () => {
+    const { lw, informer, start } = setup();
+    const transformed: string[] = [];
+    informer.setTransform((obj) => {
+      transformed.push(`${obj.metadata.name}@${obj.metadata.resourceVersion}`);
+      return obj;
+    });
+    let n = 0;
+    lw.listFn = () =>
+      ++n === 1
+        ? listOf([pod('a', '1'), pod('b', '1')], '1')
+        : listOf([pod('a', '1'), pod('b', '7')], '9');
+    void start();
+    const w = await lw.watchNumber(1);
+    await until(() => informer.hasSynced());
+    const store = informer.getStore();
+    const cachedA = store.getByKey('default/a');
+    const cachedB = store.getByKey('default/b');
+    w.push({ type: 'ERROR', object: expiredStatus() });
+    await lw.watchNumber(2);
+    await until(() => store.getByKey('default/b')?.metadata.resourceVersion === '7');
+    expect(store.getByKey('default/a')).toBe(cachedA);
+    expect(store.getByKey('default/b')).not.toBe(cachedB);
+    // The kept object was transformed when it was first cached, not again.
+    expect(transformed).toEqual(['a@1', 'b@1', 'b@7']);
+  });
+
   it('replays the cache to a handler added after start; its registration syncs once processed', async () => {
     const { lw, informer, start } = setup();
     lw.listFn = () => listOf([pod('a'), pod('b')], '1');

@@ -8,7 +8,8 @@ import {
   deletionHandlingMetaNamespaceKeyFunc,
   type KeyFunc,
 } from './keys.js';
-import type { ListerWatcher } from './listwatch.js';
+import { type ListerWatcher, reusingCachedItems } from './listwatch.js';
+import { shareManagedFields } from './managed-fields.js';
 import type { WatchErrorHandler } from './reflector.js';
 import { RingBuffer } from './ring-buffer.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
@@ -48,6 +49,13 @@ export interface SharedIndexInformerOptions<T> extends ReflectorTuning {
   logger?: Logger;
   /** Called when a handler throws or rejects; the informer goes on either way. */
   onHandlerError?: (error: unknown, info: HandlerErrorInfo) => void;
+  /**
+   * Share identical `metadata.managedFields[].fieldsV1` trees between cached objects (see
+   * {@link FieldsV1Pool}), after the transform. Default true: the trees are more than half
+   * of a typical object's memory and equal across the replicas of a workload. Shared trees
+   * are frozen; cached objects are read-only either way.
+   */
+  shareManagedFields?: boolean;
 }
 
 /** Options of {@link SharedIndexInformer.addEventHandler}. */
@@ -243,6 +251,12 @@ class SharedProcessor<T> {
     listener.stop();
   }
 
+  /** True when some handler is due for a resync, i.e. wants sync notifications now. */
+  hasResyncingListeners(): boolean {
+    for (const syncing of this.listeners.values()) if (syncing) return true;
+    return false;
+  }
+
   distribute(n: Notification<T>, sync: boolean): void {
     for (const [listener, syncing] of this.listeners) {
       if (!sync || syncing) listener.add(n);
@@ -390,12 +404,12 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
       knownObjects: this.#indexer,
       emitDeltaTypeReplaced: true,
       keyFunction: this.#indexer.keyFunc,
-      transformer: this.#transform,
+      transformer: this.#cacheTransform(),
     });
     const controller = new Controller<T>({
       ...pickTuning(this.#options),
       queue: fifo,
-      listerWatcher: this.#lw,
+      listerWatcher: reusingCachedItems(this.#lw, this.#indexer),
       process: (deltas, isInInitialList, key) => this.#handleDeltas(deltas, isInInitialList, key),
       fullResyncPeriodMs: this.#resyncCheckPeriodMs,
       shouldResync: () => this.#processor.shouldResync(this.#clock.now()),
@@ -444,6 +458,14 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
     this.#transform = transform;
   }
 
+  // The user's transform first: one that drops managedFields leaves nothing to share.
+  #cacheTransform(): ((obj: T) => T) | undefined {
+    const transform = this.#transform;
+    if (this.#options.shareManagedFields === false) return transform;
+    if (transform === undefined) return shareManagedFields;
+    return (obj) => shareManagedFields(transform(obj));
+  }
+
   setWatchErrorHandler(handler: WatchErrorHandler): void {
     if (this.#started) throw new Error(`informer ${this.#name} has already started`);
     this.#watchErrorHandler = handler;
@@ -462,7 +484,9 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
       }
       const obj = d.object as T;
       const old = indexer.getByKey(key);
-      indexer.setByKey(key, obj);
+      // A relist hands back the cached object itself when it did not change (reuseItem):
+      // storing it again would only recompute its index entries.
+      if (old !== obj) indexer.setByKey(key, obj);
       if (old === undefined) {
         processor.distribute({ kind: 'add', obj, isInInitialList }, false);
         continue;
@@ -472,6 +496,7 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
       const isSync =
         d.type === 'Sync' ||
         (d.type === 'Replaced' && resourceVersionOf(old) === resourceVersionOf(obj));
+      if (isSync && !processor.hasResyncingListeners()) continue;
       processor.distribute({ kind: 'update', oldObj: old, newObj: obj }, isSync);
     }
   }

@@ -1,7 +1,7 @@
 // Helpers shared by the tests of this package (not exported from the package).
 import type { KubeObject, ObjectList, Status, WatchEvent } from '@kubets/apimachinery';
 import { StatusError } from '@kubets/apimachinery';
-import type { ListerWatcher, ListOptions, WatchOptions } from './listwatch.js';
+import type { ListerWatcher, ListHints, ListOptions, WatchOptions } from './listwatch.js';
 
 /** A Pod-like object. */
 export interface TestPod extends KubeObject {
@@ -148,10 +148,34 @@ export class FakeListerWatcher<T> implements ListerWatcher<T> {
   /** Optional hook on every watch call, e.g. to push initial events; may throw. */
   onWatch: ((w: FakeWatch<T>) => void) | undefined;
 
-  async list(options: ListOptions, signal: AbortSignal): Promise<ObjectList<T>> {
+  /** The hints of the last list call. */
+  lastListHints: ListHints<T> | undefined;
+
+  /** Lists with `listFn`, passing each item through the `reuseItem` hint as a real list-watch does. */
+  async list(
+    options: ListOptions,
+    signal: AbortSignal,
+    hints?: ListHints<T>,
+  ): Promise<ObjectList<T>> {
     signal.throwIfAborted();
     this.listCalls.push({ ...options });
-    return this.listFn(options);
+    this.lastListHints = hints;
+    const list = await this.listFn(options);
+    const reuse = hints?.reuseItem;
+    if (reuse === undefined) return list;
+    const held = (item: T): T => {
+      const meta = (
+        item as { metadata?: { name?: string; namespace?: string; resourceVersion?: string } }
+      ).metadata;
+      if (!meta?.name || !meta.resourceVersion) return item;
+      const identity = {
+        name: meta.name,
+        namespace: meta.namespace || undefined,
+        resourceVersion: meta.resourceVersion,
+      };
+      return reuse(identity) ?? item;
+    };
+    return { ...list, items: list.items.map(held) };
   }
 
   async watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {

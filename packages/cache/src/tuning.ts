@@ -9,6 +9,8 @@ export interface ReflectorTuning {
   pageSize?: number;
   /** See {@link ReflectorOptions.minWatchTimeoutSeconds}. */
   minWatchTimeoutSeconds?: number;
+  /** See {@link ReflectorOptions.watchDeadlineGraceSeconds}. */
+  watchDeadlineGraceSeconds?: number;
   /** See {@link ReflectorOptions.backoff}. */
   backoff?: BackoffManager;
   /** See {@link ReflectorOptions.random}. */
@@ -22,6 +24,9 @@ export function pickTuning(options: ReflectorTuning): ReflectorTuning {
   if (options.pageSize !== undefined) out.pageSize = options.pageSize;
   if (options.minWatchTimeoutSeconds !== undefined) {
     out.minWatchTimeoutSeconds = options.minWatchTimeoutSeconds;
+  }
+  if (options.watchDeadlineGraceSeconds !== undefined) {
+    out.watchDeadlineGraceSeconds = options.watchDeadlineGraceSeconds;
   }
   if (options.backoff !== undefined) out.backoff = options.backoff;
   if (options.random !== undefined) out.random = options.random;

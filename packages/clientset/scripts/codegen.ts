@@ -161,9 +161,12 @@ function groupFile(gv: GroupVersionRow): string {
   lines.push(' */');
   lines.push(`export class ${className} extends GroupVersionClient {`);
   lines.push('  /** The group/version this client addresses. */');
-  lines.push(
-    `  static readonly groupVersion = { group: '${gv.group}', version: '${gv.version}' } as const;`,
-  );
+  lines.push('  static readonly groupVersion = {');
+  lines.push(`    /** The API group; \`''\` for the core group. */`);
+  lines.push(`    group: '${gv.group}',`);
+  lines.push('    /** The API version within the group. */');
+  lines.push(`    version: '${gv.version}',`);
+  lines.push('  } as const;');
   for (const row of gv.resources) {
     const method = methodName(row);
     const scope = row.namespaced ? 'namespaced' : 'cluster-scoped';

@@ -13,10 +13,13 @@ export type ClientKind =
   | 'ServiceAccountClient'
   | 'NamespaceClient';
 
+/** One resource of a group/version: what its generated client method and descriptor look like. */
 export interface ResourceRow {
   /** Plural resource name as in URLs. */
   resource: string;
+  /** The object kind, e.g. `Deployment`. */
   kind: string;
+  /** True for namespaced resources, false for cluster-scoped ones. */
   namespaced: boolean;
   /** Subresources the server serves for it. */
   subresources?: string[];
@@ -30,22 +33,32 @@ export interface ResourceRow {
   served?: string;
 }
 
+/**
+ * One group/version of the table: its client class, where its wire types come from, and its
+ * resources.
+ */
 export interface GroupVersionRow {
   /** PascalCase client name: `CoreV1` → class CoreV1Client, method coreV1(). */
   name: string;
   /** API group; '' for core. */
   group: string;
+  /** API version, e.g. `v1`. */
   version: string;
   /** Module the wire types come from. */
   types: string;
   /** Which servers serve it, e.g. 'all', '1.21+', 'up to 1.24'. */
   served: string;
+  /** The resources served in this group/version, one client method each. */
   resources: ResourceRow[];
 }
 
 const ns = true;
 const cluster = false;
 
+/**
+ * Every group/version the clientset has a typed client for, in the order the generated code lists
+ * them. `@kubets/informers` generates its informers from this table too.
+ */
 export const groupVersions: GroupVersionRow[] = [
   {
     name: 'CoreV1',

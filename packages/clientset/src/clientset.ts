@@ -12,7 +12,7 @@ import { GeneratedClientset } from './generated/clientset.js';
 import type { GroupVersionClient, GroupVersionClientClass } from './group-client.js';
 import { ScalableResourceClient } from './typed-client.js';
 
-/** Options of {@link Clientset} beyond the REST {@link Config}. */
+/** Options of {@link Clientset} beyond the REST {@link @kubets/rest!Config | Config}. */
 export interface ClientsetOptions {
   /** Time source for the shared rate limiter and retry waits; a `FakeClock` in tests. */
   clock?: Clock;

@@ -45,9 +45,13 @@ export interface PodLogOptions extends CallOptions {
 
 /** The policy/v1 or policy/v1beta1 `Eviction` body. */
 export interface Eviction {
+  /** `policy/v1`, or `policy/v1beta1` for servers older than 1.22. */
   apiVersion: 'policy/v1' | 'policy/v1beta1';
+  /** Always `Eviction`. */
   kind: 'Eviction';
+  /** Names the pod to evict (`name` and `namespace`). */
   metadata: ObjectMeta;
+  /** How the pod is deleted once the eviction is admitted (grace period, preconditions). */
   deleteOptions?: DeleteOptionsBody;
 }
 

@@ -6,22 +6,41 @@ import type { GroupVersion, GroupVersionResource, ObjectList } from '@kubets/api
  * and any custom resource interface with a `metadata` field satisfy it.
  */
 export interface ObjectWithMeta {
+  /** `group/version` of the object, e.g. `apps/v1`; filled in from the descriptor when missing. */
   apiVersion?: string;
+  /** The object's kind; filled in from the descriptor when missing. */
   kind?: string;
+  /** The identifying parts of the object's metadata. */
   metadata?: {
+    /** The object's name. */
     name?: string;
+    /** Prefix for a server-generated name, used on create when `name` is empty. */
     generateName?: string;
+    /** The namespace, used when the client was not given one. */
     namespace?: string;
+    /** Sent back on update for optimistic concurrency. */
     resourceVersion?: string;
+    /** The object's UID. */
     uid?: string;
   };
 }
 
 /** A list response whose items are `T` (`PodList`, `DeploymentList`, `ObjectList<T>`, ...). */
 export interface ListOf<T> {
+  /** `group/version` of the list. */
   apiVersion?: string;
+  /** The list kind, e.g. `PodList`. */
   kind?: string;
-  metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
+  /** The list's version and paging information. */
+  metadata?: {
+    /** The resourceVersion to watch from to see changes after this list. */
+    resourceVersion?: string;
+    /** Token for the next page; absent or empty on the last page. */
+    continue?: string;
+    /** How many items remain after this page, when the server could count them. */
+    remainingItemCount?: number;
+  };
+  /** The listed objects. */
   items: T[];
 }
 
@@ -43,6 +62,7 @@ export type Subresource = 'status' | 'scale' | (string & {});
 export interface ResourceDescriptor<T = unknown, L = ObjectList<T>> {
   /** The API group; `''` for the core group. */
   readonly group: string;
+  /** The API version, e.g. `v1`. */
   readonly version: string;
   /** The plural, lower-case resource name used in URLs, e.g. `deployments`. */
   readonly resource: string;
@@ -58,7 +78,12 @@ export interface ResourceDescriptor<T = unknown, L = ObjectList<T>> {
    * Type-level marker carrying `T` and `L` so that clients built from this descriptor infer
    * them. Never set at runtime.
    */
-  readonly __types?: { readonly object: T; readonly list: L };
+  readonly __types?: {
+    /** The object type `T`. */
+    readonly object: T;
+    /** The list type `L`. */
+    readonly list: L;
+  };
 }
 
 /**

@@ -31,7 +31,12 @@ export interface ListOptions extends CallOptions {
   limit?: number;
   /** The `metadata.continue` token of the previous page. */
   continue?: string;
+  /**
+   * `'0'` serves the list from the API server's cache; unset reads the latest state (a quorum
+   * read); otherwise as `resourceVersionMatch` says.
+   */
   resourceVersion?: string;
+  /** How `resourceVersion` is interpreted: `NotOlderThan` or `Exact`. */
   resourceVersionMatch?: ResourceVersionMatch;
   /** Server-side limit on the call's duration, in seconds (for watches: when it closes). */
   timeoutSeconds?: number;
@@ -54,6 +59,7 @@ export interface CreateOptions extends CallOptions {
   dryRun?: boolean;
   /** The field manager recorded in `metadata.managedFields`. */
   fieldManager?: string;
+  /** What the server does with unknown or duplicate fields: ignore, warn, or reject. */
   fieldValidation?: FieldValidation;
 }
 
@@ -72,7 +78,9 @@ export interface ApplyOptions extends CallOptions {
   fieldManager: string;
   /** Take ownership of fields other managers own instead of failing with 409 Conflict. */
   force?: boolean;
+  /** Validate and admit the request without persisting it (`dryRun=All`). */
   dryRun?: boolean;
+  /** What the server does with unknown or duplicate fields: ignore, warn, or reject. */
   fieldValidation?: FieldValidation;
 }
 
@@ -81,26 +89,37 @@ export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
 
 /** Conditions that must hold for a delete to proceed; 409 Conflict otherwise. */
 export interface Preconditions {
+  /** The object must still have this UID (it was not deleted and re-created). */
   uid?: string;
+  /** The object must still be at this resourceVersion (it was not changed since it was read). */
   resourceVersion?: string;
 }
 
 /** Options of `delete` and `deleteCollection` (meta/v1 `DeleteOptions`), sent as the body. */
 export interface DeleteOptions extends CallOptions {
+  /** What happens to dependents: orphaned, or deleted in the background or foreground. */
   propagationPolicy?: PropagationPolicy;
+  /** Conditions that must hold, or the delete fails with 409 Conflict. */
   preconditions?: Preconditions;
   /** Seconds before the object is deleted; 0 deletes immediately. */
   gracePeriodSeconds?: number;
+  /** Validate the delete without performing it (`dryRun=All`). */
   dryRun?: boolean;
 }
 
 /** The wire form of {@link DeleteOptions} (meta/v1 `DeleteOptions`). */
 export interface DeleteOptionsBody {
+  /** `v1` when set; the server accepts the body without it. */
   apiVersion?: string;
+  /** `DeleteOptions` when set; the server accepts the body without it. */
   kind?: string;
+  /** What happens to dependents: orphaned, or deleted in the background or foreground. */
   propagationPolicy?: PropagationPolicy;
+  /** Conditions that must hold, or the delete fails with 409 Conflict. */
   preconditions?: Preconditions;
+  /** Seconds before the object is deleted; 0 deletes immediately. */
   gracePeriodSeconds?: number;
+  /** `['All']` to validate the delete without performing it. */
   dryRun?: string[];
 }
 

@@ -128,6 +128,10 @@ abstract class ResourceClientBase<T> {
     };
   }
 
+  /**
+   * Throws before any request is sent when the descriptor does not list `subresource`, naming
+   * `verb` in the error.
+   */
   protected requireSubresource(subresource: string, verb: string): void {
     if (!hasSubresource(this.descriptor, subresource)) {
       throw new InvalidRequestError(

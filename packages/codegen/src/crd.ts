@@ -426,7 +426,9 @@ export function readCrd(reader: Reader, doc: JsonObject): CrdModel {
 
 /** A parsed CRD together with the reader of its document (for schema errors). */
 export interface ParsedCrd {
+  /** The CRD's names, scope and versions, ready for code generation. */
   readonly model: CrdModel;
+  /** The YAML document's reader, to point schema errors at a line and path. */
   readonly reader: Reader;
 }
 

@@ -39,6 +39,7 @@ export interface ErrorLocation {
  * ```
  */
 export class CodegenError extends Error {
+  /** The error's class name, `'CodegenError'`; shown first when the error is printed. */
   override readonly name = 'CodegenError';
   /** The input file's name, as given. */
   readonly file: string;

@@ -9,6 +9,7 @@ export type Formatter = (path: string, source: string) => Promise<string>;
 
 /** Raised when Biome is needed but cannot be found or fails. */
 export class FormatterError extends Error {
+  /** Always `'FormatterError'`. */
   override readonly name = 'FormatterError';
 }
 

@@ -21,7 +21,9 @@ served version of the CustomResourceDefinitions in the given YAML files.
 
 /** Where {@link runCli} writes and resolves relative paths. */
 export interface CliIO {
+  /** Receives normal output (the list of written files). */
   stdout: (text: string) => void;
+  /** Receives diagnostics and error messages. */
   stderr: (text: string) => void;
   /** The directory relative paths are resolved against. */
   cwd: string;

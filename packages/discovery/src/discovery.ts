@@ -289,9 +289,9 @@ export class DiscoveryClient extends DiscoveryBase {
   readonly restClient: RESTClient;
 
   /**
-   * @param source a {@link Config} (client-go's discovery defaults apply: 32 s timeout,
-   *   burst 300, unless set) or an existing `RESTClient` whose server, credentials and
-   *   rate limiter are reused as they are.
+   * @param source a {@link @kubets/rest!Config | Config} (client-go's discovery defaults
+   *   apply: 32 s timeout, burst 300, unless set) or an existing `RESTClient` whose server,
+   *   credentials and rate limiter are reused as they are.
    */
   constructor(source: Config | RESTClient, options: DiscoveryClientOptions = {}) {
     super(options);

@@ -82,6 +82,7 @@ export class DiskCachedDiscoveryClient extends DiscoveryBase implements CachedDi
   readonly delegate: DiscoveryInterface;
   /** The directory holding this server's files. */
   readonly cacheDir: string;
+  /** How long a cache file is trusted after it was written, in milliseconds. */
   readonly ttlMs: number;
   private readonly now: () => number;
   /** Files this client wrote since it was created or invalidated. */

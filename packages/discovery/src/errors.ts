@@ -15,6 +15,11 @@ function describeError(err: Error): string {
  * and {@link DiscoveryPartialError.resources} and report {@link DiscoveryPartialError.failed}.
  */
 export class DiscoveryPartialError extends Error {
+  /**
+   * Brand that lets {@link isDiscoveryPartialError} recognise errors from another copy of this
+   * package.
+   * @internal
+   */
   readonly [partialBrand] = true;
   /** Every group the server listed (including those whose versions failed). */
   readonly groups: APIGroup[];
@@ -49,8 +54,11 @@ export function isDiscoveryPartialError(err: unknown): err is DiscoveryPartialEr
 
 /** What a resource lookup asked for: any part but `resource` may be empty (any group, any version). */
 export interface PartialResource {
+  /** The API group; omit to search every group. */
   group?: string;
+  /** The API version; omit to search every version (preferred first). */
   version?: string;
+  /** The resource: plural, singular or short name, e.g. `deployments` or `deploy`. */
   resource: string;
 }
 
@@ -67,6 +75,10 @@ function describePartialResource(resource: PartialResource): string {
  * what was asked, e.g. `no matches for resource "widgets" in group "e2e.kubets.dev"`.
  */
 export class NoResourceMatchError extends Error {
+  /**
+   * Brand that lets {@link isNoMatchError} recognise errors from another copy of this package.
+   * @internal
+   */
   readonly [noMatchBrand] = true;
   /** The lookup as given. */
   readonly partialResource: PartialResource;
@@ -83,7 +95,12 @@ export class NoResourceMatchError extends Error {
  * `no matches for kind "Widget" in group "e2e.kubets.dev"`.
  */
 export class NoKindMatchError extends Error {
+  /**
+   * Brand that lets {@link isNoMatchError} recognise errors from another copy of this package.
+   * @internal
+   */
   readonly [noMatchBrand] = true;
+  /** The group and kind that were looked up. */
   readonly groupKind: GroupKind;
   /** The versions that were searched; empty when every version was. */
   readonly searchedVersions: readonly string[];

@@ -21,6 +21,7 @@ interface Snapshot {
  * The error a {@link MemCacheClient} reports for a group-version the server did not list.
  */
 export class GroupVersionNotCachedError extends Error {
+  /** The group-version that was asked for, e.g. `apps/v1`. */
   readonly groupVersion: string;
   constructor(groupVersion: string) {
     super(

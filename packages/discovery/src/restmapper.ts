@@ -24,8 +24,11 @@ export type RESTScope = 'namespace' | 'root';
 
 /** How to reach objects of a kind: its resource, full kind and scope (client-go's `meta.RESTMapping`). */
 export interface RESTMapping {
+  /** The resource to address, with the version that serves the kind. */
   resource: GroupVersionResource;
+  /** The kind the mapping is for, with the version chosen. */
   groupVersionKind: GroupVersionKind;
+  /** Whether the resource is namespaced or cluster-scoped. */
   scope: RESTScope;
 }
 
@@ -272,6 +275,7 @@ export interface RESTMapperOptions {
  * ```
  */
 export class RESTMapper {
+  /** The discovery client the mapper loads its data from. */
   readonly discovery: DiscoveryInterface;
   private readonly callOptions: DiscoveryCallOptions;
   private current: Promise<StaticRESTMapper> | undefined;

@@ -41,7 +41,12 @@ export interface ListOptions extends CallOptions {
   limit?: number;
   /** The `metadata.continue` token of the previous page. */
   continue?: string;
+  /**
+   * `'0'` serves the list from the API server's cache; unset reads the latest state; otherwise as
+   * `resourceVersionMatch` says.
+   */
   resourceVersion?: string;
+  /** How `resourceVersion` is interpreted: `NotOlderThan` or `Exact`. */
   resourceVersionMatch?: 'Exact' | 'NotOlderThan' | (string & {});
   /** Server-side timeout of a list or watch. */
   timeoutSeconds?: number;
@@ -57,6 +62,7 @@ export interface CreateOptions extends CallOptions {
   dryRun?: readonly string[];
   /** Who makes the change, recorded in `managedFields`. */
   fieldManager?: string;
+  /** What the server does with unknown or duplicate fields: ignore, warn, or reject. */
   fieldValidation?: 'Ignore' | 'Warn' | 'Strict' | (string & {});
 }
 
@@ -71,14 +77,19 @@ export interface PatchOptions extends CreateOptions {
 
 /** Server-side apply (`metav1.ApplyOptions`): a field manager is required. */
 export interface ApplyOptions extends CallOptions {
+  /** The manager that owns the applied fields, e.g. your controller's name. */
   fieldManager: string;
+  /** Take ownership of fields other managers own instead of failing with 409 Conflict. */
   force?: boolean;
+  /** `['All']` to have the server validate and answer without persisting. */
   dryRun?: readonly string[];
 }
 
 /** Preconditions a delete must meet (`metav1.Preconditions`). */
 export interface Preconditions {
+  /** The object must still have this UID (it was not deleted and re-created). */
   uid?: string;
+  /** The object must still be at this resourceVersion (it was not changed since it was read). */
   resourceVersion?: string;
 }
 
@@ -86,11 +97,13 @@ export interface Preconditions {
 export interface DeleteOptions extends CallOptions {
   /** Seconds before the object is deleted; 0 deletes at once. */
   gracePeriodSeconds?: number;
+  /** Conditions that must hold, or the delete fails with 409 Conflict. */
   preconditions?: Preconditions;
   /** What happens to dependents: `Orphan`, `Background` (default for most) or `Foreground`. */
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   /** Deprecated by the API in favour of `propagationPolicy`. */
   orphanDependents?: boolean;
+  /** `['All']` to validate the delete without performing it. */
   dryRun?: readonly string[];
 }
 
@@ -344,6 +357,7 @@ function validateGVR(gvr: GroupVersionResource): GroupVersionResource {
  * per group-version is made on first use; all of them share one rate limiter.
  */
 export class DynamicClient {
+  /** The connection settings every request of this client uses. */
   readonly config: Config;
   /** The limiter every request of this client waits on; `undefined` when throttling is off. */
   readonly rateLimiter: RateLimiter | undefined;

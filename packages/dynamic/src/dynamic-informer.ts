@@ -95,8 +95,8 @@ function resolveGVR(gvr: GroupVersionResource | string): GroupVersionResource {
 }
 
 /**
- * The {@link ListerWatcher} of a dynamic informer: lists and watches `gvr` in `namespace`
- * (`''` for all) through the dynamic client's REST client of the group/version, with
+ * The {@link @kubets/cache!ListerWatcher | ListerWatcher} of a dynamic informer: lists and
+ * watches `gvr` in `namespace` (`''` for all) through the dynamic client's REST client of the group/version, with
  * `tweakListOptions` changing every call's options. Listed items get the list's
  * `apiVersion` and kind (the server leaves them out of lists), as the dynamic client's
  * `list` does, so every cached object is a complete {@link Unstructured}.
@@ -115,8 +115,8 @@ export function newFilteredDynamicListWatch(
     tweakListOptions ?? (() => {}),
   );
   return {
-    list: async (options, signal) => {
-      const list = await lw.list(options, signal);
+    list: async (options, signal, hints) => {
+      const list = await lw.list(options, signal, hints);
       const itemKind = typeof list.kind === 'string' ? list.kind.replace(/List$/, '') : '';
       for (const item of list.items) {
         if (!item.apiVersion && !item.kind) {

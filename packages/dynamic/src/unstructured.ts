@@ -7,8 +7,11 @@ import type { KubeObject, ListMeta, ObjectMeta } from '@kubets/apimachinery';
  * {@link fromUnstructured}.
  */
 export interface Unstructured extends KubeObject {
+  /** `group/version` of the object, e.g. `apps/v1`. */
   apiVersion: string;
+  /** The object's kind, e.g. `Deployment`. */
   kind: string;
+  /** Standard object metadata. */
   metadata: ObjectMeta;
 }
 
@@ -17,9 +20,13 @@ export interface Unstructured extends KubeObject {
  * item the list's `apiVersion` and its `kind` without the `List` suffix, as client-go does.
  */
 export interface UnstructuredList {
+  /** `group/version` of the list. */
   apiVersion: string;
+  /** The list kind, e.g. `DeploymentList`. */
   kind: string;
+  /** The list's version and paging information. */
   metadata: ListMeta;
+  /** The listed objects. */
   items: Unstructured[];
   [field: string]: unknown;
 }
@@ -329,9 +336,13 @@ export function fromUnstructured<T>(obj: unknown, check: ConversionCheck = {}): 
 
 /** A list of typed objects, as {@link toTypedList} returns it. */
 export interface TypedList<T> {
+  /** `group/version` of the list. */
   apiVersion: string;
+  /** The list kind, e.g. `DeploymentList`. */
   kind: string;
+  /** The list's version and paging information. */
   metadata: ListMeta;
+  /** The listed objects, converted to `T`. */
   items: T[];
 }
 

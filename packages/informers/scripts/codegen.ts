@@ -141,9 +141,12 @@ function groupFile({ gv, accessor, resources }: InformableGroupVersion): string 
   lines.push(' */');
   lines.push(`export class ${className} extends GroupVersionInformers {`);
   lines.push('  /** The group/version these informers watch. */');
-  lines.push(
-    `  static readonly groupVersion = { group: '${gv.group}', version: '${gv.version}' } as const;`,
-  );
+  lines.push('  static readonly groupVersion = {');
+  lines.push(`    /** The API group; \`''\` for the core group. */`);
+  lines.push(`    group: '${gv.group}',`);
+  lines.push('    /** The API version within the group. */');
+  lines.push(`    version: '${gv.version}',`);
+  lines.push('  } as const;');
   for (const { row, method } of resources) {
     const scope = row.namespaced ? 'namespaced' : 'cluster-scoped';
     const served = row.served ? ` Served by ${servedBy(row.served)}.` : '';

@@ -86,8 +86,11 @@ export interface LeaderElectionConfig {
 
 /** The resolved durations of an election, after defaults. */
 export interface LeaderElectionDurations {
+  /** How long non-leaders wait after the record last changed before they take over. */
   leaseDurationMs: number;
+  /** How long the leader keeps trying to renew before it gives up leadership. */
   renewDeadlineMs: number;
+  /** How long candidates wait between attempts to acquire or renew. */
   retryPeriodMs: number;
 }
 

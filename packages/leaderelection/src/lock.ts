@@ -18,6 +18,7 @@ export interface LockCallOptions {
 
 /** What {@link ResourceLock.get} returns: the record and its canonical serialization. */
 export interface LockRecord {
+  /** The leader election record as stored on the lock object. */
   record: LeaderElectionRecord;
   /**
    * The record serialized in a canonical form. Two reads with equal `raw` saw the same record;
@@ -58,8 +59,11 @@ export interface ResourceLock {
 
 /** The object an Event about the lock is recorded on. */
 export interface LockEventSubject {
+  /** `apiVersion` of the lock object, e.g. `coordination.k8s.io/v1`. */
   apiVersion: string;
+  /** Kind of the lock object, e.g. `Lease`. */
   kind: string;
+  /** Metadata of the lock object; the Event is attached to it by name, namespace and UID. */
   metadata: ObjectMeta;
 }
 
@@ -68,13 +72,20 @@ export interface LockEventSubject {
  * `EventRecorder` from `@kubets/record` fits.
  */
 export interface LeaderElectionEventRecorder {
+  /**
+   * Records an Event of `type` with a CamelCase `reason` and a human-readable `message` about
+   * `obj`.
+   */
   event(obj: LockEventSubject, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }
 
 /** The Lease operations {@link LeaseLock} needs; `clientset.coordinationV1().leases(ns)` has them. */
 export interface LeaseClient {
+  /** Reads the Lease; rejects with a NotFound `StatusError` when it does not exist yet. */
   get(name: string, options?: GetOptions): Promise<Lease>;
+  /** Creates the Lease; rejects with AlreadyExists when another candidate was faster. */
   create(lease: Lease, options?: CreateOptions): Promise<Lease>;
+  /** Replaces the Lease; rejects with Conflict when its resourceVersion is stale. */
   update(lease: Lease, options?: UpdateOptions): Promise<Lease>;
 }
 
@@ -105,7 +116,9 @@ function isClientset(client: Clientset | LeaseClient): client is Clientset {
  * read and at most one of two racing candidates wins.
  */
 export class LeaseLock implements ResourceLock {
+  /** Namespace of the Lease. */
   readonly namespace: string;
+  /** Name of the Lease. */
   readonly name: string;
   readonly #client: LeaseClient;
   readonly #identity: string;

@@ -12,14 +12,15 @@ import {
 import { type Indexer, namespaceIndex, type Store } from '@kubets/cache';
 
 /**
- * A label selector as listers take it: a parsed {@link Selector}, its string form
- * (`app=web,tier!=db`, parsed with `parseSelector`), or `undefined` for everything.
+ * A label selector as listers take it: a parsed
+ * {@link @kubets/apimachinery!Selector | Selector}, its string form (`app=web,tier!=db`,
+ * parsed with `parseSelector`), or `undefined` for everything.
  */
 export type SelectorInput = Selector | string | undefined;
 
 /**
- * The {@link Selector} for `selector`: parsed when it is a string, `everything()` when it
- * is `undefined` or `''`.
+ * The {@link @kubets/apimachinery!Selector | Selector} for `selector`: parsed when it is a
+ * string, `everything()` when it is `undefined` or `''`.
  *
  * @throws {SelectorParseError} (from `@kubets/apimachinery`) for an invalid string.
  */

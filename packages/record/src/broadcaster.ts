@@ -64,6 +64,7 @@ export interface EventRecorder {
 export interface EventWatcher {
   /** Stops delivering events to this watcher; events it has queued are discarded. */
   stop(): void;
+  /** Same as `stop()`, so a watcher held with `using` stops at the end of its scope. */
   [Symbol.dispose](): void;
 }
 

@@ -18,8 +18,11 @@ export const aggregatedMessagePrefix = '(combined from similar events): ';
 
 /** Strategic merge patch body sent to update a repeated event in place. */
 export interface EventPatch {
+  /** How many times the event has now occurred. */
   count: number;
+  /** When it last occurred, RFC 3339. */
   lastTimestamp: string;
+  /** The latest message, when it changed. */
   message?: string;
 }
 
@@ -206,7 +209,12 @@ export class EventAggregator {
    * The event to write (the input, or a new aggregate event) and the key to correlate it
    * under: the full {@link getEventKey} normally, the aggregate key for an aggregate event.
    */
-  aggregate(event: Event): { event: Event; key: string } {
+  aggregate(event: Event): {
+    /** The event to write: the input, or a new aggregate event. */
+    event: Event;
+    /** The key to correlate the event under in the {@link EventLogger}. */
+    key: string;
+  } {
     const now = this.#clock.now();
     const eventKey = getEventKey(event);
     const [aggregateKey, localKey] = this.#keyFunc(event);
@@ -267,7 +275,15 @@ export class EventLogger {
    * the first occurrence (same name, resourceVersion and firstTimestamp, count + 1) and the
    * patch to send; for a first occurrence, the event unchanged and no patch.
    */
-  observe(event: Event, key: string): { event: Event; patch: EventPatch | undefined } {
+  observe(
+    event: Event,
+    key: string,
+  ): {
+    /** The event to write, renamed to the first occurrence for a repeat. */
+    event: Event;
+    /** For a repeat, the patch for the existing Event; `undefined` for a first occurrence. */
+    patch: EventPatch | undefined;
+  } {
     const last = this.#cache.get(key);
     let observed: Event = { ...event, metadata: { ...event.metadata } };
     let patch: EventPatch | undefined;
@@ -310,11 +326,15 @@ export type EventCorrelateResult =
   | {
       /** Write this event: create it, or (when `patch` is set) patch the existing one. */
       skip: false;
+      /** The event to write, possibly aggregated or renamed to an earlier occurrence. */
       event: Event;
       /** Set for a repeat: the strategic merge patch for the existing Event. */
       patch: EventPatch | undefined;
     }
-  | { skip: true };
+  | {
+      /** Drop this event: the spam filter rejected it. */
+      skip: true;
+    };
 
 /**
  * client-go's `EventCorrelator`: aggregation ({@link EventAggregator}), then de-duplication

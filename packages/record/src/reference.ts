@@ -8,8 +8,11 @@ import type { ObjectReference } from 'kubernetes-types/core/v1.js';
  */
 export type RecordableObject =
   | {
+      /** `group/version` of the object, e.g. `apps/v1`. */
       apiVersion?: string;
+      /** The object's kind, e.g. `Deployment`. */
       kind?: string;
+      /** The object's metadata; name, namespace, UID and resourceVersion go into the reference. */
       metadata?: ObjectMeta | undefined;
     }
   | ObjectReference;
@@ -18,6 +21,11 @@ const objectReferenceErrorBrand = Symbol.for('kubets.record.ObjectReferenceError
 
 /** Thrown by {@link getReference} when no reference can be built (no `kind` or `apiVersion`). */
 export class ObjectReferenceError extends Error {
+  /**
+   * Brand that lets {@link isObjectReferenceError} recognise errors from another copy of this
+   * package.
+   * @internal
+   */
   readonly [objectReferenceErrorBrand] = true;
 
   constructor(message: string) {

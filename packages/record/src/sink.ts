@@ -9,7 +9,9 @@ import type { EventPatch } from './correlator.js';
  * broadcaster create the event instead), any other error is retried.
  */
 export interface EventSink {
+  /** Creates a new Event object and returns the server's copy. */
   create(event: Event): Promise<Event>;
+  /** Replaces an existing Event object and returns the server's copy. */
   update(event: Event): Promise<Event>;
   /** Applies `patch` as a strategic merge patch to the existing event named `event.metadata.name`. */
   patch(event: Event, patch: EventPatch): Promise<Event>;
@@ -17,14 +19,21 @@ export interface EventSink {
 
 /** The slice of a core/v1 events client that {@link eventSinkFromClientset} uses. */
 export interface CoreV1EventsClient {
+  /** Creates an Event object. */
   create(event: Event): Promise<Event>;
+  /** Replaces an Event object. */
   update(event: Event): Promise<Event>;
+  /** Patches the Event named `name`; the sink sends a strategic merge patch. */
   patch(name: string, patchType: PatchType, body: EventPatch): Promise<Event>;
 }
 
 /** Anything with `coreV1().events(namespace)`, such as `@kubets/clientset`'s `Clientset`. */
 export interface CoreV1EventsGetter {
-  coreV1(): { events(namespace: string): CoreV1EventsClient };
+  /** The core/v1 client group. */
+  coreV1(): {
+    /** The events client of `namespace`. */
+    events(namespace: string): CoreV1EventsClient;
+  };
 }
 
 function namespaceOf(event: Event): string {

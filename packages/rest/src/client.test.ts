@@ -22,6 +22,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import { FakeClock } from './clock.js';
 import type { Config } from './config.js';
+import { defaultTokenFileRecheckMs } from './credentials.js';
 import { CredentialsError, ResponseDecodeError, TransportError } from './errors.js';
 import { PatchType } from './request.js';
 import { recordingClock, settle } from './test-helpers.js';
@@ -449,20 +450,29 @@ describe('timeouts and cancellation', () => {
 });
 
 describe('credentials', () => {
-  it('re-reads a bearer token file when it changes', async () => {
+  it('re-reads a bearer token file when it changes, at most every recheck interval', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubets-token-'));
     try {
       const tokenFile = join(dir, 'token');
       writeFileSync(tokenFile, 'first-token\n');
       const server = await serve((_request, response) => sendJson(response, 200, {}));
-      const { client } = clientFor(server, { bearerTokenFile: tokenFile, bearerToken: 'static' });
+      const clock = new FakeClock();
+      const client = new RESTClient(
+        { host: server.url, qps: -1, bearerTokenFile: tokenFile, bearerToken: 'static' },
+        { groupVersion: 'v1', clock },
+      );
       await client.get().resource('pods').do();
       writeFileSync(tokenFile, 'second-token-rotated\n');
+      // Within the interval the file is not looked at.
+      await client.get().resource('pods').do();
+      clock.step(defaultTokenFileRecheckMs);
       await client.get().resource('pods').do();
       rmSync(tokenFile);
+      clock.step(defaultTokenFileRecheckMs);
       // While the file is missing (mid-rotation) the last good token is kept.
       await client.get().resource('pods').do();
       expect(server.requests.map((request) => request.headers.authorization)).toEqual([
+        'Bearer first-token',
         'Bearer first-token',
         'Bearer second-token-rotated',
         'Bearer second-token-rotated',

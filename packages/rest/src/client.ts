@@ -1,11 +1,12 @@
 import type { Agent } from 'node:http';
+import { inspect } from 'node:util';
 import { type GroupVersion, parseGroupVersion, silentLogger } from '@kubets/apimachinery';
 import { type Clock, realClock } from './clock.js';
-import { type Config, defaultUserAgent } from './config.js';
+import { type Config, defaultUserAgent, redactConfig } from './config.js';
 import { CredentialSource } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { type RateLimiter, rateLimiterFor } from './ratelimit.js';
-import { type PatchType, Request, type RequestRuntime } from './request.js';
+import { type PatchType, Request, type RequestRuntime, redactedHref } from './request.js';
 import { agentFor } from './transport.js';
 
 /** How a {@link RESTClient} addresses the API and paces itself. */
@@ -16,7 +17,7 @@ export interface RESTClientOptions {
   apiPath?: string;
   /** Replaces the limiter the config implies (pass the same one to several clients to share it). */
   rateLimiter?: RateLimiter;
-  /** Time source for retry waits and the default rate limiter; a `FakeClock` in tests. */
+  /** Time source for retry waits, the default rate limiter and token-file re-checks; a `FakeClock` in tests. */
   clock?: Clock;
   /** Extra wait before retry number `attempt` (1-based), on top of any Retry-After; none by default, as in client-go. */
   retryBackoffMs?: (attempt: number) => number;
@@ -67,6 +68,7 @@ function serverUrl(config: Config): URL {
  * every client using the same TLS settings).
  */
 export class RESTClient {
+  /** The configuration the client was built from: server, credentials, TLS, limits. */
   readonly config: Config;
   /** The group/version this client addresses, when it has one. */
   readonly groupVersion: GroupVersion | undefined;
@@ -104,7 +106,7 @@ export class RESTClient {
       ? [apiPath, this.groupVersion.group, this.groupVersion.version].filter(Boolean).join('/')
       : apiPath;
 
-    const credentials = new CredentialSource(config);
+    const credentials = new CredentialSource(config, { tokenFile: { clock } });
     const tls = config.tls ?? {};
     const protocol = baseUrl.protocol;
     this.runtime = {
@@ -118,6 +120,7 @@ export class RESTClient {
       logger: config.logger ?? silentLogger,
       warningHandler: config.warningHandler,
       userAgent: config.userAgent ?? defaultUserAgent(),
+      tls: { caConfigured: Boolean(tls.caData), serverName: tls.serverName },
       async connection(signal) {
         const resolved = await credentials.resolve(signal);
         const agent: Agent = agentFor(protocol, {
@@ -127,7 +130,7 @@ export class RESTClient {
           insecureSkipVerify: tls.insecureSkipVerify,
           serverName: tls.serverName,
         });
-        return { headers: resolved.headers, agent };
+        return { headers: resolved.headers, agent, onUnauthorized: resolved.onUnauthorized };
       },
     };
   }
@@ -135,6 +138,27 @@ export class RESTClient {
   /** The server URL requests go to (scheme, host, base path). */
   get baseUrl(): string {
     return this.runtime.baseUrl.href.replace(/\/$/, '');
+  }
+
+  /**
+   * What `JSON.stringify` shows: the server URL, group/version and the config with its
+   * secrets redacted (see {@link redactConfig}).
+   */
+  toJSON(): Record<string, unknown> {
+    return {
+      baseUrl: redactedHref(this.runtime.baseUrl).replace(/\/$/, ''),
+      groupVersion: this.groupVersion,
+      config: redactConfig(this.config),
+    };
+  }
+
+  /** What `util.inspect` and `console.log` show: as {@link RESTClient.toJSON}, no secrets. */
+  [inspect.custom](
+    _depth: number,
+    options: Parameters<typeof inspect>[1],
+    inspectFn: typeof inspect,
+  ): string {
+    return `RESTClient ${inspectFn(this.toJSON(), options)}`;
   }
 
   /** Starts a request with any HTTP method. */

@@ -3,6 +3,7 @@ import type { RequestOptions } from 'node:https';
 import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { inspect } from 'node:util';
 import { type Cluster, type Context, KubeConfig, type User } from '@kubernetes/client-node';
 import type { Logger } from '@kubets/apimachinery';
 import { version as packageVersion } from '../package.json';
@@ -21,7 +22,7 @@ export interface TLSClientConfig {
   certData?: PemData;
   /** PEM private key for `certData`. */
   keyData?: PemData;
-  /** Skip server certificate verification. Only for test clusters. */
+  /** Skip server certificate verification (kubeconfig `insecure-skip-tls-verify: true`). Off unless set; only for test clusters. */
   insecureSkipVerify?: boolean;
   /** The name to verify the server certificate against (and send as SNI), when it differs from the host. */
   serverName?: string;
@@ -29,8 +30,11 @@ export interface TLSClientConfig {
 
 /** Acting as another user: the `Impersonate-*` headers. */
 export interface ImpersonationConfig {
+  /** The user to act as (`Impersonate-User`). */
   user?: string;
+  /** The UID of the user to act as (`Impersonate-Uid`). */
   uid?: string;
+  /** Groups to act as a member of (`Impersonate-Group`, one header each). */
   groups?: readonly string[];
   /** Extra attributes, sent as `Impersonate-Extra-<key>` headers. */
   extra?: Readonly<Record<string, readonly string[]>>;
@@ -51,7 +55,16 @@ export interface RequestCredentials {
  * Called before every request attempt, so it must cache and refresh on its own.
  */
 export interface AuthProvider {
+  /** The credentials for the next request attempt. */
   credentials(signal?: AbortSignal): Promise<RequestCredentials>;
+  /**
+   * Called when the server answered 401 to a request sent with `used` (the object
+   * `credentials` returned): drop them if they are still the cached ones, so the next
+   * `credentials` call obtains new ones. As client-go's exec authenticator, the request
+   * that got the 401 is not retried; the caller sees the 401 and the next request uses
+   * the refreshed credentials.
+   */
+  onUnauthorized?(used: RequestCredentials): void;
 }
 
 /**
@@ -64,14 +77,17 @@ export interface Config {
   host: string;
   /** The API root the client talks to, `/api` or `/apis`; derived from the group when unset. */
   apiPath?: string;
+  /** How the server is verified and which client certificate is presented. */
   tls?: TLSClientConfig;
   /** A static bearer token. */
   bearerToken?: string;
-  /** A file holding the bearer token, re-read when it changes (projected service-account tokens rotate). Wins over `bearerToken` while readable. */
+  /** A file holding the bearer token, re-read when it changes (projected service-account tokens rotate): checked at most every 10 s, and right after a 401. Wins over `bearerToken` while readable. */
   bearerTokenFile?: string;
   /** Basic authentication. */
   username?: string;
+  /** The password for basic authentication, with `username`. */
   password?: string;
+  /** Act as another user, with the `Impersonate-*` headers. */
   impersonate?: ImpersonationConfig;
   /** Dynamic credentials (exec plugins, OIDC, auth providers); {@link loadConfig} sets it from the kubeconfig user. */
   authProvider?: AuthProvider;
@@ -93,6 +109,74 @@ export interface Config {
   maxRetries?: number;
   /** The default namespace of the kubeconfig context (or of the in-cluster service account). Informational: requests use the namespace you give them. */
   namespace?: string;
+}
+
+const redactedMark = '--- REDACTED ---';
+const truncatedMark = '--- TRUNCATED ---';
+
+function redactedHost(host: string): string {
+  try {
+    const url = new URL(host);
+    if (!url.password) return host;
+    url.password = 'xxxxx';
+    return url.href;
+  } catch {
+    return host;
+  }
+}
+
+/** A copy of TLS settings that is safe to print: the key redacted, certificates truncated. */
+export function redactTLSConfig(tls: TLSClientConfig): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...tls };
+  if (tls.keyData) copy.keyData = redactedMark;
+  if (tls.certData) copy.certData = truncatedMark;
+  if (tls.caData) copy.caData = truncatedMark;
+  return copy;
+}
+
+/**
+ * A copy of `config` that is safe to print or log, as client-go's `rest.Config` prints
+ * itself: `bearerToken`, `password` and `tls.keyData` become `--- REDACTED ---`,
+ * certificates `--- TRUNCATED ---`, a password in `host` `xxxxx`, and the auth provider
+ * `[AuthProvider]`.
+ *
+ * Configs made by {@link loadConfig}, {@link configFromKubeConfig} and
+ * {@link inClusterConfig} print this way by themselves (`util.inspect`, `console.log`,
+ * `JSON.stringify`), through non-enumerable `[util.inspect.custom]` and `toJSON`
+ * methods; copies made with `{ ...config }` and hand-written configs do not, so log
+ * `redactConfig(config)` rather than a config.
+ */
+export function redactConfig(config: Config): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...config };
+  if (typeof config.host === 'string') copy.host = redactedHost(config.host);
+  if (config.bearerToken) copy.bearerToken = redactedMark;
+  if (config.password) copy.password = redactedMark;
+  if (config.tls) copy.tls = redactTLSConfig(config.tls);
+  if (config.authProvider) copy.authProvider = '[AuthProvider]';
+  return copy;
+}
+
+// Makes a config (and its TLS settings) print redacted. Non-enumerable, so spreading and
+// structuredClone copy only the settings.
+function printRedacted<T extends Config>(config: T): T {
+  const define = (target: object, redact: () => Record<string, unknown>): void => {
+    Object.defineProperty(target, inspect.custom, {
+      value: redact,
+      enumerable: false,
+      configurable: true,
+      writable: true,
+    });
+    Object.defineProperty(target, 'toJSON', {
+      value: redact,
+      enumerable: false,
+      configurable: true,
+      writable: true,
+    });
+  };
+  const { tls } = config;
+  if (tls) define(tls, () => redactTLSConfig(tls));
+  define(config, () => redactConfig(config));
+  return config;
 }
 
 /** `kubets/<version> (<os>/<arch>) node/<version>`, the User-Agent sent unless `Config.userAgent` says otherwise. */
@@ -138,7 +222,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
   const inClusterOptions = { env, serviceAccountDir: options.serviceAccountDir };
   const withMaster = (config: Config): Config =>
-    options.master ? { ...config, host: options.master } : config;
+    options.master ? printRedacted({ ...config, host: options.master }) : config;
 
   if (options.inCluster === true) return withMaster(inClusterConfig(inClusterOptions));
 
@@ -379,7 +463,7 @@ export function configFromKubeConfig(
       config.authProvider = kubeConfigAuthProvider(kubeConfig, { context: contextName });
     }
   }
-  return config;
+  return printRedacted(config);
 }
 
 function listNames(items: readonly { name: string }[]): string {
@@ -389,7 +473,13 @@ function listNames(items: readonly { name: string }[]): string {
 /**
  * An {@link AuthProvider} backed by a `KubeConfig`'s authenticators (exec plugins, OIDC,
  * token-file and cloud auth providers). Each call asks the KubeConfig to apply its
- * authentication, so tokens it caches and refreshes stay current.
+ * authentication, so tokens it caches and refreshes stay current: an exec plugin runs
+ * again once its credential's `expirationTimestamp` has passed.
+ *
+ * The credentials are cached per provider (not shared with other KubeConfigs that name a
+ * user the same). After a 401 answer ({@link AuthProvider.onUnauthorized}) the cache is
+ * dropped, so the next request runs the exec plugin again, as client-go does; the request
+ * that got the 401 is not retried. Error messages never include the plugin's output.
  */
 export function kubeConfigAuthProvider(
   kubeConfig: KubeConfig,
@@ -406,46 +496,80 @@ export function kubeConfigAuthProvider(
   }
   // A view of the same user without static TLS files (read once by configFromKubeConfig),
   // and a cluster client-node will not refuse for plain http: only the credentials the
-  // authenticators produce are taken from it. The user's auth-provider object is shared,
-  // so refreshed OIDC tokens land where client-node keeps them.
-  const credentialsView = new KubeConfig();
-  credentialsView.loadFromOptions({
-    clusters: [{ name: cluster.name, server: cluster.server, skipTLSVerify: true }],
-    users: [
-      { ...user, certFile: undefined, keyFile: undefined, certData: undefined, keyData: undefined },
-    ],
-    contexts: [{ name: contextName, cluster: cluster.name, user: user.name }],
-    currentContext: contextName,
-  });
+  // authenticators produce are taken from it (the TLS settings of the connection come
+  // from the Config). The user's auth-provider object is shared, so refreshed OIDC tokens
+  // land where client-node keeps them. Each view has its own authenticators, so its own
+  // exec-credential cache: a new view forgets cached exec credentials.
+  const newView = (): KubeConfig => {
+    const view = new KubeConfig();
+    view.loadFromOptions({
+      clusters: [{ name: cluster.name, server: cluster.server, skipTLSVerify: true }],
+      users: [
+        {
+          ...user,
+          certFile: undefined,
+          keyFile: undefined,
+          certData: undefined,
+          keyData: undefined,
+        },
+      ],
+      contexts: [{ name: contextName, cluster: cluster.name, user: user.name }],
+      currentContext: contextName,
+    });
+    return view;
+  };
+  let credentialsView = newView();
+  // Which view produced the credentials a request used, so a 401 on credentials that
+  // were already replaced does not throw away newer ones.
+  const issuedBy = new WeakMap<RequestCredentials, KubeConfig>();
+  const obtain = async (view: KubeConfig): Promise<RequestCredentials> => {
+    const applied: RequestOptions = {};
+    try {
+      await view.applyToHTTPSOptions(applied);
+    } catch (err) {
+      // JSON.parse errors quote the text they failed on: the plugin's output, which may
+      // hold a token. Say what was wrong without it (and without it in `cause`).
+      const unparsable = err instanceof SyntaxError;
+      const reason = unparsable
+        ? 'the credential plugin did not print a valid ExecCredential JSON object'
+        : err instanceof Error
+          ? firstLine(err.message).slice(0, 500)
+          : String(err);
+      throw new CredentialsError(
+        `getting credentials for user "${user.name}" failed: ${reason || 'unknown error'}`,
+        unparsable ? {} : { cause: err },
+      );
+    }
+    const result: RequestCredentials = {};
+    const headers: Record<string, string> = {};
+    const appliedHeaders = applied.headers;
+    if (appliedHeaders && !Array.isArray(appliedHeaders)) {
+      for (const [name, value] of Object.entries(appliedHeaders)) {
+        if (value !== undefined)
+          headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+      }
+    }
+    if (applied.auth)
+      headers.Authorization = `Basic ${Buffer.from(applied.auth).toString('base64')}`;
+    if (Object.keys(headers).length > 0) result.headers = headers;
+    if (typeof applied.cert === 'string' || applied.cert instanceof Uint8Array)
+      result.certData = applied.cert;
+    if (typeof applied.key === 'string' || applied.key instanceof Uint8Array)
+      result.keyData = applied.key;
+    issuedBy.set(result, view);
+    return result;
+  };
+  // Concurrent requests share one run of the plugin (client-go serializes them too).
+  let pending: Promise<RequestCredentials> | undefined;
   return {
-    async credentials(): Promise<RequestCredentials> {
-      const applied: RequestOptions = {};
-      try {
-        await credentialsView.applyToHTTPSOptions(applied);
-      } catch (err) {
-        const reason = err instanceof Error ? firstLine(err.message) : String(err);
-        throw new CredentialsError(
-          `getting credentials for user "${user.name}" failed: ${reason || 'unknown error'}`,
-          { cause: err },
-        );
-      }
-      const result: RequestCredentials = {};
-      const headers: Record<string, string> = {};
-      const appliedHeaders = applied.headers;
-      if (appliedHeaders && !Array.isArray(appliedHeaders)) {
-        for (const [name, value] of Object.entries(appliedHeaders)) {
-          if (value !== undefined)
-            headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
-        }
-      }
-      if (applied.auth)
-        headers.Authorization = `Basic ${Buffer.from(applied.auth).toString('base64')}`;
-      if (Object.keys(headers).length > 0) result.headers = headers;
-      if (typeof applied.cert === 'string' || applied.cert instanceof Uint8Array)
-        result.certData = applied.cert;
-      if (typeof applied.key === 'string' || applied.key instanceof Uint8Array)
-        result.keyData = applied.key;
-      return result;
+    onUnauthorized(used: RequestCredentials): void {
+      if (issuedBy.get(used) === credentialsView) credentialsView = newView();
+    },
+    credentials(): Promise<RequestCredentials> {
+      pending ??= obtain(credentialsView).finally(() => {
+        pending = undefined;
+      });
+      return pending;
     },
   };
 }
@@ -502,5 +626,5 @@ export function inClusterConfig(options: InClusterConfigOptions = {}): Config {
   } catch {
     // The namespace file is optional; requests name their namespace explicitly anyway.
   }
-  return config;
+  return printRedacted(config);
 }

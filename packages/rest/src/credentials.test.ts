@@ -1,8 +1,14 @@
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CredentialSource, impersonationHeaders, TokenFile } from './credentials.js';
+import { FakeClock } from './clock.js';
+import {
+  CredentialSource,
+  defaultTokenFileRecheckMs,
+  impersonationHeaders,
+  TokenFile,
+} from './credentials.js';
 import { CredentialsError } from './errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kubets-credentials-'));
@@ -12,12 +18,46 @@ describe('TokenFile', () => {
   it('re-reads the token when the file changes, even to the same length', async () => {
     const path = join(dir, 'token-a');
     writeFileSync(path, 'aaaa\n');
-    const file = new TokenFile(path);
+    const file = new TokenFile(path, { recheckIntervalMs: 0 });
     expect(await file.token()).toBe('aaaa');
     writeFileSync(path, 'bbbb\n');
     // Same size: only the modification time tells the change.
     utimesSync(path, new Date(), new Date(Date.now() + 5000));
     expect(await file.token()).toBe('bbbb');
+  });
+
+  it('picks up a rotated token once the recheck interval has passed', async () => {
+    const path = join(dir, 'token-rotating');
+    writeFileSync(path, 'old-token\n');
+    const clock = new FakeClock();
+    const file = new TokenFile(path, { clock });
+    expect(await file.token()).toBe('old-token');
+    // The kubelet swaps the file (a rename, so a new inode).
+    writeFileSync(`${path}.new`, 'new-token\n');
+    renameSync(`${path}.new`, path);
+    clock.step(defaultTokenFileRecheckMs - 1);
+    expect(await file.token()).toBe('old-token');
+    clock.step(1);
+    expect(await file.token()).toBe('new-token');
+  });
+
+  it('looks at the file again right after invalidate() (a 401)', async () => {
+    const path = join(dir, 'token-invalidated');
+    writeFileSync(path, 'one\n');
+    const file = new TokenFile(path, { clock: new FakeClock() });
+    expect(await file.token()).toBe('one');
+    writeFileSync(path, 'two-two\n');
+    expect(await file.token()).toBe('one');
+    file.invalidate();
+    expect(await file.token()).toBe('two-two');
+  });
+
+  it('shares one read between concurrent callers', async () => {
+    const path = join(dir, 'token-concurrent');
+    writeFileSync(path, 'shared\n');
+    const file = new TokenFile(path);
+    const tokens = await Promise.all([file.token(), file.token(), file.token()]);
+    expect(tokens).toEqual(['shared', 'shared', 'shared']);
   });
 
   it('falls back to the static token when the file is unreadable', async () => {

@@ -20,9 +20,16 @@ export interface ConfigErrorLocation {
  * The message names the file, context or field; the underlying error is in `cause`.
  */
 export class ConfigError extends Error {
+  /** The kubeconfig file involved, when there is one. */
   readonly file: string | undefined;
+  /** The kubeconfig context involved, when there is one. */
   readonly context: string | undefined;
+  /** The kubeconfig field involved, e.g. `users[admin].client-certificate`. */
   readonly field: string | undefined;
+  /**
+   * Brand that lets {@link isConfigError} recognise errors from another copy of this package.
+   * @internal
+   */
   readonly [configErrorBrand] = true;
 
   constructor(message: string, location: ConfigErrorLocation = {}, options?: { cause?: unknown }) {
@@ -49,6 +56,11 @@ export class InvalidRequestError extends Error {
   readonly part: string;
   /** The offending value. */
   readonly value: string;
+  /**
+   * Brand that lets {@link isInvalidRequestError} recognise errors from another copy of this
+   * package.
+   * @internal
+   */
   readonly [invalidRequestErrorBrand] = true;
 
   constructor(part: string, value: string, message: string) {
@@ -69,12 +81,18 @@ export function isInvalidRequestError(err: unknown): err is InvalidRequestError 
  * TLS failure, or the configured timeout elapsed. The Node error is in `cause`.
  */
 export class TransportError extends Error {
+  /** The HTTP method of the failed request. */
   readonly method: string;
+  /** The URL of the failed request, with any password redacted. */
   readonly url: string;
   /** The Node error code (`ECONNRESET`, `ECONNREFUSED`, `ETIMEDOUT`, ...), when there is one. */
   readonly code: string | undefined;
   /** True when the request's timeout elapsed (as opposed to a network failure). */
   readonly timedOut: boolean;
+  /**
+   * Brand that lets {@link isTransportError} recognise errors from another copy of this package.
+   * @internal
+   */
   readonly [transportErrorBrand] = true;
 
   constructor(
@@ -101,6 +119,10 @@ export function isTransportError(err: unknown): err is TransportError {
  * failed, a token file is unreadable. The underlying error is in `cause`.
  */
 export class CredentialsError extends Error {
+  /**
+   * Brand that lets {@link isCredentialsError} recognise errors from another copy of this package.
+   * @internal
+   */
   readonly [credentialsErrorBrand] = true;
 
   constructor(message: string, options?: { cause?: unknown }) {
@@ -121,9 +143,15 @@ export function isCredentialsError(err: unknown): err is CredentialsError {
 export class ResponseDecodeError extends Error {
   /** The HTTP status code; 0 when the body was decoded outside a request (`decodeListStream`). */
   readonly statusCode: number;
+  /** The response's `Content-Type`, when it had one. */
   readonly contentType: string | undefined;
   /** The byte offset in the body where decoding failed, when known. */
   readonly offset: number | undefined;
+  /**
+   * Brand that lets {@link isResponseDecodeError} recognise errors from another copy of this
+   * package.
+   * @internal
+   */
   readonly [responseDecodeErrorBrand] = true;
 
   constructor(

@@ -4,9 +4,19 @@ export { type LogFields, type Logger, silentLogger } from '@kubets/apimachinery'
 export * from './client.js';
 export * from './clock.js';
 export * from './config.js';
-export type { ResolvedCredentials } from './credentials.js';
-export { CredentialSource, impersonationHeaders, TokenFile } from './credentials.js';
+export type {
+  CredentialSourceOptions,
+  ResolvedCredentials,
+  TokenFileOptions,
+} from './credentials.js';
+export {
+  CredentialSource,
+  defaultTokenFileRecheckMs,
+  impersonationHeaders,
+  TokenFile,
+} from './credentials.js';
 export * from './errors.js';
+export type { ListItemIdentity } from './item-identity.js';
 export * from './list-decode.js';
 export * from './ratelimit.js';
 export * from './request.js';

@@ -98,6 +98,34 @@ describe('ListStreamDecoder', () => {
     expect(list.metadata).toEqual({ resourceVersion: '5' });
   });
 
+  it('keeps what reuseItem returns for an item, unparsed, and parses the others', () => {
+    const item = (name: string, rv: string) => ({ metadata: { name, resourceVersion: rv } });
+    const held = { ...item('b', '2'), held: true };
+    const asked: unknown[] = [];
+    const seen: unknown[] = [];
+    const decoder = new ListStreamDecoder<object>({
+      reuseItem: (identity) => {
+        asked.push(identity);
+        return identity.name === 'b' && identity.resourceVersion === '2' ? held : undefined;
+      },
+      onItem: (obj) => seen.push(obj),
+    });
+    const body = JSON.stringify({ items: [item('a', '1'), item('b', '2'), {}], metadata: {} });
+    // Split inside b, so its bytes come from two chunks.
+    const cut = body.indexOf('"b"');
+    decoder.write(Buffer.from(body.slice(0, cut)));
+    decoder.write(Buffer.from(body.slice(cut)));
+    const list = decoder.end();
+    expect(list.items).toEqual([item('a', '1'), held, {}]);
+    expect(list.items[1]).toBe(held);
+    expect(seen[1]).toBe(held);
+    // Items without a name and resourceVersion are parsed without asking.
+    expect(asked).toEqual([
+      { name: 'a', resourceVersion: '1' },
+      { name: 'b', resourceVersion: '2' },
+    ]);
+  });
+
   it('leaves items empty with collectItems: false', async () => {
     const seen: unknown[] = [];
     const list = await decodeListStream([compact], {

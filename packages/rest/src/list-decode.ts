@@ -1,5 +1,6 @@
 import type { ObjectList } from '@kubets/apimachinery';
 import { ResponseDecodeError } from './errors.js';
+import { type ListItemIdentity, readItemIdentity } from './item-identity.js';
 
 /** How {@link decodeListStream} and {@link ListStreamDecoder} hand out the list's items. */
 export interface ListDecodeOptions<T> {
@@ -9,6 +10,14 @@ export interface ListDecodeOptions<T> {
    * decoding and is passed on unchanged.
    */
   onItem?: ((item: T) => void) | undefined;
+  /**
+   * Called with each item's identity, read from its bytes before they are parsed. When it
+   * returns an object, that object takes the item's place (in `items` and the `onItem`
+   * call) and the item is not parsed at all. A cache relisting objects it already holds
+   * returns its own object when the resourceVersion is the one it has, so a large,
+   * mostly unchanged relist neither parses nor holds its objects a second time.
+   */
+  reuseItem?: ((identity: ListItemIdentity) => T | undefined) | undefined;
   /**
    * Whether the result's `items` holds the items (default `true`). Pass `false` when
    * `onItem` consumes them, so a large list is not held twice; `items` is then `[]`.
@@ -20,7 +29,9 @@ export interface ListDecodeOptions<T> {
 export interface ListDecodeContext {
   /** Put in front of every error message, e.g. `GET https://...: `. */
   readonly messagePrefix?: string | undefined;
+  /** The HTTP status code of the response, copied into decode errors. */
   readonly statusCode?: number | undefined;
+  /** The response's `Content-Type`, copied into decode errors. */
   readonly contentType?: string | undefined;
 }
 
@@ -117,6 +128,7 @@ function typeName(value: unknown): string {
  */
 export class ListStreamDecoder<T> {
   private readonly onItem: ((item: T) => void) | undefined;
+  private readonly reuseItem: ((identity: ListItemIdentity) => T | undefined) | undefined;
   private readonly collect: boolean;
   private readonly context: ListDecodeContext;
   private readonly result: Record<string, unknown> = {};
@@ -145,6 +157,7 @@ export class ListStreamDecoder<T> {
 
   constructor(options: ListDecodeOptions<T> = {}, context: ListDecodeContext = {}) {
     this.onItem = options.onItem;
+    this.reuseItem = options.reuseItem;
     this.collect = options.collectItems !== false;
     this.context = context;
   }
@@ -398,17 +411,33 @@ export class ListStreamDecoder<T> {
     return -1;
   }
 
+  private fileItem(item: T): void {
+    this.itemCount++;
+    this.phase = Phase.AfterItem;
+    if (this.collect) this.items.push(item);
+    this.onItem?.(item);
+  }
+
   /** Parses the captured value, which ends at `end` in `buf`, and files it. */
   private complete(buf: Buffer, start: number, end: number): void {
     this.capturing = false;
-    let text: string;
+    let bytes: Buffer;
     if (this.parts.length === 0) {
-      text = buf.toString('utf8', start, end);
+      bytes = buf.subarray(start, end);
     } else {
       this.parts.push(buf.subarray(0, end));
-      text = Buffer.concat(this.parts).toString('utf8');
+      bytes = Buffer.concat(this.parts);
       this.parts = [];
     }
+    if (this.target === Target.Item && this.reuseItem !== undefined) {
+      const identity = readItemIdentity(bytes);
+      const held = identity === undefined ? undefined : this.reuseItem(identity);
+      if (held !== undefined) {
+        this.fileItem(held);
+        return;
+      }
+    }
+    const text = bytes.toString('utf8');
     const endOffset = this.offset + end;
     let value: unknown;
     try {
@@ -429,10 +458,7 @@ export class ListStreamDecoder<T> {
     }
     switch (this.target) {
       case Target.Item:
-        this.itemCount++;
-        this.phase = Phase.AfterItem;
-        if (this.collect) this.items.push(value as T);
-        this.onItem?.(value as T);
+        this.fileItem(value as T);
         break;
       case Target.Key:
         this.key = value as string;

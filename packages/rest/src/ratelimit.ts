@@ -37,6 +37,7 @@ const tokenEpsilon = 1e-9;
  */
 export class TokenBucketRateLimiter implements RateLimiter {
   readonly qps: number;
+  /** The bucket's size: how many requests may go out at once after a quiet period. */
   readonly burst: number;
   private readonly clock: Clock;
   private tokens: number;

@@ -17,7 +17,13 @@ import {
 } from './errors.js';
 import { type ListDecodeOptions, ListStreamDecoder } from './list-decode.js';
 import type { RateLimiter } from './ratelimit.js';
-import { isRetryableConnectionError, networkErrorCode, sendHttpRequest } from './transport.js';
+import {
+  describeTLSVerificationError,
+  isRetryableConnectionError,
+  isTLSVerificationError,
+  networkErrorCode,
+  sendHttpRequest,
+} from './transport.js';
 import { parseWarningHeaders, type WarningHandler } from './warnings.js';
 import { WatchStream } from './watch.js';
 
@@ -44,8 +50,11 @@ export type RequestBody = string | Uint8Array | object;
 
 /** The outcome of {@link Request.doRaw}: the final response, whatever its status. */
 export interface RawResponse {
+  /** The HTTP status code. */
   statusCode: number;
+  /** The response headers, as Node parsed them. */
   headers: IncomingHttpHeaders;
+  /** The whole response body, undecoded. */
   body: Buffer;
 }
 
@@ -58,20 +67,56 @@ export interface RequestRuntime {
   readonly baseUrl: URL;
   /** The API path for versioned requests, e.g. `/api/v1` or `/apis/apps/v1`. */
   readonly versionedPath: string;
+  /** The limiter every attempt waits on; `undefined` when throttling is off. */
   readonly rateLimiter: RateLimiter | undefined;
+  /** Time source for retry waits; a fake clock in tests. */
   readonly clock: Clock;
+  /** How often a request is retried after a `Retry-After` answer or a reset connection. */
   readonly maxRetries: number;
   /** Extra wait before retry `attempt` (1-based), on top of any Retry-After. */
   readonly retryBackoffMs: (attempt: number) => number;
   /** Default timeout for every request; 0 for none. */
   readonly timeoutMs: number;
+  /** Where requests log retries and failures. */
   readonly logger: Logger;
+  /** Receives the server's `Warning` headers; `undefined` drops them. */
   readonly warningHandler: WarningHandler | undefined;
+  /** The `User-Agent` header sent with every request. */
   readonly userAgent: string;
-  /** Credentials and the pooled agent for one attempt. */
-  connection(
-    signal: AbortSignal,
-  ): Promise<{ headers: Record<string, string | string[]>; agent: Agent }>;
+  /**
+   * What the connection trusts, to explain a failed server-certificate verification:
+   * whether a CA was configured, and the name the certificate is checked against.
+   */
+  readonly tls?: {
+    /** Whether a CA bundle was configured (otherwise the system roots are trusted). */
+    readonly caConfigured: boolean;
+    /** The name the server certificate is checked against, when it is not the host. */
+    readonly serverName?: string | undefined;
+  };
+  /**
+   * Credentials and the pooled agent for one attempt. `onUnauthorized`, when given, is
+   * called if the server answers that attempt with 401, so cached credentials (exec
+   * plugin tokens, a token file) are refreshed for the next request.
+   */
+  connection(signal: AbortSignal): Promise<{
+    /** Headers for the attempt: `Authorization`, `Impersonate-*`. */
+    headers: Record<string, string | string[]>;
+    /** The keep-alive agent for the client's TLS settings. */
+    agent: Agent;
+    /** Called when the server answers the attempt with 401. */
+    onUnauthorized?: (() => void) | undefined;
+  }>;
+}
+
+/**
+ * The URL as it may appear in messages and logs: a password given in the server URL
+ * (`https://user:password@host`) is replaced by `xxxxx`, as Go's `URL.Redacted`.
+ */
+export function redactedHref(url: URL): string {
+  if (!url.password) return url.href;
+  const copy = new URL(url.href);
+  copy.password = 'xxxxx';
+  return copy.href;
 }
 
 /** Why a path segment is not allowed, as apimachinery's `IsValidPathSegmentName`. */
@@ -383,15 +428,20 @@ export class Request {
     return url;
   }
 
+  // The URL for messages and logs, without a password the server URL may carry.
+  private safeHref(): string {
+    return redactedHref(this.url());
+  }
+
   private startDeadline(): Deadline {
     const timeoutMs = this.timeoutMs ?? this.runtime.timeoutMs;
     return new Deadline(
       this.callerSignal,
       timeoutMs,
       () =>
-        new TransportError(`${this.verb} ${this.url().href}: timed out after ${timeoutMs} ms`, {
+        new TransportError(`${this.verb} ${this.safeHref()}: timed out after ${timeoutMs} ms`, {
           method: this.verb,
-          url: this.url().href,
+          url: this.safeHref(),
           code: 'ETIMEDOUT',
           timedOut: true,
         }),
@@ -440,11 +490,16 @@ export class Request {
     if (this.error) throw this.error;
     const { runtime } = this;
     const url = this.url();
+    const href = redactedHref(url);
     let waitMs = 0;
     for (let attempt = 0; ; attempt++) {
       if (attempt > 0) await runtime.clock.sleep(waitMs, deadline.signal);
       if (runtime.rateLimiter) await runtime.rateLimiter.wait(deadline.signal);
-      const { headers: credentials, agent } = await runtime.connection(deadline.signal);
+      const {
+        headers: credentials,
+        agent,
+        onUnauthorized,
+      } = await runtime.connection(deadline.signal);
       let response: IncomingMessage;
       try {
         response = await sendHttpRequest({
@@ -468,20 +523,27 @@ export class Request {
           waitMs = Math.max(1000, runtime.retryBackoffMs(attempt + 1));
           runtime.logger.debug('retrying after a connection error', {
             method: this.verb,
-            url: url.href,
+            url: href,
             code,
             attempt: attempt + 1,
             waitMs,
           });
           continue;
         }
-        const reason = err instanceof Error ? err.message : String(err);
+        const reason = isTLSVerificationError(err)
+          ? describeTLSVerificationError(err, runtime.tls ?? { caConfigured: false })
+          : err instanceof Error
+            ? err.message
+            : String(err);
         throw new TransportError(
-          `${this.verb} ${url.href}: ${reason}`,
-          { method: this.verb, url: url.href, ...(code ? { code } : {}) },
+          `${this.verb} ${href}: ${reason}`,
+          { method: this.verb, url: href, ...(code ? { code } : {}) },
           { cause: err },
         );
       }
+      // As client-go's exec authenticator: a 401 invalidates the cached credentials so the
+      // next request gets new ones; this request is not sent again.
+      if (response.statusCode === 401) onUnauthorized?.();
       this.reportWarnings(response);
       const retryAfter = retryAfterSeconds(response);
       if (retryAfter !== undefined && attempt < runtime.maxRetries) {
@@ -490,7 +552,7 @@ export class Request {
         waitMs = Math.max(retryAfter * 1000, runtime.retryBackoffMs(attempt + 1));
         runtime.logger.debug('retrying after Retry-After', {
           method: this.verb,
-          url: url.href,
+          url: href,
           statusCode: response.statusCode,
           attempt: attempt + 1,
           waitMs,
@@ -503,7 +565,7 @@ export class Request {
 
   private readFailure(err: unknown, deadline: Deadline): unknown {
     if (deadline.signal.aborted) return deadline.signal.reason;
-    const url = this.url().href;
+    const url = this.safeHref();
     const reason = err instanceof Error ? err.message : String(err);
     const code = networkErrorCode(err);
     return new TransportError(
@@ -557,7 +619,7 @@ export class Request {
       const contentType = response.headers['content-type'];
       if (body.length === 0) {
         throw new ResponseDecodeError(
-          `${this.verb} ${this.url().href}: 0-length response with status code ${statusCode}`,
+          `${this.verb} ${this.safeHref()}: 0-length response with status code ${statusCode}`,
           { statusCode, contentType },
         );
       }
@@ -566,7 +628,7 @@ export class Request {
         decoded = JSON.parse(body.toString('utf8'));
       } catch (err) {
         throw new ResponseDecodeError(
-          `${this.verb} ${this.url().href}: the response is not JSON (content type ${contentType ?? 'unknown'})`,
+          `${this.verb} ${this.safeHref()}: the response is not JSON (content type ${contentType ?? 'unknown'})`,
           { statusCode, contentType },
           { cause: err },
         );
@@ -612,7 +674,7 @@ export class Request {
         throw errorFromResponse(response, await this.readWhole(response, deadline));
       }
       const decoder = new ListStreamDecoder<T>(options, {
-        messagePrefix: `${this.verb} ${this.url().href}: `,
+        messagePrefix: `${this.verb} ${this.safeHref()}: `,
         statusCode,
         contentType: response.headers['content-type'],
       });

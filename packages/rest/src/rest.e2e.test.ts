@@ -12,7 +12,8 @@ import {
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config.js';
-import { PatchType, RESTClient, type RequestBody } from './index.js';
+import { PatchType, RESTClient, type RequestBody, TransportError } from './index.js';
+import { makeCertChain } from './test-tls.js';
 
 interface ConfigMap {
   apiVersion?: string;
@@ -314,5 +315,39 @@ describe('loadConfig errors a user sees', () => {
     const broken = join(env.dir, 'broken-kubeconfig');
     writeFileSync(broken, 'clusters: [ {');
     expect(() => loadConfig({ kubeconfig: broken })).toThrow(new RegExp(broken));
+  });
+});
+
+describe('server certificate verification against a real kube-apiserver', () => {
+  it('fails with a clear TLS error for a wrong CA, or none, and works with the right one', async () => {
+    const config = loadConfig({ kubeconfig: env.kubeconfigPath });
+    const host = config.host.replace(/\/$/, '');
+    expect(host).toMatch(/^https:/);
+    const wrongCA = makeCertChain('not the envtest CA').ca.certPem;
+    for (const caData of [wrongCA, undefined]) {
+      const client = new RESTClient({
+        ...config,
+        qps: -1,
+        tls: { ...config.tls, caData },
+      });
+      const error = await client
+        .get()
+        .absPath('/version')
+        .do()
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+      expect(error).toBeInstanceOf(TransportError);
+      const message = (error as Error).message;
+      expect(message).toContain('TLS verification of the server certificate failed');
+      expect(message).toContain(`${host}/version`);
+      expect(message).toContain('certificate-authority');
+      expect(message).toContain('insecure-skip-tls-verify');
+    }
+    const trusted = new RESTClient({ ...config, qps: -1 });
+    await expect(trusted.get().absPath('/version').do()).resolves.toMatchObject({
+      major: expect.any(String),
+    });
   });
 });

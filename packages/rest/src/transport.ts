@@ -126,3 +126,58 @@ export function isRetryableConnectionError(err: unknown): boolean {
   const code = networkErrorCode(err);
   return code !== undefined && retryableConnectionCodes.has(code);
 }
+
+// OpenSSL verification results and Node's host-name check: the server's certificate was
+// presented but not trusted. A failed handshake for other reasons (protocol mismatch, a
+// rejected client certificate) has other codes.
+const tlsVerificationCodes: ReadonlySet<string> = new Set([
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_NOT_YET_VALID',
+  'CERT_HAS_EXPIRED',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_CHAIN_TOO_LONG',
+  'INVALID_CA',
+  'INVALID_PURPOSE',
+  'PATH_LENGTH_EXCEEDED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** True when the server's TLS certificate failed verification (untrusted, expired, wrong name). */
+export function isTLSVerificationError(err: unknown): boolean {
+  const code = networkErrorCode(err);
+  return code !== undefined && tlsVerificationCodes.has(code);
+}
+
+/**
+ * Explains a failed server-certificate verification and what to configure: which CA was
+ * trusted, and the kubeconfig fields (and `Config` fields) that change it. Never includes
+ * credentials.
+ */
+export function describeTLSVerificationError(
+  err: unknown,
+  tls: { caConfigured: boolean; serverName?: string | undefined },
+): string {
+  const code = networkErrorCode(err) ?? 'unknown';
+  const detail = err instanceof Error ? err.message.split(';', 1)[0]?.trim() : undefined;
+  const what = `TLS verification of the server certificate failed (${detail || code}, ${code})`;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') {
+    return `${what}: the certificate is not valid for this host name; connect to a name it lists, or set tls-server-name (Config.tls.serverName${tls.serverName ? `, now "${tls.serverName}"` : ''}) to one`;
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return `${what}: the server's certificate is outside its validity period (check the server's certificate and this machine's clock)`;
+  }
+  const trusted = tls.caConfigured
+    ? "the server's certificate is not signed by the configured certificate-authority (Config.tls.caData)"
+    : "no certificate-authority is configured, and Node.js's default CAs do not trust the server's certificate";
+  return `${what}: ${trusted}; set certificate-authority / certificate-authority-data (Config.tls.caData) to the CA that signed the server's certificate, or, for a test cluster only, insecure-skip-tls-verify: true (Config.tls.insecureSkipVerify)`;
+}

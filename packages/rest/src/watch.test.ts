@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import { isStatusError, watchErrorToStatusError } from '@kubets/apimachinery';
 import { describe, expect, it } from 'vitest';
 import { decodeWatchEvents, type WatchEvent, WatchStream } from './watch.js';
@@ -201,6 +202,38 @@ describe('WatchStream', () => {
     const events = await collect(new WatchStream<Named>({ body: body(), close: () => {} }));
     expect(events.map((event) => event.type)).toEqual(['ADDED', 'ERROR']);
     expect(events[1]?.object).toMatchObject({ message: 'the watch stream broke: aborted' });
+  });
+
+  it('decodes every event of a chunk at once and pauses reading while many wait', async () => {
+    const line = (i: number) => `{"type":"ADDED","object":{"metadata":{"name":"p${i}"}}}\n`;
+    const body = new PassThrough();
+    const watch = new WatchStream<Named>({ body, close: () => body.destroy() });
+    body.write(Array.from({ length: 300 }, (_, i) => line(i)).join(''));
+    body.write(line(300));
+    await new Promise((resolve) => setImmediate(resolve));
+    // 300 events wait for the consumer: the connection is no longer read.
+    expect(body.isPaused()).toBe(true);
+    body.end(line(301));
+    const names = (await collect(watch)).map((event) => (event.object as Named).metadata.name);
+    expect(names).toEqual(Array.from({ length: 302 }, (_, i) => `p${i}`));
+  });
+
+  it('ends quietly, dropping undelivered events, when the signal aborts', async () => {
+    const body = new PassThrough();
+    const abort = new AbortController();
+    let finished = 0;
+    const watch = new WatchStream<Named>({
+      body,
+      close: () => body.destroy(),
+      signal: abort.signal,
+      onFinished: () => void finished++,
+    });
+    body.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    abort.abort();
+    expect(await watch.next()).toEqual({ done: true, value: undefined });
+    expect(body.destroyed).toBe(true);
+    expect(finished).toBe(1);
   });
 
   it('await using disposes the watch', async () => {

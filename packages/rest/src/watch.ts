@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { parseWatchEvent, type Status, type WatchEvent } from '@kubets/apimachinery';
 
 export type { WatchEvent, WatchEventType } from '@kubets/apimachinery';
@@ -59,6 +61,36 @@ function hasContent(line: string): boolean {
 }
 
 /**
+ * Splits watch text into lines and decodes each complete line into an event, keeping the
+ * unfinished last line for the next chunk. Appends to `out`, so a chunk holding many
+ * events costs one call, not one promise per event.
+ */
+class WatchLineDecoder<T> {
+  // The current line's text so far; kept as parts so a large object arriving in many
+  // chunks is joined once, not re-copied on every chunk.
+  #partial: string[] = [];
+
+  write(text: string, out: WatchEvent<T>[]): void {
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+      const piece = text.slice(start, newline);
+      start = newline + 1;
+      const line = this.#partial.length > 0 ? this.#partial.join('') + piece : piece;
+      this.#partial = [];
+      if (hasContent(line)) out.push(decodeLine<T>(line, false));
+    }
+    if (start < text.length) this.#partial.push(text.slice(start));
+  }
+
+  /** The stream ended: a last line without its newline is decoded (or reported cut short). */
+  end(out: WatchEvent<T>[]): void {
+    const rest = this.#partial.join('');
+    this.#partial = [];
+    if (hasContent(rest)) out.push(decodeLine<T>(rest, true));
+  }
+}
+
+/**
  * Decodes newline-delimited watch events (`{"type": ..., "object": ...}` per line) from a
  * byte stream as it arrives. Lines may be split anywhere across chunks, including inside
  * a multi-byte character; blank lines are skipped. A line that is not a valid event, or a
@@ -68,24 +100,16 @@ function hasContent(line: string): boolean {
 export async function* decodeWatchEvents<T>(
   source: AsyncIterable<Uint8Array | string>,
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  const decoder = new TextDecoder('utf-8');
-  // The current line's text so far; kept as parts so a large object arriving in many
-  // chunks is joined once, not re-copied on every chunk.
-  let partial: string[] = [];
+  const utf8 = new StringDecoder('utf8');
+  const lines = new WatchLineDecoder<T>();
+  const events: WatchEvent<T>[] = [];
   for await (const chunk of source) {
-    const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    let start = 0;
-    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
-      const piece = text.slice(start, newline);
-      start = newline + 1;
-      const line = partial.length > 0 ? partial.join('') + piece : piece;
-      partial = [];
-      if (hasContent(line)) yield decodeLine<T>(line, false);
-    }
-    if (start < text.length) partial.push(text.slice(start));
+    lines.write(typeof chunk === 'string' ? chunk : utf8.write(chunk as Buffer), events);
+    yield* events.splice(0);
   }
-  const rest = partial.join('') + decoder.decode();
-  if (hasContent(rest)) yield decodeLine<T>(rest, true);
+  lines.write(utf8.end(), events);
+  lines.end(events);
+  yield* events;
 }
 
 /** How a {@link WatchStream} reaches the connection it reads from. */
@@ -101,22 +125,54 @@ export interface WatchConnection {
 }
 
 /**
+ * Events decoded ahead of the consumer before the connection is paused: enough to read a
+ * burst in few reads, few enough that a slow consumer does not buffer a whole stream.
+ */
+const readAheadEvents = 256;
+
+const doneResult: IteratorResult<never, void> = Object.freeze({ done: true, value: undefined });
+
+function isReadable(body: unknown): body is Readable {
+  return body instanceof Readable;
+}
+
+/**
  * An open watch: iterate it with `for await`. Leaving the loop (`break`, `return`, an
  * exception), calling {@link WatchStream.stop}, disposing it (`await using`) or aborting
  * the request's signal closes the HTTP connection. The iteration ends normally when the
  * server closes the stream (as it does when `timeoutSeconds` elapses) or the watch is
  * stopped; a connection that breaks mid-stream yields one `ERROR` event, then ends.
  * Iterate it once.
+ *
+ * The connection is read as data arrives, every complete event of a chunk decoded at once;
+ * up to 256 decoded events wait for the consumer before reading pauses.
  */
 export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void>, AsyncDisposable {
   private readonly connection: WatchConnection;
-  private readonly events: AsyncGenerator<WatchEvent<T>, void, undefined>;
+  private readonly body: Readable;
+  private readonly lines = new WatchLineDecoder<T>();
+  private readonly utf8 = new StringDecoder('utf8');
+  // Decoded events not yet taken; `head` is the next one, so taking one does not shift.
+  private pending: WatchEvent<T>[] = [];
+  private head = 0;
+  private waiters: ((result: IteratorResult<WatchEvent<T>, void>) => void)[] = [];
+  private ended = false;
   private stoppedByCaller = false;
   private finished = false;
+  private readonly onAbort = (): void => {
+    this.endQuietly();
+    this.finish();
+  };
 
   constructor(connection: WatchConnection) {
     this.connection = connection;
-    this.events = this.run();
+    const body = connection.body;
+    this.body = isReadable(body) ? body : Readable.from(body, { objectMode: true });
+    this.body.on('data', (chunk: Buffer | string) => this.onData(chunk));
+    this.body.on('end', () => this.onEnd());
+    this.body.on('error', (err: unknown) => this.onBroken(err));
+    this.body.on('close', () => this.onBroken(new Error('the connection closed')));
+    connection.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
   /** True once the watch was stopped or its signal aborted. */
@@ -124,40 +180,98 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
     return this.stoppedByCaller || this.connection.signal?.aborted === true;
   }
 
-  private async *run(): AsyncGenerator<WatchEvent<T>, void, undefined> {
-    try {
-      yield* decodeWatchEvents<T>(this.connection.body);
-    } catch (err) {
-      if (this.stopped) return;
+  private onData(chunk: Buffer | string): void {
+    if (this.ended) return;
+    this.lines.write(typeof chunk === 'string' ? chunk : this.utf8.write(chunk), this.pending);
+    this.deliver();
+    if (this.pending.length - this.head >= readAheadEvents) this.body.pause();
+  }
+
+  private onEnd(): void {
+    if (this.ended) return;
+    this.lines.write(this.utf8.end(), this.pending);
+    this.lines.end(this.pending);
+    this.ended = true;
+    this.deliver();
+  }
+
+  private onBroken(err: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (!this.stopped) {
       const reason = err instanceof Error ? err.message : String(err);
-      yield {
+      this.pending.push({
         type: 'ERROR',
         object: watchDecodeFailure(`the watch stream broke: ${reason}`),
-      };
-    } finally {
-      this.finish();
+      });
     }
+    this.deliver();
+  }
+
+  /** Ends the iteration without reporting anything: the caller stopped or aborted. */
+  private endQuietly(): void {
+    this.ended = true;
+    this.pending = [];
+    this.head = 0;
+    this.deliver();
+  }
+
+  /** Hands decoded events (or the end) to waiting `next()` calls. */
+  private deliver(): void {
+    while (this.waiters.length > 0) {
+      const result = this.take();
+      if (result === undefined) return;
+      this.waiters.shift()?.(result);
+    }
+  }
+
+  private take(): IteratorResult<WatchEvent<T>, void> | undefined {
+    if (this.head < this.pending.length) {
+      const value = this.pending[this.head++] as WatchEvent<T>;
+      if (this.head === this.pending.length) {
+        this.pending.length = 0;
+        this.head = 0;
+        if (!this.ended && this.body.isPaused()) this.body.resume();
+      }
+      return { done: false, value };
+    }
+    if (this.ended) {
+      this.finish();
+      return doneResult;
+    }
+    return undefined;
   }
 
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
+    this.connection.signal?.removeEventListener('abort', this.onAbort);
     this.connection.close();
+    // A body we wrapped ourselves is not closed by the connection: stop reading it.
+    if (this.body !== this.connection.body) this.body.destroy();
     this.connection.onFinished?.();
   }
 
+  /** The next event; resolves as done once the watch has ended. */
   next(): Promise<IteratorResult<WatchEvent<T>, void>> {
-    return this.events.next();
+    if (this.waiters.length === 0) {
+      const result = this.take();
+      if (result !== undefined) return Promise.resolve(result);
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /**
+   * Stops the watch (as {@link WatchStream.stop}); called by `for await` when the loop is left
+   * early.
+   */
   async return(): Promise<IteratorResult<WatchEvent<T>, void>> {
     this.stop();
-    await this.events.return(undefined);
-    // A generator that never started skips its `finally`; release the connection here too.
     this.finish();
-    return { done: true, value: undefined };
+    return doneResult;
   }
 
+  /** The stream itself: it is its own iterator, so iterate it only once. */
   [Symbol.asyncIterator](): this {
     return this;
   }
@@ -169,11 +283,11 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
   stop(): void {
     if (this.stoppedByCaller) return;
     this.stoppedByCaller = true;
-    // Closing the connection makes a pending read fail, which the iteration treats as the
-    // end because the watch was stopped.
-    this.connection.close();
+    this.endQuietly();
+    this.finish();
   }
 
+  /** Stops the watch when an `await using` binding goes out of scope. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.return();
   }

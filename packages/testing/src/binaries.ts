@@ -22,7 +22,9 @@ export interface EnvtestBinary {
 
 /** Both binaries envtest needs. */
 export interface EnvtestBinaries {
+  /** The etcd binary. */
   etcd: EnvtestBinary;
+  /** The kube-apiserver binary. */
   kubeApiserver: EnvtestBinary;
 }
 

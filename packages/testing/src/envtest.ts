@@ -85,7 +85,12 @@ export interface Envtest extends AsyncDisposable {
   /** The temp dir holding certificates, etcd's data, logs and the kubeconfig; removed by `stop()`. */
   readonly dir: string;
   /** Process ids of the two children (`kubeApiserver` changes with {@link Envtest.restartApiServer}). */
-  readonly pids: { readonly etcd: number; readonly kubeApiserver: number };
+  readonly pids: {
+    /** The etcd process. */
+    readonly etcd: number;
+    /** The kube-apiserver process. */
+    readonly kubeApiserver: number;
+  };
   /** The binaries that were run, and where they were found. */
   readonly binaries: EnvtestBinaries;
   /** How long the start took, in milliseconds. */

@@ -31,6 +31,10 @@ export class EnvtestError extends Error {
   readonly binary: string | undefined;
   /** The last lines of the failing process's log, when it was started. */
   readonly logTail: string | undefined;
+  /**
+   * Brand that lets {@link isEnvtestError} recognise errors from another copy of this package.
+   * @internal
+   */
   readonly [envtestErrorBrand] = true;
 
   constructor(code: EnvtestErrorCode, message: string, options: EnvtestErrorOptions = {}) {

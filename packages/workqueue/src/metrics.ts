@@ -2,22 +2,27 @@ import type { Clock, ClockTimer } from './clock.js';
 
 /** A gauge that goes up and down by one (the queue depth). */
 export interface GaugeMetric {
+  /** Adds one (an item was added). */
   inc(): void;
+  /** Subtracts one (an item was taken). */
   dec(): void;
 }
 
 /** A gauge that is set to a value (unfinished work, longest running processor). */
 export interface SettableGaugeMetric {
+  /** Sets the gauge to `value` (seconds). */
   set(value: number): void;
 }
 
 /** A counter that only goes up (adds, retries). */
 export interface CounterMetric {
+  /** Adds one. */
   inc(): void;
 }
 
 /** A distribution of observed values in seconds (queue latency, work duration). */
 export interface HistogramMetric {
+  /** Records one observation of `value` seconds. */
   observe(value: number): void;
 }
 

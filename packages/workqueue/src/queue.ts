@@ -7,8 +7,18 @@ import { activeProvider, QueueMetrics, type QueueOptions } from './metrics.js';
  * `if (result.shutdown) return;` narrows `result.item` to `T`).
  */
 export type GetResult<T> =
-  | { readonly item: T; readonly shutdown: false }
-  | { readonly item: undefined; readonly shutdown: true };
+  | {
+      /** The item to process; call `done(item)` when finished with it. */
+      readonly item: T;
+      /** False: the queue is running. */
+      readonly shutdown: false;
+    }
+  | {
+      /** No item: the queue is shut down and drained. */
+      readonly item: undefined;
+      /** True: stop the worker. */
+      readonly shutdown: true;
+    };
 
 /**
  * The basic work queue (client-go's `workqueue.TypedInterface`).

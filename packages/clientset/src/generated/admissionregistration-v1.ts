@@ -72,7 +72,12 @@ export const admissionregistrationV1Resources = {
  */
 export class AdmissionregistrationV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'admissionregistration.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'admissionregistration.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `MutatingWebhookConfiguration` objects (`mutatingwebhookconfigurations`, cluster-scoped).

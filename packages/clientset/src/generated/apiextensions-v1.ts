@@ -32,7 +32,12 @@ export const apiextensionsV1Resources = {
  */
 export class ApiextensionsV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'apiextensions.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'apiextensions.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `CustomResourceDefinition` objects (`customresourcedefinitions`, cluster-scoped).

@@ -27,7 +27,12 @@ export const apiregistrationV1Resources = {
  */
 export class ApiregistrationV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'apiregistration.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'apiregistration.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `APIService` objects (`apiservices`, cluster-scoped).

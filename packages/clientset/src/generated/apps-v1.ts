@@ -77,7 +77,12 @@ export const appsV1Resources = {
  */
 export class AppsV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'apps', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'apps',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `ControllerRevision` objects (`controllerrevisions`, namespaced).

@@ -34,7 +34,12 @@ export const authenticationV1Resources = {
  */
 export class AuthenticationV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'authentication.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'authentication.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `SelfSubjectReview` objects (`selfsubjectreviews`, cluster-scoped). Served by servers 1.28+.

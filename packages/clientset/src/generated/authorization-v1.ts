@@ -55,7 +55,12 @@ export const authorizationV1Resources = {
  */
 export class AuthorizationV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'authorization.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'authorization.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `LocalSubjectAccessReview` objects (`localsubjectaccessreviews`, namespaced).

@@ -30,7 +30,12 @@ export const autoscalingV1Resources = {
  */
 export class AutoscalingV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'autoscaling', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'autoscaling',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `HorizontalPodAutoscaler` objects (`horizontalpodautoscalers`, namespaced).

@@ -30,7 +30,12 @@ export const autoscalingV2Resources = {
  */
 export class AutoscalingV2Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'autoscaling', version: 'v2' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'autoscaling',
+    /** The API version within the group. */
+    version: 'v2',
+  } as const;
 
   /**
    * `HorizontalPodAutoscaler` objects (`horizontalpodautoscalers`, namespaced).

@@ -27,7 +27,12 @@ export const batchV1beta1Resources = {
  */
 export class BatchV1beta1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'batch', version: 'v1beta1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'batch',
+    /** The API version within the group. */
+    version: 'v1beta1',
+  } as const;
 
   /**
    * `CronJob` objects (`cronjobs`, namespaced).

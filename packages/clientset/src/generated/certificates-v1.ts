@@ -33,7 +33,12 @@ export const certificatesV1Resources = {
  */
 export class CertificatesV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'certificates.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'certificates.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `CertificateSigningRequest` objects (`certificatesigningrequests`, cluster-scoped).

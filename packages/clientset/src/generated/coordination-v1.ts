@@ -26,7 +26,12 @@ export const coordinationV1Resources = {
  */
 export class CoordinationV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'coordination.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'coordination.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `Lease` objects (`leases`, namespaced).

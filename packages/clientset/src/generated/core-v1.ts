@@ -213,7 +213,12 @@ export const coreV1Resources = {
  */
 export class CoreV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: '', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: '',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `Binding` objects (`bindings`, namespaced).

@@ -26,7 +26,12 @@ export const discoveryV1Resources = {
  */
 export class DiscoveryV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'discovery.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'discovery.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `EndpointSlice` objects (`endpointslices`, namespaced).

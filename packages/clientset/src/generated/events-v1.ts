@@ -26,7 +26,12 @@ export const eventsV1Resources = {
  */
 export class EventsV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'events.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'events.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `Event` objects (`events`, namespaced).

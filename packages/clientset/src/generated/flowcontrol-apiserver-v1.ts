@@ -44,7 +44,12 @@ export const flowcontrolApiserverV1Resources = {
  */
 export class FlowcontrolApiserverV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'flowcontrol.apiserver.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'flowcontrol.apiserver.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `FlowSchema` objects (`flowschemas`, cluster-scoped).

@@ -50,7 +50,12 @@ export const networkingV1Resources = {
  */
 export class NetworkingV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'networking.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'networking.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `IngressClass` objects (`ingressclasses`, cluster-scoped).

@@ -26,7 +26,12 @@ export const nodeV1beta1Resources = {
  */
 export class NodeV1beta1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'node.k8s.io', version: 'v1beta1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'node.k8s.io',
+    /** The API version within the group. */
+    version: 'v1beta1',
+  } as const;
 
   /**
    * `RuntimeClass` objects (`runtimeclasses`, cluster-scoped).

@@ -27,7 +27,12 @@ export const policyV1beta1Resources = {
  */
 export class PolicyV1beta1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'policy', version: 'v1beta1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'policy',
+    /** The API version within the group. */
+    version: 'v1beta1',
+  } as const;
 
   /**
    * `PodDisruptionBudget` objects (`poddisruptionbudgets`, namespaced).

@@ -59,7 +59,12 @@ export const rbacV1Resources = {
  */
 export class RbacV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'rbac.authorization.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'rbac.authorization.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `ClusterRoleBinding` objects (`clusterrolebindings`, cluster-scoped).

@@ -26,7 +26,12 @@ export const schedulingV1Resources = {
  */
 export class SchedulingV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'scheduling.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'scheduling.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `PriorityClass` objects (`priorityclasses`, cluster-scoped).

@@ -70,7 +70,12 @@ export const storageV1Resources = {
  */
 export class StorageV1Client extends GroupVersionClient {
   /** The group/version this client addresses. */
-  static readonly groupVersion = { group: 'storage.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'storage.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * `CSIDriver` objects (`csidrivers`, cluster-scoped).

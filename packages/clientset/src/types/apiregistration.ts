@@ -5,7 +5,9 @@ import type { ListMeta, ObjectMeta } from 'kubernetes-types/meta/v1.js';
 
 /** Where an aggregated API is served: a Service in the cluster. */
 export interface ServiceReference {
+  /** Namespace of the Service. */
   namespace?: string;
+  /** Name of the Service. */
   name?: string;
   /** Defaults to 443. */
   port?: number;
@@ -21,6 +23,7 @@ export interface APIServiceSpec {
   service?: ServiceReference;
   /** PEM CA bundle (base64) used to verify the API server's serving certificate. */
   caBundle?: string;
+  /** Skip verifying the backing server's certificate; strongly discouraged, use `caBundle`. */
   insecureSkipTLSVerify?: boolean;
   /** Priority of the group among all groups; higher first. */
   groupPriorityMinimum: number;
@@ -30,32 +33,46 @@ export interface APIServiceSpec {
 
 /** One condition of an APIService (`Available`). */
 export interface APIServiceCondition {
+  /** The condition type; `Available` is the only one. */
   type: string;
+  /** Whether the condition holds. */
   status: 'True' | 'False' | 'Unknown' | (string & {});
   /** RFC 3339 timestamp. */
   lastTransitionTime?: string;
+  /** Machine-readable reason of the last transition, e.g. `Passed` or `MissingEndpoints`. */
   reason?: string;
+  /** Human-readable details of the last transition. */
   message?: string;
 }
 
 /** apiregistration.k8s.io/v1 `APIServiceStatus`. */
 export interface APIServiceStatus {
+  /** The observed conditions; `Available=True` means requests are being served. */
   conditions?: APIServiceCondition[];
 }
 
 /** apiregistration.k8s.io/v1 `APIService`: registers a group/version with the aggregator. */
 export interface APIService {
+  /** Always `apiregistration.k8s.io/v1`. */
   apiVersion?: 'apiregistration.k8s.io/v1';
+  /** Always `APIService`. */
   kind?: 'APIService';
+  /** Standard object metadata; the name is `<version>.<group>`. */
   metadata?: ObjectMeta;
+  /** Which group/version is registered and where it is served. */
   spec?: APIServiceSpec;
+  /** Whether the aggregated API is available. */
   status?: APIServiceStatus;
 }
 
 /** apiregistration.k8s.io/v1 `APIServiceList`. */
 export interface APIServiceList {
+  /** Always `apiregistration.k8s.io/v1`. */
   apiVersion?: 'apiregistration.k8s.io/v1';
+  /** Always `APIServiceList`. */
   kind?: 'APIServiceList';
+  /** The list's version and paging information. */
   metadata?: ListMeta;
+  /** The APIServices. */
   items: APIService[];
 }

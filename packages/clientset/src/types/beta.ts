@@ -10,11 +10,16 @@ import type * as nodev1 from 'kubernetes-types/node/v1.js';
 import type * as policyv1 from 'kubernetes-types/policy/v1.js';
 
 /** `T` with its `apiVersion` replaced by `A`. */
-export type WithAPIVersion<T, A extends string> = Omit<T, 'apiVersion'> & { apiVersion?: A };
+export type WithAPIVersion<T, A extends string> = Omit<T, 'apiVersion'> & {
+  /** The object's `apiVersion`, narrowed to the older API version. */
+  apiVersion?: A;
+};
 
 /** A list type whose items are `I`, with its `apiVersion` replaced by `A`. */
 export type ListWithAPIVersion<L, I, A extends string> = Omit<L, 'apiVersion' | 'items'> & {
+  /** The list's `apiVersion`, narrowed to the older API version. */
   apiVersion?: A;
+  /** The listed objects. */
   items: I[];
 };
 
@@ -71,7 +76,9 @@ export type EndpointV1beta1 = Omit<discoveryv1.Endpoint, 'deprecatedTopology' | 
 
 /** discovery.k8s.io/v1beta1 `EndpointSlice`. */
 export type EndpointSliceV1beta1 = Omit<discoveryv1.EndpointSlice, 'apiVersion' | 'endpoints'> & {
+  /** Always `discovery.k8s.io/v1beta1`. */
   apiVersion?: 'discovery.k8s.io/v1beta1';
+  /** The endpoints, in their v1beta1 shape (`topology` labels instead of `zone`). */
   endpoints: EndpointV1beta1[];
 };
 /** discovery.k8s.io/v1beta1 `EndpointSliceList`. */

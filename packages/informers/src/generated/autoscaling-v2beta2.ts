@@ -13,7 +13,12 @@ import {
  */
 export class AutoscalingV2beta2Informers extends GroupVersionInformers {
   /** The group/version these informers watch. */
-  static readonly groupVersion = { group: 'autoscaling', version: 'v2beta2' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'autoscaling',
+    /** The API version within the group. */
+    version: 'v2beta2',
+  } as const;
 
   /**
    * The shared informer and lister of `HorizontalPodAutoscaler` objects (`horizontalpodautoscalers`, namespaced).

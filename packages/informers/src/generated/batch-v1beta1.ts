@@ -13,7 +13,12 @@ import {
  */
 export class BatchV1beta1Informers extends GroupVersionInformers {
   /** The group/version these informers watch. */
-  static readonly groupVersion = { group: 'batch', version: 'v1beta1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'batch',
+    /** The API version within the group. */
+    version: 'v1beta1',
+  } as const;
 
   /**
    * The shared informer and lister of `CronJob` objects (`cronjobs`, namespaced).

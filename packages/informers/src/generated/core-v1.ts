@@ -14,7 +14,12 @@ import {
  */
 export class CoreV1Informers extends GroupVersionInformers {
   /** The group/version these informers watch. */
-  static readonly groupVersion = { group: '', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: '',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * The shared informer and lister of `ConfigMap` objects (`configmaps`, namespaced).

@@ -13,7 +13,12 @@ import {
  */
 export class NodeV1beta1Informers extends GroupVersionInformers {
   /** The group/version these informers watch. */
-  static readonly groupVersion = { group: 'node.k8s.io', version: 'v1beta1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'node.k8s.io',
+    /** The API version within the group. */
+    version: 'v1beta1',
+  } as const;
 
   /**
    * The shared informer and lister of `RuntimeClass` objects (`runtimeclasses`, cluster-scoped).

@@ -13,7 +13,12 @@ import {
  */
 export class PolicyV1Informers extends GroupVersionInformers {
   /** The group/version these informers watch. */
-  static readonly groupVersion = { group: 'policy', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'policy',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * The shared informer and lister of `PodDisruptionBudget` objects (`poddisruptionbudgets`, namespaced).

@@ -14,7 +14,12 @@ import {
  */
 export class RbacV1Informers extends GroupVersionInformers {
   /** The group/version these informers watch. */
-  static readonly groupVersion = { group: 'rbac.authorization.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'rbac.authorization.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * The shared informer and lister of `ClusterRoleBinding` objects (`clusterrolebindings`, cluster-scoped).

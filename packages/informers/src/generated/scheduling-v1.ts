@@ -13,7 +13,12 @@ import {
  */
 export class SchedulingV1Informers extends GroupVersionInformers {
   /** The group/version these informers watch. */
-  static readonly groupVersion = { group: 'scheduling.k8s.io', version: 'v1' } as const;
+  static readonly groupVersion = {
+    /** The API group; `''` for the core group. */
+    group: 'scheduling.k8s.io',
+    /** The API version within the group. */
+    version: 'v1',
+  } as const;
 
   /**
    * The shared informer and lister of `PriorityClass` objects (`priorityclasses`, cluster-scoped).

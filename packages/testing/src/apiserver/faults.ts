@@ -1,8 +1,10 @@
 /** What a fault rule sees of a request. */
 export interface FaultRequest {
+  /** The HTTP method, e.g. `GET`. */
   readonly method: string;
   /** The URL path, without the query. */
   readonly path: string;
+  /** The query parameters. */
   readonly query: URLSearchParams;
   /** True for watch requests (`?watch=true` or a `/watch/` path). */
   readonly watch: boolean;

@@ -76,6 +76,7 @@ export interface ApiServerTls {
 export interface InMemoryApiServer extends AsyncDisposable {
   /** `http://127.0.0.1:PORT` (or `https://` with `tls: true`). */
   readonly host: string;
+  /** The port the server listens on (on 127.0.0.1); chosen by the OS unless given. */
   readonly port: number;
   /** The kubeconfig (YAML): cluster, context and user `kubets-apiserver`, namespace `default`. */
   readonly kubeconfig: string;

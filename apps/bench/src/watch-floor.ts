@@ -1,0 +1,225 @@
+// What one watch event costs a Node.js client, layer by layer: CPU-seconds per 10,000 events
+// that arrive one at a time over TLS, as they do from a busy cluster. It separates what any
+// Node client pays (the socket, TLS and HTTP reads, JSON.parse) from what kubets adds on top
+// (decoding into a watch stream, then the informer pipeline), next to client-node's watch.
+//
+//   node src/watch-floor.ts [--events N] [--interval-ms MS] [--rounds R] [--only TEXT]
+//
+// A child process runs the in-memory API server of @kubets/testing over HTTPS and patches one
+// Pod N times, one patch every MS milliseconds; this process watches that Pod with each client
+// in turn and takes process.cpuUsage() from the first event to the N-th.
+
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { request } from 'node:https';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { KubeConfig, Watch } from '@kubernetes/client-node';
+import { listWatchFromClient, metaNamespaceKeyFunc, newSharedIndexInformer } from '@kubets/cache';
+import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
+import { startApiServer } from '@kubets/testing';
+import { newRateLimitingQueue } from '@kubets/workqueue';
+import { podFixture } from './fixture.ts';
+import { median } from './stats.ts';
+
+const namespace = 'default';
+const podName = 'watch-floor';
+
+type ServerMessage = { kubeconfigPath: string } | { patched: number };
+
+/** The child: an HTTPS in-memory API server and a patcher of one Pod. */
+async function serve(): Promise<void> {
+  const server = await startApiServer({ tls: true });
+  const core = new RESTClient(
+    { ...loadConfig({ kubeconfig: server.kubeconfigPath }), qps: -1 },
+    { groupVersion: 'v1' },
+  );
+  const pod = podFixture(0, namespace) as { metadata: { name: string } };
+  pod.metadata.name = podName;
+  await core.post().namespace(namespace).resource('pods').body(pod).do();
+  process.send?.({ kubeconfigPath: server.kubeconfigPath } satisfies ServerMessage);
+  process.on('message', async (message: { events: number; intervalMs: number }) => {
+    for (let i = 0; i < message.events; i++) {
+      await core
+        .patch(PatchType.MergePatch)
+        .namespace(namespace)
+        .resource('pods')
+        .name(podName)
+        .body({ metadata: { labels: { step: String(i) } } })
+        .do();
+      await new Promise((resolve) => setTimeout(resolve, message.intervalMs));
+    }
+    process.send?.({ patched: message.events } satisfies ServerMessage);
+  });
+}
+
+/** One client under test: starts watching, calls `seen()` per update event, stops. */
+interface Layer {
+  name: string;
+  start(config: Config, kubeconfigPath: string, seen: () => void): Promise<() => void>;
+}
+
+function watchUrl(config: Config): URL {
+  const url = new URL(`${config.host}/api/v1/namespaces/${namespace}/pods`);
+  url.searchParams.set('watch', 'true');
+  url.searchParams.set('fieldSelector', `metadata.name=${podName}`);
+  return url;
+}
+
+const layers: Layer[] = [
+  {
+    name: 'node:https, count lines (socket, TLS, HTTP only)',
+    async start(config, _path, seen) {
+      const req = request(watchUrl(config), { ca: config.tls?.caData?.toString() });
+      req.on('response', (res) => {
+        res.on('data', (chunk: Buffer) => {
+          for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) seen();
+        });
+      });
+      req.on('error', () => undefined);
+      req.end();
+      return () => req.destroy();
+    },
+  },
+  {
+    name: 'node:https + JSON.parse per line (the floor of any client)',
+    async start(config, _path, seen) {
+      const req = request(watchUrl(config), { ca: config.tls?.caData?.toString() });
+      req.on('response', (res) => {
+        res.setEncoding('utf8');
+        let partial = '';
+        res.on('data', (text: string) => {
+          const lines = (partial + text).split('\n');
+          partial = lines.pop() ?? '';
+          for (const line of lines) if (JSON.parse(line).type === 'MODIFIED') seen();
+        });
+      });
+      req.on('error', () => undefined);
+      req.end();
+      return () => req.destroy();
+    },
+  },
+  {
+    name: '@kubets/rest watch stream (RESTClient.watch, for await)',
+    async start(config, _path, seen) {
+      const core = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
+      const watch = await core
+        .get()
+        .namespace(namespace)
+        .resource('pods')
+        .param('fieldSelector', `metadata.name=${podName}`)
+        .watch();
+      void (async () => {
+        for await (const event of watch) if (event.type === 'MODIFIED') seen();
+      })();
+      return () => watch.stop();
+    },
+  },
+  {
+    name: '@kubets informer + rate-limiting queue + worker (the benchmark pipeline)',
+    async start(config, _path, seen) {
+      const core = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
+      const informer = newSharedIndexInformer(listWatchFromClient(core, 'pods', namespace), 'pods');
+      const queue = newRateLimitingQueue<string>();
+      informer.addEventHandler({
+        onUpdate: (_old, obj) => {
+          seen();
+          queue.add(metaNamespaceKeyFunc(obj));
+        },
+      });
+      const stop = new AbortController();
+      void informer.run(stop.signal);
+      void (async () => {
+        for (;;) {
+          const { item, shutdown } = await queue.get();
+          if (shutdown) return;
+          informer.getIndexer().getByKey(item);
+          queue.forget(item);
+          queue.done(item);
+        }
+      })();
+      while (!informer.hasSynced()) await new Promise((resolve) => setTimeout(resolve, 5));
+      return () => {
+        stop.abort();
+        queue.shutDown();
+      };
+    },
+  },
+  {
+    name: '@kubernetes/client-node Watch',
+    async start(_config, kubeconfigPath, seen) {
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeconfigPath);
+      const controller = await new Watch(kc).watch(
+        `/api/v1/namespaces/${namespace}/pods`,
+        { fieldSelector: `metadata.name=${podName}` },
+        (type) => {
+          if (type === 'MODIFIED') seen();
+        },
+        () => undefined,
+      );
+      return () => controller.abort();
+    },
+  },
+];
+
+async function measure(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      events: { type: 'string', default: '3000' },
+      'interval-ms': { type: 'string', default: '2' },
+      rounds: { type: 'string', default: '3' },
+      only: { type: 'string' },
+    },
+  });
+  const only = values.only;
+  const selected =
+    only === undefined ? layers : layers.filter((layer) => layer.name.includes(only));
+  const events = Number(values.events);
+  const intervalMs = Number(values['interval-ms']);
+  const rounds = Number(values.rounds);
+  const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: 'inherit' });
+  const [ready] = (await once(child, 'message')) as [{ kubeconfigPath: string }];
+  const config = loadConfig({ kubeconfig: ready.kubeconfigPath });
+  const results = new Map<string, number[]>(selected.map((layer) => [layer.name, []]));
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const layer of round % 2 === 0 ? selected : [...selected].reverse()) {
+        let count = 0;
+        let cpuStart: NodeJS.CpuUsage | undefined;
+        let done: (cpu: NodeJS.CpuUsage) => void = () => {};
+        const finished = new Promise<NodeJS.CpuUsage>((resolve) => {
+          done = resolve;
+        });
+        const stop = await layer.start(config, ready.kubeconfigPath, () => {
+          if (count === 0) cpuStart = process.cpuUsage();
+          if (++count === events) done(process.cpuUsage(cpuStart));
+        });
+        await new Promise((resolve) => setTimeout(resolve, 200)); // the watch is open
+        child.send({ events, intervalMs });
+        const cpu = await finished;
+        stop();
+        await once(child, 'message'); // the patcher is done
+        const seconds = ((cpu.user + cpu.system) / 1e6) * (10_000 / events);
+        results.get(layer.name)?.push(seconds);
+        console.error(
+          `[watch-floor] round ${round + 1}: ${layer.name}: ${seconds.toFixed(3)} CPU-s / 10k`,
+        );
+      }
+    }
+  } finally {
+    child.kill();
+  }
+  console.log(
+    `\n${events} events per layer, one every ${intervalMs} ms, ${rounds} round(s), Node ${process.version}\n`,
+  );
+  console.log('| layer | CPU-s per 10,000 events (median) | µs per event |');
+  console.log('| --- | ---: | ---: |');
+  for (const [name, seconds] of results) {
+    const m = median(seconds);
+    console.log(`| ${name} | ${m.toFixed(3)} | ${Math.round(m * 100)} |`);
+  }
+}
+
+if (process.argv.includes('--serve')) await serve();
+else await measure();

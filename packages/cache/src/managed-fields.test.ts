@@ -1,0 +1,157 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { dropManagedFields, FieldsV1Pool, shareManagedFields } from './managed-fields.js';
+import { newSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.js';
+import { FakeListerWatcher, listOf, until } from './test-helpers.js';
+
+interface ManagedPod {
+  metadata: {
+    name: string;
+    namespace: string;
+    resourceVersion: string;
+    managedFields?: { manager: string; time?: string; fieldsType?: string; fieldsV1?: unknown }[];
+  };
+}
+
+// As the API server writes it: a fresh parse per object, so no two objects share a tree.
+function managedPod(name: string, rv: string, containerName = 'app'): ManagedPod {
+  return JSON.parse(
+    JSON.stringify({
+      metadata: {
+        name,
+        namespace: 'default',
+        resourceVersion: rv,
+        managedFields: [
+          {
+            manager: 'kubectl',
+            time: `2026-11-22T10:00:0${rv.slice(-1)}Z`,
+            fieldsType: 'FieldsV1',
+            fieldsV1: {
+              'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+              'f:spec': { 'f:containers': { [`k:{"name":"${containerName}"}`]: { '.': {} } } },
+            },
+          },
+          {
+            manager: 'kubelet',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:status': { 'f:phase': {} } },
+          },
+        ],
+      },
+    }),
+  );
+}
+
+function trees(obj: ManagedPod): unknown[] {
+  return (obj.metadata.managedFields ?? []).map((entry) => entry.fieldsV1);
+}
+
+describe('FieldsV1Pool', () => {
+  it('points equal trees of different objects at one shared tree, per entry', () => {
+    const pool = new FieldsV1Pool();
+    const a = pool.share(managedPod('a', '1'));
+    const b = pool.share(managedPod('b', '2'));
+    expect(trees(b)[0]).toBe(trees(a)[0]);
+    expect(trees(b)[1]).toBe(trees(a)[1]);
+    expect(trees(a)[0]).not.toBe(trees(a)[1]);
+    expect(pool.size).toBe(2);
+    // Only the trees are shared: the entries keep their own manager and time.
+    expect(b.metadata.managedFields?.[0]?.time).toBe('2026-11-22T10:00:02Z');
+    expect(b).toEqual(managedPod('b', '2'));
+  });
+
+  it('keeps trees that differ apart', () => {
+    const pool = new FieldsV1Pool();
+    const a = pool.share(managedPod('a', '1', 'app'));
+    const b = pool.share(managedPod('b', '1', 'sidecar'));
+    expect(trees(b)[0]).not.toBe(trees(a)[0]);
+    expect(trees(b)[0]).toEqual({
+      'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+      'f:spec': { 'f:containers': { 'k:{"name":"sidecar"}': { '.': {} } } },
+    });
+    expect(trees(b)[1]).toBe(trees(a)[1]);
+  });
+
+  it('freezes pooled trees, since they belong to many objects', () => {
+    const pool = new FieldsV1Pool();
+    const a = pool.share(managedPod('a', '1'));
+    const tree = trees(a)[0] as Record<string, Record<string, unknown>>;
+    expect(Object.isFrozen(tree)).toBe(true);
+    expect(() => {
+      tree['f:metadata']!['f:annotations'] = {};
+    }).toThrow(TypeError);
+    // The rest of the object stays writable.
+    a.metadata.name = 'renamed';
+    expect(a.metadata.name).toBe('renamed');
+  });
+
+  it('leaves objects without managedFields, and odd entries, as they are', () => {
+    const pool = new FieldsV1Pool();
+    const bare = { metadata: { name: 'x' } };
+    expect(pool.share(bare)).toBe(bare);
+    expect(pool.share(null)).toBeNull();
+    const odd = { metadata: { managedFields: [{ manager: 'm' }, { fieldsV1: null }] } };
+    expect(pool.share(odd)).toEqual({
+      metadata: { managedFields: [{ manager: 'm' }, { fieldsV1: null }] },
+    });
+    expect(pool.size).toBe(0);
+  });
+});
+
+describe('dropManagedFields', () => {
+  it('removes managedFields and keeps the rest', () => {
+    const p = dropManagedFields(managedPod('a', '1'));
+    expect(p.metadata.managedFields).toBeUndefined();
+    expect(p.metadata.name).toBe('a');
+    expect(dropManagedFields({ spec: {} })).toEqual({ spec: {} });
+  });
+});
+
+describe('shared informers and managedFields', () => {
+  const controllers: AbortController[] = [];
+  afterEach(() => {
+    for (const c of controllers.splice(0)) c.abort();
+  });
+
+  async function cached(
+    options: SharedIndexInformerOptions<ManagedPod>,
+    transform?: (obj: ManagedPod) => ManagedPod,
+  ) {
+    const lw = new FakeListerWatcher<ManagedPod>();
+    lw.listFn = () => listOf([managedPod('a', '1'), managedPod('b', '1')], '1');
+    const informer = newSharedIndexInformer(lw, 'pods', { random: () => 0.5, ...options });
+    if (transform !== undefined) informer.setTransform(transform);
+    const ac = new AbortController();
+    controllers.push(ac);
+    void informer.run(ac.signal);
+    const w = await lw.watchNumber(1);
+    await until(() => informer.hasSynced());
+    w.push({ type: 'MODIFIED', object: managedPod('b', '2') });
+    const store = informer.getStore();
+    await until(() => store.getByKey('default/b')?.metadata.resourceVersion === '2');
+    return { a: store.getByKey('default/a')!, b: store.getByKey('default/b')! };
+  }
+
+  it('share equal trees across listed and watched objects by default', async () => {
+    const { a, b } = await cached({});
+    expect(trees(b)[0]).toBe(trees(a)[0]);
+    expect(trees(b)[1]).toBe(trees(a)[1]);
+  });
+
+  it('keep every object its own trees with shareManagedFields: false', async () => {
+    const { a, b } = await cached({ shareManagedFields: false });
+    expect(trees(b)[0]).not.toBe(trees(a)[0]);
+    expect(Object.isFrozen(trees(a)[0])).toBe(false);
+  });
+
+  it('apply the user transform first', async () => {
+    const { a, b } = await cached({}, dropManagedFields);
+    expect(a.metadata.managedFields).toBeUndefined();
+    expect(b.metadata.managedFields).toBeUndefined();
+  });
+
+  it('offer sharing as a plain transform too', () => {
+    const a = shareManagedFields(managedPod('a', '1'));
+    const b = shareManagedFields(managedPod('b', '1'));
+    expect(trees(b)[0]).toBe(trees(a)[0]);
+  });
+});

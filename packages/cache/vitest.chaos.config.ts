@@ -1,0 +1,3 @@
+import { chaosTestConfig } from '../../vitest.shared.js';
+
+export default chaosTestConfig();
