@@ -123,7 +123,8 @@ export interface DeleteOptionsBody {
   dryRun?: string[];
 }
 
-type Params = Record<string, ParamValue | undefined>;
+/** Query parameters of a request, by name; `undefined` values are left out when it is sent. */
+export type Params = Record<string, ParamValue | undefined>;
 
 function selectorString(
   selector: string | Selector | FieldSelector | undefined,
