@@ -127,9 +127,7 @@ pnpm publish -r --dry-run --no-git-checks --report-summary >"$tmp/publish.log" 2
 
 step "checking what would be published"
 mkdir -p "$tmp/packed"
-for dir in packages/*/; do
-  (cd "$dir" && pnpm pack --pack-destination "$tmp/packed" >/dev/null)
-done
+pnpm -r --filter './packages/*' pack --pack-destination "$tmp/packed" >/dev/null
 node - "$tmp/packed" <<'EOF' || fail "the dry-run publish does not match the versioned workspace"
 const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');

@@ -20,7 +20,7 @@ import {
   LeaseLock,
   validateLeaderElectionConfig,
 } from '@kubets/leaderelection';
-import { duration, FlagError, type FlagSpecs, klog } from '@kubets-apps/shared';
+import { duration, errorMessage, FlagError, type FlagSpecs, klog } from '@kubets-apps/shared';
 
 /** Where a pod finds its own namespace (the service account's token volume). */
 export const serviceAccountNamespaceFile =
@@ -196,7 +196,7 @@ export function leaderElectionSettings(
       callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
     });
   } catch (err) {
-    let message = err instanceof Error ? err.message : String(err);
+    let message = errorMessage(err);
     for (const [key, flag] of Object.entries(flagOf)) message = message.replaceAll(key, flag);
     throw new FlagError(message);
   }

@@ -1,4 +1,5 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
+import { errorMessage } from './klog.ts';
 
 /** A flag taking a value: `--name value` or `--name=value`. */
 export interface StringFlag {
@@ -117,7 +118,7 @@ export function parseCommandLine<const S extends FlagSpecs>(
       allowPositionals: command.args !== undefined,
     });
   } catch (err) {
-    throw new FlagError(err instanceof Error ? err.message : String(err));
+    throw new FlagError(errorMessage(err));
   }
   const values: Record<string, unknown> = { args: parsed.positionals, help: false };
   for (const name of Object.keys(options)) {
@@ -129,9 +130,7 @@ export function parseCommandLine<const S extends FlagSpecs>(
       try {
         values[name] = spec.parse(value);
       } catch (err) {
-        throw new FlagError(
-          `invalid value "${value}" for flag --${name}: ${err instanceof Error ? err.message : String(err)}`,
-        );
+        throw new FlagError(`invalid value "${value}" for flag --${name}: ${errorMessage(err)}`);
       }
     } else {
       values[name] = value;

@@ -192,13 +192,13 @@ export class DeltaFIFO<T> {
   /** Queues an `Added` delta. */
   add(obj: T): void {
     this.#populated = true;
-    this.#queueAction('Added', obj, this.keyOf(obj));
+    this.#queueAction('Added', obj, this.#keyFunc(obj));
   }
 
   /** Queues an `Updated` delta. */
   update(obj: T): void {
     this.#populated = true;
-    this.#queueAction('Updated', obj, this.keyOf(obj));
+    this.#queueAction('Updated', obj, this.#keyFunc(obj));
   }
 
   /**
@@ -224,7 +224,7 @@ export class DeltaFIFO<T> {
     const action: DeltaType = this.#emitDeltaTypeReplaced ? 'Replaced' : 'Sync';
     const keys = new Set<string>();
     for (const item of list) {
-      const key = this.keyOf(item);
+      const key = this.#keyFunc(item);
       keys.add(key);
       this.#queueAction(action, item, key);
     }
@@ -263,9 +263,8 @@ export class DeltaFIFO<T> {
       if (obj === undefined) continue;
       // A queued delta carries a newer state than the known object: syncing the known one
       // would go back in time.
-      const id = this.keyOf(obj);
-      if (this.#items.has(id)) continue;
-      this.#queueAction('Sync', obj, id);
+      if (this.#items.has(key)) continue;
+      this.#queueAction('Sync', obj, key);
     }
   }
 

@@ -1,6 +1,5 @@
 import type { ObjectList, WatchEvent } from '@kubets/apimachinery';
 import type { ListItemIdentity } from '@kubets/rest';
-import { deletionHandlingMetaNamespaceKeyFunc, metaNamespaceKeyFunc } from './keys.js';
 
 /**
  * How `resourceVersion` is interpreted by a list (and by a watch with
@@ -114,17 +113,10 @@ export function reusingCachedItems<T>(
   lw: ListerWatcher<T>,
   cache: { readonly keyFunc: (obj: unknown) => string; getByKey(key: string): T | undefined },
 ): ListerWatcher<T> {
-  const keyFunc = cache.keyFunc;
-  const namespaceKeyed =
-    keyFunc === deletionHandlingMetaNamespaceKeyFunc || keyFunc === metaNamespaceKeyFunc;
   const reuseItem = ({ name, namespace, resourceVersion }: ListItemIdentity): T | undefined => {
     let key: string;
     try {
-      key = namespaceKeyed
-        ? namespace
-          ? `${namespace}/${name}`
-          : name
-        : keyFunc({ metadata: namespace === undefined ? { name } : { name, namespace } });
+      key = cache.keyFunc({ metadata: { name, namespace } });
     } catch {
       return undefined; // a key function that needs more than metadata: decode the item
     }

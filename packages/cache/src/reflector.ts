@@ -1,6 +1,7 @@
 import {
   ExponentialBackoffManager,
   getResourceVersion,
+  type HasObjectMeta,
   isBadRequest,
   isGone,
   isInitialEventsEndBookmark,
@@ -113,10 +114,6 @@ export interface ReflectorOptions {
   watchErrorHandler?: WatchErrorHandler;
   /** Keys objects of a streaming list. Default {@link deletionHandlingMetaNamespaceKeyFunc}. */
   keyFunc?: KeyFunc;
-}
-
-interface HasResourceVersion {
-  metadata?: { resourceVersion?: string } | undefined;
 }
 
 /** A clean end of a watch that lasted less than this, with no events, counts as a failure. */
@@ -526,7 +523,7 @@ export class Reflector<T> {
           case 'ERROR':
             throw watchErrorToStatusError(event);
         }
-        const rv = (event.object as HasResourceVersion).metadata?.resourceVersion;
+        const rv = getResourceVersion(event.object as HasObjectMeta);
         if (rv) this.#lastSyncResourceVersion = rv;
       }
     } finally {

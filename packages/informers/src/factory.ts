@@ -1,4 +1,9 @@
-import type { GroupVersion, GroupVersionResource, HasObjectMeta } from '@kubets/apimachinery';
+import {
+  type GroupVersion,
+  type GroupVersionResource,
+  groupVersionToString,
+  type HasObjectMeta,
+} from '@kubets/apimachinery';
 import {
   type SharedInformerFactory as CacheInformerFactory,
   type Indexer,
@@ -76,10 +81,6 @@ function isDescriptor(
     typeof (value as { kind?: unknown }).kind === 'string' &&
     typeof (value as { namespaced?: unknown }).namespaced === 'boolean'
   );
-}
-
-function apiVersionOf(gv: GroupVersion): string {
-  return gv.group === '' ? gv.version : `${gv.group}/${gv.version}`;
 }
 
 const noTweak = (): void => {};
@@ -199,7 +200,7 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
         );
         const informer = newSharedIndexInformer<ObjectWithMeta>(
           lw,
-          { apiVersion: apiVersionOf(gv), kind: descriptor.kind },
+          { apiVersion: groupVersionToString(gv), kind: descriptor.kind },
           {
             resyncPeriodMs,
             indexers: { [namespaceIndex]: metaNamespaceIndexFunc },

@@ -22,21 +22,13 @@ export interface LeaderElectionRecord {
   leaderTransitions: number;
 }
 
-function pad(value: number, width: number): string {
-  return String(value).padStart(width, '0');
-}
-
 /**
  * Formats a time as the API's `MicroTime`: RFC 3339 in UTC with six fractional digits,
  * e.g. `2024-05-01T12:00:00.123000Z`. JavaScript dates carry milliseconds, so the last three
  * digits are always zero.
  */
 export function formatMicroTime(date: Date): string {
-  return (
-    `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1, 2)}-${pad(date.getUTCDate(), 2)}` +
-    `T${pad(date.getUTCHours(), 2)}:${pad(date.getUTCMinutes(), 2)}:${pad(date.getUTCSeconds(), 2)}` +
-    `.${pad(date.getUTCMilliseconds(), 3)}000Z`
-  );
+  return date.toISOString().replace(/Z$/, '000Z');
 }
 
 /** A Lease's spec as a {@link LeaderElectionRecord} (client-go's `LeaseSpecToLeaderElectionRecord`). */

@@ -9,6 +9,7 @@ import type { Logger } from '@kubets/apimachinery';
 import { version as packageVersion } from '../package.json';
 import { ConfigError, CredentialsError } from './errors.js';
 import type { RateLimiter } from './ratelimit.js';
+import { redactedHref } from './request.js';
 import type { WarningHandler } from './warnings.js';
 
 /** PEM text or bytes. */
@@ -117,9 +118,7 @@ const truncatedMark = '--- TRUNCATED ---';
 function redactedHost(host: string): string {
   try {
     const url = new URL(host);
-    if (!url.password) return host;
-    url.password = 'xxxxx';
-    return url.href;
+    return url.password ? redactedHref(url) : host;
   } catch {
     return host;
   }
@@ -160,18 +159,8 @@ export function redactConfig(config: Config): Record<string, unknown> {
 // structuredClone copy only the settings.
 function printRedacted<T extends Config>(config: T): T {
   const define = (target: object, redact: () => Record<string, unknown>): void => {
-    Object.defineProperty(target, inspect.custom, {
-      value: redact,
-      enumerable: false,
-      configurable: true,
-      writable: true,
-    });
-    Object.defineProperty(target, 'toJSON', {
-      value: redact,
-      enumerable: false,
-      configurable: true,
-      writable: true,
-    });
+    const hidden = { value: redact, enumerable: false, configurable: true, writable: true };
+    Object.defineProperties(target, { [inspect.custom]: hidden, toJSON: hidden });
   };
   const { tls } = config;
   if (tls) define(tls, () => redactTLSConfig(tls));

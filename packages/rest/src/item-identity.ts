@@ -2,6 +2,18 @@
 // straight from its JSON bytes, without parsing the object. A relisting cache uses it to
 // recognise objects it already holds and skip parsing them.
 
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  isWhitespace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from './json-bytes.js';
+
 /** Which object, at which version: read from `metadata` before the object is parsed. */
 export interface ListItemIdentity {
   /** The object's `metadata.name`. */
@@ -12,23 +24,10 @@ export interface ListItemIdentity {
   readonly resourceVersion: string;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-
 const metadataKey = Buffer.from('metadata');
 const nameKey = Buffer.from('name');
 const namespaceKey = Buffer.from('namespace');
 const resourceVersionKey = Buffer.from('resourceVersion');
-
-function isWhitespace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
 
 function skipWhitespace(b: Buffer, i: number): number {
   while (i < b.length && isWhitespace(b[i] as number)) i++;

@@ -1,6 +1,17 @@
 import type { ObjectList } from '@kubets/apimachinery';
 import { ResponseDecodeError } from './errors.js';
 import { type ListItemIdentity, readItemIdentity } from './item-identity.js';
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  isWhitespace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from './json-bytes.js';
 
 /** How {@link decodeListStream} and {@link ListStreamDecoder} hand out the list's items. */
 export interface ListDecodeOptions<T> {
@@ -35,22 +46,9 @@ export interface ListDecodeContext {
   readonly contentType?: string | undefined;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-
 // `c & 0xdf` folds `{` (0x7b) onto `[` (0x5b) and `}` (0x7d) onto `]` (0x5d): one compare
 // each for "opens a container" and "closes a container".
 const FOLD = 0xdf;
-
-function isWhitespace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
 
 /** Where the decoder is in the top-level object. */
 const Phase = {

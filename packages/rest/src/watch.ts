@@ -66,17 +66,22 @@ function hasContent(line: string): boolean {
  * events costs one call, not one promise per event.
  */
 class WatchLineDecoder<T> {
+  // Bytes to text; holds back a multi-byte character split between chunks.
+  readonly #utf8 = new StringDecoder('utf8');
   // The current line's text so far; kept as parts so a large object arriving in many
   // chunks is joined once, not re-copied on every chunk.
-  #partial: string[] = [];
+  readonly #partial: string[] = [];
 
-  write(text: string, out: WatchEvent<T>[]): void {
+  write(chunk: Uint8Array | string, out: WatchEvent<T>[]): void {
+    const text = typeof chunk === 'string' ? chunk : this.#utf8.write(chunk);
     let start = 0;
     for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
-      const piece = text.slice(start, newline);
+      let line = text.slice(start, newline);
       start = newline + 1;
-      const line = this.#partial.length > 0 ? this.#partial.join('') + piece : piece;
-      this.#partial = [];
+      if (this.#partial.length > 0) {
+        line = this.#partial.join('') + line;
+        this.#partial.length = 0;
+      }
       if (hasContent(line)) out.push(decodeLine<T>(line, false));
     }
     if (start < text.length) this.#partial.push(text.slice(start));
@@ -84,8 +89,8 @@ class WatchLineDecoder<T> {
 
   /** The stream ended: a last line without its newline is decoded (or reported cut short). */
   end(out: WatchEvent<T>[]): void {
-    const rest = this.#partial.join('');
-    this.#partial = [];
+    const rest = this.#partial.join('') + this.#utf8.end();
+    this.#partial.length = 0;
     if (hasContent(rest)) out.push(decodeLine<T>(rest, true));
   }
 }
@@ -100,14 +105,13 @@ class WatchLineDecoder<T> {
 export async function* decodeWatchEvents<T>(
   source: AsyncIterable<Uint8Array | string>,
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  const utf8 = new StringDecoder('utf8');
   const lines = new WatchLineDecoder<T>();
   const events: WatchEvent<T>[] = [];
   for await (const chunk of source) {
-    lines.write(typeof chunk === 'string' ? chunk : utf8.write(chunk as Buffer), events);
-    yield* events.splice(0);
+    lines.write(chunk, events);
+    for (const event of events) yield event;
+    events.length = 0;
   }
-  lines.write(utf8.end(), events);
   lines.end(events);
   yield* events;
 }
@@ -132,10 +136,6 @@ const readAheadEvents = 256;
 
 const doneResult: IteratorResult<never, void> = Object.freeze({ done: true, value: undefined });
 
-function isReadable(body: unknown): body is Readable {
-  return body instanceof Readable;
-}
-
 /**
  * An open watch: iterate it with `for await`. Leaving the loop (`break`, `return`, an
  * exception), calling {@link WatchStream.stop}, disposing it (`await using`) or aborting
@@ -151,7 +151,6 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
   private readonly connection: WatchConnection;
   private readonly body: Readable;
   private readonly lines = new WatchLineDecoder<T>();
-  private readonly utf8 = new StringDecoder('utf8');
   // Decoded events not yet taken; `head` is the next one, so taking one does not shift.
   private pending: WatchEvent<T>[] = [];
   private head = 0;
@@ -167,7 +166,7 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
   constructor(connection: WatchConnection) {
     this.connection = connection;
     const body = connection.body;
-    this.body = isReadable(body) ? body : Readable.from(body, { objectMode: true });
+    this.body = body instanceof Readable ? body : Readable.from(body, { objectMode: true });
     this.body.on('data', (chunk: Buffer | string) => this.onData(chunk));
     this.body.on('end', () => this.onEnd());
     this.body.on('error', (err: unknown) => this.onBroken(err));
@@ -182,14 +181,13 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
 
   private onData(chunk: Buffer | string): void {
     if (this.ended) return;
-    this.lines.write(typeof chunk === 'string' ? chunk : this.utf8.write(chunk), this.pending);
+    this.lines.write(chunk, this.pending);
     this.deliver();
     if (this.pending.length - this.head >= readAheadEvents) this.body.pause();
   }
 
   private onEnd(): void {
     if (this.ended) return;
-    this.lines.write(this.utf8.end(), this.pending);
     this.lines.end(this.pending);
     this.ended = true;
     this.deliver();

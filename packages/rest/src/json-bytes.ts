@@ -1,0 +1,15 @@
+// The bytes of JSON's structure, for the decoders that scan a body without parsing it.
+
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
+export const COLON = 0x3a;
+export const COMMA = 0x2c;
+
+/** JSON's whitespace: space, line feed, carriage return, tab. */
+export function isWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
