@@ -5,6 +5,7 @@ import { type Clock, realClock } from './clock.js';
 import { type Config, defaultUserAgent, redactConfig } from './config.js';
 import { CredentialSource } from './credentials.js';
 import { ConfigError } from './errors.js';
+import { assertValidGroupVersion } from './path.js';
 import { type RateLimiter, rateLimiterFor } from './ratelimit.js';
 import { type PatchType, Request, type RequestRuntime, redactedHref } from './request.js';
 import { agentFor } from './transport.js';
@@ -95,6 +96,11 @@ export class RESTClient {
       typeof options.groupVersion === 'string'
         ? parseGroupVersion(options.groupVersion)
         : options.groupVersion;
+    // The group and version become path segments of every request: refuse what could
+    // climb out of the API path (`../../c2/apis/apps`) before anything is sent.
+    if (this.groupVersion) {
+      assertValidGroupVersion(this.groupVersion.group, this.groupVersion.version);
+    }
     const clock = options.clock ?? realClock;
     this.rateLimiter = options.rateLimiter ?? rateLimiterFor(config, { clock });
 

@@ -49,7 +49,8 @@ export function isConfigError(err: unknown): err is ConfigError {
 /**
  * A request was built wrongly (a path part set twice, a name containing `/`, ...).
  * Raised by `do()`, `watch()` or `stream()`, before anything is sent, as client-go's
- * `req.err` is.
+ * `req.err` is; an invalid API group or version (part `group` or `version`) is raised by
+ * the `RESTClient` constructor.
  */
 export class InvalidRequestError extends Error {
   /** The request part at fault: `namespace`, `resource`, `name`, `subresource`, `param`, ... */

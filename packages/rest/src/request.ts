@@ -1,5 +1,4 @@
 import type { Agent, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
   type Logger,
@@ -16,6 +15,12 @@ import {
   TransportError,
 } from './errors.js';
 import { type ListDecodeOptions, ListStreamDecoder } from './list-decode.js';
+import {
+  describeValue,
+  escapedSegmentsOf,
+  escapePathSegment,
+  pathSegmentProblems,
+} from './path.js';
 import type { RateLimiter } from './ratelimit.js';
 import {
   describeTLSVerificationError,
@@ -117,15 +122,6 @@ export function redactedHref(url: URL): string {
   const copy = new URL(url.href);
   copy.password = 'xxxxx';
   return copy.href;
-}
-
-/** Why a path segment is not allowed, as apimachinery's `IsValidPathSegmentName`. */
-function pathSegmentProblems(segment: string): string[] {
-  if (segment === '.' || segment === '..') return [`may not be '${segment}'`];
-  const problems: string[] = [];
-  if (segment.includes('/')) problems.push("may not contain '/'");
-  if (segment.includes('%')) problems.push("may not contain '%'");
-  return problems;
 }
 
 // The stopwatch behind a request's timeout and its caller's abort signal.
@@ -235,12 +231,14 @@ export class Request {
   readonly verb: string;
   private readonly runtime: RequestRuntime;
   private error: InvalidRequestError | undefined;
-  private pathPrefix: string;
+  // Escaped segments below the server's base path: the versioned API path, or absPath's.
+  private prefixSegments: string[];
+  private trailingSlash = false;
   private namespaceValue: string | undefined;
   private resourceValue: string | undefined;
   private nameValue: string | undefined;
   private subresourceValue: string | undefined;
-  private suffixValue: string | undefined;
+  private suffixSegments: string[] = [];
   private readonly query: [string, string][] = [];
   private readonly extraHeaders = new Map<string, { name: string; value: string | string[] }>();
   private bodyBytes: Buffer | undefined;
@@ -253,7 +251,16 @@ export class Request {
     this.runtime = runtime;
     this.verb = verb.toUpperCase();
     this.contentType = contentType;
-    this.pathPrefix = posix.join(runtime.baseUrl.pathname || '/', runtime.versionedPath);
+    this.prefixSegments = this.segmentsOf('path', runtime.versionedPath);
+  }
+
+  private segmentsOf(part: string, ...paths: string[]): string[] {
+    try {
+      return escapedSegmentsOf(part, ...paths);
+    } catch (err) {
+      this.error ??= err as InvalidRequestError;
+      return [];
+    }
   }
 
   private fail(part: string, value: string, message: string): this {
@@ -264,7 +271,7 @@ export class Request {
   private checkSegment(part: string, value: string): boolean {
     const problems = pathSegmentProblems(value);
     if (problems.length === 0) return true;
-    this.fail(part, value, `invalid ${part} "${value}": ${problems.join(', ')}`);
+    this.fail(part, value, `invalid ${part} ${describeValue(value)}: ${problems.join(', ')}`);
     return false;
   }
 
@@ -332,21 +339,23 @@ export class Request {
     return this;
   }
 
-  /** Path segments appended after the name and subresource (client-go's `Suffix`). */
+  /**
+   * Path segments appended after the name and subresource (client-go's `Suffix`). Each
+   * part may hold several `/`-separated segments; `.` and `..` are refused.
+   */
   suffix(...segments: string[]): this {
-    this.suffixValue = posix.join(this.suffixValue ?? '', ...segments);
+    this.suffixSegments.push(...this.segmentsOf('suffix', ...segments));
     return this;
   }
 
   /**
    * Replaces the API path with these segments (below the server's base path), for
-   * endpoints outside a group/version such as `/version` or `/healthz`.
+   * endpoints outside a group/version such as `/version` or `/healthz`. Each part may
+   * hold several `/`-separated segments; `.` and `..` are refused rather than resolved.
    */
   absPath(...segments: string[]): this {
-    const joined = posix.join(this.runtime.baseUrl.pathname || '/', ...segments);
-    const last = segments.at(-1);
-    // path.join drops a trailing slash the caller asked for; keep it.
-    this.pathPrefix = last?.endsWith('/') && !joined.endsWith('/') ? `${joined}/` : joined;
+    this.prefixSegments = this.segmentsOf('absPath', ...segments);
+    this.trailingSlash = segments.at(-1)?.endsWith('/') ?? false;
     return this;
   }
 
@@ -405,21 +414,24 @@ export class Request {
     return this;
   }
 
-  /** The URL this request is sent to. */
+  /**
+   * The URL this request is sent to. Every segment is percent-encoded, so the path names
+   * exactly the namespace, resource, name and subresource that were set.
+   */
   url(): URL {
-    let path = this.pathPrefix;
-    if (this.namespaceValue) path = posix.join(path, 'namespaces', this.namespaceValue);
-    if (this.resourceValue) path = posix.join(path, this.resourceValue.toLowerCase());
-    if (this.nameValue || this.subresourceValue || this.suffixValue) {
-      path = posix.join(
-        path,
-        this.nameValue ?? '',
-        this.subresourceValue ?? '',
-        this.suffixValue ?? '',
-      );
+    const segments = [...this.prefixSegments];
+    if (this.namespaceValue) segments.push('namespaces', escapePathSegment(this.namespaceValue));
+    if (this.resourceValue) segments.push(escapePathSegment(this.resourceValue.toLowerCase()));
+    if (this.nameValue) segments.push(escapePathSegment(this.nameValue));
+    if (this.subresourceValue) {
+      for (const part of this.subresourceValue.split('/')) {
+        if (part !== '') segments.push(escapePathSegment(part));
+      }
     }
+    segments.push(...this.suffixSegments);
+    const base = this.runtime.baseUrl.pathname.replace(/\/+$/, '');
     const url = new URL(this.runtime.baseUrl.href);
-    url.pathname = path;
+    url.pathname = `${base}/${segments.join('/')}${this.trailingSlash && segments.length > 0 ? '/' : ''}`;
     const query = new URLSearchParams(this.query);
     if (this.timeoutMs !== undefined && this.timeoutMs > 0 && !query.has('timeout')) {
       query.set('timeout', `${Math.ceil(this.timeoutMs)}ms`);
