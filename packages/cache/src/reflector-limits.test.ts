@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from './clock.js';
 import { listWatchFromClient } from './listwatch-client.js';
 import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
+import { newSharedIndexInformer } from './shared-informer.js';
 import type { TestPod } from './test-helpers.js';
 
 /** Generous: these tests wait on conditions, and a shared CI machine may be slow. */
@@ -274,6 +275,32 @@ describe('Reflector list deadline against a misbehaving server', () => {
       expect(server.lists[1]?.get('continue')).toBe('next');
       page2Answers = true;
       await until(() => store.items.size === 2, clock, 'the store to sync');
+    },
+    testTimeoutMs,
+  );
+
+  it(
+    'informers pass listTimeoutSeconds to their reflector',
+    async () => {
+      const server = await startServer();
+      server.onList = () => {};
+      const client = new RESTClient({ host: server.url, qps: -1 }, { groupVersion: 'v1' });
+      const clock = new FakeClock();
+      const informer = newSharedIndexInformer(
+        listWatchFromClient<TestPod>(client, 'pods', 'default'),
+        'pods',
+        { clock, listTimeoutSeconds: 0.3 },
+      );
+      const ac = new AbortController();
+      const running = informer.run(ac.signal);
+      cleanups.push(async () => {
+        ac.abort();
+        await running;
+      });
+      await until(() => server.lists.length >= 2, clock, 'a second list request');
+      server.onList = answerList;
+      await until(() => informer.hasSynced(), clock, 'the informer to sync');
+      expect(informer.getStore().listKeys().sort()).toEqual(['default/a', 'default/b']);
     },
     testTimeoutMs,
   );
