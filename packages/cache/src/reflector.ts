@@ -10,6 +10,7 @@ import {
   isResourceExpired,
   isStatusError,
   type Logger,
+  type ObjectList,
   type RandomSource,
   silentLogger,
   type WatchEvent,
@@ -102,6 +103,29 @@ export interface ReflectorOptions {
    * (`setTimeout`), not {@link ReflectorOptions.clock}. `Infinity` turns it off.
    */
   watchDeadlineGraceSeconds?: number;
+  /**
+   * How long, in seconds, each list request may take before the reflector gives up on it.
+   * Default 60; `0` (or `Infinity`) turns the deadline off.
+   *
+   * Every request of a list gets its own deadline: each page of a paged list, the full
+   * list after an expired `continue` token, the relist at the latest resourceVersion. A
+   * list that never answers, a connection silently dropped, a body that stops half-way or
+   * trickles in byte by byte would otherwise leave the informer unsynced forever, with no
+   * error and nothing logged. At the deadline the request is aborted (closing its
+   * connection) and fails with an error named `ListDeadlineExceededError` (its
+   * message names the listed type and the deadline), which is logged as a
+   * warning (`List/watch failed`), passed to the watch error handler and retried after
+   * the usual backoff, like any failed list.
+   *
+   * The default is kube-apiserver's own limit for requests that are not long-running
+   * (`--request-timeout`, 60 s): the server cuts a list that takes longer anyway, so a list
+   * still unanswered then is not coming. Raise it only together with that flag. A streaming
+   * list (`useStreamingList`) is a watch and has the watch's deadline instead (see
+   * {@link ReflectorOptions.watchDeadlineGraceSeconds}). The deadline is measured with
+   * real timers (`setTimeout`), not {@link ReflectorOptions.clock}. It is independent of
+   * the REST client's `Config.timeoutMs`; whichever is shorter ends the request.
+   */
+  listTimeoutSeconds?: number;
   /** Retry delays; default the reflector's 800 ms doubling, jittered, 30 s cap, reset after 2 min. */
   backoff?: BackoffManager;
   /** Time source and sleep; inject a {@link FakeClock} in tests. */
@@ -128,6 +152,30 @@ const watchDeadlineGraceFraction = 0.1;
 /** Node timers cannot wait longer than this (ms); a deadline beyond it is not armed. */
 const maxTimerMs = 2 ** 31 - 1;
 
+/** The default of {@link ReflectorOptions.listTimeoutSeconds}: kube-apiserver's request timeout. */
+const defaultListTimeoutSeconds = 60;
+
+/**
+ * The reason a list request is aborted with when it outlives its deadline. Not exported,
+ * like the watch's: handlers recognise it by its `name`.
+ */
+class ListDeadlineExceededError extends Error {
+  /** The deadline that passed, in seconds. */
+  readonly deadlineSeconds: number;
+  /** What the reflector lists, e.g. `"*v1.Pod"`. */
+  readonly typeDescription: string;
+
+  constructor(typeDescription: string, reflectorName: string, deadlineSeconds: number) {
+    super(
+      `the list of ${typeDescription} (reflector "${reflectorName}") did not finish within ` +
+        `its ${deadlineSeconds} s deadline (listTimeoutSeconds): the request was aborted`,
+    );
+    this.name = 'ListDeadlineExceededError';
+    this.deadlineSeconds = deadlineSeconds;
+    this.typeDescription = typeDescription;
+  }
+}
+
 /** The reason a watch request is aborted with when it outlives its deadline. */
 class WatchDeadlineExceededError extends Error {
   constructor(readonly deadlineSeconds: number) {
@@ -139,13 +187,13 @@ class WatchDeadlineExceededError extends Error {
   }
 }
 
-/** The client-side deadline of one watch request. */
-interface WatchDeadline {
-  /** The watch request's signal: aborts when the reflector stops or the deadline passes. */
+/** The client-side deadline of one list or watch request. */
+interface RequestDeadline {
+  /** The request's signal: aborts when the reflector stops or the deadline passes. */
   readonly signal: AbortSignal;
   /** True once the deadline passed (rather than the reflector being stopped). */
   readonly expired: boolean;
-  /** Disarms the deadline; call once the watch is over. */
+  /** Disarms the deadline; call once the request is over. */
   cancel(): void;
 }
 
@@ -159,7 +207,7 @@ class WatchListUnsupportedError extends Error {
 /** A watch already open (by a streaming list), with its deadline. */
 interface OpenWatch<T> {
   readonly it: AsyncIterator<WatchEvent<T>>;
-  readonly deadline: WatchDeadline;
+  readonly deadline: RequestDeadline;
 }
 
 /** Why the watch phase ended and the reflector should list again. */
@@ -176,6 +224,8 @@ type WatchOutcome = 'relist';
  * - A watch still open well after its `timeoutSeconds` (see
  *   {@link ReflectorOptions.watchDeadlineGraceSeconds}) is aborted as dead and started again
  *   from the last resourceVersion.
+ * - Each list request that takes longer than {@link ReflectorOptions.listTimeoutSeconds}
+ *   (default 60 s) is aborted, reported and retried with backoff.
  * - A watch ended cleanly by the server is restarted at once, without a list.
  * - 410 Gone / Expired (as an HTTP error or an ERROR event) leads to a new list.
  * - Any other failure is retried after a backoff: 800 ms doubling with jitter, capped at
@@ -195,6 +245,7 @@ export class Reflector<T> {
   #useStreamingList: boolean;
   readonly #minWatchTimeoutSeconds: number;
   readonly #watchDeadlineGraceSeconds: number | undefined;
+  readonly #listTimeoutSeconds: number;
   readonly #backoff: BackoffManager;
   readonly #clock: CacheClock;
   readonly #random: RandomSource;
@@ -221,6 +272,7 @@ export class Reflector<T> {
     this.#useStreamingList = options.useStreamingList ?? false;
     this.#minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
     this.#watchDeadlineGraceSeconds = options.watchDeadlineGraceSeconds;
+    this.#listTimeoutSeconds = options.listTimeoutSeconds ?? defaultListTimeoutSeconds;
     this.#clock = options.clock ?? realClock;
     this.#random = options.random ?? Math.random;
     this.#backoff =
@@ -336,7 +388,7 @@ export class Reflector<T> {
       // its watch cache instead of paging through etcd.
       pageSize = 0;
     }
-    const pageFn = (options: ListOptions, s: AbortSignal) => this.#lw.list(options, s);
+    const pageFn = (options: ListOptions, s: AbortSignal) => this.#listPage(options, s);
     let result: Awaited<ReturnType<typeof listAllPages<T>>>;
     try {
       result = await listAllPages(pageFn, { resourceVersion }, signal, { pageSize });
@@ -366,6 +418,38 @@ export class Reflector<T> {
       items: result.list.items.length,
       resourceVersion: rv,
     });
+  }
+
+  /** One list request, under its own deadline (see {@link ReflectorOptions.listTimeoutSeconds}). */
+  async #listPage(options: ListOptions, signal: AbortSignal): Promise<ObjectList<T>> {
+    const seconds = this.#listTimeoutSeconds;
+    if (!(seconds > 0)) return this.#lw.list(options, signal);
+    const deadline = this.#armDeadline(
+      seconds,
+      signal,
+      () => new ListDeadlineExceededError(this.#typeDescription, this.#name, seconds),
+    );
+    const listing = this.#lw.list(options, deadline.signal);
+    // The deadline wins even over a list-watch that ignores its signal; what that list
+    // does later no longer matters.
+    listing.catch(() => undefined);
+    const expiry = new Promise<never>((_resolve, reject) => {
+      deadline.signal.addEventListener(
+        'abort',
+        () => {
+          if (deadline.expired) reject(deadline.signal.reason);
+        },
+        { once: true },
+      );
+    });
+    try {
+      return await Promise.race([listing, expiry]);
+    } catch (err) {
+      // The request may fail with its own abort error; name the deadline instead.
+      throw deadline.expired ? deadline.signal.reason : err;
+    } finally {
+      deadline.cancel();
+    }
   }
 
   /**
@@ -547,7 +631,7 @@ export class Reflector<T> {
    * A watch was aborted at its deadline: a dead connection, not an answer of the server, so
    * the caller watches again at once, without backoff.
    */
-  #reportWatchDeadline(deadline: WatchDeadline): void {
+  #reportWatchDeadline(deadline: RequestDeadline): void {
     this.#logger.warn(
       'The watch outlived its deadline; aborted it, watching again from the last resourceVersion',
       {
@@ -568,13 +652,25 @@ export class Reflector<T> {
    * Starts the client-side deadline of a watch asking for `timeoutSeconds`: its signal
    * aborts with a {@link WatchDeadlineExceededError} once the watch should long be over.
    */
-  #armWatchDeadline(timeoutSeconds: number, signal: AbortSignal): WatchDeadline {
+  #armWatchDeadline(timeoutSeconds: number, signal: AbortSignal): RequestDeadline {
     const grace = Math.max(
       0,
       this.#watchDeadlineGraceSeconds ??
         Math.max(minWatchDeadlineGraceSeconds, timeoutSeconds * watchDeadlineGraceFraction),
     );
     const deadlineSeconds = timeoutSeconds + grace;
+    return this.#armDeadline(
+      deadlineSeconds,
+      signal,
+      () => new WatchDeadlineExceededError(deadlineSeconds),
+    );
+  }
+
+  /**
+   * A signal that aborts when `signal` does (with its reason) or, `deadlineSeconds` from now,
+   * with `reason()`; a deadline too far for a timer is not armed.
+   */
+  #armDeadline(deadlineSeconds: number, signal: AbortSignal, reason: () => Error): RequestDeadline {
     const controller = new AbortController();
     const timer = new AbortController();
     let expired = false;
@@ -592,7 +688,7 @@ export class Reflector<T> {
         () => {
           if (controller.signal.aborted) return;
           expired = true;
-          controller.abort(new WatchDeadlineExceededError(deadlineSeconds));
+          controller.abort(reason());
         },
         () => undefined, // cancelled
       );

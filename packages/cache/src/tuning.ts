@@ -11,6 +11,8 @@ export interface ReflectorTuning {
   minWatchTimeoutSeconds?: number;
   /** See {@link ReflectorOptions.watchDeadlineGraceSeconds}. */
   watchDeadlineGraceSeconds?: number;
+  /** See {@link ReflectorOptions.listTimeoutSeconds}. */
+  listTimeoutSeconds?: number;
   /** See {@link ReflectorOptions.backoff}. */
   backoff?: BackoffManager;
   /** See {@link ReflectorOptions.random}. */
@@ -27,6 +29,9 @@ export function pickTuning(options: ReflectorTuning): ReflectorTuning {
   }
   if (options.watchDeadlineGraceSeconds !== undefined) {
     out.watchDeadlineGraceSeconds = options.watchDeadlineGraceSeconds;
+  }
+  if (options.listTimeoutSeconds !== undefined) {
+    out.listTimeoutSeconds = options.listTimeoutSeconds;
   }
   if (options.backoff !== undefined) out.backoff = options.backoff;
   if (options.random !== undefined) out.random = options.random;

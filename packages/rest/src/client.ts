@@ -9,6 +9,7 @@ import { assertValidGroupVersion } from './path.js';
 import { type RateLimiter, rateLimiterFor } from './ratelimit.js';
 import { type PatchType, Request, type RequestRuntime, redactedHref } from './request.js';
 import { agentFor } from './transport.js';
+import { resolveMaxWatchEventBytes } from './watch.js';
 
 /** How a {@link RESTClient} addresses the API and paces itself. */
 export interface RESTClientOptions {
@@ -22,6 +23,15 @@ export interface RESTClientOptions {
   clock?: Clock;
   /** Extra wait before retry number `attempt` (1-based), on top of any Retry-After; none by default, as in client-go. */
   retryBackoffMs?: (attempt: number) => number;
+  /**
+   * The most bytes one event of this client's watches may have, unless a watch asks for
+   * another cap (`Request.watch({ maxEventBytes })`). Default
+   * {@link defaultMaxWatchEventBytes} (16 MiB, as client-go): an API server stores objects
+   * of about 1.5 MiB at most, and a longer line would otherwise be buffered without bound.
+   * A longer event ends its watch with an ERROR event naming the limit; watchers such as
+   * informers then watch again. `Infinity` turns the cap off.
+   */
+  maxWatchEventBytes?: number;
 }
 
 function hasTLSSettings(config: Config): boolean {
@@ -126,6 +136,7 @@ export class RESTClient {
       logger: config.logger ?? silentLogger,
       warningHandler: config.warningHandler,
       userAgent: config.userAgent ?? defaultUserAgent(),
+      maxWatchEventBytes: resolveMaxWatchEventBytes(options.maxWatchEventBytes),
       tls: { caConfigured: Boolean(tls.caData), serverName: tls.serverName },
       async connection(signal) {
         const resolved = await credentials.resolve(signal);

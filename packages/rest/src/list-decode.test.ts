@@ -2,7 +2,7 @@ import type { ObjectList } from '@kubets/apimachinery';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chunksOf, makePodListBody } from './bench-fixtures.js';
 import { isResponseDecodeError, ResponseDecodeError } from './errors.js';
-import { decodeListStream, ListStreamDecoder } from './list-decode.js';
+import { decodeListStream, defaultMaxListItemBytes, ListStreamDecoder } from './list-decode.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -306,4 +306,67 @@ describe('ListStreamDecoder on a large list', () => {
     expect(longestString).toBeLessThanOrEqual(largestItem);
     expect(longestConcat).toBeLessThanOrEqual(largestItem);
   }, 120_000);
+});
+
+describe('ListStreamDecoder size cap', () => {
+  /** A list whose second item never ends, generated as it is read; counts the chunks read. */
+  function endlessItem(chunkSize: number): {
+    source: AsyncGenerator<Uint8Array>;
+    read: () => number;
+  } {
+    let read = 0;
+    const filler = Buffer.alloc(chunkSize, 'x');
+    async function* source(): AsyncGenerator<Uint8Array> {
+      yield Buffer.from('{"kind":"PodList","items":[{"metadata":{"name":"a"}},{"data":"');
+      for (;;) {
+        read += filler.length;
+        yield filler;
+      }
+    }
+    return { source: source(), read: () => read };
+  }
+
+  it('fails an item over maxItemBytes with the limit, once that many bytes arrived', async () => {
+    const { source, read } = endlessItem(100);
+    const items: unknown[] = [];
+    const err = await decodeListStream(source, {
+      maxItemBytes: 1024,
+      onItem: (item) => items.push(item),
+    }).catch((e: unknown) => e);
+    expect(isResponseDecodeError(err)).toBe(true);
+    expect((err as ResponseDecodeError).message).toBe(
+      'cannot decode the list body: items[1] (from byte 53) is larger than 1024 bytes, the most one item may have',
+    );
+    expect((err as ResponseDecodeError).offset).toBe(53);
+    expect(items).toEqual([{ metadata: { name: 'a' } }]);
+    expect(read()).toBeLessThanOrEqual(1024 + 100);
+  });
+
+  it('accepts an item of exactly maxItemBytes, and caps top-level fields too', () => {
+    const item = JSON.stringify({ data: 'y'.repeat(100) });
+    const body = (metadata: string) => Buffer.from(`{"metadata":${metadata},"items":[${item}]}`);
+    const fits = new ListStreamDecoder({ maxItemBytes: item.length });
+    fits.write(body('{}'));
+    expect(fits.end().items).toHaveLength(1);
+
+    const tooLong = new ListStreamDecoder({ maxItemBytes: item.length - 1 });
+    expect(() => tooLong.write(body('{}'))).toThrow(/items\[0\] \(from byte \d+\) is larger than/);
+
+    const bigMetadata = new ListStreamDecoder({ maxItemBytes: item.length });
+    expect(() => bigMetadata.write(body(JSON.stringify({ x: 'z'.repeat(200) })))).toThrow(
+      `the value of "metadata" (from byte 12) is larger than ${item.length} bytes`,
+    );
+  });
+
+  it('caps at 64 MiB by default', async () => {
+    expect(defaultMaxListItemBytes).toBe(64 * 1024 * 1024);
+    const { source, read } = endlessItem(1024 * 1024);
+    const err = await decodeListStream(source).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/items\[1\] .* is larger than 67108864 bytes/);
+    expect(read()).toBeLessThanOrEqual(65 * 1024 * 1024);
+  }, 60_000);
+
+  it('refuses a cap that is not a positive number', () => {
+    expect(() => new ListStreamDecoder({ maxItemBytes: 0 })).toThrow(RangeError);
+  });
 });

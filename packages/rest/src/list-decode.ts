@@ -34,7 +34,25 @@ export interface ListDecodeOptions<T> {
    * `onItem` consumes them, so a large list is not held twice; `items` is then `[]`.
    */
   collectItems?: boolean | undefined;
+  /**
+   * The most bytes one item may have — and, as the same unbounded buffering applies, one
+   * top-level field such as `metadata`. Default {@link defaultMaxListItemBytes} (64 MiB).
+   * A longer value is a {@link ResponseDecodeError} naming the limit, raised once that
+   * many bytes have arrived, so a broken or hostile body is not buffered until V8's string
+   * limit (about 512 MiB) throws. `Infinity` turns the cap off.
+   */
+  maxItemBytes?: number | undefined;
 }
+
+/**
+ * The default most bytes of one list item: 64 MiB. Objects an API server stores are at
+ * most about 1.5 MiB (etcd's default request limit; kube-apiserver refuses request bodies
+ * over 3 MiB), and watch events are capped at 16 MiB (`defaultMaxWatchEventBytes`, as
+ * client-go); four times that leaves room for any real object, including one an unusual
+ * etcd setting lets grow, while a runaway body fails long before it exhausts memory.
+ * client-go has no such cap on lists; it has no streaming list decoder either.
+ */
+export const defaultMaxListItemBytes = 64 * 1024 * 1024;
 
 /** Where a decode error is reported from; filled in by `Request.doList`. */
 export interface ListDecodeContext {
@@ -128,6 +146,7 @@ export class ListStreamDecoder<T> {
   private readonly onItem: ((item: T) => void) | undefined;
   private readonly reuseItem: ((identity: ListItemIdentity) => T | undefined) | undefined;
   private readonly collect: boolean;
+  private readonly maxItemBytes: number;
   private readonly context: ListDecodeContext;
   private readonly result: Record<string, unknown> = {};
   private items: T[] = [];
@@ -157,6 +176,13 @@ export class ListStreamDecoder<T> {
     this.onItem = options.onItem;
     this.reuseItem = options.reuseItem;
     this.collect = options.collectItems !== false;
+    const maxItemBytes = options.maxItemBytes ?? defaultMaxListItemBytes;
+    if (!(maxItemBytes > 0)) {
+      throw new RangeError(
+        `maxItemBytes must be a positive number of bytes (or Infinity), not ${maxItemBytes}`,
+      );
+    }
+    this.maxItemBytes = maxItemBytes;
     this.context = context;
   }
 
@@ -197,6 +223,7 @@ export class ListStreamDecoder<T> {
       if (this.capturing) {
         const end = this.shape === Shape.Scalar ? this.scanScalar(buf, i, n) : this.scan(buf, i, n);
         if (end < 0) break;
+        this.checkCaptureSize(this.offset + end);
         this.complete(buf, this.captureStart, end);
         i = end;
         continue;
@@ -267,6 +294,7 @@ export class ListStreamDecoder<T> {
       }
     }
     if (this.capturing) {
+      this.checkCaptureSize(this.offset + n);
       // The value goes on in the next chunk: keep its bytes from this one.
       const from = this.captureStart;
       this.parts.push(from === 0 ? buf : buf.subarray(from, n));
@@ -416,6 +444,26 @@ export class ListStreamDecoder<T> {
     this.onItem?.(item);
   }
 
+  /** What the captured value is, for messages. */
+  private describeCapture(): string {
+    return this.target === Target.Item
+      ? `items[${this.itemCount}]`
+      : this.target === Target.Key
+        ? 'a field name'
+        : `the value of "${this.key}"`;
+  }
+
+  /** Fails once the captured value, read up to absolute offset `end`, exceeds the cap. */
+  private checkCaptureSize(end: number): void {
+    if (end - this.captureOffset <= this.maxItemBytes) return;
+    this.parts = [];
+    throw this.fail(
+      `${this.describeCapture()} (from byte ${this.captureOffset}) is larger than ` +
+        `${this.maxItemBytes} bytes, the most one item may have`,
+      this.captureOffset,
+    );
+  }
+
   /** Parses the captured value, which ends at `end` in `buf`, and files it. */
   private complete(buf: Buffer, start: number, end: number): void {
     this.capturing = false;
@@ -442,14 +490,8 @@ export class ListStreamDecoder<T> {
       value = JSON.parse(text);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      const what =
-        this.target === Target.Item
-          ? `items[${this.itemCount}]`
-          : this.target === Target.Key
-            ? 'a field name'
-            : `the value of "${this.key}"`;
       throw this.fail(
-        `invalid JSON in ${what} at bytes ${this.captureOffset}-${endOffset - 1}: ${reason}`,
+        `invalid JSON in ${this.describeCapture()} at bytes ${this.captureOffset}-${endOffset - 1}: ${reason}`,
         this.captureOffset,
         err,
       );

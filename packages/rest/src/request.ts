@@ -30,7 +30,7 @@ import {
   sendHttpRequest,
 } from './transport.js';
 import { parseWarningHeaders, type WarningHandler } from './warnings.js';
-import { WatchStream } from './watch.js';
+import { resolveMaxWatchEventBytes, WatchStream } from './watch.js';
 
 /** The `Content-Type` of a PATCH body, which decides how the server applies it. */
 export const PatchType = {
@@ -46,6 +46,17 @@ export const PatchType = {
 
 /** One of the {@link PatchType} values. */
 export type PatchType = (typeof PatchType)[keyof typeof PatchType];
+
+/** Settings of one {@link Request.watch}. */
+export interface WatchRequestOptions {
+  /**
+   * The most bytes one watch event may have; default the client's
+   * `RESTClientOptions.maxWatchEventBytes`, else {@link defaultMaxWatchEventBytes}
+   * (16 MiB, as client-go). A longer event ends the watch with an ERROR event whose
+   * Status names the limit. `Infinity` turns the cap off.
+   */
+  maxEventBytes?: number | undefined;
+}
 
 /** A query parameter value. */
 export type ParamValue = string | number | boolean;
@@ -88,6 +99,11 @@ export interface RequestRuntime {
   readonly warningHandler: WarningHandler | undefined;
   /** The `User-Agent` header sent with every request. */
   readonly userAgent: string;
+  /**
+   * The default {@link WatchRequestOptions.maxEventBytes} of watches; `undefined` for
+   * {@link defaultMaxWatchEventBytes} (16 MiB).
+   */
+  readonly maxWatchEventBytes?: number | undefined;
   /**
    * What the connection trusts, to explain a failed server-certificate verification:
    * whether a CA was configured, and the name the certificate is checked against.
@@ -745,11 +761,17 @@ export class Request {
    * {@link WatchStream} for how it ends.
    *
    * @throws {StatusError} when the server refuses the watch (e.g. 410 Gone).
+   * @throws {RangeError} when `options.maxEventBytes` is not a positive number.
    */
-  async watch<T = unknown>(): Promise<WatchStream<T>> {
+  async watch<T = unknown>(options: WatchRequestOptions = {}): Promise<WatchStream<T>> {
+    // Checked before the request is sent, so a bad setting cannot leave a connection open.
+    const maxEventBytes = resolveMaxWatchEventBytes(
+      options.maxEventBytes ?? this.runtime.maxWatchEventBytes,
+    );
     if (!this.query.some(([name]) => name === 'watch')) this.query.push(['watch', 'true']);
     const { response, deadline } = await this.open();
     return new WatchStream<T>({
+      maxEventBytes,
       body: response,
       signal: deadline.signal,
       close: () => response.destroy(),

@@ -61,9 +61,54 @@ function hasContent(line: string): boolean {
 }
 
 /**
+ * The most bytes one watch event (one line of the stream) may have unless configured
+ * otherwise: 16 MiB, the limit of client-go's streaming decoder. An API server stores
+ * objects of at most about 1.5 MiB (etcd's default request limit), so a longer line is a
+ * broken or hostile stream; without a cap it would grow in memory until V8's string limit
+ * (about 512 MiB) throws.
+ */
+export const defaultMaxWatchEventBytes = 16 * 1024 * 1024;
+
+/**
+ * Checks a per-event byte cap: `undefined` means {@link defaultMaxWatchEventBytes};
+ * `Infinity` turns the cap off.
+ *
+ * @throws {RangeError} for a cap that is not a positive number.
+ */
+export function resolveMaxWatchEventBytes(maxEventBytes: number | undefined): number {
+  if (maxEventBytes === undefined) return defaultMaxWatchEventBytes;
+  if (!(maxEventBytes > 0)) {
+    throw new RangeError(
+      `maxEventBytes must be a positive number of bytes (or Infinity), not ${maxEventBytes}`,
+    );
+  }
+  return maxEventBytes;
+}
+
+/** The ERROR event that ends a stream whose current line outgrew `maxBytes`. */
+function eventTooLarge<T>(maxBytes: number, excerpt: string): WatchEvent<T> {
+  return {
+    type: 'ERROR',
+    object: watchDecodeFailure(
+      `watch event larger than ${maxBytes} bytes: the watch stream sent a line longer than ` +
+        'the maximum event size; the watch is closed',
+      excerpt,
+    ),
+  };
+}
+
+// A UTF-16 code unit comes from at most 3 bytes of UTF-8, so a line with no more than a
+// third of the cap in code units fits without counting its bytes.
+const maxUtf8BytesPerCodeUnit = 3;
+
+/**
  * Splits watch text into lines and decodes each complete line into an event, keeping the
  * unfinished last line for the next chunk. Appends to `out`, so a chunk holding many
  * events costs one call, not one promise per event.
+ *
+ * A line longer than `maxBytes` (counted in bytes as they arrive, before any string is
+ * built from them) becomes one ERROR event, after which the decoder ignores its input:
+ * a stream that lost its framing cannot be trusted to find it again.
  */
 class WatchLineDecoder<T> {
   // Bytes to text; holds back a multi-byte character split between chunks.
@@ -71,28 +116,109 @@ class WatchLineDecoder<T> {
   // The current line's text so far; kept as parts so a large object arriving in many
   // chunks is joined once, not re-copied on every chunk.
   readonly #partial: string[] = [];
+  // The current line's length in bytes, including bytes the UTF-8 decoder holds back.
+  #partialBytes = 0;
+  readonly #maxBytes: number;
+  #overflowed = false;
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** True once a line exceeded the cap; the stream is to be closed. */
+  get overflowed(): boolean {
+    return this.#overflowed;
+  }
+
+  #fits(knownBytes: number, text: string): boolean {
+    const max = this.#maxBytes;
+    return (
+      knownBytes + text.length * maxUtf8BytesPerCodeUnit <= max ||
+      knownBytes + Buffer.byteLength(text, 'utf8') <= max
+    );
+  }
+
+  /** Ends decoding with the too-large ERROR; `line` is the line's text in this chunk. */
+  #overflow(out: WatchEvent<T>[], line: string): void {
+    // Enough of the line's start to say what it was, without joining all of it.
+    let head = '';
+    for (const part of this.#partial) {
+      if (head.length > excerptLength) break;
+      head += part.slice(0, excerptLength + 1);
+    }
+    if (head.length <= excerptLength) head += line.slice(0, excerptLength + 1);
+    this.#overflowed = true;
+    this.#partial.length = 0;
+    this.#partialBytes = 0;
+    out.push(eventTooLarge<T>(this.#maxBytes, excerptOf(head)));
+  }
 
   write(chunk: Uint8Array | string, out: WatchEvent<T>[]): void {
-    const text = typeof chunk === 'string' ? chunk : this.#utf8.write(chunk);
+    if (this.#overflowed) return;
+    const bytes = typeof chunk === 'string' ? undefined : chunk;
+    const text = bytes === undefined ? (chunk as string) : this.#utf8.write(bytes);
     let start = 0;
-    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
-      let line = text.slice(start, newline);
-      start = newline + 1;
+    let newline = text.indexOf('\n');
+    if (newline !== -1) {
+      // The line in progress ends in this chunk. A newline byte never occurs inside a
+      // multi-byte character, so the bytes before the first one are exactly its rest.
+      const fits =
+        bytes === undefined
+          ? this.#fits(this.#partialBytes, text.slice(0, newline))
+          : this.#partialBytes + bytes.indexOf(0x0a) <= this.#maxBytes;
+      let line = text.slice(0, newline);
+      if (!fits) {
+        this.#overflow(out, line);
+        return;
+      }
       if (this.#partial.length > 0) {
         line = this.#partial.join('') + line;
         this.#partial.length = 0;
       }
+      this.#partialBytes = 0;
       if (hasContent(line)) out.push(decodeLine<T>(line, false));
+      start = newline + 1;
+      for (newline = text.indexOf('\n', start); newline !== -1; ) {
+        line = text.slice(start, newline);
+        if (!this.#fits(0, line)) {
+          this.#overflow(out, line);
+          return;
+        }
+        if (hasContent(line)) out.push(decodeLine<T>(line, false));
+        start = newline + 1;
+        newline = text.indexOf('\n', start);
+      }
+    }
+    if (bytes === undefined) {
+      this.#partialBytes += start < text.length ? Buffer.byteLength(text.slice(start), 'utf8') : 0;
+    } else {
+      this.#partialBytes += start === 0 ? bytes.length : bytes.length - bytes.lastIndexOf(0x0a) - 1;
+    }
+    if (this.#partialBytes > this.#maxBytes) {
+      this.#overflow(out, text.slice(start, start + excerptLength + 1));
+      return;
     }
     if (start < text.length) this.#partial.push(text.slice(start));
   }
 
   /** The stream ended: a last line without its newline is decoded (or reported cut short). */
   end(out: WatchEvent<T>[]): void {
+    if (this.#overflowed) return;
     const rest = this.#partial.join('') + this.#utf8.end();
     this.#partial.length = 0;
+    this.#partialBytes = 0;
     if (hasContent(rest)) out.push(decodeLine<T>(rest, true));
   }
+}
+
+/** Settings of {@link decodeWatchEvents}. */
+export interface DecodeWatchEventsOptions {
+  /**
+   * The most bytes one event (one line) may have; default
+   * {@link defaultMaxWatchEventBytes} (16 MiB). A longer line ends the iteration with one
+   * ERROR event (an InternalError Status naming the limit). `Infinity` turns the cap off.
+   */
+  maxEventBytes?: number | undefined;
 }
 
 /**
@@ -100,17 +226,21 @@ class WatchLineDecoder<T> {
  * byte stream as it arrives. Lines may be split anywhere across chunks, including inside
  * a multi-byte character; blank lines are skipped. A line that is not a valid event, or a
  * last line cut short when the stream ends, becomes an `ERROR` event instead of an
- * exception, so a consumer loop sees it like any other server error.
+ * exception, so a consumer loop sees it like any other server error. A line longer than
+ * `maxEventBytes` becomes an `ERROR` event that ends the iteration (and stops reading
+ * `source`).
  */
 export async function* decodeWatchEvents<T>(
   source: AsyncIterable<Uint8Array | string>,
+  options: DecodeWatchEventsOptions = {},
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  const lines = new WatchLineDecoder<T>();
+  const lines = new WatchLineDecoder<T>(resolveMaxWatchEventBytes(options.maxEventBytes));
   const events: WatchEvent<T>[] = [];
   for await (const chunk of source) {
     lines.write(chunk, events);
     for (const event of events) yield event;
     events.length = 0;
+    if (lines.overflowed) return;
   }
   lines.end(events);
   yield* events;
@@ -126,6 +256,14 @@ export interface WatchConnection {
   readonly signal?: AbortSignal | undefined;
   /** Called once when the stream is finished, to release listeners. */
   onFinished?: (() => void) | undefined;
+  /**
+   * The most bytes one event (one line) may have; default
+   * {@link defaultMaxWatchEventBytes} (16 MiB, as client-go). A longer line is not
+   * buffered further: the stream yields one ERROR event (an InternalError Status whose
+   * message names the limit), closes the connection and ends. `Infinity` turns the cap
+   * off.
+   */
+  readonly maxEventBytes?: number | undefined;
 }
 
 /**
@@ -145,12 +283,15 @@ const doneResult: IteratorResult<never, void> = Object.freeze({ done: true, valu
  * Iterate it once.
  *
  * The connection is read as data arrives, every complete event of a chunk decoded at once;
- * up to 256 decoded events wait for the consumer before reading pauses.
+ * up to 256 decoded events wait for the consumer before reading pauses. An event longer
+ * than {@link WatchConnection.maxEventBytes} (16 MiB by default) yields one `ERROR` event
+ * and ends the watch, connection closed; so does any other failure to decode the stream —
+ * none escapes as an exception.
  */
 export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void>, AsyncDisposable {
   private readonly connection: WatchConnection;
   private readonly body: Readable;
-  private readonly lines = new WatchLineDecoder<T>();
+  private readonly lines: WatchLineDecoder<T>;
   // Decoded events not yet taken; `head` is the next one, so taking one does not shift.
   private pending: WatchEvent<T>[] = [];
   private head = 0;
@@ -164,6 +305,7 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
   };
 
   constructor(connection: WatchConnection) {
+    this.lines = new WatchLineDecoder<T>(resolveMaxWatchEventBytes(connection.maxEventBytes));
     this.connection = connection;
     const body = connection.body;
     this.body = body instanceof Readable ? body : Readable.from(body, { objectMode: true });
@@ -179,18 +321,49 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
     return this.stoppedByCaller || this.connection.signal?.aborted === true;
   }
 
+  // Runs in the body's 'data' event: an exception here would be uncaught and end the
+  // process, so every failure becomes an ERROR event instead.
   private onData(chunk: Buffer | string): void {
     if (this.ended) return;
-    this.lines.write(chunk, this.pending);
+    try {
+      this.lines.write(chunk, this.pending);
+    } catch (err) {
+      this.failDecoding(err);
+      return;
+    }
+    if (this.lines.overflowed) {
+      // The event will never be complete: stop the download instead of discarding it.
+      this.ended = true;
+      this.deliver();
+      this.finish();
+      return;
+    }
     this.deliver();
     if (this.pending.length - this.head >= readAheadEvents) this.body.pause();
   }
 
   private onEnd(): void {
     if (this.ended) return;
-    this.lines.end(this.pending);
+    try {
+      this.lines.end(this.pending);
+    } catch (err) {
+      this.failDecoding(err);
+      return;
+    }
     this.ended = true;
     this.deliver();
+  }
+
+  /** Decoding threw (it should not): report it as the stream's last event and close. */
+  private failDecoding(err: unknown): void {
+    const reason = err instanceof Error ? err.message : String(err);
+    this.pending.push({
+      type: 'ERROR',
+      object: watchDecodeFailure(`unable to decode the watch stream: ${reason}`),
+    });
+    this.ended = true;
+    this.deliver();
+    this.finish();
   }
 
   private onBroken(err: unknown): void {
