@@ -15,8 +15,17 @@ import { Clientset, type corev1 } from '@kubets/clientset';
 import { DiscoveryClient } from '@kubets/discovery';
 import { DynamicClient, toTypedList } from '@kubets/dynamic';
 import { RESTClient } from '@kubets/rest';
-import { connect, klog, parseFlags } from '@kubets-apps/shared';
+import {
+  connect,
+  errorMessage,
+  fatalOnUncaughtErrors,
+  klog,
+  parseFlags,
+} from '@kubets-apps/shared';
 import { clientTourDemo } from './demo.ts';
+
+// An error nothing caught ends the program with one klog F line, not a stack dump
+fatalOnUncaughtErrors();
 
 const flags = parseFlags(
   {
@@ -30,6 +39,19 @@ const flags = parseFlags(
 // with none of them, the embedded API server and a few demo objects)
 const cluster = await connect(flags, clientTourDemo);
 const { signal } = cluster; // SIGINT/SIGTERM aborts the requests
+
+// First make sure the server answers at all, as kubectl does: one request to /version without
+// the retries of a refused connection (GETs are retried for about 10 s), so that a wrong
+// server or a cluster that is down ends the tour at once with one line saying so.
+try {
+  await new RESTClient({ ...cluster.config, maxRetries: 0 })
+    .get()
+    .absPath('/version')
+    .signal(signal)
+    .do();
+} catch (err) {
+  klog.fatal(`Unable to connect to the server ${cluster.config.host}: ${errorMessage(err)}`);
+}
 
 // 1. RESTClient: client-go sets config.APIPath = "api" and config.GroupVersion = core/v1 and
 //    calls rest.RESTClientFor(config); here the group/version picks the path (/api/v1).

@@ -14,7 +14,16 @@ import { isNotFound } from '@kubets/apimachinery';
 import type { ReflectorInfo } from '@kubets/cache';
 import { Clientset } from '@kubets/clientset';
 import { newSharedInformerFactory } from '@kubets/informers';
-import { connect, errorMessage, FlagError, klog, parseFlags, usage } from '@kubets-apps/shared';
+import {
+  connect,
+  errorMessage,
+  FlagError,
+  fatalOnUncaughtErrors,
+  klog,
+  klogLogger,
+  parseFlags,
+  usage,
+} from '@kubets-apps/shared';
 import { newController } from './controller.ts';
 import { crdControllerDemo } from './demo.ts';
 import { command, flagSpecs } from './flags.ts';
@@ -24,6 +33,9 @@ import {
   leaderElectionSettings,
   runWithLeaderElection,
 } from './leaderelection.ts';
+
+// An error nothing caught ends the program with one klog F line, not a stack dump
+fatalOnUncaughtErrors();
 
 const flags = parseFlags(command, flagSpecs);
 
@@ -78,6 +90,9 @@ async function runController(signal: AbortSignal): Promise<void> {
       if (meta) delete meta.managedFields;
       return obj;
     },
+    // Relists, handler failures and the like; a failed list or watch is logged once, by
+    // logListWatchError below, in client-go's words
+    logger: klogLogger('@kubets/cache', { omit: ['List/watch failed'] }),
   });
   const mydemoInformer = crddemoV1.mydemoInformer(mydemoInformerFactory);
   const informer = mydemoInformer.informer();

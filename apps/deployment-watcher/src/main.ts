@@ -11,10 +11,21 @@ import type { DeletedFinalStateUnknown } from '@kubets/cache';
 import { deletedObject } from '@kubets/cache';
 import { type appsv1, Clientset } from '@kubets/clientset';
 import { newSharedInformerFactory } from '@kubets/informers';
-import { aborted, connect, duration, klog, parseFlags } from '@kubets-apps/shared';
+import {
+  aborted,
+  connect,
+  duration,
+  fatalOnUncaughtErrors,
+  klog,
+  klogLogger,
+  parseFlags,
+} from '@kubets-apps/shared';
 import { demoResyncMs, deploymentWatcherDemo } from './demo.ts';
 
 type Deployment = appsv1.Deployment;
+
+// An error nothing caught ends the program with one klog F line, not a stack dump
+fatalOnUncaughtErrors();
 
 const flags = parseFlags(
   {
@@ -39,7 +50,12 @@ const clientset = new Clientset(cluster.config);
 
 // A SharedInformerFactory whose informers resync every 60 s, which calls onUpdate
 const resyncMs = flags.resync ?? (cluster.demo ? demoResyncMs : 60_000);
-const informerFactory = newSharedInformerFactory(clientset, { defaultResyncMs: resyncMs });
+// client-go's reflectors log every failed list or watch through klog; kubets' stay silent
+// unless given a logger
+const informerFactory = newSharedInformerFactory(clientset, {
+  defaultResyncMs: resyncMs,
+  logger: klogLogger('@kubets/cache'),
+});
 
 // Watch Deployments
 const deployInformer = informerFactory.appsV1().deployments();

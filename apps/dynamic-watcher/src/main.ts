@@ -9,9 +9,24 @@
 
 import { parseGroupVersionResource } from '@kubets/apimachinery';
 import { type DeletedFinalStateUnknown, deletedObject } from '@kubets/cache';
-import { DynamicClient, newDynamicSharedInformerFactory, type Unstructured } from '@kubets/dynamic';
-import { aborted, connect, duration, klog, parseFlags } from '@kubets-apps/shared';
+import {
+  DynamicClient,
+  newDynamicSharedInformerFactoryWithOptions,
+  type Unstructured,
+} from '@kubets/dynamic';
+import {
+  aborted,
+  connect,
+  duration,
+  fatalOnUncaughtErrors,
+  klog,
+  klogLogger,
+  parseFlags,
+} from '@kubets-apps/shared';
 import { demoResource, demoResyncMs, dynamicWatcherDemo } from './demo.ts';
+
+// An error nothing caught ends the program with one klog F line, not a stack dump
+fatalOnUncaughtErrors();
 
 const flags = parseFlags(
   {
@@ -53,7 +68,12 @@ const dynamicClient = new DynamicClient(cluster.config);
 
 // A DynamicSharedInformerFactory whose informers resync every 60 s, which calls onUpdate
 const resyncMs = flags.resync ?? (cluster.demo ? demoResyncMs : 60_000);
-const informerFactory = newDynamicSharedInformerFactory(dynamicClient, resyncMs);
+// client-go's reflectors log every failed list or watch through klog; kubets' stay silent
+// unless given a logger
+const informerFactory = newDynamicSharedInformerFactoryWithOptions(dynamicClient, {
+  defaultResyncMs: resyncMs,
+  logger: klogLogger('@kubets/cache'),
+});
 
 // Watch the resource
 const informerListerForGvr = informerFactory.forResource(gvr);

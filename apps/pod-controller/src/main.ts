@@ -15,8 +15,10 @@ import {
   aborted,
   connect,
   errorMessage,
+  fatalOnUncaughtErrors,
   handleError,
   klog,
+  klogLogger,
   parseFlags,
   positiveInt,
 } from '@kubets-apps/shared';
@@ -138,6 +140,9 @@ class Controller {
   }
 }
 
+// An error nothing caught ends the program with one klog F line, not a stack dump
+fatalOnUncaughtErrors();
+
 const flags = parseFlags(
   { name: 'pod-controller', summary: "client-go's workqueue example: a Pod controller." },
   {
@@ -187,6 +192,9 @@ const { indexer, controller: informer } = cache.newIndexerInformer<Pod>(
   },
   0,
   {},
+  // client-go's reflector logs every failed list or watch through klog; kubets' stays silent
+  // unless given a logger
+  { logger: klogLogger('@kubets/cache') },
 );
 
 const controller = new Controller(

@@ -2,9 +2,9 @@ import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Clientset } from '@kubets/clientset';
-import { type Config, loadConfig } from '@kubets/rest';
+import { type Config, type Logger, loadConfig } from '@kubets/rest';
 import type { InMemoryApiServer } from '@kubets/testing';
-import { errorMessage, klog } from './klog.ts';
+import { errorMessage, klog, klogLogger } from './klog.ts';
 import { LineLog, type LinePattern } from './lines.ts';
 import { stopSignal } from './signals.ts';
 
@@ -14,6 +14,15 @@ export interface ClusterFlags {
   readonly master?: string | undefined;
   /** Use the embedded API server and the demo scenario even when a cluster is configured. */
   readonly demo?: boolean | undefined;
+}
+
+/**
+ * The REST clients' logger. Their only `debug` reports are their own retries, among them a
+ * GET retried for about 10 s while the connection is refused: printed as warnings, so that an
+ * unreachable server shows in the first second instead of when the retries run out.
+ */
+function restLogger(): Logger {
+  return klogLogger('@kubets/rest', { debugAs: 'W' });
 }
 
 /** Where {@link connect} found a configuration. */
@@ -112,6 +121,7 @@ export async function connect(flags: ClusterFlags, scenario: DemoScenario = {}):
       } catch (err) {
         klog.fatalDepth(1, errorMessage(err)); // attributed to the caller of connect()
       }
+      config.logger = restLogger();
       return { config, signal, demo: false, close: async () => {} };
     }
     klog.infoDepth(
@@ -160,6 +170,7 @@ async function startDemo(scenario: DemoScenario, stop: AbortSignal): Promise<Clu
   const server = await startApiServer();
   klog.info(`embedded API server at ${server.host}; kubeconfig ${server.kubeconfigPath}`);
   const config = loadConfig({ kubeconfig: server.kubeconfigPath });
+  config.logger = restLogger();
 
   // The app's stop signal: SIGINT/SIGTERM, or the end of the scenario.
   const appStop = new AbortController();

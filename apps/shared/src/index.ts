@@ -33,10 +33,13 @@ export {
 export {
   callerLocation,
   errorMessage,
+  fatalOnUncaughtErrors,
   formatHeader,
   handleError,
   type Klog,
+  type KlogLoggerOptions,
   klog,
+  klogLogger,
   type LogSink,
   type Severity,
   setLogSink,

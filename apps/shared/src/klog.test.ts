@@ -5,6 +5,7 @@ import {
   formatHeader,
   handleError,
   klog,
+  klogLogger,
   type Severity,
   setLogSink,
 } from './klog.ts';
@@ -76,5 +77,33 @@ describe('klog', () => {
     const mine = setLogSink(restore);
     expect(typeof mine).toBe('function');
     setLogSink(mine);
+  });
+});
+
+describe('klogLogger', () => {
+  it('prints a library report as a klog line named after its source, fields as key=JSON', () => {
+    const logger = klogLogger('@kubets/cache', { omit: ['reported elsewhere'] });
+    logger.warn('List/watch failed', {
+      name: 'reflector',
+      error: new Error('connect ECONNREFUSED'),
+      attempt: 2,
+    });
+    logger.info('Relisting');
+    logger.error('reported elsewhere');
+    logger.debug('dropped by default');
+    expect(captured.map((c) => c.severity)).toEqual(['W', 'I']);
+    expect(captured[0]?.line).toMatch(
+      /^W\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ @kubets\/cache\] List\/watch failed name="reflector" error="Error: connect ECONNREFUSED" attempt=2$/,
+    );
+  });
+
+  it('prints debug reports with the severity asked for', () => {
+    klogLogger('@kubets/rest', { debugAs: 'W' }).debug('retrying after a connection error', {
+      code: 'ECONNREFUSED',
+    });
+    expect(captured).toHaveLength(1);
+    expect(captured[0]?.line).toMatch(
+      /^W.* @kubets\/rest\] retrying after a connection error code="ECONNREFUSED"$/,
+    );
   });
 });

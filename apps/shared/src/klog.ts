@@ -16,6 +16,8 @@
  * 42 of the TypeScript source.
  */
 
+import type { LogFields, Logger } from '@kubets/rest';
+
 /** klog's severities. */
 export type Severity = 'I' | 'W' | 'E' | 'F';
 
@@ -83,12 +85,105 @@ export function callerLocation(skip: number): string {
 
 function write(severity: Severity, depth: number, message: string): void {
   // Frames above callerLocation: write, the Klog method, then its caller (+ depth).
-  const location = callerLocation(2 + depth);
+  writeAt(severity, callerLocation(2 + depth), message);
+}
+
+function writeAt(severity: Severity, location: string, message: string): void {
   sink(
     formatHeader(severity, performance.timeOrigin + performance.now(), process.pid, location) +
       message,
     severity,
   );
+}
+
+/** One field of a library's log line, as klog's structured logging prints it: `key="value"`. */
+function formatField(key: string, value: unknown): string {
+  let text: string;
+  if (value instanceof Error) text = JSON.stringify(String(value));
+  else if (typeof value === 'bigint') text = String(value);
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = JSON.stringify(String(value)); // cyclic objects
+    }
+  }
+  return `${key}=${text}`;
+}
+
+/** Options of {@link klogLogger}. */
+export interface KlogLoggerOptions {
+  /**
+   * The severity `debug` messages are printed with; by default they are dropped, as klog drops
+   * its verbose (`V(4)`) lines unless asked.
+   */
+  readonly debugAs?: Severity;
+  /**
+   * Messages not to print because the app reports the same event itself (e.g. a watch error
+   * handler that logs every failed list in client-go's words).
+   */
+  readonly omit?: readonly string[];
+}
+
+/**
+ * A kubets `Logger` (`@kubets/rest`, `@kubets/cache`, ...) that prints what a library reports
+ * as klog lines: `W1124 03:12:00.123456   12345 @kubets/cache] List/watch failed name="..."
+ * error="..."`. The kubets libraries are silent unless given a logger; client-go's log
+ * through klog, so the apps hand this to every client, informer and factory to show what
+ * client-go programs show — above all every failed list or watch.
+ *
+ * `source` takes the place of klog's `file:line`: the library's code is bundled, so the line
+ * a stack trace could name is one of its `dist/index.js`, which would tell a reader nothing.
+ * `debug` maps to `debugAs`, `info` to `I`, `warn` to `W`, `error` to `E`; fields follow the
+ * message as `key=value`, values as JSON.
+ */
+export function klogLogger(source: string, options: KlogLoggerOptions = {}): Logger {
+  const omit = new Set(options.omit);
+  const log =
+    (severity: Severity | undefined) =>
+    (message: string, fields?: LogFields): void => {
+      if (severity === undefined || omit.has(message)) return;
+      const rendered = Object.entries(fields ?? {}).map(([key, value]) => formatField(key, value));
+      writeAt(severity, source, [message, ...rendered].join(' '));
+    };
+  return {
+    debug: log(options.debugAs),
+    info: log('I'),
+    warn: log('W'),
+    error: log('E'),
+  };
+}
+
+/**
+ * `file:line` of the innermost frame of a thrown error's stack: where a line about an error
+ * that nobody caught points, since the stack itself is not printed.
+ */
+function thrownAt(err: unknown): string | undefined {
+  const stack = err instanceof Error ? err.stack : undefined;
+  const frame = /^\s+at (?:.*\()?(?:[a-z]+:\/\/)?([^()\s]+):(\d+):\d+\)?$/m.exec(stack ?? '');
+  if (!frame?.[1]) return undefined;
+  const file = frame[1];
+  return `${file.slice(file.lastIndexOf('/') + 1)}:${frame[2]}`;
+}
+
+let fatalOnUncaughtInstalled = false;
+
+/**
+ * Makes an error that nothing caught — a rejected top-level `await`, a rejection nobody
+ * handles, an uncaught exception — end the program as `klog.Fatal(err)` does in the Go
+ * programs: one `F` line with the error's message, attributed to where it was thrown, and exit
+ * status 255, instead of Node's stack dump (which, for a connection error, says nothing a user
+ * can act on). Idempotent.
+ */
+export function fatalOnUncaughtErrors(): void {
+  if (fatalOnUncaughtInstalled) return;
+  fatalOnUncaughtInstalled = true;
+  const onError = (err: unknown): void => {
+    writeAt('F', thrownAt(err) ?? callerLocation(0), errorMessage(err));
+    process.exit(255);
+  };
+  process.on('uncaughtException', onError);
+  process.on('unhandledRejection', onError);
 }
 
 /** The message of a thrown value, as Go prints an `error` (no `Error: ` prefix). */

@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -118,8 +119,82 @@ export function kubectl(
 
 /** A klog line of `file` with message `message` (a regular expression source). */
 export function klogLine(file: string, message: string, severity = 'I'): RegExp {
-  const escapedFile = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escapedFile = escapeRegExp(file);
   return new RegExp(
     `^${severity}\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} +\\d+ ${escapedFile}:\\d+\\] ${message}$`,
   );
+}
+
+/**
+ * A loopback port nothing listens on: bound, read and closed again, so a connection to it is
+ * refused at once (an unreachable API server without waiting for a network timeout).
+ */
+export async function closedLoopbackPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: '127.0.0.1', port: 0 }, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A klog line that a kubets library printed through `klogLogger(source)`. */
+export function libraryLogLine(source: string, message: string, severity = 'W'): RegExp {
+  const escapedSource = escapeRegExp(source);
+  return new RegExp(
+    `^${severity}\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} +\\d+ ${escapedSource}\\] ${message}$`,
+  );
+}
+
+/**
+ * Runs a long-running app against a server that refuses connections and checks (throwing
+ * when not) what a user must see: within 20 s a klog warning that the GET to that server is retried, then the
+ * informer's failed list (`failedList`, logged once the REST client's retries run out), the app
+ * still running, and afterwards a new attempt. Stops the app at the end.
+ */
+export async function expectRetriesAgainstUnreachableServer(
+  appDir: string | URL,
+  failedList: (server: string) => RegExp,
+  args: readonly string[] = [],
+): Promise<void> {
+  const port = await closedLoopbackPort();
+  const server = `https://127.0.0.1:${port}`;
+  const { env, cleanup } = noClusterEnv();
+  const app = startApp(appDir, [`--master=${server}`, ...args], { env });
+  let exitCode: number | null | undefined;
+  void app.exited.then((code) => {
+    exitCode = code;
+  });
+  try {
+    const retry = libraryLogLine(
+      '@kubets/rest',
+      `retrying after a connection error method="GET" url="${escapeRegExp(server)}/.*" code="ECONNREFUSED" attempt=1 waitMs=\\d+`,
+    );
+    await app.waitFor(retry, { timeoutMs: 20_000 });
+    const failed = await app.waitFor(failedList(server), { timeoutMs: 40_000 });
+    const stillRunning = (when: string): void => {
+      if (exitCode !== undefined) {
+        throw new Error(
+          `the app exited ${when} (code ${exitCode}):\n${app.output.lines.join('\n')}`,
+        );
+      }
+    };
+    stillRunning('after the failed list');
+    // It keeps trying: a new list after the failure, retried again.
+    await app.waitFor(retry, { since: app.output.lines.indexOf(failed) + 1, timeoutMs: 60_000 });
+    stillRunning('after the next attempt');
+    if (app.output.count(/^\s+at /) > 0) {
+      throw new Error(`the app printed a stack trace:\n${app.output.lines.join('\n')}`);
+    }
+  } finally {
+    await app.stop('SIGKILL');
+    cleanup();
+  }
+}
+
+/** `text` as a regular expression source matching it literally. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -44,6 +44,9 @@ function kubeconfig(options: {
   });
 }
 
+// loadConfig checks that certificate data decodes to PEM; the bytes themselves are not parsed.
+const caPem = '-----BEGIN CERTIFICATE-----\nCA PEM\n-----END CERTIFICATE-----\n';
+
 const simpleKubeconfig = kubeconfig({
   current: 'dev',
   clusters: [
@@ -51,7 +54,7 @@ const simpleKubeconfig = kubeconfig({
       name: 'dev-cluster',
       cluster: {
         server: 'https://dev.example:6443',
-        'certificate-authority-data': base64('CA PEM'),
+        'certificate-authority-data': base64(caPem),
         'tls-server-name': 'kubernetes.default',
       },
     },
@@ -91,7 +94,7 @@ describe('loadConfig from a kubeconfig file', () => {
   it('reads server, CA, TLS server name, token and namespace of the current context', () => {
     const config = loadConfig({ kubeconfig: writeFile('config', simpleKubeconfig), ...isolated() });
     expect(config.host).toBe('https://dev.example:6443');
-    expect(Buffer.from(config.tls?.caData ?? '').toString()).toBe('CA PEM');
+    expect(Buffer.from(config.tls?.caData ?? '').toString()).toBe(caPem);
     expect(config.tls?.serverName).toBe('kubernetes.default');
     expect(config.bearerToken).toBe('dev-token');
     expect(config.namespace).toBe('team-a');
@@ -330,6 +333,98 @@ describe('loadConfig errors', () => {
 
   it('no configuration anywhere says where it looked', () => {
     expectConfigError(() => loadConfig(isolated()), /^no Kubernetes configuration found/);
+  });
+});
+
+describe('loadConfig rejects values of the wrong shape, naming the field and the file', () => {
+  const keyPem =
+    '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----\n';
+  const withEntries = (cluster: Record<string, unknown>, user: Record<string, unknown>): string =>
+    writeFile(
+      'config',
+      kubeconfig({
+        current: 'ctx',
+        clusters: [{ name: 'c1', cluster: { server: 'https://c1:6443', ...cluster } }],
+        users: [{ name: 'u1', user }],
+        contexts: [{ name: 'ctx', context: { cluster: 'c1', user: 'u1' } }],
+      }),
+    );
+  const escapeRe = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  it.each([
+    ['an object', { a: 1 }, 'an object'],
+    ['a number', 12345, 'a number'],
+    ['a list', ['x'], 'a list'],
+  ])('token that is %s', (_what, token, kind) => {
+    const file = withEntries({}, { token });
+    const error = expectConfigError(
+      () => loadConfig({ kubeconfig: file, ...isolated() }),
+      new RegExp(
+        `^invalid users\\[u1\\]\\.token \\(context "ctx" in kubeconfig ${escapeRe(file)}\\): expected a string, got ${kind}$`,
+      ),
+    );
+    expect(error.file).toBe(file);
+    expect(error.field).toBe('users[u1].token');
+  });
+
+  it.each([
+    ['username', { username: 7 }],
+    ['password', { password: { secret: true } }],
+    ['client-key', { 'client-key': 42 }],
+    ['as', { as: ['a'] }],
+  ])('%s that is not a string', (field, user) => {
+    const file = withEntries({}, user);
+    const error = expectConfigError(
+      () => loadConfig({ kubeconfig: file, ...isolated() }),
+      new RegExp(`^invalid users\\[u1\\]\\.${field} .*${escapeRe(file)}.*expected a string`),
+    );
+    expect(error.field).toBe(`users[u1].${field}`);
+  });
+
+  const dataFields = [
+    ['clusters[c1].certificate-authority-data', 'certificate-authority-data', 'cluster'],
+    ['users[u1].client-certificate-data', 'client-certificate-data', 'user'],
+    ['users[u1].client-key-data', 'client-key-data', 'user'],
+  ] as const;
+
+  it.each(dataFields)('%s that is not base64', (field, key, entry) => {
+    const bad = { [key]: 'not*base64!' };
+    const file = entry === 'cluster' ? withEntries(bad, {}) : withEntries({}, bad);
+    const error = expectConfigError(
+      () => loadConfig({ kubeconfig: file, ...isolated() }),
+      new RegExp(
+        `^invalid ${escapeRe(field)} \\(context "ctx" in kubeconfig ${escapeRe(file)}\\): not valid base64$`,
+      ),
+    );
+    expect(error.field).toBe(field);
+    expect(error.file).toBe(file);
+  });
+
+  it.each(dataFields)('%s with base64 that is not PEM', (field, key, entry) => {
+    const bad = { [key]: base64('just some bytes, no PEM block') };
+    const file = entry === 'cluster' ? withEntries(bad, {}) : withEntries({}, bad);
+    const error = expectConfigError(
+      () => loadConfig({ kubeconfig: file, ...isolated() }),
+      new RegExp(
+        `^invalid ${escapeRe(field)} \\(context "ctx" in kubeconfig ${escapeRe(file)}\\): the base64 does not decode to PEM`,
+      ),
+    );
+    expect(error.field).toBe(field);
+  });
+
+  it('base64 with missing padding is refused, and PEM split over lines is accepted', () => {
+    const unpadded = base64(keyPem).replace(/=+$/, '');
+    expect(unpadded.length % 4).not.toBe(0);
+    const file = withEntries({}, { 'client-key-data': unpadded });
+    expectConfigError(
+      () => loadConfig({ kubeconfig: file, ...isolated() }),
+      /users\[u1\]\.client-key-data .*not valid base64/,
+    );
+
+    const wrapped = base64(keyPem).replace(/(.{20})/g, '$1\n');
+    const good = withEntries({}, { 'client-key-data': wrapped });
+    const config = loadConfig({ kubeconfig: good, ...isolated() });
+    expect(Buffer.from(config.tls?.keyData ?? '').toString()).toBe(keyPem);
   });
 });
 

@@ -314,8 +314,10 @@ function readKubeconfigFiles(files: readonly string[]): KubeConfig {
     try {
       // What KubeConfig.loadFromFile does, on the text already read.
       single.loadFromString(text);
+      checkPathFields(single, file);
       single.makePathsAbsolute(dirname(file));
     } catch (err) {
+      if (err instanceof ConfigError) throw err;
       const reason =
         err instanceof TypeError
           ? 'not a kubeconfig (expected a YAML mapping with clusters, contexts and users)'
@@ -348,6 +350,34 @@ function readKubeconfigFiles(files: readonly string[]): KubeConfig {
   return merged;
 }
 
+/** How an error message names the type of a value that should have been a string. */
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  const type = typeof value;
+  return type === 'object' || type === 'undefined' ? `an ${type}` : `a ${type}`;
+}
+
+/**
+ * Certificate paths that are not strings: client-node's `makePathsAbsolute` would fail on
+ * them with a TypeError from `path.resolve`, naming no field.
+ */
+function checkPathFields(kubeConfig: KubeConfig, file: string): void {
+  const check = (value: unknown, field: string): void => {
+    if (value === undefined || value === null || typeof value === 'string') return;
+    throw new ConfigError(
+      `invalid ${field} in kubeconfig ${file}: expected a string, got ${kindOf(value)}`,
+      { file, field },
+    );
+  };
+  for (const cluster of kubeConfig.getClusters()) {
+    check(cluster.caFile, `clusters[${cluster.name}].certificate-authority`);
+  }
+  for (const user of kubeConfig.getUsers()) {
+    check(user.certFile, `users[${user.name}].client-certificate`);
+    check(user.keyFile, `users[${user.name}].client-key`);
+  }
+}
+
 // Remembers which files a merged KubeConfig came from, so errors can name them.
 const sourceFiles = new WeakMap<KubeConfig, readonly string[]>();
 
@@ -365,7 +395,9 @@ export interface FromKubeConfigOptions {
  * OIDC, auth providers) are obtained per request through the KubeConfig's authenticators.
  *
  * @throws {ConfigError} for an unknown context, a context naming a missing cluster or
- * user, or an unreadable certificate file.
+ * user, an unreadable certificate file, a value that should be a string and is not (a
+ * `token: {a: 1}`), or `*-data` that is not base64 of a PEM block; the message names the
+ * field, the context and the kubeconfig file.
  */
 export function configFromKubeConfig(
   kubeConfig: KubeConfig,
@@ -404,6 +436,38 @@ export function configFromKubeConfig(
     });
   }
 
+  // client-node passes the kubeconfig's values through untyped: a `token: {a: 1}` or a number
+  // would fail later with a TypeError naming neither the field nor the file.
+  const expectString = (value: unknown, field: string): string | undefined => {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'string') return value;
+    throw new ConfigError(
+      `invalid ${field} (context "${contextName}"${where}): expected a string, got ${kindOf(value)}`,
+      { file, context: contextName, field },
+    );
+  };
+  for (const [value, field] of [
+    [cluster.caFile, 'certificate-authority'],
+    [cluster.caData, 'certificate-authority-data'],
+    [cluster.tlsServerName, 'tls-server-name'],
+  ] as const) {
+    expectString(value, `clusters[${cluster.name}].${field}`);
+  }
+  if (user) {
+    for (const [value, field] of [
+      [user.token, 'token'],
+      [user.username, 'username'],
+      [user.password, 'password'],
+      [user.certFile, 'client-certificate'],
+      [user.certData, 'client-certificate-data'],
+      [user.keyFile, 'client-key'],
+      [user.keyData, 'client-key-data'],
+      [user.impersonateUser, 'as'],
+    ] as const) {
+      expectString(value, `users[${user.name}].${field}`);
+    }
+  }
+
   const readPem = (
     path: string | undefined,
     base64: string | undefined,
@@ -420,7 +484,27 @@ export function configFromKubeConfig(
         );
       }
     }
-    return base64 ? Buffer.from(base64, 'base64') : undefined;
+    return base64 ? decodePemData(base64, `${field}-data`) : undefined;
+  };
+
+  // Buffer.from(text, 'base64') skips what is not base64 and never fails: bad data would load
+  // and the first request would fail with an OpenSSL message naming neither field nor file.
+  const decodePemData = (base64: string, field: string): Buffer => {
+    const compact = base64.replace(/\s+/g, '');
+    const problem = (what: string): ConfigError =>
+      new ConfigError(`invalid ${field} (context "${contextName}"${where}): ${what}`, {
+        file,
+        context: contextName,
+        field,
+      });
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 !== 0) {
+      throw problem('not valid base64');
+    }
+    const decoded = Buffer.from(compact, 'base64');
+    if (!decoded.toString('latin1').includes('-----BEGIN')) {
+      throw problem('the base64 does not decode to PEM (no "-----BEGIN" line)');
+    }
+    return decoded;
   };
 
   const tls: TLSClientConfig = {};
