@@ -2,6 +2,7 @@ import { type GroupVersion, groupVersionToString, type ObjectList } from '@kubet
 import {
   type Clock,
   type Config,
+  copyConfig,
   type RateLimiter,
   type RESTClient,
   rateLimiterFor,
@@ -54,7 +55,8 @@ export class Clientset extends GeneratedClientset {
     super();
     this.options = options;
     this.rateLimiter = rateLimiterFor(config, { clock: options.clock });
-    this.config = { ...config, rateLimiter: this.rateLimiter };
+    // Not a spread: the copy must keep printing with its secrets redacted.
+    this.config = copyConfig(config, { rateLimiter: this.rateLimiter });
     // Build one client now so configuration errors surface here, not on first use.
     this.restClientFor({ group: '', version: 'v1' });
   }

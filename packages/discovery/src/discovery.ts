@@ -1,5 +1,5 @@
 import { isForbidden, isNotFound, parseGroupVersion } from '@kubets/apimachinery';
-import { type Config, RESTClient } from '@kubets/rest';
+import { type Config, copyConfig, RESTClient } from '@kubets/rest';
 import { DiscoveryPartialError, isDiscoveryPartialError } from './errors.js';
 import type {
   APIGroup,
@@ -261,11 +261,10 @@ function isRESTClient(value: Config | RESTClient): value is RESTClient {
  * (a 32 s timeout and a burst of 300) where the config does not say otherwise.
  */
 export function discoveryConfig(config: Config): Config {
-  return {
-    ...config,
+  return copyConfig(config, {
     timeoutMs: config.timeoutMs ?? defaultDiscoveryTimeoutMs,
     burst: config.rateLimiter || config.burst ? config.burst : defaultDiscoveryBurst,
-  };
+  });
 }
 
 /**

@@ -42,13 +42,17 @@ export function defaultDiscoveryCacheParentDir(): string {
 /**
  * The cache directory for a server, as kubectl computes it: the host without its scheme,
  * `:` replaced by `_`, and any other character outside `[\w/.]` replaced by `_`, e.g.
- * `https://127.0.0.1:6443` → `<parent>/127.0.0.1_6443`.
+ * `https://127.0.0.1:6443` → `<parent>/127.0.0.1_6443`. A `user:password@` in the URL is
+ * left out, so the password never becomes part of a path on disk (or in a printed client).
  */
 export function discoveryCacheDirFor(
   host: string,
   parentDir = defaultDiscoveryCacheParentDir(),
 ): string {
-  const schemeless = host.replace(/^https?:\/\//i, '').replace(/:/g, '_');
+  const schemeless = host
+    .replace(/^https?:\/\//i, '')
+    .replace(/^[^/@]*@/, '')
+    .replace(/:/g, '_');
   const safe = schemeless.replace(/[^\w/.]/g, '_').replace(/\.\.+/g, '_');
   return join(parentDir, safe);
 }

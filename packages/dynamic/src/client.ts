@@ -8,6 +8,7 @@ import {
 } from '@kubets/apimachinery';
 import {
   type Config,
+  copyConfig,
   PatchType,
   type RateLimiter,
   type RESTClient,
@@ -364,7 +365,8 @@ export class DynamicClient {
   private readonly clients = new Map<string, RESTClient>();
 
   constructor(config: Config) {
-    this.config = config;
+    // A copy that prints redacted, even when the caller spread or hand-wrote `config`.
+    this.config = copyConfig(config);
     this.rateLimiter = rateLimiterFor(config);
     // Validate the host now rather than on the first request.
     this.restClient({ group: '', version: 'v1' });

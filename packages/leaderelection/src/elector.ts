@@ -502,19 +502,40 @@ export class LeaderElector {
     return true;
   }
 
-  /** Writes an empty holder with a 1 s lease if we hold the lock (client-go's `release`). */
+  /**
+   * Writes an empty holder with a 1 s lease if we hold the lock (client-go's `release`). The
+   * Lease is read first, as client-go does: a renewal the server applied but whose answer
+   * was abandoned (renew deadline, cancel) left the lock's copy stale, and an update from it
+   * would only get 409 Conflict, leaving the successor to wait out a full lease.
+   */
   async #release(): Promise<boolean> {
     if (!this.#observedIsUs()) return true;
+    const { renewDeadlineMs } = this.#durations;
+    const startedAt = this.#clock.now();
+    let current: LeaderElectionRecord;
+    try {
+      current = (await this.#lock.get({ timeoutMs: renewDeadlineMs })).record;
+    } catch (error) {
+      this.#logger.error(
+        `failed to release lock ${this.#lock.describe()}: reading it failed: ${errorMessage(error)}`,
+        { ...this.#fields },
+      );
+      return false;
+    }
+    // Someone else took over since our last renewal: theirs now, nothing to release.
+    if (current.holderIdentity !== this.#lock.identity()) return true;
     const now = formatMicroTime(new Date());
     const released: LeaderElectionRecord = {
       holderIdentity: '',
       leaseDurationSeconds: 1,
       acquireTime: now,
       renewTime: now,
-      leaderTransitions: this.#observedRecord?.leaderTransitions ?? 0,
+      leaderTransitions: current.leaderTransitions,
     };
+    // Read and write share one renew deadline, as in client-go.
+    const remainingMs = Math.max(1, renewDeadlineMs - (this.#clock.now() - startedAt));
     try {
-      await this.#lock.update(released, { timeoutMs: this.#durations.renewDeadlineMs });
+      await this.#lock.update(released, { timeoutMs: remainingMs });
     } catch (error) {
       this.#logger.error(
         `failed to release lock ${this.#lock.describe()}: ${errorMessage(error)}`,

@@ -1,10 +1,15 @@
 import { isConflict, isNotFound } from '@kubets/apimachinery';
 import { Clientset } from '@kubets/clientset';
-import { loadConfig } from '@kubets/rest';
+import { FakeClock, loadConfig } from '@kubets/rest';
 import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LeaderElectionConfig, LeaderElector } from './elector.js';
-import { type LeaderElectionEventRecorder, LeaseLock, type LockEventSubject } from './lock.js';
+import {
+  type LeaderElectionEventRecorder,
+  type LeaseClient,
+  LeaseLock,
+  type LockEventSubject,
+} from './lock.js';
 import { formatMicroTime, type LeaderElectionRecord } from './record.js';
 import { MemoryLogger, waitFor } from './test-helpers.js';
 
@@ -217,6 +222,120 @@ describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60
     expect(b.events).toEqual(['new leader a', 'new leader b', 'started']);
     expect(sampler.stop()).toEqual([]);
     expect(a.logger.errors()).toEqual([]);
+  });
+
+  it('releases from a fresh read when a renewal reached the server but its answer was abandoned', async () => {
+    const name = leaseName();
+    const leases = clientset.coordinationV1().leases('default');
+    // Applies every update; once asked, keeps the next answer back until the caller gives up,
+    // as when the renew deadline or a cancel fires with the request in flight.
+    let withholdNext = false;
+    let applied = 0;
+    const client: LeaseClient = {
+      get: (leaseName, options) => leases.get(leaseName, options),
+      create: (lease, options) => leases.create(lease, options),
+      update: async (lease, options = {}) => {
+        const withhold = withholdNext;
+        withholdNext = false;
+        const { signal, ...unabortable } = options;
+        const updated = await leases.update(lease, withhold ? unabortable : options);
+        applied++;
+        if (!withhold) return updated;
+        return new Promise<never>((_resolve, reject) => {
+          if (signal?.aborted) reject(signal.reason);
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+        });
+      },
+    };
+    // A fake clock: renewals happen only when the test moves it, and b can take over only
+    // through the release (its clock never reaches the 60 s expiry).
+    const clock = new FakeClock();
+    const durations = { leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 2_000 };
+    const logger = new MemoryLogger();
+    const cancelA = new AbortController();
+    const a = new LeaderElector({
+      lock: new LeaseLock({ namespace: 'default', name, client, identity: 'a' }),
+      ...durations,
+      clock,
+      releaseOnCancel: true,
+      logger,
+      callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
+    });
+    const aDone = a.run(cancelA.signal);
+    await waitFor(() => a.isLeader(), 10_000, 'a to lead');
+
+    withholdNext = true;
+    const before = applied;
+    clock.step(durations.retryPeriodMs);
+    await waitFor(() => applied > before, 10_000, 'the renewal to reach the server');
+    const renewed = await leases.get(name);
+    cancelA.abort();
+    await aDone;
+
+    const released = await leases.get(name);
+    expect(released.metadata?.resourceVersion).not.toBe(renewed.metadata?.resourceVersion);
+    expect(released.spec?.holderIdentity ?? '').toBe('');
+    expect(released.spec).toMatchObject({ leaseDurationSeconds: 1, leaseTransitions: 0 });
+    expect(logger.errors()).toEqual([]);
+
+    const cancelB = new AbortController();
+    let bStarted = false;
+    const b = new LeaderElector({
+      lock: new LeaseLock({ namespace: 'default', name, client: clientset, identity: 'b' }),
+      ...durations,
+      clock,
+      callbacks: {
+        onStartedLeading: () => {
+          bStarted = true;
+        },
+        onStoppedLeading: () => {},
+      },
+    });
+    const bDone = b.run(cancelB.signal);
+    try {
+      await waitFor(() => bStarted, 10_000, 'b to acquire the released lease');
+      expect((await leases.get(name)).spec).toMatchObject({
+        holderIdentity: 'b',
+        leaseTransitions: 1,
+      });
+    } finally {
+      cancelB.abort();
+      await bDone;
+    }
+  });
+
+  it('leaves a Lease someone else took over alone on release', async () => {
+    const name = leaseName();
+    const leases = clientset.coordinationV1().leases('default');
+    const clock = new FakeClock();
+    const logger = new MemoryLogger();
+    const cancel = new AbortController();
+    const a = new LeaderElector({
+      lock: new LeaseLock({ namespace: 'default', name, client: clientset, identity: 'a' }),
+      leaseDurationMs: 60_000,
+      renewDeadlineMs: 40_000,
+      retryPeriodMs: 2_000,
+      clock,
+      releaseOnCancel: true,
+      logger,
+      callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
+    });
+    const done = a.run(cancel.signal);
+    await waitFor(() => a.isLeader(), 10_000, 'a to lead');
+    // Another party takes the Lease behind a's back (a has not renewed since).
+    const taken = await leases.get(name);
+    await leases.update({
+      ...taken,
+      spec: { ...taken.spec, holderIdentity: 'c', leaseTransitions: 1 },
+    });
+    cancel.abort();
+    await done;
+    expect((await leases.get(name)).spec).toMatchObject({
+      holderIdentity: 'c',
+      leaseTransitions: 1,
+      leaseDurationSeconds: 60,
+    });
+    expect(logger.errors()).toEqual([]);
   });
 
   it('stops leading when the server answers 503 past the renew deadline, and leads again afterwards', async () => {

@@ -2,7 +2,7 @@ import type { Agent } from 'node:http';
 import { inspect } from 'node:util';
 import { type GroupVersion, parseGroupVersion, silentLogger } from '@kubets/apimachinery';
 import { type Clock, realClock } from './clock.js';
-import { type Config, defaultUserAgent, redactConfig } from './config.js';
+import { type Config, copyConfig, defaultUserAgent, redactConfig } from './config.js';
 import { CredentialSource } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { assertValidGroupVersion } from './path.js';
@@ -79,7 +79,10 @@ function serverUrl(config: Config): URL {
  * every client using the same TLS settings).
  */
 export class RESTClient {
-  /** The configuration the client was built from: server, credentials, TLS, limits. */
+  /**
+   * The configuration the client was built from: server, credentials, TLS, limits. A copy
+   * of the one given (see {@link copyConfig}), printing with its secrets redacted.
+   */
   readonly config: Config;
   /** The group/version this client addresses, when it has one. */
   readonly groupVersion: GroupVersion | undefined;
@@ -101,7 +104,9 @@ export class RESTClient {
         { field: 'host' },
       );
     }
-    this.config = config;
+    // A copy that prints redacted, so `client.config` is safe to log even when the caller
+    // spread or hand-wrote the config it passed.
+    this.config = copyConfig(config);
     this.groupVersion =
       typeof options.groupVersion === 'string'
         ? parseGroupVersion(options.groupVersion)

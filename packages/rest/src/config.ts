@@ -142,8 +142,9 @@ export function redactTLSConfig(tls: TLSClientConfig): Record<string, unknown> {
  * Configs made by {@link loadConfig}, {@link configFromKubeConfig} and
  * {@link inClusterConfig} print this way by themselves (`util.inspect`, `console.log`,
  * `JSON.stringify`), through non-enumerable `[util.inspect.custom]` and `toJSON`
- * methods; copies made with `{ ...config }` and hand-written configs do not, so log
- * `redactConfig(config)` rather than a config.
+ * methods, and so do the copies clients keep ({@link copyConfig}); copies made with
+ * `{ ...config }` and hand-written configs do not, so log `redactConfig(config)` rather
+ * than a config.
  */
 export function redactConfig(config: Config): Record<string, unknown> {
   const copy: Record<string, unknown> = { ...config };
@@ -166,6 +167,19 @@ function printRedacted<T extends Config>(config: T): T {
   if (tls) define(tls, () => redactTLSConfig(tls));
   define(config, () => redactConfig(config));
   return config;
+}
+
+/**
+ * A copy of `config`, with `changes` applied, that prints redacted by itself like the
+ * configs {@link loadConfig} makes: `util.inspect`, `console.log` and `JSON.stringify`
+ * show {@link redactConfig}'s view. The TLS settings are copied too; the auth provider,
+ * rate limiter and logger are shared. Use it instead of `{ ...config, ...changes }` when
+ * the copy is kept by something that may be printed (clients keep their config this way).
+ */
+export function copyConfig(config: Config, changes: Partial<Config> = {}): Config {
+  const copy: Config = { ...config, ...changes };
+  if (copy.tls) copy.tls = { ...copy.tls };
+  return printRedacted(copy);
 }
 
 /** `kubets/<version> (<os>/<arch>) node/<version>`, the User-Agent sent unless `Config.userAgent` says otherwise. */

@@ -1,6 +1,13 @@
 import { readFile, stat } from 'node:fs/promises';
+import { inspect } from 'node:util';
 import { type Clock, realClock } from './clock.js';
-import type { Config, ImpersonationConfig, PemData, RequestCredentials } from './config.js';
+import {
+  type Config,
+  type ImpersonationConfig,
+  type PemData,
+  type RequestCredentials,
+  redactConfig,
+} from './config.js';
 import { CredentialsError, isCredentialsError } from './errors.js';
 
 /** The credentials one request attempt is sent with. */
@@ -65,6 +72,20 @@ export class TokenFile {
     this.path = path;
     this.clock = options.clock ?? realClock;
     this.recheckIntervalMs = Math.max(0, options.recheckIntervalMs ?? defaultTokenFileRecheckMs);
+  }
+
+  /** What `JSON.stringify` shows: the path, never the token read from it. */
+  toJSON(): Record<string, unknown> {
+    return { path: this.path };
+  }
+
+  /** What `util.inspect` and `console.log` show: as {@link TokenFile.toJSON}. */
+  [inspect.custom](
+    _depth: number,
+    options: Parameters<typeof inspect>[1],
+    inspectFn: typeof inspect,
+  ): string {
+    return `TokenFile ${inspectFn(this.toJSON(), options)}`;
   }
 
   /** Makes the next {@link TokenFile.token} call look at the file, e.g. after a 401 answer. */
@@ -187,6 +208,20 @@ export class CredentialSource {
       ? new TokenFile(config.bearerTokenFile, options.tokenFile)
       : undefined;
     this.staticHeaders = impersonationHeaders(config.impersonate);
+  }
+
+  /** What `JSON.stringify` shows: the config with its secrets redacted (see {@link redactConfig}). */
+  toJSON(): Record<string, unknown> {
+    return { config: redactConfig(this.config) };
+  }
+
+  /** What `util.inspect` and `console.log` show: as {@link CredentialSource.toJSON}. */
+  [inspect.custom](
+    _depth: number,
+    options: Parameters<typeof inspect>[1],
+    inspectFn: typeof inspect,
+  ): string {
+    return `CredentialSource ${inspectFn(this.toJSON(), options)}`;
   }
 
   /**

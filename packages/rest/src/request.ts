@@ -1,5 +1,6 @@
 import type { Agent, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
+import { inspect } from 'node:util';
 import {
   type Logger,
   type ObjectList,
@@ -459,6 +460,33 @@ export class Request {
   // The URL for messages and logs, without a password the server URL may carry.
   private safeHref(): string {
     return redactedHref(this.url());
+  }
+
+  /**
+   * What `JSON.stringify` shows: the method, the URL (a password in the server URL
+   * redacted), the header names set on the request (credential values redacted) and the
+   * body's size, never its content (it may be a Secret).
+   */
+  toJSON(): Record<string, unknown> {
+    const headers: Record<string, string | string[]> = {};
+    for (const { name, value } of this.extraHeaders.values()) {
+      headers[name] = /^(proxy-)?authorization$/i.test(name) ? '--- REDACTED ---' : value;
+    }
+    return {
+      verb: this.verb,
+      url: this.safeHref(),
+      headers,
+      ...(this.bodyBytes ? { bodyBytes: this.bodyBytes.length } : {}),
+    };
+  }
+
+  /** What `util.inspect` and `console.log` show: as {@link Request.toJSON}, no credentials. */
+  [inspect.custom](
+    _depth: number,
+    options: Parameters<typeof inspect>[1],
+    inspectFn: typeof inspect,
+  ): string {
+    return `Request ${inspectFn(this.toJSON(), options)}`;
   }
 
   private startDeadline(): Deadline {

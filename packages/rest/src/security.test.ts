@@ -9,9 +9,11 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { isStatusError, isUnauthorized, type Logger } from '@kubets/apimachinery';
 import { type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
+import { printedForms } from '@kubets/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RESTClient } from './client.js';
-import { type Config, loadConfig, redactConfig } from './config.js';
+import { type Config, copyConfig, loadConfig, redactConfig } from './config.js';
+import { CredentialSource, TokenFile } from './credentials.js';
 import { CredentialsError, isTransportError, TransportError } from './errors.js';
 import { recordingClock } from './test-helpers.js';
 import {
@@ -580,5 +582,33 @@ describe('secrets never appear in errors, logs or printed configs', () => {
     // Copies keep working: spreading copies the settings, not the printing.
     expect({ ...loaded }.bearerToken).toBe(token);
     expect(structuredClone({ ...loaded, authProvider: undefined }).password).toBe(password);
+  });
+
+  it('in clients, requests, token files and credential sources built from spread configs', async () => {
+    const tokenFile = new TokenFile(writeFile('token', `${token}\n`));
+    expect(await tokenFile.token()).toBe(token);
+    const config: Config = {
+      ...secretConfig(`https://admin:${password}@127.0.0.1:6443`),
+      tls: { certData: client.certPem, keyData: client.keyPem },
+    };
+    const rest = new RESTClient({ ...config });
+    const objects: [string, unknown][] = [
+      ['RESTClient.config', rest.config],
+      ['copyConfig', copyConfig(config, { qps: 5 })],
+      ['Request', rest.get().absPath('/version').setHeader('Authorization', `Bearer ${token}`)],
+      ['Request with a body', rest.post().resource('secrets').body({ data: { token } })],
+      ['TokenFile', tokenFile],
+      ['CredentialSource', new CredentialSource(config)],
+    ];
+    for (const [what, value] of objects) {
+      for (const { how, text } of printedForms(value)) {
+        for (const secret of secrets) expect(text, `${what} (${how})`).not.toContain(secret);
+      }
+    }
+    expect(inspect(rest.get().absPath('/version'))).toContain(
+      "url: 'https://admin:xxxxx@127.0.0.1:6443/version'",
+    );
+    // The copy a client keeps still authenticates.
+    expect(rest.config.bearerToken).toBe(token);
   });
 });

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { inspect } from 'node:util';
 import { parseWatchEvent, type Status, type WatchEvent } from '@kubets/apimachinery';
 
 export type { WatchEvent, WatchEventType } from '@kubets/apimachinery';
@@ -319,6 +320,23 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
   /** True once the watch was stopped or its signal aborted. */
   get stopped(): boolean {
     return this.stoppedByCaller || this.connection.signal?.aborted === true;
+  }
+
+  /**
+   * What `JSON.stringify` shows: whether the watch is stopped or ended and how many events
+   * wait. Not the connection, whose request carries the `Authorization` header.
+   */
+  toJSON(): Record<string, unknown> {
+    return { stopped: this.stopped, ended: this.ended, buffered: this.pending.length - this.head };
+  }
+
+  /** What `util.inspect` and `console.log` show: as {@link WatchStream.toJSON}. */
+  [inspect.custom](
+    _depth: number,
+    options: Parameters<typeof inspect>[1],
+    inspectFn: typeof inspect,
+  ): string {
+    return `WatchStream ${inspectFn(this.toJSON(), options)}`;
   }
 
   // Runs in the body's 'data' event: an exception here would be uncaught and end the

@@ -35,3 +35,4 @@ export {
   type EnvtestErrorOptions,
   isEnvtestError,
 } from './errors.js';
+export { type PrintedForm, printedForms } from './printed.js';
