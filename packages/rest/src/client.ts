@@ -5,10 +5,11 @@ import { type Clock, realClock } from './clock.js';
 import { type Config, copyConfig, defaultUserAgent, redactConfig } from './config.js';
 import { CredentialSource } from './credentials.js';
 import { ConfigError } from './errors.js';
-import { assertValidGroupVersion } from './path.js';
 import { type RateLimiter, rateLimiterFor } from './ratelimit.js';
-import { type PatchType, Request, type RequestRuntime, redactedHref } from './request.js';
+import { type PatchType, Request } from './request.js';
+import type { RequestRuntime } from './runtime.js';
 import { agentFor } from './transport.js';
+import { assertValidGroupVersion, redactedHref } from './url.js';
 import { resolveMaxWatchEventBytes } from './watch.js';
 
 /** How a {@link RESTClient} addresses the API and paces itself. */

@@ -9,7 +9,7 @@ import type { Logger } from '@kubets/apimachinery';
 import { version as packageVersion } from '../package.json';
 import { ConfigError, CredentialsError } from './errors.js';
 import type { RateLimiter } from './ratelimit.js';
-import { redactedHref } from './request.js';
+import { redactedHref } from './url.js';
 import type { WarningHandler } from './warnings.js';
 
 /** PEM text or bytes. */

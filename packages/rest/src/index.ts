@@ -20,5 +20,7 @@ export type { ListItemIdentity } from './item-identity.js';
 export * from './list-decode.js';
 export * from './ratelimit.js';
 export * from './request.js';
+export type { RequestRuntime } from './runtime.js';
+export { redactedHref } from './url.js';
 export * from './warnings.js';
 export * from './watch.js';

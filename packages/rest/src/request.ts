@@ -1,36 +1,21 @@
-import type { Agent, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { inspect } from 'node:util';
-import {
-  type Logger,
-  type ObjectList,
-  type Status,
-  StatusError,
-  statusFromHttp,
-} from '@kubets/apimachinery';
-import type { Clock } from './clock.js';
-import {
-  InvalidRequestError,
-  isTransportError,
-  ResponseDecodeError,
-  TransportError,
-} from './errors.js';
+import type { ObjectList } from '@kubets/apimachinery';
+import { Deadline } from './deadline.js';
+import { InvalidRequestError, ResponseDecodeError, TransportError } from './errors.js';
 import { type ListDecodeOptions, ListStreamDecoder } from './list-decode.js';
+import { errorFromResponse, failureInSuccess, isSuccess, readBody } from './response.js';
+import type { RequestRuntime } from './runtime.js';
+import { sendWithRetries } from './send.js';
+import { networkErrorCode } from './transport.js';
 import {
   describeValue,
   escapedSegmentsOf,
   escapePathSegment,
   pathSegmentProblems,
-} from './path.js';
-import type { RateLimiter } from './ratelimit.js';
-import {
-  describeTLSVerificationError,
-  isRetryableConnectionError,
-  isTLSVerificationError,
-  networkErrorCode,
-  sendHttpRequest,
-} from './transport.js';
-import { parseWarningHeaders, type WarningHandler } from './warnings.js';
+  redactedHref,
+} from './url.js';
 import { resolveMaxWatchEventBytes, WatchStream } from './watch.js';
 
 /** The `Content-Type` of a PATCH body, which decides how the server applies it. */
@@ -73,161 +58,6 @@ export interface RawResponse {
   headers: IncomingHttpHeaders;
   /** The whole response body, undecoded. */
   body: Buffer;
-}
-
-/**
- * What a {@link Request} needs from the client that made it. Built by `RESTClient`;
- * only needed to construct requests without one.
- */
-export interface RequestRuntime {
-  /** The server URL including any base path, without a trailing slash. */
-  readonly baseUrl: URL;
-  /** The API path for versioned requests, e.g. `/api/v1` or `/apis/apps/v1`. */
-  readonly versionedPath: string;
-  /** The limiter every attempt waits on; `undefined` when throttling is off. */
-  readonly rateLimiter: RateLimiter | undefined;
-  /** Time source for retry waits; a fake clock in tests. */
-  readonly clock: Clock;
-  /** How often a request is retried after a `Retry-After` answer or a reset connection. */
-  readonly maxRetries: number;
-  /** Extra wait before retry `attempt` (1-based), on top of any Retry-After. */
-  readonly retryBackoffMs: (attempt: number) => number;
-  /** Default timeout for every request; 0 for none. */
-  readonly timeoutMs: number;
-  /** Where requests log retries and failures. */
-  readonly logger: Logger;
-  /** Receives the server's `Warning` headers; `undefined` drops them. */
-  readonly warningHandler: WarningHandler | undefined;
-  /** The `User-Agent` header sent with every request. */
-  readonly userAgent: string;
-  /**
-   * The default {@link WatchRequestOptions.maxEventBytes} of watches; `undefined` for
-   * {@link defaultMaxWatchEventBytes} (16 MiB).
-   */
-  readonly maxWatchEventBytes?: number | undefined;
-  /**
-   * What the connection trusts, to explain a failed server-certificate verification:
-   * whether a CA was configured, and the name the certificate is checked against.
-   */
-  readonly tls?: {
-    /** Whether a CA bundle was configured (otherwise the system roots are trusted). */
-    readonly caConfigured: boolean;
-    /** The name the server certificate is checked against, when it is not the host. */
-    readonly serverName?: string | undefined;
-  };
-  /**
-   * Credentials and the pooled agent for one attempt. `onUnauthorized`, when given, is
-   * called if the server answers that attempt with 401, so cached credentials (exec
-   * plugin tokens, a token file) are refreshed for the next request.
-   */
-  connection(signal: AbortSignal): Promise<{
-    /** Headers for the attempt: `Authorization`, `Impersonate-*`. */
-    headers: Record<string, string | string[]>;
-    /** The keep-alive agent for the client's TLS settings. */
-    agent: Agent;
-    /** Called when the server answers the attempt with 401. */
-    onUnauthorized?: (() => void) | undefined;
-  }>;
-}
-
-/**
- * The URL as it may appear in messages and logs: a password given in the server URL
- * (`https://user:password@host`) is replaced by `xxxxx`, as Go's `URL.Redacted`.
- */
-export function redactedHref(url: URL): string {
-  if (!url.password) return url.href;
-  const copy = new URL(url.href);
-  copy.password = 'xxxxx';
-  return copy.href;
-}
-
-// The stopwatch behind a request's timeout and its caller's abort signal.
-class Deadline {
-  readonly signal: AbortSignal;
-  private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  private readonly callerSignal: AbortSignal | undefined;
-  private readonly onCallerAbort = (): void => {
-    this.controller.abort(this.callerSignal?.reason);
-  };
-
-  constructor(
-    callerSignal: AbortSignal | undefined,
-    timeoutMs: number,
-    describe: () => TransportError,
-  ) {
-    this.signal = this.controller.signal;
-    this.callerSignal = callerSignal;
-    if (callerSignal?.aborted) {
-      this.controller.abort(callerSignal.reason);
-    } else {
-      callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
-    }
-    if (timeoutMs > 0 && !this.signal.aborted) {
-      this.timer = setTimeout(() => this.controller.abort(describe()), timeoutMs);
-    }
-  }
-
-  /** Stops the timeout (a watch or stream has started) but keeps the caller's signal. */
-  stopTimer(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  dispose(): void {
-    this.stopTimer();
-    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
-  }
-}
-
-const maxErrorBodyLength = 1024;
-
-function retryAfterSeconds(response: IncomingMessage): number | undefined {
-  const code = response.statusCode ?? 0;
-  // Only throttling and server-side errors carry a usable Retry-After, as in client-go.
-  if (code !== 429 && code < 500) return undefined;
-  const header = response.headers['retry-after'];
-  if (header === undefined || !/^\s*\d+\s*$/.test(header)) return undefined;
-  return Number.parseInt(header, 10);
-}
-
-function isStatusObject(value: unknown): value is Status {
-  return (
-    typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'Status'
-  );
-}
-
-function errorFromResponse(response: IncomingMessage, body: Buffer): StatusError {
-  const statusCode = response.statusCode ?? 0;
-  const retryAfter = retryAfterSeconds(response);
-  const text = body.toString('utf8');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  if (isStatusObject(parsed)) {
-    const status: Status = { ...parsed, code: parsed.code || statusCode };
-    if (retryAfter !== undefined && status.details?.retryAfterSeconds === undefined) {
-      status.details = { ...status.details, retryAfterSeconds: retryAfter };
-    }
-    return new StatusError(status);
-  }
-  const trimmed = text.trim();
-  const message =
-    trimmed.length > maxErrorBodyLength ? `${trimmed.slice(0, maxErrorBodyLength)}...` : trimmed;
-  return new StatusError(statusFromHttp(statusCode, message, retryAfter));
-}
-
-async function readBody(response: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of response) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-function isSuccess(statusCode: number): boolean {
-  return statusCode >= 200 && statusCode < 300;
 }
 
 /**
@@ -523,100 +353,19 @@ export class Request {
     return headers;
   }
 
-  private reportWarnings(response: IncomingMessage): void {
-    const handler = this.runtime.warningHandler;
-    const values = response.headersDistinct.warning;
-    if (!handler || !values) return;
-    for (const warning of parseWarningHeaders(values)) {
-      try {
-        handler(warning);
-      } catch (err) {
-        this.runtime.logger.warn('warning handler threw', { error: err });
-      }
-    }
-  }
-
   /**
-   * Sends the request, retrying like client-go: after a 429 or 5xx that carries
-   * `Retry-After` (any verb: the server did not act on it), and for GET after a reset or
-   * refused connection. Each attempt first waits for the rate limiter. Resolves with the
-   * final response, its body unread.
+   * Sends the request with client-go's retries (see {@link sendWithRetries}). Resolves
+   * with the final response, its body unread.
    */
-  private async send(deadline: Deadline): Promise<IncomingMessage> {
-    if (this.error) throw this.error;
-    const { runtime } = this;
-    const url = this.url();
-    const href = redactedHref(url);
-    let waitMs = 0;
-    for (let attempt = 0; ; attempt++) {
-      if (attempt > 0) await runtime.clock.sleep(waitMs, deadline.signal);
-      if (runtime.rateLimiter) await runtime.rateLimiter.wait(deadline.signal);
-      const {
-        headers: credentials,
-        agent,
-        onUnauthorized,
-      } = await runtime.connection(deadline.signal);
-      let response: IncomingMessage;
-      try {
-        response = await sendHttpRequest({
-          url,
-          method: this.verb,
-          headers: this.buildHeaders(credentials),
-          body: this.bodyBytes,
-          agent,
-          signal: deadline.signal,
-        });
-      } catch (err) {
-        if (deadline.signal.aborted) throw deadline.signal.reason;
-        const code = networkErrorCode(err);
-        if (
-          attempt < runtime.maxRetries &&
-          this.verb === 'GET' &&
-          isRetryableConnectionError(err)
-        ) {
-          // client-go answers a retryable connection error as if the server had said
-          // "Retry-After: 1".
-          waitMs = Math.max(1000, runtime.retryBackoffMs(attempt + 1));
-          runtime.logger.debug('retrying after a connection error', {
-            method: this.verb,
-            url: href,
-            code,
-            attempt: attempt + 1,
-            waitMs,
-          });
-          continue;
-        }
-        const reason = isTLSVerificationError(err)
-          ? describeTLSVerificationError(err, runtime.tls ?? { caConfigured: false })
-          : err instanceof Error
-            ? err.message
-            : String(err);
-        throw new TransportError(
-          `${this.verb} ${href}: ${reason}`,
-          { method: this.verb, url: href, ...(code ? { code } : {}) },
-          { cause: err },
-        );
-      }
-      // As client-go's exec authenticator: a 401 invalidates the cached credentials so the
-      // next request gets new ones; this request is not sent again.
-      if (response.statusCode === 401) onUnauthorized?.();
-      this.reportWarnings(response);
-      const retryAfter = retryAfterSeconds(response);
-      if (retryAfter !== undefined && attempt < runtime.maxRetries) {
-        // Drain the body so the keep-alive connection can carry the retry.
-        response.resume();
-        waitMs = Math.max(retryAfter * 1000, runtime.retryBackoffMs(attempt + 1));
-        runtime.logger.debug('retrying after Retry-After', {
-          method: this.verb,
-          url: href,
-          statusCode: response.statusCode,
-          attempt: attempt + 1,
-          waitMs,
-        });
-        continue;
-      }
-      return response;
-    }
+  private send(deadline: Deadline): Promise<IncomingMessage> {
+    if (this.error) return Promise.reject(this.error);
+    return sendWithRetries(this.runtime, {
+      method: this.verb,
+      url: this.url(),
+      headers: (credentials) => this.buildHeaders(credentials),
+      body: this.bodyBytes,
+      signal: deadline.signal,
+    });
   }
 
   private readFailure(err: unknown, deadline: Deadline): unknown {
@@ -650,7 +399,7 @@ export class Request {
       const body = await this.readWhole(response, deadline);
       return { statusCode: response.statusCode ?? 0, headers: response.headers, body };
     } catch (err) {
-      throw deadline.signal.aborted && !isTransportError(err) ? deadline.signal.reason : err;
+      throw deadline.failure(err);
     } finally {
       deadline.dispose();
     }
@@ -689,13 +438,11 @@ export class Request {
           { cause: err },
         );
       }
-      // A Status reporting failure is an error even inside a 2xx answer, as in client-go.
-      if (isStatusObject(decoded) && decoded.status === 'Failure') {
-        throw new StatusError({ ...decoded, code: decoded.code || statusCode });
-      }
+      const failure = failureInSuccess(decoded, statusCode);
+      if (failure) throw failure;
       return decoded as T;
     } catch (err) {
-      throw deadline.signal.aborted && !isTransportError(err) ? deadline.signal.reason : err;
+      throw deadline.failure(err);
     } finally {
       deadline.dispose();
     }
@@ -753,15 +500,11 @@ export class Request {
         if (!complete) response.destroy();
       }
       const list = decoder.end();
-      // A Status reporting failure is an error even inside a 2xx answer, as in do().
-      const decoded: unknown = list;
-      if (isStatusObject(decoded) && decoded.status === 'Failure') {
-        const { items: _items, ...status } = decoded as Status & { items?: unknown };
-        throw new StatusError({ ...status, code: status.code || statusCode });
-      }
+      const failure = failureInSuccess(list, statusCode);
+      if (failure) throw failure;
       return list;
     } catch (err) {
-      throw deadline.signal.aborted && !isTransportError(err) ? deadline.signal.reason : err;
+      throw deadline.failure(err);
     } finally {
       deadline.dispose();
     }
@@ -779,7 +522,7 @@ export class Request {
       return { response, deadline };
     } catch (err) {
       deadline.dispose();
-      throw deadline.signal.aborted && !isTransportError(err) ? deadline.signal.reason : err;
+      throw deadline.failure(err);
     }
   }
 

@@ -102,3 +102,14 @@ export function assertValidGroupVersion(group: string, version: string): void {
     );
   }
 }
+
+/**
+ * The URL as it may appear in messages and logs: a password given in the server URL
+ * (`https://user:password@host`) is replaced by `xxxxx`, as Go's `URL.Redacted`.
+ */
+export function redactedHref(url: URL): string {
+  if (!url.password) return url.href;
+  const copy = new URL(url.href);
+  copy.password = 'xxxxx';
+  return copy.href;
+}

@@ -1,0 +1,115 @@
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { TransportError } from './errors.js';
+import { retryAfterSeconds } from './response.js';
+import type { RequestRuntime } from './runtime.js';
+import {
+  describeTLSVerificationError,
+  isRetryableConnectionError,
+  isTLSVerificationError,
+  networkErrorCode,
+  sendHttpRequest,
+} from './transport.js';
+import { redactedHref } from './url.js';
+import { parseWarningHeaders } from './warnings.js';
+
+/** One request as the retry loop sends it, attempt after attempt. */
+export interface Attempt {
+  readonly method: string;
+  readonly url: URL;
+  /** The headers of one attempt, given that attempt's credentials. */
+  readonly headers: (credentials: Record<string, string | string[]>) => OutgoingHttpHeaders;
+  readonly body: Buffer | undefined;
+  /** Ends the waits and the attempt in flight. */
+  readonly signal: AbortSignal;
+}
+
+function reportWarnings(runtime: RequestRuntime, response: IncomingMessage): void {
+  const handler = runtime.warningHandler;
+  const values = response.headersDistinct.warning;
+  if (!handler || !values) return;
+  for (const warning of parseWarningHeaders(values)) {
+    try {
+      handler(warning);
+    } catch (err) {
+      runtime.logger.warn('warning handler threw', { error: err });
+    }
+  }
+}
+
+/**
+ * Sends a request, retrying like client-go: after a 429 or 5xx that carries `Retry-After`
+ * (any verb: the server did not act on it), and for GET after a reset or refused
+ * connection. Each attempt first waits for the rate limiter. Resolves with the final
+ * response, its body unread.
+ *
+ * @throws {TransportError} when no answer came; the signal's reason once it aborts.
+ */
+export async function sendWithRetries(
+  runtime: RequestRuntime,
+  attempt: Attempt,
+): Promise<IncomingMessage> {
+  const { method, url, signal } = attempt;
+  const href = redactedHref(url);
+  let waitMs = 0;
+  for (let tries = 0; ; tries++) {
+    if (tries > 0) await runtime.clock.sleep(waitMs, signal);
+    if (runtime.rateLimiter) await runtime.rateLimiter.wait(signal);
+    const { headers: credentials, agent, onUnauthorized } = await runtime.connection(signal);
+    let response: IncomingMessage;
+    try {
+      response = await sendHttpRequest({
+        url,
+        method,
+        headers: attempt.headers(credentials),
+        body: attempt.body,
+        agent,
+        signal,
+      });
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      const code = networkErrorCode(err);
+      if (tries < runtime.maxRetries && method === 'GET' && isRetryableConnectionError(err)) {
+        // client-go answers a retryable connection error as if the server had said
+        // "Retry-After: 1".
+        waitMs = Math.max(1000, runtime.retryBackoffMs(tries + 1));
+        runtime.logger.debug('retrying after a connection error', {
+          method,
+          url: href,
+          code,
+          attempt: tries + 1,
+          waitMs,
+        });
+        continue;
+      }
+      const reason = isTLSVerificationError(err)
+        ? describeTLSVerificationError(err, runtime.tls ?? { caConfigured: false })
+        : err instanceof Error
+          ? err.message
+          : String(err);
+      throw new TransportError(
+        `${method} ${href}: ${reason}`,
+        { method, url: href, ...(code ? { code } : {}) },
+        { cause: err },
+      );
+    }
+    // As client-go's exec authenticator: a 401 invalidates the cached credentials so the
+    // next request gets new ones; this request is not sent again.
+    if (response.statusCode === 401) onUnauthorized?.();
+    reportWarnings(runtime, response);
+    const retryAfter = retryAfterSeconds(response);
+    if (retryAfter !== undefined && tries < runtime.maxRetries) {
+      // Drain the body so the keep-alive connection can carry the retry.
+      response.resume();
+      waitMs = Math.max(retryAfter * 1000, runtime.retryBackoffMs(tries + 1));
+      runtime.logger.debug('retrying after Retry-After', {
+        method,
+        url: href,
+        statusCode: response.statusCode,
+        attempt: tries + 1,
+        waitMs,
+      });
+      continue;
+    }
+    return response;
+  }
+}
