@@ -60,6 +60,18 @@ function quoteList(values: readonly string[]): string {
   return `[${values.map((value) => `'${value}'`).join(', ')}]`;
 }
 
+/** The `static readonly groupVersion` field of a generated group/version class. */
+function groupVersionField(gv: GroupVersionRow): string[] {
+  return [
+    '  static readonly groupVersion = {',
+    `    /** The API group; \`''\` for the core group. */`,
+    `    group: '${gv.group}',`,
+    '    /** The API version within the group. */',
+    `    version: '${gv.version}',`,
+    '  } as const;',
+  ];
+}
+
 /** The files in path order. */
 function sortedByPath(files: Map<string, string>): Map<string, string> {
   return new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -159,12 +171,7 @@ function clientGroupFile(gv: GroupVersionRow): string {
   lines.push(' */');
   lines.push(`export class ${className} extends GroupVersionClient {`);
   lines.push('  /** The group/version this client addresses. */');
-  lines.push('  static readonly groupVersion = {');
-  lines.push(`    /** The API group; \`''\` for the core group. */`);
-  lines.push(`    group: '${gv.group}',`);
-  lines.push('    /** The API version within the group. */');
-  lines.push(`    version: '${gv.version}',`);
-  lines.push('  } as const;');
+  lines.push(...groupVersionField(gv));
   for (const row of gv.resources) {
     const method = methodName(row);
     const scope = row.namespaced ? 'namespaced' : 'cluster-scoped';
@@ -370,12 +377,7 @@ function informerGroupFile({ gv, accessor, resources }: InformableGroupVersion):
   lines.push(' */');
   lines.push(`export class ${className} extends GroupVersionInformers {`);
   lines.push('  /** The group/version these informers watch. */');
-  lines.push('  static readonly groupVersion = {');
-  lines.push(`    /** The API group; \`''\` for the core group. */`);
-  lines.push(`    group: '${gv.group}',`);
-  lines.push('    /** The API version within the group. */');
-  lines.push(`    version: '${gv.version}',`);
-  lines.push('  } as const;');
+  lines.push(...groupVersionField(gv));
   for (const { row, method } of resources) {
     const scope = row.namespaced ? 'namespaced' : 'cluster-scoped';
     const served = row.served ? ` Served by ${servedBy(row.served)}.` : '';
