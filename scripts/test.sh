@@ -25,6 +25,7 @@ node scripts/readme-examples.mjs
 # Generated code must match its generator's current output.
 pnpm --filter @kubets/clientset generate --check
 pnpm --filter @kubets/informers generate --check
+pnpm --filter @kubets/testing generate --check
 pnpm --filter @kubets-apps/crd-controller generate:check
 pnpm test || status=1
 pnpm test:e2e || status=1

@@ -1,5 +1,3 @@
-/** The resource table the typed clients are generated from (`groupVersions`, rows, kinds). */
-export * as resourceTable from '../scripts/resources.js';
 export * from './clientset.js';
 export * from './core.js';
 export * from './descriptor.js';

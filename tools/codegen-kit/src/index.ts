@@ -1,59 +1,28 @@
-// Shared by the code generators of @kubets/clientset and @kubets/informers: formatting the
-// generated sources through the repository's Biome, and the `scripts/generate.ts` driver
-// (write, `--check`, stale files). Runs under Node's type stripping (no build step) and inside
-// vitest, so only erasable TypeScript here.
+// The driver of the built-in resources' generator (builtins.ts): formatting the generated
+// sources through the repository's Biome, and writing them or, with `--check`, comparing them
+// with the committed files (missing, out-of-date and stale files). Runs under Node's type
+// stripping (no build step) and inside vitest, so only erasable TypeScript here.
 
-import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { biomeFormatter } from '@kubets/codegen';
 
 /** Generated files: contents by path relative to the package directory, sorted by path. */
 export type GeneratedFiles = ReadonlyMap<string, string>;
 
-function biomeEntry(packageDir: string): string {
-  const require = createRequire(join(packageDir, 'package.json'));
-  return join(dirname(require.resolve('@biomejs/biome/package.json')), 'bin', 'biome');
-}
-
 /**
- * Formats one file with the repository's Biome (organize imports + format), via stdin, run in
- * `packageDir` so the repository's `biome.json` applies. `path` (relative to `packageDir`) only
- * tells Biome the language and appears in errors.
+ * Formats every file (paths relative to `packageDir`) with the repository's Biome (organize
+ * imports + format, via stdin, under the repository's `biome.json`), keeping the order of
+ * `files`. The formatter is kubets-gen's (`biomeFormatter` of @kubets/codegen), so built-in and
+ * custom-resource code is formatted alike.
  */
-export function formatWithBiome(packageDir: string, path: string, source: string): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(
-      process.execPath,
-      [biomeEntry(packageDir), 'check', '--write', `--stdin-file-path=${path}`],
-      { cwd: packageDir, stdio: ['pipe', 'pipe', 'pipe'] },
-    );
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      if (code === 0) {
-        resolvePromise(Buffer.concat(stdout).toString('utf8'));
-      } else {
-        const message = Buffer.concat(stderr).toString('utf8').trim();
-        reject(new Error(`biome could not format ${path} (exit ${code}): ${message}`));
-      }
-    });
-    child.stdin.end(source);
-  });
-}
-
-/** Formats every file with {@link formatWithBiome}, keeping the order of `files`. */
 export async function formatFiles(
   packageDir: string,
   files: ReadonlyMap<string, string>,
 ): Promise<Map<string, string>> {
+  const format = biomeFormatter(packageDir);
   const entries = [...files];
-  const formatted = await Promise.all(
-    entries.map(([path, source]) => formatWithBiome(packageDir, path, source)),
-  );
+  const formatted = await Promise.all(entries.map(([path, source]) => format(path, source)));
   return new Map(entries.map(([path], index) => [path, formatted[index] ?? '']));
 }
 
@@ -120,7 +89,7 @@ const processOutput: RunOutput = {
 };
 
 /**
- * The `scripts/generate.ts` driver. Without arguments it writes every rendered file and
+ * The `generate.ts` driver. Without arguments it writes every rendered file and
  * removes stale ones; with `--check` it writes nothing and returns 1, listing the differences,
  * when the files on disk are not what the generator renders. Returns the exit code (2 for
  * unknown arguments).

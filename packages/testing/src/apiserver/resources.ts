@@ -1,5 +1,6 @@
-/** How an object's name is validated. */
-export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'path';
+import { builtinResourceRows, type NameRule } from './generated/builtin-resources.js';
+
+export type { NameRule };
 
 /** A resource the in-memory API server serves, as discovery describes it. */
 export interface ResourceDefinition {
@@ -45,22 +46,6 @@ const ALL_VERBS = [
 ];
 const NO_COLLECTION_DELETE = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
-const podSpecKeys = (prefix: string): Record<string, string> => ({
-  [`${prefix}containers`]: 'name',
-  [`${prefix}initContainers`]: 'name',
-  [`${prefix}ephemeralContainers`]: 'name',
-  [`${prefix}volumes`]: 'name',
-  [`${prefix}imagePullSecrets`]: 'name',
-  [`${prefix}containers.*.env`]: 'name',
-  [`${prefix}containers.*.ports`]: 'containerPort',
-  [`${prefix}containers.*.volumeMounts`]: 'mountPath',
-  [`${prefix}initContainers.*.env`]: 'name',
-  [`${prefix}initContainers.*.ports`]: 'containerPort',
-  [`${prefix}initContainers.*.volumeMounts`]: 'mountPath',
-  [`${prefix}tolerations`]: 'key',
-  [`${prefix}hostAliases`]: 'ip',
-});
-
 const commonMergeKeys: Record<string, string> = {
   'metadata.ownerReferences': 'uid',
   'metadata.managedFields': '',
@@ -89,102 +74,31 @@ function def(
   };
 }
 
-/** The built-in resources, with the discovery data kube-apiserver 1.20 reports for them. */
+/**
+ * The built-in resources, with the discovery data kube-apiserver 1.20 reports for them: the
+ * rows of the repository's resource table the in-memory server serves (generated into
+ * `generated/builtin-resources.ts`), in table order.
+ */
 export function builtinResources(): ResourceDefinition[] {
-  return [
+  return builtinResourceRows.map((row) =>
     def({
-      group: '',
-      resource: 'pods',
-      kind: 'Pod',
-      shortNames: ['po'],
-      categories: ['all'],
-      status: true,
-      log: true,
-      returnDeletedObject: true,
-      mergeKeys: podSpecKeys('spec.'),
+      group: row.group,
+      versions: [row.version],
+      resource: row.resource,
+      kind: row.kind,
+      namespaced: row.namespaced,
+      shortNames: [...row.shortNames],
+      categories: [...row.categories],
+      verbs: row.deleteCollection ? ALL_VERBS : NO_COLLECTION_DELETE,
+      status: row.subresources.includes('status'),
+      scale: row.subresources.includes('scale'),
+      log: row.subresources.includes('log'),
+      generation: row.generation,
+      returnDeletedObject: row.returnDeletedObject,
+      nameRule: row.nameRule,
+      mergeKeys: row.mergeKeys,
     }),
-    def({
-      group: '',
-      resource: 'services',
-      kind: 'Service',
-      shortNames: ['svc'],
-      categories: ['all'],
-      verbs: NO_COLLECTION_DELETE,
-      status: true,
-      nameRule: 'dns1035',
-      mergeKeys: { 'spec.ports': 'port' },
-    }),
-    def({ group: '', resource: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'] }),
-    def({ group: '', resource: 'secrets', kind: 'Secret' }),
-    def({ group: '', resource: 'serviceaccounts', kind: 'ServiceAccount', shortNames: ['sa'] }),
-    def({ group: '', resource: 'endpoints', kind: 'Endpoints', shortNames: ['ep'] }),
-    def({
-      group: '',
-      resource: 'namespaces',
-      kind: 'Namespace',
-      namespaced: false,
-      shortNames: ['ns'],
-      verbs: NO_COLLECTION_DELETE,
-      status: true,
-      returnDeletedObject: true,
-      nameRule: 'label',
-    }),
-    def({
-      group: '',
-      resource: 'events',
-      kind: 'Event',
-      shortNames: ['ev'],
-      nameRule: 'path',
-    }),
-    def({
-      group: '',
-      resource: 'nodes',
-      kind: 'Node',
-      namespaced: false,
-      shortNames: ['no'],
-      status: true,
-    }),
-    ...(['deployments', 'replicasets', 'statefulsets', 'daemonsets'] as const).map((resource) => {
-      const kinds = {
-        deployments: ['Deployment', ['deploy']],
-        replicasets: ['ReplicaSet', ['rs']],
-        statefulsets: ['StatefulSet', ['sts']],
-        daemonsets: ['DaemonSet', ['ds']],
-      } as const;
-      const [kind, shortNames] = kinds[resource];
-      return def({
-        group: 'apps',
-        resource,
-        kind,
-        shortNames,
-        categories: ['all'],
-        status: true,
-        scale: resource !== 'daemonsets',
-        generation: true,
-        mergeKeys: podSpecKeys('spec.template.spec.'),
-      });
-    }),
-    def({ group: 'apps', resource: 'controllerrevisions', kind: 'ControllerRevision' }),
-    def({ group: 'coordination.k8s.io', resource: 'leases', kind: 'Lease' }),
-    def({
-      group: 'events.k8s.io',
-      resource: 'events',
-      kind: 'Event',
-      shortNames: ['ev'],
-      nameRule: 'path',
-    }),
-    def({
-      group: 'apiextensions.k8s.io',
-      resource: 'customresourcedefinitions',
-      kind: 'CustomResourceDefinition',
-      namespaced: false,
-      shortNames: ['crd', 'crds'],
-      categories: ['api-extensions'],
-      status: true,
-      generation: true,
-      mergeKeys: { 'spec.versions': 'name' },
-    }),
-  ];
+  );
 }
 
 /** The definition a CustomResourceDefinition (apiextensions.k8s.io/v1) describes, if valid. */

@@ -1,6 +1,10 @@
-// The declarative table the typed group clients are generated from (scripts/generate.ts).
-// One entry per group/version; one row per resource. Change this table, then run
-// `pnpm --filter @kubets/clientset generate` and commit src/generated/.
+// The one table of the built-in resources (group, version, kind, plural, scope, subresources,
+// ...). Every generated file about built-in resources comes from it: the typed clients of
+// @kubets/clientset, the typed informers of @kubets/informers and the built-in resources the
+// in-memory API server of @kubets/testing serves (src/builtins.ts renders them). One entry per
+// group/version; one row per resource. Change this table, then run
+// `pnpm --filter @kubets/clientset generate`, `pnpm --filter @kubets/informers generate` and
+// `pnpm --filter @kubets/testing generate`, and commit the generated files.
 
 /** Which client class a resource gets. */
 export type ClientKind =
@@ -31,6 +35,33 @@ export interface ResourceRow {
   listType?: string;
   /** Which servers serve it, when narrower than its group/version, e.g. '1.28+'. */
   served?: string;
+  /**
+   * Served by the in-memory API server of @kubets/testing, with these facts of kube-apiserver
+   * 1.20 (its `/status`, `/scale` and `/log` subresources come from `subresources`); absent: not
+   * served there.
+   */
+  inMemory?: InMemoryRow;
+}
+
+/** How an object's name is validated: DNS subdomain (default), label, DNS-1035 label, path segment. */
+export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'path';
+
+/** What the in-memory API server needs to know of a resource beyond the client's facts. */
+export interface InMemoryRow {
+  /** Short names discovery reports (`po`). */
+  shortNames?: string[];
+  /** Categories discovery reports (`all`). */
+  categories?: string[];
+  /** False when the collection cannot be deleted at once (no `deletecollection` verb). */
+  deleteCollection?: false;
+  /** `metadata.generation` is kept and bumped when anything but metadata and status changes. */
+  generation?: true;
+  /** Deleting returns the object rather than a success Status, as 1.20 does for it. */
+  returnDeletedObject?: true;
+  /** How its names are validated; default 'subdomain'. */
+  nameRule?: NameRule;
+  /** Strategic-merge-patch merge keys for lists, by dotted path (`spec.template.spec.containers`). */
+  mergeKeys?: Record<string, string>;
 }
 
 /**
@@ -55,9 +86,38 @@ export interface GroupVersionRow {
 const ns = true;
 const cluster = false;
 
+/** The strategic-merge-patch merge keys of a pod spec at `prefix` (`spec.`, `spec.template.spec.`). */
+function podSpecKeys(prefix: string): Record<string, string> {
+  return {
+    [`${prefix}containers`]: 'name',
+    [`${prefix}initContainers`]: 'name',
+    [`${prefix}ephemeralContainers`]: 'name',
+    [`${prefix}volumes`]: 'name',
+    [`${prefix}imagePullSecrets`]: 'name',
+    [`${prefix}containers.*.env`]: 'name',
+    [`${prefix}containers.*.ports`]: 'containerPort',
+    [`${prefix}containers.*.volumeMounts`]: 'mountPath',
+    [`${prefix}initContainers.*.env`]: 'name',
+    [`${prefix}initContainers.*.ports`]: 'containerPort',
+    [`${prefix}initContainers.*.volumeMounts`]: 'mountPath',
+    [`${prefix}tolerations`]: 'key',
+    [`${prefix}hostAliases`]: 'ip',
+  };
+}
+
+/** The in-memory facts shared by the apps/v1 workloads. */
+function workload(shortName: string): InMemoryRow {
+  return {
+    shortNames: [shortName],
+    categories: ['all'],
+    generation: true,
+    mergeKeys: podSpecKeys('spec.template.spec.'),
+  };
+}
+
 /**
  * Every group/version the clientset has a typed client for, in the order the generated code lists
- * them. `@kubets/informers` generates its informers from this table too.
+ * them.
  */
 export const groupVersions: GroupVersionRow[] = [
   {
@@ -69,9 +129,25 @@ export const groupVersions: GroupVersionRow[] = [
     resources: [
       { resource: 'bindings', kind: 'Binding', namespaced: ns, client: 'createOnly' },
       { resource: 'componentstatuses', kind: 'ComponentStatus', namespaced: cluster },
-      { resource: 'configmaps', kind: 'ConfigMap', namespaced: ns },
-      { resource: 'endpoints', kind: 'Endpoints', namespaced: ns, listType: 'EndpointsList' },
-      { resource: 'events', kind: 'Event', namespaced: ns },
+      {
+        resource: 'configmaps',
+        kind: 'ConfigMap',
+        namespaced: ns,
+        inMemory: { shortNames: ['cm'] },
+      },
+      {
+        resource: 'endpoints',
+        kind: 'Endpoints',
+        namespaced: ns,
+        listType: 'EndpointsList',
+        inMemory: { shortNames: ['ep'] },
+      },
+      {
+        resource: 'events',
+        kind: 'Event',
+        namespaced: ns,
+        inMemory: { shortNames: ['ev'], nameRule: 'path' },
+      },
       { resource: 'limitranges', kind: 'LimitRange', namespaced: ns },
       {
         resource: 'namespaces',
@@ -79,8 +155,20 @@ export const groupVersions: GroupVersionRow[] = [
         namespaced: cluster,
         subresources: ['status', 'finalize'],
         client: 'NamespaceClient',
+        inMemory: {
+          shortNames: ['ns'],
+          deleteCollection: false,
+          returnDeletedObject: true,
+          nameRule: 'label',
+        },
       },
-      { resource: 'nodes', kind: 'Node', namespaced: cluster, subresources: ['status', 'proxy'] },
+      {
+        resource: 'nodes',
+        kind: 'Node',
+        namespaced: cluster,
+        subresources: ['status', 'proxy'],
+        inMemory: { shortNames: ['no'] },
+      },
       {
         resource: 'persistentvolumeclaims',
         kind: 'PersistentVolumeClaim',
@@ -109,6 +197,12 @@ export const groupVersions: GroupVersionRow[] = [
           'proxy',
         ],
         client: 'PodClient',
+        inMemory: {
+          shortNames: ['po'],
+          categories: ['all'],
+          returnDeletedObject: true,
+          mergeKeys: podSpecKeys('spec.'),
+        },
       },
       { resource: 'podtemplates', kind: 'PodTemplate', namespaced: ns },
       {
@@ -123,15 +217,28 @@ export const groupVersions: GroupVersionRow[] = [
         namespaced: ns,
         subresources: ['status'],
       },
-      { resource: 'secrets', kind: 'Secret', namespaced: ns },
+      { resource: 'secrets', kind: 'Secret', namespaced: ns, inMemory: {} },
       {
         resource: 'serviceaccounts',
         kind: 'ServiceAccount',
         namespaced: ns,
         subresources: ['token'],
         client: 'ServiceAccountClient',
+        inMemory: { shortNames: ['sa'] },
       },
-      { resource: 'services', kind: 'Service', namespaced: ns, subresources: ['status', 'proxy'] },
+      {
+        resource: 'services',
+        kind: 'Service',
+        namespaced: ns,
+        subresources: ['status', 'proxy'],
+        inMemory: {
+          shortNames: ['svc'],
+          categories: ['all'],
+          deleteCollection: false,
+          nameRule: 'dns1035',
+          mergeKeys: { 'spec.ports': 'port' },
+        },
+      },
     ],
   },
   {
@@ -178,6 +285,12 @@ export const groupVersions: GroupVersionRow[] = [
         kind: 'CustomResourceDefinition',
         namespaced: cluster,
         subresources: ['status'],
+        inMemory: {
+          shortNames: ['crd', 'crds'],
+          categories: ['api-extensions'],
+          generation: true,
+          mergeKeys: { 'spec.versions': 'name' },
+        },
       },
     ],
   },
@@ -203,25 +316,39 @@ export const groupVersions: GroupVersionRow[] = [
     types: 'kubernetes-types/apps/v1',
     served: 'all',
     resources: [
-      { resource: 'controllerrevisions', kind: 'ControllerRevision', namespaced: ns },
-      { resource: 'daemonsets', kind: 'DaemonSet', namespaced: ns, subresources: ['status'] },
+      {
+        resource: 'controllerrevisions',
+        kind: 'ControllerRevision',
+        namespaced: ns,
+        inMemory: {},
+      },
+      {
+        resource: 'daemonsets',
+        kind: 'DaemonSet',
+        namespaced: ns,
+        subresources: ['status'],
+        inMemory: workload('ds'),
+      },
       {
         resource: 'deployments',
         kind: 'Deployment',
         namespaced: ns,
         subresources: ['status', 'scale'],
+        inMemory: workload('deploy'),
       },
       {
         resource: 'replicasets',
         kind: 'ReplicaSet',
         namespaced: ns,
         subresources: ['status', 'scale'],
+        inMemory: workload('rs'),
       },
       {
         resource: 'statefulsets',
         kind: 'StatefulSet',
         namespaced: ns,
         subresources: ['status', 'scale'],
+        inMemory: workload('sts'),
       },
     ],
   },
@@ -377,7 +504,7 @@ export const groupVersions: GroupVersionRow[] = [
     version: 'v1',
     types: 'kubernetes-types/coordination/v1',
     served: 'all',
-    resources: [{ resource: 'leases', kind: 'Lease', namespaced: ns }],
+    resources: [{ resource: 'leases', kind: 'Lease', namespaced: ns, inMemory: {} }],
   },
   {
     name: 'DiscoveryV1',
@@ -409,7 +536,14 @@ export const groupVersions: GroupVersionRow[] = [
     version: 'v1',
     types: 'kubernetes-types/events/v1',
     served: 'all',
-    resources: [{ resource: 'events', kind: 'Event', namespaced: ns }],
+    resources: [
+      {
+        resource: 'events',
+        kind: 'Event',
+        namespaced: ns,
+        inMemory: { shortNames: ['ev'], nameRule: 'path' },
+      },
+    ],
   },
   {
     name: 'FlowcontrolApiserverV1',
