@@ -18,6 +18,8 @@ status=0
 pnpm build
 pnpm typecheck
 pnpm lint
+# The package graph follows client-go's layers, with no cycle between packages or files.
+node scripts/check-deps.mjs
 # API reference: fails on TypeDoc warnings, broken links and undocumented public exports.
 pnpm docs:check
 # Every package README's example is the code its src/readme.test.ts runs.
