@@ -1,8 +1,12 @@
-import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
 import { Clientset } from '@kubets/clientset';
-import { type Config, type Logger, loadConfig } from '@kubets/rest';
+import {
+  type Config,
+  configSource,
+  type Logger,
+  loadConfig,
+  type ConfigSource as RestConfigSource,
+} from '@kubets/rest';
 import type { InMemoryApiServer } from '@kubets/testing';
 import { errorMessage, klog, klogLogger } from './klog.ts';
 import { LineLog, type LinePattern } from './lines.ts';
@@ -25,32 +29,27 @@ function restLogger(): Logger {
   return klogLogger('@kubets/rest', { debugAs: 'W' });
 }
 
-/** Where {@link connect} found a configuration. */
-export type ConfigSource = 'flags' | 'KUBECONFIG' | 'home' | 'in-cluster';
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
+/** Where {@link connect} found a configuration: `flags` for `--kubeconfig`/`--master`. */
+export type ConfigSource = 'flags' | Exclude<RestConfigSource, 'explicit'>;
 
 /**
- * Where a cluster configuration comes from, in the order client-go programs look: the
- * `--kubeconfig`/`--master` flags, `KUBECONFIG`, `~/.kube/config`, the in-cluster service
- * account environment. `undefined` when there is none: the apps then run in demo mode.
+ * Where a cluster configuration comes from, in the order client-go programs look (and
+ * `loadConfig` does): the `--kubeconfig`/`--master` flags, `KUBECONFIG`, `~/.kube/config`,
+ * the in-cluster service account environment. `undefined` when there is none: the apps
+ * then run in demo mode.
  */
 export function findConfigSource(
   flags: ClusterFlags,
   env: Readonly<Record<string, string | undefined>> = process.env,
   home: string = homedir(),
 ): ConfigSource | undefined {
-  if (flags.kubeconfig || flags.master) return 'flags';
-  if ((env.KUBECONFIG ?? '').split(delimiter).some((file) => file !== '')) return 'KUBECONFIG';
-  if (home && isFile(join(home, '.kube', 'config'))) return 'home';
-  if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) return 'in-cluster';
-  return undefined;
+  const source = configSource({
+    kubeconfig: flags.kubeconfig,
+    master: flags.master,
+    env,
+    homeDir: home,
+  });
+  return source === 'explicit' ? 'flags' : source;
 }
 
 /** What a demo scenario works with. */

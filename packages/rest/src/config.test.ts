@@ -7,7 +7,13 @@ import { delimiter, join } from 'node:path';
 import { type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
-import { type Config, defaultUserAgent, inClusterConfig, loadConfig } from './config.js';
+import {
+  type Config,
+  configSource,
+  defaultUserAgent,
+  inClusterConfig,
+  loadConfig,
+} from './config.js';
 import { ConfigError, CredentialsError, isConfigError } from './errors.js';
 
 let dir: string;
@@ -179,6 +185,29 @@ describe('loadConfig from a kubeconfig file', () => {
     expect(loadConfig({ master: 'http://127.0.0.1:8080', env, homeDir: emptyHome() })).toEqual({
       host: 'http://127.0.0.1:8080',
     });
+  });
+});
+
+describe('configSource', () => {
+  it('names the source loadConfig uses, in client-go order, without reading it', () => {
+    const home = mkdtempSync(join(tmpdir(), 'kubets-home-'));
+    const emptyHome = mkdtempSync(join(tmpdir(), 'kubets-empty-home-'));
+    mkdirSync(join(home, '.kube'));
+    writeFileSync(join(home, '.kube', 'config'), 'not even YAML: [');
+    const inCluster = { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: '6443' };
+    const cases: [Parameters<typeof configSource>[0], ReturnType<typeof configSource>][] = [
+      [{ kubeconfig: '/missing', env: {}, homeDir: emptyHome }, 'explicit'],
+      [{ master: 'https://127.0.0.1:6443', env: {}, homeDir: home }, 'explicit'],
+      [{ inCluster: true, env: {}, homeDir: home }, 'explicit'],
+      [{ env: { KUBECONFIG: `${delimiter}/missing`, ...inCluster }, homeDir: home }, 'KUBECONFIG'],
+      [{ env: { KUBECONFIG: delimiter, ...inCluster }, homeDir: home }, 'home'],
+      [{ env: inCluster, homeDir: emptyHome }, 'in-cluster'],
+      [{ env: inCluster, homeDir: emptyHome, inCluster: false }, undefined],
+      [{ env: {}, homeDir: emptyHome }, undefined],
+    ];
+    for (const [options, expected] of cases) expect(configSource(options)).toBe(expected);
+    rmSync(home, { recursive: true });
+    rmSync(emptyHome, { recursive: true });
   });
 });
 

@@ -213,56 +213,86 @@ export interface LoadConfigOptions {
 export const defaultServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /**
+ * Where {@link loadConfig} takes its configuration from, in the order it looks:
+ * `explicit` (a `kubeconfig` path, a `master` URL or `inCluster: true`), the files in
+ * `KUBECONFIG`, `~/.kube/config` (`home`), the in-cluster service account.
+ */
+export type ConfigSource = 'explicit' | 'KUBECONFIG' | 'home' | 'in-cluster';
+
+/**
+ * Which source {@link loadConfig} would use with these options, without reading any
+ * kubeconfig; `undefined` when there is none (loadConfig would throw). A program uses it
+ * to fall back to something else, e.g. an embedded server, when no cluster is configured.
+ */
+export function configSource(options: LoadConfigOptions = {}): ConfigSource | undefined {
+  const env = options.env ?? process.env;
+  if (options.inCluster === true || options.kubeconfig || options.master) return 'explicit';
+  if (kubeconfigEnvFiles(env).length > 0) return 'KUBECONFIG';
+  const homeConfig = homeKubeconfig(options);
+  if (homeConfig && isFile(homeConfig)) return 'home';
+  if (options.inCluster !== false && env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) {
+    return 'in-cluster';
+  }
+  return undefined;
+}
+
+function kubeconfigEnvFiles(env: Readonly<Record<string, string | undefined>>): string[] {
+  return env.KUBECONFIG?.split(delimiter).filter((file) => file.length > 0) ?? [];
+}
+
+function homeKubeconfig(options: LoadConfigOptions): string | undefined {
+  const home = options.homeDir ?? safeHomedir();
+  return home ? join(home, '.kube', 'config') : undefined;
+}
+
+/**
  * Builds a {@link Config} the way kubectl and controllers find one: an explicit kubeconfig
  * path, else the files in `KUBECONFIG` (merged: the first file to set a value wins), else
- * `~/.kube/config`, else the in-cluster service account. `master` overrides the server URL.
- * Authentication (client certificates, tokens, exec plugins, OIDC, auth providers) is
- * handled by `@kubernetes/client-node`'s `KubeConfig`.
+ * `~/.kube/config`, else the in-cluster service account ({@link configSource} says which).
+ * `master` overrides the server URL. Authentication (client certificates, tokens, exec
+ * plugins, OIDC, auth providers) is handled by `@kubernetes/client-node`'s `KubeConfig`.
  *
  * @throws {ConfigError} naming the file, context or field when nothing usable is found.
  */
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
   const inClusterOptions = { env, serviceAccountDir: options.serviceAccountDir };
-  const withMaster = (config: Config): Config =>
-    options.master ? printRedacted({ ...config, host: options.master }) : config;
-
-  if (options.inCluster === true) return withMaster(inClusterConfig(inClusterOptions));
-
-  if (options.kubeconfig) {
-    const kubeConfig = readKubeconfigFiles([options.kubeconfig]);
-    return configFromKubeConfig(kubeConfig, { context: options.context, master: options.master });
-  }
-  if (options.master) return { host: options.master };
-
-  const fromEnv = env.KUBECONFIG?.split(delimiter).filter((file) => file.length > 0) ?? [];
-  if (fromEnv.length > 0) {
-    // Like clientcmd, files listed in KUBECONFIG that do not exist are skipped.
-    const existing = fromEnv.filter(isFile);
-    if (existing.length === 0) {
-      throw new ConfigError(`none of the files in KUBECONFIG exist: ${fromEnv.join(delimiter)}`, {
-        file: fromEnv[0],
-      });
+  switch (configSource(options)) {
+    case 'explicit':
+      if (options.inCluster === true) {
+        const config = inClusterConfig(inClusterOptions);
+        return options.master ? printRedacted({ ...config, host: options.master }) : config;
+      }
+      if (options.kubeconfig) {
+        const kubeConfig = readKubeconfigFiles([options.kubeconfig]);
+        return configFromKubeConfig(kubeConfig, {
+          context: options.context,
+          master: options.master,
+        });
+      }
+      return { host: options.master ?? '' };
+    case 'KUBECONFIG': {
+      const fromEnv = kubeconfigEnvFiles(env);
+      // Like clientcmd, files listed in KUBECONFIG that do not exist are skipped.
+      const existing = fromEnv.filter(isFile);
+      if (existing.length === 0) {
+        throw new ConfigError(`none of the files in KUBECONFIG exist: ${fromEnv.join(delimiter)}`, {
+          file: fromEnv[0],
+        });
+      }
+      return configFromKubeConfig(readKubeconfigFiles(existing), { context: options.context });
     }
-    return configFromKubeConfig(readKubeconfigFiles(existing), {
-      context: options.context,
-    });
+    case 'home':
+      return configFromKubeConfig(readKubeconfigFiles([homeKubeconfig(options) ?? '']), {
+        context: options.context,
+      });
+    case 'in-cluster':
+      return inClusterConfig(inClusterOptions);
+    case undefined:
+      throw new ConfigError(
+        'no Kubernetes configuration found: pass a kubeconfig path, set KUBECONFIG, create ~/.kube/config, or run inside a cluster',
+      );
   }
-
-  const home = options.homeDir ?? safeHomedir();
-  const homeConfig = home ? join(home, '.kube', 'config') : undefined;
-  if (homeConfig && isFile(homeConfig)) {
-    return configFromKubeConfig(readKubeconfigFiles([homeConfig]), {
-      context: options.context,
-    });
-  }
-
-  if (options.inCluster !== false && env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) {
-    return inClusterConfig(inClusterOptions);
-  }
-  throw new ConfigError(
-    'no Kubernetes configuration found: pass a kubeconfig path, set KUBECONFIG, create ~/.kube/config, or run inside a cluster',
-  );
 }
 
 function safeHomedir(): string | undefined {
