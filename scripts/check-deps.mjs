@@ -92,7 +92,8 @@ for (const { dir, manifest } of packages) {
   }
   if (rules) {
     for (const dep of deps) {
-      if (!rules.includes(dep)) problems.push(`${name} depends on ${dep}: not allowed by the layer table`);
+      if (!rules.includes(dep))
+        problems.push(`${name} depends on ${dep}: not allowed by the layer table`);
     }
   }
   const srcDir = join(dir, 'src');
@@ -152,9 +153,10 @@ for (const { dir, manifest } of packages) {
 const packageEdges = new Map(
   packages.map(({ manifest }) => [
     manifest.name,
-    [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.devDependencies ?? {})].filter(
-      (d) => byName.has(d),
-    ),
+    [
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.devDependencies ?? {}),
+    ].filter((d) => byName.has(d)),
   ]),
 );
 for (const cycle of findCycles(packageEdges)) {

@@ -1,5 +1,5 @@
 import { FakeClock, type RateLimiter, TokenBucketRateLimiter } from '@kubets/rest';
-import { echo, type StubServer, startStubServer, waitUntil } from '@kubets/stub-server';
+import { echo, eventually, type StubServer, startStubServer } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Clientset, clientsetFor } from './clientset.js';
 import { defineResource } from './descriptor.js';
@@ -155,6 +155,6 @@ describe('Clientset', () => {
     expect(server.requests.at(-1)?.path).toBe(
       '/apis/crddemo.k8s.io/v1/namespaces/default/mydemos/example-mydemo/status',
     );
-    await waitUntil(() => server.requests.length === 3);
+    await eventually(() => server.requests.length === 3);
   });
 });

@@ -1,11 +1,11 @@
 import { isBadRequest, isStatusError } from '@kubets/apimachinery';
 import {
+  eventually,
   type StubHandler,
   type StubServer,
   sendJson,
   startStubServer,
-  waitUntil,
-} from '@kubets/stub-server';
+} from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Clientset } from './clientset.js';
 
@@ -76,7 +76,7 @@ describe('pods/log', () => {
       if (chunks.join('').includes('tick')) controller.abort();
     }
     expect(chunks.join('')).toMatch(/^first\n(tick\n)+/);
-    await waitUntil(() => closed);
+    await eventually(() => closed);
   });
 
   it('sends follow=true', async () => {

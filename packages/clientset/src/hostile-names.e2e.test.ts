@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { isStatusError } from '@kubets/apimachinery';
 import { isInvalidRequestError, loadConfig, RESTClient } from '@kubets/rest';
-import { hostileSegments } from '@kubets/stub-server/hostile-segments';
+import { rejectionOf } from '@kubets/test-utils';
+import { hostileSegments } from '@kubets/test-utils/hostile-segments';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clientset } from './clientset.js';
@@ -49,12 +50,6 @@ function expectRefusedOrAnswered(outcome: unknown, refused: boolean, part: strin
   }
 }
 
-const settle = (promise: Promise<unknown>): Promise<unknown> =>
-  promise.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-
 beforeAll(async () => {
   env = await startEnvtest();
   const config = { ...loadConfig({ kubeconfig: env.kubeconfigPath }), qps: -1 };
@@ -81,29 +76,29 @@ describe('hostile names against a real kube-apiserver', () => {
     const before = await snapshot();
     for (const { value, refused } of cases) {
       expectRefusedOrAnswered(
-        await settle(clientset.coreV1().configMaps(home).delete(value)),
+        await rejectionOf(clientset.coreV1().configMaps(home).delete(value)),
         refused,
         'name',
       );
       expectRefusedOrAnswered(
-        await settle(clientset.coreV1().configMaps(value).delete('cm')),
+        await rejectionOf(clientset.coreV1().configMaps(value).delete('cm')),
         refused,
         'namespace',
       );
       expectRefusedOrAnswered(
-        await settle(core.delete().namespace(home).resource('configmaps').name(value).do()),
+        await rejectionOf(core.delete().namespace(home).resource('configmaps').name(value).do()),
         refused,
         'name',
       );
       expectRefusedOrAnswered(
-        await settle(
+        await rejectionOf(
           core.delete().namespace(home).resource('configmaps').name('cm').subresource(value).do(),
         ),
         refused,
         'subresource',
       );
       expectRefusedOrAnswered(
-        await settle(core.delete().namespace(home).resource(value).name('cm').do()),
+        await rejectionOf(core.delete().namespace(home).resource(value).name('cm').do()),
         refused,
         'resource',
       );

@@ -1,8 +1,8 @@
 // A hostile namespace or name given to the typed clientset (issue #15) is either refused
 // before sending, naming the bad part, or reaches exactly the path of that object.
 import { isInvalidRequestError } from '@kubets/rest';
-import { type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
-import { decodedPathSegments, hostileSegments } from '@kubets/stub-server/hostile-segments';
+import { rejectionOf, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
+import { decodedPathSegments, hostileSegments } from '@kubets/test-utils/hostile-segments';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Clientset } from './clientset.js';
 
@@ -24,14 +24,7 @@ describe.each(['namespace', 'name'] as const)('configMaps delete with a hostile 
   it.each(hostileSegments)('$label', async ({ value, refused }) => {
     const namespace = part === 'namespace' ? value : 'a';
     const name = part === 'name' ? value : 'cm';
-    const outcome = await clientset
-      .coreV1()
-      .configMaps(namespace)
-      .delete(name)
-      .then(
-        () => undefined,
-        (err: unknown) => err,
-      );
+    const outcome = await rejectionOf(clientset.coreV1().configMaps(namespace).delete(name));
     if (refused) {
       expect(isInvalidRequestError(outcome)).toBe(true);
       expect(outcome).toMatchObject({ part, value });

@@ -12,7 +12,7 @@ import {
   type StubServer,
   sendJson,
   startStubServer,
-} from '@kubets/stub-server';
+} from '@kubets/test-utils';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Clientset } from './clientset.js';

@@ -1,6 +1,6 @@
 import { isNotFound, parseSelector, type WatchEvent } from '@kubets/apimachinery';
 import { isInvalidRequestError, PatchType, type RateLimiter } from '@kubets/rest';
-import { type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
+import { type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamicClient, dynamicClientFor } from './client.js';
 import type { Unstructured } from './unstructured.js';

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { isStatusError } from '@kubets/apimachinery';
 import { isInvalidRequestError, loadConfig } from '@kubets/rest';
-import { hostileGroups, hostileSegments } from '@kubets/stub-server/hostile-segments';
+import { rejectionOf } from '@kubets/test-utils';
+import { hostileGroups, hostileSegments } from '@kubets/test-utils/hostile-segments';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamicClient } from './client.js';
@@ -29,12 +30,6 @@ async function snapshot(): Promise<Record<string, string>> {
   }
   return state;
 }
-
-const settle = (promise: Promise<unknown>): Promise<unknown> =>
-  promise.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
 
 beforeAll(async () => {
   env = await startEnvtest();
@@ -73,7 +68,7 @@ describe('hostile input to the dynamic client against a real kube-apiserver', ()
         ['namespace', () => dynamic.resource(configMaps).namespace(value).delete('cm')],
         ['subresource', () => dynamic.resource(configMaps).namespace(home).delete('cm', {}, value)],
       ] as const) {
-        const outcome = await settle(call());
+        const outcome = await rejectionOf(call());
         if (refused) expect(outcome).toMatchObject({ part });
         else
           expect(isStatusError(outcome) ? outcome.status.code : outcome).toBeOneOf([400, 404, 422]);
@@ -81,7 +76,7 @@ describe('hostile input to the dynamic client against a real kube-apiserver', ()
     }
     for (const { value, refused } of hostileGroups) {
       if (!refused) continue;
-      const outcome = await settle(
+      const outcome = await rejectionOf(
         (async () =>
           dynamic
             .resource({ group: value, version: 'v1', resource: 'namespaces' })

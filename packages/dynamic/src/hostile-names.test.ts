@@ -2,13 +2,13 @@
 // dynamic client (issue #15) is either refused before sending, naming the bad part, or
 // reaches exactly the path of that object; a group can never climb out of a base path.
 import { isInvalidRequestError } from '@kubets/rest';
-import { type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
+import { rejectionOf, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import {
   decodedPathSegments,
   hostileGroups,
   hostileSegments,
   hostileVersions,
-} from '@kubets/stub-server/hostile-segments';
+} from '@kubets/test-utils/hostile-segments';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamicClient } from './client.js';
 
@@ -34,14 +34,12 @@ describe.each<Part>(['namespace', 'resource', 'name', 'subresource'])('a hostile
     const resource = part === 'resource' ? value : 'widgets';
     const name = part === 'name' ? value : 'w';
     const subresources = part === 'subresource' ? [value] : [];
-    const outcome = await dynamic
-      .resource({ group: 'example.com', version: 'v1', resource })
-      .namespace(namespace)
-      .delete(name, {}, ...subresources)
-      .then(
-        () => undefined,
-        (err: unknown) => err,
-      );
+    const outcome = await rejectionOf(
+      dynamic
+        .resource({ group: 'example.com', version: 'v1', resource })
+        .namespace(namespace)
+        .delete(name, {}, ...subresources),
+    );
     if (refused) {
       expect(isInvalidRequestError(outcome)).toBe(true);
       expect(outcome).toMatchObject({ part, value });

@@ -1,4 +1,5 @@
 import { FakeClock } from '@kubets/rest';
+import { flush, MemoryLogger, statusError } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type LeaderCallbacks,
@@ -8,7 +9,7 @@ import {
   validateLeaderElectionConfig,
 } from './elector.js';
 import { formatMicroTime } from './record.js';
-import { FakeLock, FakeLockStore, flush, MemoryLogger, statusError } from './test-helpers.js';
+import { FakeLock, FakeLockStore } from './test-helpers.js';
 
 const LEASE = 15_000;
 const RENEW = 10_000;
@@ -21,7 +22,7 @@ const running: Candidate[] = [];
 
 afterEach(async () => {
   for (const c of running.splice(0)) c.stop();
-  await flush();
+  await flush(5);
 });
 
 interface Candidate {
@@ -94,7 +95,7 @@ function candidate(
 async function advance(ms: number, candidates: Candidate[] = running, stepMs = 50): Promise<void> {
   for (let done = 0; done < ms; done += stepMs) {
     clock.step(Math.min(stepMs, ms - done));
-    await flush();
+    await flush(5);
     const leaders = candidates.filter((c) => c.leading()).map((c) => c.id);
     expect(leaders.length, `two leaders at once: ${leaders.join(', ')}`).toBeLessThanOrEqual(1);
   }
@@ -102,7 +103,7 @@ async function advance(ms: number, candidates: Candidate[] = running, stepMs = 5
 
 async function advanceUntil(predicate: () => boolean, limitMs: number): Promise<number> {
   const start = clock.now();
-  await flush();
+  await flush(5);
   while (!predicate()) {
     if (clock.now() - start > limitMs) throw new Error(`not reached within ${limitMs} ms`);
     await advance(50);
@@ -209,7 +210,7 @@ describe('a single candidate', () => {
   it('creates the record, starts leading, renews every retry period, and stops on cancel', async () => {
     const store = newStore();
     const a = candidate(store, 'a');
-    await flush();
+    await flush(5);
     expect(a.events).toEqual(['new leader a', 'started']);
     expect(a.elector.isLeader()).toBe(true);
     expect(a.elector.getLeader()).toBe('a');
@@ -258,7 +259,7 @@ describe('a single candidate', () => {
       },
       releaseOnCancel: true,
     });
-    await flush();
+    await flush(5);
     await a.done;
     expect(a.events).toEqual(['new leader a', 'started', 'signal aborted', 'stopped']);
     expect(a.logger.errors()).toContain('onStartedLeading failed; giving up leadership');
@@ -276,7 +277,7 @@ describe('two candidates', () => {
   it('only one leads; the other takes over only after the lease expired by its own clock', async () => {
     const store = newStore();
     const a = candidate(store, 'a');
-    await flush();
+    await flush(5);
     const b = candidate(store, 'b');
     await advance(LEASE * 4);
     expect(a.leading()).toBe(true);
@@ -350,7 +351,7 @@ describe('two candidates', () => {
   it('releaseOnCancel lets the other candidate take over at once', async () => {
     const store = newStore();
     const a = candidate(store, 'a', { releaseOnCancel: true });
-    await flush();
+    await flush(5);
     const b = candidate(store, 'b');
     await advance(RETRY * 3);
     expect(a.leading()).toBe(true);

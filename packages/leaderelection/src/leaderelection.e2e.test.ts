@@ -4,10 +4,10 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Clientset } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
+import { eventually } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from './test-helpers.js';
 
 // Short durations so the test runs in seconds: the leader gives up at most 3 s after the start
 // of its last successful renewal, a follower takes over no sooner than 4 s after it observed
@@ -188,15 +188,14 @@ async function leaseHolder(leaseName: string): Promise<string | undefined> {
 /** Waits until exactly one candidate leads by its output and the Lease names it. */
 async function waitForSingleLeader(leaseName: string, among: Candidate[]): Promise<Candidate> {
   let leader: Candidate | undefined;
-  await waitFor(
+  await eventually(
     async () => {
       const leading = among.filter((c) => c.leading);
       if (leading.length !== 1) return false;
       leader = leading[0];
       return (await leaseHolder(leaseName)) === leader?.id;
     },
-    60_000,
-    'one leader by output and by the Lease',
+    { timeoutMs: 60_000, what: 'one leader by output and by the Lease', intervalMs: 25 },
   ).catch((error: unknown) => {
     throw new Error(`${String(error)}\n${diagnostics()}`);
   });
@@ -212,11 +211,11 @@ describe('leader election between two processes on a real kube-apiserver', () =>
 
     const leader = await waitForSingleLeader(leaseName, [a, b]);
     const follower = leader === a ? b : a;
-    await waitFor(
-      () => follower.lines.includes(`new leader ${leader.id}`),
-      30_000,
-      'the follower to observe the leader',
-    );
+    await eventually(() => follower.lines.includes(`new leader ${leader.id}`), {
+      timeoutMs: 30_000,
+      what: 'the follower to observe the leader',
+      intervalMs: 25,
+    });
     // Two lease durations of steady state: the follower keeps following.
     await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
     expect(leader.leading).toBe(true);
@@ -227,12 +226,18 @@ describe('leader election between two processes on a real kube-apiserver', () =>
     const lastRenewByLeader = poller.seen.filter((o) => o.holder === leader.id).at(-1);
     const transitionsBefore = lastRenewByLeader?.transitions ?? 0;
 
-    await waitFor(() => follower.leading, 60_000, 'the follower to take over').catch(
-      (error: unknown) => {
-        throw new Error(`${String(error)}\n${diagnostics()}`);
-      },
-    );
-    await waitFor(async () => (await leaseHolder(leaseName)) === follower.id, 10_000, 'the Lease');
+    await eventually(() => follower.leading, {
+      timeoutMs: 60_000,
+      what: 'the follower to take over',
+      intervalMs: 25,
+    }).catch((error: unknown) => {
+      throw new Error(`${String(error)}\n${diagnostics()}`);
+    });
+    await eventually(async () => (await leaseHolder(leaseName)) === follower.id, {
+      timeoutMs: 10_000,
+      what: 'the Lease',
+      intervalMs: 25,
+    });
     await poller.stop();
 
     const lease = await clientset.coordinationV1().leases(namespace).get(leaseName);
@@ -264,17 +269,21 @@ describe('leader election between two processes on a real kube-apiserver', () =>
     const d = startCandidate(leaseName, 'candidate-d');
     const leader = await waitForSingleLeader(leaseName, [c, d]);
     const follower = leader === c ? d : c;
-    await waitFor(() => follower.lines.includes(`new leader ${leader.id}`), 30_000, 'follower');
+    await eventually(() => follower.lines.includes(`new leader ${leader.id}`), {
+      timeoutMs: 30_000,
+      what: 'follower',
+      intervalMs: 25,
+    });
 
     // Kill kube-apiserver (etcd keeps the data) and start it again with the same flags. It
     // takes far longer to come back than the renew deadline, so the leader must give up
     // leadership meanwhile, and the follower must not take over while nobody can write.
     await env.restartApiServer({ signal: 'SIGKILL' });
-    await waitFor(
-      () => leader.lines.includes(`stopped leading ${leader.id}`),
-      30_000,
-      'the leader to stop leading',
-    ).catch((error: unknown) => {
+    await eventually(() => leader.lines.includes(`stopped leading ${leader.id}`), {
+      timeoutMs: 30_000,
+      what: 'the leader to stop leading',
+      intervalMs: 25,
+    }).catch((error: unknown) => {
       throw new Error(`${String(error)}\n${diagnostics()}`);
     });
 

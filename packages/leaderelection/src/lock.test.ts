@@ -1,6 +1,7 @@
 import { isConflict, isNotFound } from '@kubets/apimachinery';
 import { Clientset } from '@kubets/clientset';
 import { FakeClock, loadConfig } from '@kubets/rest';
+import { eventually, MemoryLogger } from '@kubets/test-utils';
 import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LeaderElectionConfig, LeaderElector } from './elector.js';
@@ -11,7 +12,6 @@ import {
   type LockEventSubject,
 } from './lock.js';
 import { formatMicroTime, type LeaderElectionRecord } from './record.js';
-import { MemoryLogger, waitFor } from './test-helpers.js';
 
 let server: InMemoryApiServer;
 let clientset: Clientset;
@@ -203,16 +203,24 @@ describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60
     // A 60 s lease: a takeover within the test can only come from the release.
     const durations = { leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 200 };
     const a = start(name, 'a', durations, true);
-    await waitFor(() => a.leading(), 10_000, 'a to lead');
+    await eventually(() => a.leading(), { timeoutMs: 10_000, what: 'a to lead', intervalMs: 25 });
     const b = start(name, 'b', durations, true);
     const sampler = watchForTwoLeaders([a, b]);
-    await waitFor(() => b.elector.getLeader() === 'a', 10_000, 'b to observe a');
+    await eventually(() => b.elector.getLeader() === 'a', {
+      timeoutMs: 10_000,
+      what: 'b to observe a',
+      intervalMs: 25,
+    });
     expect(b.leading()).toBe(false);
 
     a.stop();
     await a.done;
     expect(a.events).toEqual(['new leader a', 'started', 'stopped']);
-    await waitFor(() => b.leading(), 10_000, 'b to take over');
+    await eventually(() => b.leading(), {
+      timeoutMs: 10_000,
+      what: 'b to take over',
+      intervalMs: 25,
+    });
     const lease = await clientset.coordinationV1().leases('default').get(name);
     expect(lease.spec).toMatchObject({
       holderIdentity: 'b',
@@ -262,12 +270,16 @@ describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60
       callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
     });
     const aDone = a.run(cancelA.signal);
-    await waitFor(() => a.isLeader(), 10_000, 'a to lead');
+    await eventually(() => a.isLeader(), { timeoutMs: 10_000, what: 'a to lead', intervalMs: 25 });
 
     withholdNext = true;
     const before = applied;
     clock.step(durations.retryPeriodMs);
-    await waitFor(() => applied > before, 10_000, 'the renewal to reach the server');
+    await eventually(() => applied > before, {
+      timeoutMs: 10_000,
+      what: 'the renewal to reach the server',
+      intervalMs: 25,
+    });
     const renewed = await leases.get(name);
     cancelA.abort();
     await aDone;
@@ -293,7 +305,11 @@ describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60
     });
     const bDone = b.run(cancelB.signal);
     try {
-      await waitFor(() => bStarted, 10_000, 'b to acquire the released lease');
+      await eventually(() => bStarted, {
+        timeoutMs: 10_000,
+        what: 'b to acquire the released lease',
+        intervalMs: 25,
+      });
       expect((await leases.get(name)).spec).toMatchObject({
         holderIdentity: 'b',
         leaseTransitions: 1,
@@ -321,7 +337,7 @@ describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60
       callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
     });
     const done = a.run(cancel.signal);
-    await waitFor(() => a.isLeader(), 10_000, 'a to lead');
+    await eventually(() => a.isLeader(), { timeoutMs: 10_000, what: 'a to lead', intervalMs: 25 });
     // Another party takes the Lease behind a's back (a has not renewed since).
     const taken = await leases.get(name);
     await leases.update({
@@ -342,7 +358,7 @@ describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60
     const name = leaseName();
     const durations = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 400 };
     const a = start(name, 'a', durations);
-    await waitFor(() => a.leading(), 10_000, 'a to lead');
+    await eventually(() => a.leading(), { timeoutMs: 10_000, what: 'a to lead', intervalMs: 25 });
 
     server.faults.respondWith(503, { times: Number.POSITIVE_INFINITY, match: '/leases/' });
     await a.done;
@@ -351,7 +367,11 @@ describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60
 
     server.faults.reset();
     const again = start(name, 'a2', durations);
-    await waitFor(() => again.leading(), 20_000, 'a2 to lead after the outage');
+    await eventually(() => again.leading(), {
+      timeoutMs: 20_000,
+      what: 'a2 to lead after the outage',
+      intervalMs: 25,
+    });
     const lease = await clientset.coordinationV1().leases('default').get(name);
     expect(lease.spec).toMatchObject({ holderIdentity: 'a2', leaseTransitions: 1 });
   });
@@ -360,9 +380,13 @@ describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60
     const name = leaseName();
     const durations = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 400 };
     const a = start(name, 'a', durations);
-    await waitFor(() => a.leading(), 10_000, 'a to lead');
+    await eventually(() => a.leading(), { timeoutMs: 10_000, what: 'a to lead', intervalMs: 25 });
     const b = start(name, 'b', durations);
-    await waitFor(() => b.elector.getLeader() === 'a', 10_000, 'b to observe a');
+    await eventually(() => b.elector.getLeader() === 'a', {
+      timeoutMs: 10_000,
+      what: 'b to observe a',
+      intervalMs: 25,
+    });
     const sampler = watchForTwoLeaders([a, b]);
 
     server.faults.stallConnections();
@@ -371,7 +395,11 @@ describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60
     expect(b.leading()).toBe(false);
 
     server.faults.resume();
-    await waitFor(() => b.leading(), 20_000, 'b to take over');
+    await eventually(() => b.leading(), {
+      timeoutMs: 20_000,
+      what: 'b to take over',
+      intervalMs: 25,
+    });
     expect(sampler.stop()).toEqual([]);
     const lease = await clientset.coordinationV1().leases('default').get(name);
     expect(lease.spec?.holderIdentity).toBe('b');

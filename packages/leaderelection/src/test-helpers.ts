@@ -1,38 +1,7 @@
-import { type LogFields, type Logger, StatusError } from '@kubets/apimachinery';
 import type { Clock, FakeClock } from '@kubets/rest';
+import { flush, statusError } from '@kubets/test-utils';
 import type { LockCallOptions, LockRecord, ResourceLock } from './lock.js';
 import { type LeaderElectionRecord, serializeRecord } from './record.js';
-
-/** A logger that keeps every line, for assertions. */
-export class MemoryLogger implements Logger {
-  readonly lines: { level: string; message: string; fields: LogFields | undefined }[] = [];
-  debug(message: string, fields?: LogFields): void {
-    this.lines.push({ level: 'debug', message, fields });
-  }
-  info(message: string, fields?: LogFields): void {
-    this.lines.push({ level: 'info', message, fields });
-  }
-  warn(message: string, fields?: LogFields): void {
-    this.lines.push({ level: 'warn', message, fields });
-  }
-  error(message: string, fields?: LogFields): void {
-    this.lines.push({ level: 'error', message, fields });
-  }
-  errors(): string[] {
-    return this.lines.filter((l) => l.level === 'error').map((l) => l.message);
-  }
-}
-
-export function statusError(code: number, reason: string, message: string): StatusError {
-  return new StatusError({
-    apiVersion: 'v1',
-    kind: 'Status',
-    status: 'Failure',
-    code,
-    reason,
-    message,
-  });
-}
 
 /** One successful write to the fake store. */
 export interface StoreWrite {
@@ -151,16 +120,11 @@ export class FakeLock implements ResourceLock {
   }
 }
 
-/** Lets pending promise callbacks and immediates run. */
-export async function flush(rounds = 5): Promise<void> {
-  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-}
-
 /** Moves a fake clock forward in small steps, letting the code under test react in between. */
 export async function advance(clock: FakeClock, ms: number, stepMs = 50): Promise<void> {
   for (let done = 0; done < ms; done += stepMs) {
     clock.step(Math.min(stepMs, ms - done));
-    await flush();
+    await flush(5);
   }
 }
 
@@ -172,27 +136,13 @@ export async function advanceUntil(
   stepMs = 50,
 ): Promise<number> {
   const start = clock.now();
-  await flush();
+  await flush(5);
   while (!predicate()) {
     if (clock.now() - start > limitMs) {
       throw new Error(`condition not met within ${limitMs} ms of fake time`);
     }
     clock.step(stepMs);
-    await flush();
+    await flush(5);
   }
   return clock.now() - start;
-}
-
-/** Polls `predicate` in real time until it holds, failing after `timeoutMs`. */
-export async function waitFor(
-  predicate: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  what = 'condition',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }

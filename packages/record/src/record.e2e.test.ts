@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Clientset } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
+import { MemoryLogger } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import type { ConfigMap, Event } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EventBroadcaster, newBroadcaster } from './broadcaster.js';
 import { eventSinkFromClientset } from './sink.js';
-import { MemoryLogger } from './test-helpers.js';
 
 let env: Envtest;
 let clientset: Clientset;

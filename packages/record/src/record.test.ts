@@ -1,4 +1,5 @@
 import { FakeClock } from '@kubets/rest';
+import { deferred, eventually, MemoryLogger, nextTurn, statusError } from '@kubets/test-utils';
 import type { ConfigMap, Event, Node } from 'kubernetes-types/core/v1.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -7,7 +8,7 @@ import {
   formatEventForLog,
   newBroadcaster,
 } from './broadcaster.js';
-import { deferred, FakeSink, MemoryLogger, statusError, tick, until } from './test-helpers.js';
+import { FakeSink } from './test-helpers.js';
 
 const start = Date.parse('2024-03-08T12:31:24Z');
 
@@ -343,11 +344,11 @@ describe('the bounded queue', () => {
     // 20 synchronous events: the broadcaster queue takes 5, the other 15 are dropped at once.
     for (let i = 0; i < 20; i++) recorder.event(configMap(), 'Normal', `A${i}`, 'm');
     expect(logger.matching('error', /too many queued events/)).toBe(15);
-    await until(() => sink.calls.length === 1, 'the first write');
+    await eventually(() => sink.calls.length === 1, { what: 'the first write' });
     // The sink is stuck on A0; its watcher holds A1..A4 (4 of 5 places).
 
     for (let i = 0; i < 10; i++) recorder.event(configMap(), 'Normal', `B${i}`, 'm');
-    await tick();
+    await nextTurn();
     // B0..B4 reached the watcher queue's last place (B0) or were dropped there (B1..B4);
     // B5..B9 never got into the broadcaster queue.
     expect(logger.matching('error', /too many queued events/)).toBe(20);
@@ -366,10 +367,12 @@ describe('writing with retries', () => {
     sink.behaviour = () =>
       failures-- > 0 ? new Error('connect ECONNREFUSED 127.0.0.1:6443') : undefined;
     broadcaster.newRecorder({ component: 'c' }).event(configMap(), 'Normal', 'Synced', 'm');
-    await until(() => clock.pendingSleeps === 1, 'first retry wait');
+    await eventually(() => clock.pendingSleeps === 1, { what: 'first retry wait' });
     expect(clock.requestedSleeps).toEqual([5000]); // 10 s × random() (0.5)
     clock.step(5000);
-    await until(() => clock.pendingSleeps === 1 && sink.calls.length === 2, 'second retry wait');
+    await eventually(() => clock.pendingSleeps === 1 && sink.calls.length === 2, {
+      what: 'second retry wait',
+    });
     expect(clock.requestedSleeps).toEqual([5000, 10_000]);
     clock.step(10_000);
     await broadcaster.flush();
@@ -382,7 +385,7 @@ describe('writing with retries', () => {
     sink.behaviour = () => new Error('network down');
     broadcaster.newRecorder({ component: 'c' }).event(configMap(), 'Normal', 'Synced', 'm');
     for (let i = 0; i < 11; i++) {
-      await until(() => clock.pendingSleeps === 1, `retry wait ${i + 1}`);
+      await eventually(() => clock.pendingSleeps === 1, { what: `retry wait ${i + 1}` });
       clock.step(10_000);
     }
     await broadcaster.flush();
@@ -437,7 +440,7 @@ describe('shutdown', () => {
     broadcaster.startLogging((line) => lines.push(line));
     const recorder = broadcaster.newRecorder({ component: 'c' });
     recorder.event(configMap(), 'Normal', 'First', 'm');
-    await until(() => clock.pendingSleeps === 1, 'retry wait');
+    await eventually(() => clock.pendingSleeps === 1, { what: 'retry wait' });
     recorder.event(configMap(), 'Normal', 'Queued', 'm');
     await broadcaster.shutdown();
     expect(clock.pendingSleeps).toBe(0);
@@ -447,7 +450,7 @@ describe('shutdown', () => {
     expect(sink.calls.map((c) => c.event.reason)).toEqual(['First']);
 
     recorder.event(configMap(), 'Normal', 'Late', 'm');
-    await tick();
+    await nextTurn();
     expect(lines).toHaveLength(2);
     expect(logger.matching('error', /broadcaster is shut down \(will not retry!\)/)).toBe(1);
   });
@@ -481,7 +484,7 @@ describe('shutdown', () => {
       const broadcaster = newBroadcaster({ random: () => 0.99 });
       broadcaster.startRecordingToSink(sink);
       broadcaster.newRecorder({ component: 'c' }).event(configMap(), 'Normal', 'R', 'm');
-      await until(() => pending.size > 0, 'the retry timer');
+      await eventually(() => pending.size > 0, { what: 'the retry timer' });
       await broadcaster.shutdown();
       expect(pending.size).toBe(0);
       expect(sink.calls).toHaveLength(1);

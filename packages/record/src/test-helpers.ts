@@ -1,4 +1,4 @@
-import { type LogFields, type Logger, StatusError } from '@kubets/apimachinery';
+import { statusError } from '@kubets/test-utils';
 import type { Event } from 'kubernetes-types/core/v1.js';
 import type { EventPatch } from './correlator.js';
 import type { EventSink } from './sink.js';
@@ -73,63 +73,4 @@ export class FakeSink implements EventSink {
 
 function keyOf(event: Event): string {
   return `${event.metadata.namespace}/${event.metadata.name}`;
-}
-
-/** A StatusError as the API server would send it. */
-export function statusError(
-  code: number,
-  reason: 'NotFound' | 'AlreadyExists' | 'Forbidden',
-  message: string,
-): StatusError {
-  return new StatusError({
-    kind: 'Status',
-    apiVersion: 'v1',
-    status: 'Failure',
-    code,
-    reason,
-    message,
-  });
-}
-
-/** A logger that keeps what it is told. */
-export class MemoryLogger implements Logger {
-  readonly lines: { level: string; message: string; fields: LogFields | undefined }[] = [];
-  debug(message: string, fields?: LogFields): void {
-    this.lines.push({ level: 'debug', message, fields });
-  }
-  info(message: string, fields?: LogFields): void {
-    this.lines.push({ level: 'info', message, fields });
-  }
-  warn(message: string, fields?: LogFields): void {
-    this.lines.push({ level: 'warn', message, fields });
-  }
-  error(message: string, fields?: LogFields): void {
-    this.lines.push({ level: 'error', message, fields });
-  }
-  matching(level: string, pattern: RegExp): number {
-    return this.lines.filter((l) => l.level === level && pattern.test(l.message)).length;
-  }
-}
-
-/** Lets promise callbacks and microtasks run. */
-export function tick(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** Ticks until `condition` holds; fails after many ticks (no wall-clock timing). */
-export async function until(condition: () => boolean, what = 'condition'): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    if (condition()) return;
-    await tick();
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-/** A promise with its resolve function exposed. */
-export function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
 }

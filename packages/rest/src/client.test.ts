@@ -12,12 +12,13 @@ import {
   type StatusError,
 } from '@kubets/apimachinery';
 import {
+  eventually,
+  nextTurn,
   type StubHandler,
   type StubServer,
   sendJson,
   startStubServer,
-  waitUntil,
-} from '@kubets/stub-server';
+} from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import { FakeClock } from './clock.js';
@@ -25,7 +26,7 @@ import type { Config } from './config.js';
 import { defaultTokenFileRecheckMs } from './credentials.js';
 import { CredentialsError, ResponseDecodeError, TransportError } from './errors.js';
 import { PatchType } from './request.js';
-import { recordingClock, settle } from './test-helpers.js';
+import { recordingClock } from './test-helpers.js';
 import type { Warning } from './warnings.js';
 import type { WatchEvent } from './watch.js';
 
@@ -229,9 +230,9 @@ describe('retries', () => {
     });
     const client = new RESTClient({ host: server.url, qps: -1 }, { groupVersion: 'v1', clock });
     const done = client.get().resource('pods').do();
-    await waitUntil(() => clock.pendingSleeps === 1);
+    await eventually(() => clock.pendingSleeps === 1);
     clock.step(1999);
-    await settle();
+    await nextTurn();
     expect(server.requests).toHaveLength(1);
     clock.step(1);
     await done;
@@ -357,10 +358,10 @@ describe('retries', () => {
       { groupVersion: 'v1', clock },
     );
     const done = client.get().resource('pods').do();
-    await waitUntil(() => server.requests.length === 1);
+    await eventually(() => server.requests.length === 1);
     // The retry needs a second token, which arrives one second later.
-    await waitUntil(() => clock.pendingSleeps === 1);
-    await settle();
+    await eventually(() => clock.pendingSleeps === 1);
+    await nextTurn();
     expect(server.requests).toHaveLength(1);
     clock.step(1000);
     await done;
@@ -377,8 +378,8 @@ describe('rate limiting', () => {
       { groupVersion: 'v1', clock },
     );
     const all = Array.from({ length: 9 }, () => client.get().resource('pods').do());
-    await waitUntil(() => server.requests.length === 3);
-    await settle();
+    await eventually(() => server.requests.length === 3);
+    await nextTurn();
     for (const [step, expected] of [
       [500, 4],
       [500, 5],
@@ -386,7 +387,7 @@ describe('rate limiting', () => {
       [1000, 9],
     ] as const) {
       clock.step(step);
-      await waitUntil(() => server.requests.length === expected);
+      await eventually(() => server.requests.length === expected);
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(server.requests).toHaveLength(expected);
     }
@@ -405,7 +406,7 @@ describe('rate limiting', () => {
     );
     expect(second.rateLimiter).toBe(first.rateLimiter);
     const requests = [first, second, first].map((client) => client.get().resource('pods').do());
-    await waitUntil(() => server.requests.length === 2);
+    await eventually(() => server.requests.length === 2);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(server.requests).toHaveLength(2);
     clock.step(1000);
@@ -428,7 +429,7 @@ describe('timeouts and cancellation', () => {
     const { client } = clientFor(server);
     const controller = new AbortController();
     const done = client.get().resource('pods').signal(controller.signal).do();
-    await waitUntil(() => server.requests.length === 1);
+    await eventually(() => server.requests.length === 1);
     controller.abort();
     const error = await rejection(done);
     expect(error).toMatchObject({ name: 'AbortError' });
@@ -443,7 +444,7 @@ describe('timeouts and cancellation', () => {
     const client = new RESTClient({ host: server.url, qps: -1 }, { groupVersion: 'v1' });
     const controller = new AbortController();
     const done = client.get().resource('pods').signal(controller.signal).do();
-    await waitUntil(() => server.requests.length === 1);
+    await eventually(() => server.requests.length === 1);
     controller.abort(new Error('stop waiting'));
     await expect(done).rejects.toThrow('stop waiting');
   });

@@ -1,6 +1,6 @@
+import { nextTurn } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import { FakeClock, realClock } from './clock.js';
-import { settle } from './test-helpers.js';
 
 describe('realClock', () => {
   it('sleeps and can be woken early by aborting', async () => {
@@ -21,10 +21,10 @@ describe('FakeClock', () => {
     void clock.sleep(300).then(() => woken.push(`late@${clock.now()}`));
     void clock.sleep(100).then(() => woken.push(`early@${clock.now()}`));
     clock.step(99);
-    await settle();
+    await nextTurn();
     expect(woken).toEqual([]);
     clock.step(500);
-    await settle();
+    await nextTurn();
     expect(woken).toEqual(['early@699', 'late@699']);
     expect(clock.now()).toBe(699);
     expect(clock.requestedSleeps).toEqual([300, 100]);

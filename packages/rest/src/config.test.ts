@@ -4,7 +4,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
+import { type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import {

@@ -1,7 +1,7 @@
+import { nextTurn } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from './clock.js';
 import { rateLimiterFor, TokenBucketRateLimiter } from './ratelimit.js';
-import { settle } from './test-helpers.js';
 
 describe('TokenBucketRateLimiter', () => {
   it('accepts a burst, then qps tokens per second', () => {
@@ -36,12 +36,12 @@ describe('TokenBucketRateLimiter', () => {
     const limiter = new TokenBucketRateLimiter(5, 10, { clock });
     const granted: number[] = [];
     for (let i = 0; i < 30; i++) void limiter.wait().then(() => granted.push(i));
-    await settle();
+    await nextTurn();
     expect(granted).toHaveLength(10);
 
     for (let second = 1; second <= 4; second++) {
       clock.step(1000);
-      await settle();
+      await nextTurn();
       expect(granted).toHaveLength(Math.min(30, 10 + 5 * second));
     }
     expect(granted).toEqual([...Array(30).keys()]);
@@ -54,10 +54,10 @@ describe('TokenBucketRateLimiter', () => {
     const grantedAt: number[] = [];
     for (let i = 0; i < 4; i++) void limiter.wait().then(() => grantedAt.push(clock.now()));
     for (let step = 0; step < 8; step++) {
-      await settle();
+      await nextTurn();
       clock.step(250);
     }
-    await settle();
+    await nextTurn();
     expect(grantedAt).toEqual([0, 500, 1000, 1500]);
   });
 
@@ -78,11 +78,11 @@ describe('TokenBucketRateLimiter', () => {
     expect(limiter.tryAccept()).toBe(true);
     const controller = new AbortController();
     const aborted = limiter.wait(controller.signal);
-    await settle();
+    await nextTurn();
     expect(clock.pendingSleeps).toBe(1);
     controller.abort(new Error('gave up'));
     await expect(aborted).rejects.toThrow('gave up');
-    await settle();
+    await nextTurn();
     expect(clock.pendingSleeps).toBe(0);
     clock.step(1000);
     expect(limiter.tryAccept()).toBe(true);

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { isNotFound, isStatusError, type StatusError } from '@kubets/apimachinery';
-import { type StubHandler, type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
+import { type StubHandler, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import { ResponseDecodeError, TransportError } from './errors.js';

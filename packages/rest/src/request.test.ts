@@ -1,4 +1,4 @@
-import { type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
+import { rejectionOf, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESTClient, restClientFor } from './client.js';
 import { ConfigError, InvalidRequestError, isInvalidRequestError } from './errors.js';
@@ -173,10 +173,7 @@ describe('Request validation', () => {
   for (const [title, send, part, value, message] of cases) {
     it(`rejects ${title} when the request is sent, without sending it`, async () => {
       const before = server.requests.length;
-      const error = await send(client).then(
-        () => undefined,
-        (err: unknown) => err,
-      );
+      const error = await rejectionOf(send(client));
       expect(error).toBeInstanceOf(InvalidRequestError);
       expect(isInvalidRequestError(error)).toBe(true);
       expect(error).toMatchObject({ part, value, message: expect.stringMatching(message) });

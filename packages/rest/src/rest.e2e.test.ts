@@ -9,6 +9,7 @@ import {
   type ObjectList,
   type WatchEvent,
 } from '@kubets/apimachinery';
+import { rejectionOf } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config.js';
@@ -330,14 +331,7 @@ describe('server certificate verification against a real kube-apiserver', () => 
         qps: -1,
         tls: { ...config.tls, caData },
       });
-      const error = await client
-        .get()
-        .absPath('/version')
-        .do()
-        .then(
-          () => undefined,
-          (err: unknown) => err,
-        );
+      const error = await rejectionOf(client.get().absPath('/version').do());
       expect(error).toBeInstanceOf(TransportError);
       const message = (error as Error).message;
       expect(message).toContain('TLS verification of the server certificate failed');

@@ -1,11 +1,6 @@
-// Shared by the unit tests: small async utilities. The loopback stub server they use is
-// @kubets/stub-server.
+// A clock fake for this package's unit tests; what every package's tests share is in
+// @kubets/test-utils.
 import type { Clock } from './clock.js';
-
-/** Lets pending promise callbacks and I/O callbacks run. */
-export function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /** A clock whose sleeps return at once and are recorded, for asserting retry waits. */
 export function recordingClock(): Clock & { sleeps: number[] } {

@@ -1,4 +1,4 @@
-import { type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
+import { type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import { agentFor, isRetryableConnectionError } from './transport.js';

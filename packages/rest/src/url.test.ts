@@ -2,13 +2,13 @@
 // API group or version either makes the request fail before anything is sent, with an
 // error naming the bad part, or reaches exactly the path that names it. The stub server
 // records the path as it arrived on the wire.
-import { type StubServer, sendJson, startStubServer } from '@kubets/stub-server';
+import { rejectionOf, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import {
   decodedPathSegments,
   hostileGroups,
   hostileSegments,
   hostileVersions,
-} from '@kubets/stub-server/hostile-segments';
+} from '@kubets/test-utils/hostile-segments';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import { isInvalidRequestError } from './errors.js';
@@ -54,12 +54,7 @@ function expectedSegments(part: Part, value: string): string[] {
 
 describe.each<Part>(['namespace', 'resource', 'name', 'subresource'])('a hostile %s', (part) => {
   it.each(hostileSegments)('$label', async ({ value, refused }) => {
-    const outcome = await build(part, value)
-      .do()
-      .then(
-        () => undefined,
-        (err: unknown) => err,
-      );
+    const outcome = await rejectionOf(build(part, value).do());
     if (refused) {
       expect(isInvalidRequestError(outcome)).toBe(true);
       expect(outcome).toMatchObject({ part, value });

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { type StubServer, startStubServer, waitUntil } from '@kubets/stub-server';
+import { eventually, type StubServer, startStubServer } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import {
@@ -196,7 +196,7 @@ describe('Request.watch() and the event size cap', () => {
     );
     expect(errorMessage(fromCall[1])).toMatch(/^watch event larger than 2048 bytes/);
     // The server sees both connections go away.
-    await waitUntil(() => closed() === 2, 10_000);
+    await eventually(() => closed() === 2, { timeoutMs: 10_000 });
   });
 
   it('refuses a bad cap before sending anything', async () => {

@@ -118,12 +118,3 @@ export async function startStubServer(handler: StubHandler = echo): Promise<Stub
   };
   return stub;
 }
-
-/** Polls until `condition` holds (real time, short interval), failing after `timeoutMs`. */
-export async function waitUntil(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

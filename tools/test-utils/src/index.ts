@@ -1,0 +1,5 @@
+// What the packages' tests share. Shipped as TypeScript source (no build step), only
+// erasable syntax. Hostile path input is the `./hostile-segments` subpath.
+export * from './fakes.js';
+export * from './stub-server.js';
+export * from './wait.js';
