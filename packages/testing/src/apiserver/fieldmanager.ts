@@ -1,4 +1,5 @@
 import type { ManagedFieldsEntry } from '@kubets/apimachinery';
+import { timestamp } from './object-meta.js';
 import {
   clone,
   isObject,
@@ -223,8 +224,6 @@ function store(obj: JsonObject, list: Owner[]): void {
 /** FieldsV1 trees known to cover every field of the object they were recorded on. */
 const fullTrees = new WeakSet<object>();
 
-const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-
 /** A field-manager conflict found by {@link applyConfiguration}. */
 export interface FieldConflict {
   manager: string;
@@ -298,7 +297,7 @@ export function recordUpdate(
             manager,
             operation: 'Update',
             apiVersion,
-            time: now(),
+            time: timestamp(),
             fieldsType: 'FieldsV1',
             fieldsV1: tree,
           },
@@ -324,12 +323,12 @@ export function recordUpdate(
   }
   if (!mine) {
     mine = {
-      entry: { manager, operation: 'Update', apiVersion, time: now() },
+      entry: { manager, operation: 'Update', apiVersion, time: timestamp() },
       fields: new Set(),
     };
     list.push(mine);
   } else {
-    mine.entry = { ...mine.entry, apiVersion, time: now() };
+    mine.entry = { ...mine.entry, apiVersion, time: timestamp() };
   }
   for (const p of changed) mine.fields.add(p);
   for (const p of removed) mine.fields.delete(p);
@@ -420,10 +419,13 @@ export function applyConfiguration(
     removePath(merged, path);
   }
   if (!mine) {
-    mine = { entry: { manager, operation: 'Apply', apiVersion, time: now() }, fields: new Set() };
+    mine = {
+      entry: { manager, operation: 'Apply', apiVersion, time: timestamp() },
+      fields: new Set(),
+    };
     list.push(mine);
   } else {
-    mine.entry = { ...mine.entry, apiVersion, time: now() };
+    mine.entry = { ...mine.entry, apiVersion, time: timestamp() };
   }
   mine.fields = new Set(configLeaves.keys());
   store(merged, list);
