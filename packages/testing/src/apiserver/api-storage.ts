@@ -3,11 +3,10 @@ import type { Entry } from './object-entry.js';
 import type { JsonObject, JsonValue } from './patch.js';
 import { renderObject } from './render.js';
 import type { ResourceStore } from './resource-store.js';
-import type { ResourceDefinition, ResourceRegistry } from './resources.js';
-import { apiVersionOf } from './resources.js';
+import { apiVersionOf, type ResourceDefinition, type ResourceRegistry } from './resources.js';
 import { parseSelection, type Selection } from './selectors.js';
 import type { ApiError } from './status.js';
-import type { PatchType, Target, WriteOptions } from './target.js';
+import type { PatchOptions, PatchType, Target, WriteOptions } from './target.js';
 import { type StorageHooks, VersionedStore } from './versioned-store.js';
 import { conflictFor } from './write-checks.js';
 import { createObject } from './write-create.js';
@@ -96,7 +95,7 @@ export class ApiStorage {
     name: string,
     type: PatchType,
     patch: JsonValue,
-    options: WriteOptions & { force?: boolean },
+    options: PatchOptions,
   ): Entry {
     return patchObject(this.#store, target, name, type, patch, options);
   }

@@ -19,6 +19,9 @@ export interface WriteOptions {
   subresource?: 'status' | undefined;
 }
 
+/** Options of a PATCH: `force` lets an apply take fields other managers own. */
+export type PatchOptions = WriteOptions & { force?: boolean };
+
 /** The patch content types the server understands. */
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 

@@ -4,7 +4,7 @@ import { meta } from './object-meta.js';
 import { clone, isObject, type JsonObject, type JsonValue } from './patch.js';
 import { apiVersionOf } from './resources.js';
 import { ApiError, badRequest, failure } from './status.js';
-import { fieldScope, type Target, type WriteOptions } from './target.js';
+import { fieldScope, type PatchOptions, type Target } from './target.js';
 import type { VersionedStore } from './versioned-store.js';
 import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
 import { createApplied } from './write-create.js';
@@ -17,7 +17,7 @@ export function writeApply(
   name: string,
   existing: Entry | undefined,
   patch: JsonValue,
-  options: WriteOptions & { force?: boolean },
+  options: PatchOptions,
 ): Entry {
   const { definition } = target;
   if (!isObject(patch)) throw badRequest('the apply configuration must be an object');

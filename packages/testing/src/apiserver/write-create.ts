@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { recordUpdate } from './fieldmanager.js';
-import type { Entry } from './object-entry.js';
-import { storeKey } from './object-entry.js';
+import { type Entry, storeKey } from './object-entry.js';
 import { meta, objectName, timestamp } from './object-meta.js';
 import { isObject, type JsonObject } from './patch.js';
 import { apiVersionOf, type ResourceDefinition, resourceKey } from './resources.js';

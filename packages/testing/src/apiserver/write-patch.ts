@@ -1,5 +1,4 @@
-import type { Entry } from './object-entry.js';
-import { storeKey } from './object-entry.js';
+import { type Entry, storeKey } from './object-entry.js';
 import { meta } from './object-meta.js';
 import {
   isObject,
@@ -12,7 +11,7 @@ import {
 } from './patch.js';
 import type { ResourceDefinition } from './resources.js';
 import { ApiError, badRequest, failure, notFound, unsupportedMediaType } from './status.js';
-import { keyNamespace, type PatchType, type Target, type WriteOptions } from './target.js';
+import { keyNamespace, type PatchOptions, type PatchType, type Target } from './target.js';
 import type { VersionedStore } from './versioned-store.js';
 import { writeApply } from './write-apply.js';
 import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
@@ -27,7 +26,7 @@ export function patchObject(
   name: string,
   type: PatchType,
   patch: JsonValue,
-  options: WriteOptions & { force?: boolean },
+  options: PatchOptions,
 ): Entry {
   const { definition } = target;
   if (type === 'strategic' && definition.custom) {
