@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe } from 'vitest';
+import { type ContractTarget, defineContractSuite } from '../../test/contract.js';
+import { rawRequest } from '../../test/contract-client.js';
 import { type Envtest, startEnvtest } from '../envtest.js';
-import { type ContractTarget, defineContractSuite } from './contract.js';
-import { rawRequest } from './contract-client.js';
 
 /** kube-apiserver compacts etcd every this many seconds in this suite. */
 const COMPACTION_INTERVAL_S = 2;

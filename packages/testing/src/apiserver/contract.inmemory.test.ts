@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe } from 'vitest';
-import { defineContractSuite } from './contract.js';
+import { defineContractSuite } from '../../test/contract.js';
 import { type InMemoryApiServer, startApiServer } from './server.js';
 
 describe('contract: in-memory API server', () => {

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest, rawWatch } from './contract-client.js';
+import { rawRequest, rawWatch } from '../../test/contract-client.js';
 import { type InMemoryApiServer, startApiServer } from './server.js';
 
 describe('fault injection', () => {

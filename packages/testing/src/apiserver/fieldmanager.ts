@@ -1,4 +1,5 @@
 import type { ManagedFieldsEntry } from '@kubets/apimachinery';
+import { timestamp } from './object-meta.js';
 import {
   clone,
   isObject,
@@ -220,10 +221,28 @@ function store(obj: JsonObject, list: Owner[]): void {
   );
 }
 
+/** `mine` restamped with this write's apiVersion and time, or a new entry added to `list`. */
+function stamp(
+  list: Owner[],
+  mine: Owner | undefined,
+  manager: string,
+  operation: 'Update' | 'Apply',
+  apiVersion: string,
+): Owner {
+  if (!mine) {
+    const created: Owner = {
+      entry: { manager, operation, apiVersion, time: timestamp() },
+      fields: new Set(),
+    };
+    list.push(created);
+    return created;
+  }
+  mine.entry = { ...mine.entry, apiVersion, time: timestamp() };
+  return mine;
+}
+
 /** FieldsV1 trees known to cover every field of the object they were recorded on. */
 const fullTrees = new WeakSet<object>();
-
-const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
 /** A field-manager conflict found by {@link applyConfiguration}. */
 export interface FieldConflict {
@@ -298,7 +317,7 @@ export function recordUpdate(
             manager,
             operation: 'Update',
             apiVersion,
-            time: now(),
+            time: timestamp(),
             fieldsType: 'FieldsV1',
             fieldsV1: tree,
           },
@@ -322,15 +341,7 @@ export function recordUpdate(
     for (const p of changed) o.fields.delete(p);
     for (const p of removed) o.fields.delete(p);
   }
-  if (!mine) {
-    mine = {
-      entry: { manager, operation: 'Update', apiVersion, time: now() },
-      fields: new Set(),
-    };
-    list.push(mine);
-  } else {
-    mine.entry = { ...mine.entry, apiVersion, time: now() };
-  }
+  mine = stamp(list, mine, manager, 'Update', apiVersion);
   for (const p of changed) mine.fields.add(p);
   for (const p of removed) mine.fields.delete(p);
   store(newObj, list);
@@ -419,12 +430,7 @@ export function applyConfiguration(
     if (list.some((o) => o !== mine && o.fields.has(path))) continue;
     removePath(merged, path);
   }
-  if (!mine) {
-    mine = { entry: { manager, operation: 'Apply', apiVersion, time: now() }, fields: new Set() };
-    list.push(mine);
-  } else {
-    mine.entry = { ...mine.entry, apiVersion, time: now() };
-  }
+  mine = stamp(list, mine, manager, 'Apply', apiVersion);
   mine.fields = new Set(configLeaves.keys());
   store(merged, list);
   return merged;

@@ -1,6 +1,6 @@
 import { type IncomingMessage, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest } from './contract-client.js';
+import { rawRequest } from '../../test/contract-client.js';
 import { logTimestamp } from './podlogs.js';
 import { type InMemoryApiServer, startApiServer } from './server.js';
 

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import type { Entry, EventSink, StoredEvent } from './object-entry.js';
 import { isObject, type JsonObject } from './patch.js';
+import type { ResourceStore } from './resource-store.js';
 import { badRequest, invalid } from './status.js';
-import type { Entry, EventSink, ResourceStore, StoredEvent } from './store.js';
 
 /** Which container of a pod a {@link PodLogs} call is about. */
 export interface PodLogContainerOptions {

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest, rawWatch } from './contract-client.js';
+import { rawRequest, rawWatch } from '../../test/contract-client.js';
 import { type InMemoryApiServer, startApiServer } from './server.js';
 
 const cm = (name: string, labels: Record<string, string> = {}) => ({

@@ -1,25 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { FaultState } from './faults.js';
+import type { Entry, EventSink, StoredEvent } from './object-entry.js';
 import { isObject, type JsonObject } from './patch.js';
+import { renderObject, type View } from './render.js';
+import type { ResourceStore } from './resource-store.js';
 import { apiVersionOf } from './resources.js';
-import { matches, type Selection } from './storage.js';
-import type { Entry, EventSink, ResourceStore, StoredEvent } from './store.js';
-
-/** How objects are rendered: whole, or as `meta.k8s.io/v1` PartialObjectMetadata. */
-export type View = 'full' | 'metadata';
-
-/** Renders an object for a response in the requested view and apiVersion. */
-export function renderObject(entry: Entry, apiVersion: string, view: View): string {
-  if (view === 'metadata') {
-    return JSON.stringify({
-      kind: 'PartialObjectMetadata',
-      apiVersion: 'meta.k8s.io/v1',
-      metadata: entry.obj.metadata ?? {},
-    });
-  }
-  if (entry.obj.apiVersion === apiVersion) return entry.json;
-  return JSON.stringify({ ...entry.obj, apiVersion });
-}
+import { matches, type Selection } from './selectors.js';
 
 function withRv(entry: Entry, rv: number): Entry {
   const md = isObject(entry.obj.metadata) ? entry.obj.metadata : {};

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { ApiStorage } from './api-storage.js';
 import { ApiError } from './status.js';
-import { ApiStorage, type Target } from './storage.js';
+import type { Target } from './target.js';
 
 function setup(historySize = 100) {
   const storage = new ApiStorage({ historySize });

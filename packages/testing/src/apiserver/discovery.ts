@@ -1,0 +1,124 @@
+import type { ServerResponse } from 'node:http';
+import { sendJson, sendText404 } from './http.js';
+import {
+  apiGroupDocument,
+  apiResourceList,
+  openApiV3GroupVersion,
+  openApiV3Root,
+  type ResourceRegistry,
+} from './resources.js';
+
+const VERSION = {
+  major: '1',
+  minor: '20',
+  gitVersion: 'v1.20.2+kubets',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-01-01T00:00:00Z',
+  goVersion: `node${process.versions.node}`,
+  compiler: 'kubets',
+  platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+};
+
+/**
+ * Answers the fixed-path endpoints: `/version`, the health checks, `/api`, `/apis`,
+ * `/api/v1` and OpenAPI v3. Returns false when `path` is none of them.
+ */
+export function serveDiscovery(
+  res: ServerResponse,
+  registry: ResourceRegistry,
+  port: number,
+  path: string,
+): boolean {
+  switch (path) {
+    case '/version':
+      sendJson(res, 200, JSON.stringify(VERSION, null, 2));
+      return true;
+    case '/healthz':
+    case '/readyz':
+    case '/livez':
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('ok');
+      return true;
+    case '/api':
+      sendJson(
+        res,
+        200,
+        JSON.stringify({
+          kind: 'APIVersions',
+          versions: ['v1'],
+          serverAddressByClientCIDRs: [
+            { clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` },
+          ],
+        }),
+      );
+      return true;
+    case '/apis':
+      sendJson(
+        res,
+        200,
+        JSON.stringify({
+          kind: 'APIGroupList',
+          apiVersion: 'v1',
+          groups: registry.groups().map((g) => apiGroupDocument(registry, g)),
+        }),
+      );
+      return true;
+    case '/api/v1':
+      sendApiResourceList(res, registry, '', 'v1');
+      return true;
+    case '/openapi/v3':
+      sendJson(res, 200, JSON.stringify(openApiV3Root(registry, String(registryHash(registry)))));
+      return true;
+  }
+  if (path.startsWith('/openapi/v3/')) {
+    const parts = path.slice('/openapi/v3/'.length).split('/');
+    const [group, version] = parts[0] === 'api' ? ['', parts[1]] : [parts[1] ?? '', parts[2]];
+    if (version !== undefined && registry.hasGroupVersion(group, version)) {
+      sendJson(res, 200, JSON.stringify(openApiV3GroupVersion(registry, group, version)));
+      return true;
+    }
+  }
+  return false;
+}
+
+/** `/apis/{group}`: the group's versions, or a plain 404 for a group nothing serves. */
+export function sendApiGroup(res: ServerResponse, registry: ResourceRegistry, group: string): void {
+  if (registry.versionsOf(group).length === 0) {
+    sendText404(res);
+    return;
+  }
+  sendJson(
+    res,
+    200,
+    JSON.stringify({
+      kind: 'APIGroup',
+      apiVersion: 'v1',
+      ...apiGroupDocument(registry, group),
+    }),
+  );
+}
+
+/** `/api/v1`, `/apis/{group}/{version}`: the APIResourceList of one group version. */
+export function sendApiResourceList(
+  res: ServerResponse,
+  registry: ResourceRegistry,
+  group: string,
+  version: string,
+): void {
+  sendJson(res, 200, JSON.stringify(apiResourceList(registry, group, version)));
+}
+
+/** Changes whenever the set of served resources does (CRDs), for OpenAPI cache keys. */
+function registryHash(registry: ResourceRegistry): number {
+  let hash = 0;
+  for (const group of ['', ...registry.groups()]) {
+    for (const version of registry.versionsOf(group)) {
+      for (const d of registry.resourcesOf(group, version)) {
+        for (const ch of `${group}/${version}/${d.resource}`)
+          hash = (hash * 31 + ch.charCodeAt(0)) | 0;
+      }
+    }
+  }
+  return hash >>> 0;
+}

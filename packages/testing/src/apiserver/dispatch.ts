@@ -1,0 +1,198 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sendApiGroup, sendApiResourceList, serveDiscovery } from './discovery.js';
+import { defaultFaultMessage, type FaultState } from './faults.js';
+import {
+  isWatchQuery,
+  RequestContext,
+  readBody,
+  sendError,
+  sendJson,
+  sendText404,
+} from './http.js';
+import type { ResourceDefinition } from './resources.js';
+import { serveWatch } from './routes-list-watch.js';
+import { serveCollection, serveObject, type WriteParams } from './routes-objects.js';
+import { serveScale } from './routes-scale.js';
+import type { ServerState } from './server-state.js';
+import { ApiError, failure, internalError, methodNotAllowed, pathNotFound } from './status.js';
+import type { Target } from './target.js';
+
+interface Route {
+  definition: ResourceDefinition;
+  version: string;
+  namespace: string | undefined;
+  name: string | undefined;
+  subresource: string | undefined;
+  watchPath: boolean;
+}
+
+/**
+ * The request pipeline of the in-memory API server: reads the body, applies the injected
+ * latency, stalls and fault rules, then routes the path to discovery or to a resource's
+ * handlers, and turns what they throw into a `Status` response.
+ */
+export class ApiHandler {
+  readonly #state: ServerState;
+
+  constructor(state: ServerState) {
+    this.#state = state;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const faults = this.#state.faults;
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    const isApi =
+      path === '/api' || path.startsWith('/api/') || path === '/apis' || path.startsWith('/apis/');
+    try {
+      const body =
+        req.method === 'GET' || req.method === 'HEAD'
+          ? Buffer.alloc(0)
+          : await readBody(req, this.#state.maxRequestBytes);
+      if (faults.latencyMs > 0) await sleep(faults.latencyMs);
+      if (faults.stalled) await faults.waitUntilResumed();
+      if (res.destroyed) return;
+      if (isApi && sendFaultRule(faults, req, res, path, url.searchParams)) return;
+      this.#route(new RequestContext(req, res, url, body), path);
+    } catch (error) {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof ApiError) sendError(res, error);
+      else sendError(res, internalError(error instanceof Error ? error.message : String(error)));
+    }
+  }
+
+  #route(ctx: RequestContext, path: string): void {
+    const { res } = ctx;
+    const registry = this.#state.storage.registry;
+    if (serveDiscovery(res, registry, this.#state.port, path)) return;
+    const segments = path.split('/').slice(1);
+    if (segments[0] === 'api' && segments[1] === 'v1' && segments.length > 2) {
+      this.#resource(ctx, '', 'v1', segments.slice(2));
+      return;
+    }
+    if (segments[0] === 'apis' && segments.length >= 2) {
+      const group = segments[1] as string;
+      if (segments.length === 2) {
+        sendApiGroup(res, registry, group);
+        return;
+      }
+      const version = segments[2] as string;
+      if (!registry.hasGroupVersion(group, version)) {
+        sendText404(res);
+        return;
+      }
+      if (segments.length === 3) {
+        sendApiResourceList(res, registry, group, version);
+        return;
+      }
+      this.#resource(ctx, group, version, segments.slice(3));
+      return;
+    }
+    sendText404(res);
+  }
+
+  #parseRoute(group: string, version: string, input: string[]): Route {
+    let segments = input.map((s) => decodeURIComponent(s));
+    let watchPath = false;
+    if (segments[0] === 'watch') {
+      watchPath = true;
+      segments = segments.slice(1);
+    }
+    let namespace: string | undefined;
+    if (
+      segments[0] === 'namespaces' &&
+      segments.length >= 3 &&
+      !(segments.length === 3 && (segments[2] === 'status' || segments[2] === 'finalize'))
+    ) {
+      namespace = segments[1];
+      segments = segments.slice(2);
+    }
+    if (segments.length === 0 || segments.length > 3) throw pathNotFound();
+    const [resource, name, subresource] = segments as [
+      string,
+      string | undefined,
+      string | undefined,
+    ];
+    const definition = this.#state.storage.registry.lookup(group, version, resource);
+    if (!definition) throw pathNotFound();
+    if (!definition.namespaced && namespace !== undefined) throw pathNotFound();
+    if (definition.namespaced && namespace === undefined && name !== undefined)
+      throw pathNotFound();
+    if (subresource !== undefined) {
+      const known =
+        (subresource === 'status' && definition.status) ||
+        (subresource === 'scale' && definition.scale && !definition.custom) ||
+        (subresource === 'log' && definition.log && name !== undefined) ||
+        (subresource === 'finalize' && definition.resource === 'namespaces');
+      if (!known) throw pathNotFound();
+    }
+    return { definition, version, namespace, name, subresource, watchPath };
+  }
+
+  #resource(ctx: RequestContext, group: string, version: string, segments: string[]): void {
+    const state = this.#state;
+    const route = this.#parseRoute(group, version, segments);
+    const { req, res, query } = ctx;
+    const target: Target = {
+      definition: route.definition,
+      version: route.version,
+      namespace: route.namespace,
+    };
+    const method = req.method ?? 'GET';
+    const def = route.definition;
+    const params: WriteParams = {
+      manager: () =>
+        query.get('fieldManager') ||
+        (req.headers['user-agent'] ?? 'unknown').split('/')[0] ||
+        'unknown',
+      dryRun: query.getAll('dryRun').includes('All'),
+    };
+
+    if (route.watchPath || (method === 'GET' && isWatchQuery(query))) {
+      if (method !== 'GET') throw methodNotAllowed(method, def.kind);
+      serveWatch(state, ctx, target, route.name);
+      return;
+    }
+    if (route.subresource === 'log') {
+      if (method !== 'GET') throw methodNotAllowed(method, 'PodLogOptions');
+      const name = route.name as string;
+      state.podLogs.serve(query, res, name, () => state.storage.get(target, name));
+      return;
+    }
+    if (route.subresource === 'scale') {
+      serveScale(state, ctx, target, route.name as string, params.manager(), params.dryRun);
+      return;
+    }
+    const subresource = route.subresource === 'status' ? 'status' : undefined;
+    if (route.name === undefined) serveCollection(state, ctx, target, params);
+    else serveObject(state, ctx, target, route.name, subresource, params);
+  }
+}
+
+/** Answers the request from the first matching fault rule; false when none matches. */
+function sendFaultRule(
+  faults: FaultState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query: URLSearchParams,
+): boolean {
+  const watch = isWatchQuery(query) || /^\/apis?\/(?:[^/]+\/)?[^/]+\/watch\//.test(path);
+  const rule = faults.takeRule({ method: req.method ?? 'GET', path, query, watch });
+  if (!rule) return false;
+  const defaults = defaultFaultMessage(rule.status);
+  const status = failure(rule.status, defaults.reason, rule.message ?? defaults.message, {
+    ...(rule.retryAfterSeconds !== undefined ? { retryAfterSeconds: rule.retryAfterSeconds } : {}),
+  });
+  sendJson(
+    res,
+    rule.status,
+    JSON.stringify(status),
+    rule.retryAfterSeconds !== undefined ? { 'Retry-After': String(rule.retryAfterSeconds) } : {},
+  );
+  return true;
+}

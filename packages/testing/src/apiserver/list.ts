@@ -1,0 +1,194 @@
+import { compareKeys, type Entry, lowerBound } from './object-entry.js';
+import { isObject } from './patch.js';
+import { matches, parseSelection } from './selectors.js';
+import { ApiError, badRequest, failure, resourceExpired } from './status.js';
+import type { Target } from './target.js';
+import type { VersionedStore } from './versioned-store.js';
+
+/** Query parameters of a list. */
+export interface ListQuery {
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
+  limit?: number | undefined;
+  continue?: string | undefined;
+  resourceVersion?: string | undefined;
+  resourceVersionMatch?: string | undefined;
+}
+
+/** A list result: entries in key order, the list's resourceVersion and paging data. */
+export interface ListResult {
+  items: Entry[];
+  resourceVersion: number;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+const INCONSISTENT_CONTINUE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+const LIST_TOO_OLD = 'The resourceVersion for the provided list is too old.';
+
+function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
+}
+
+function decodeContinue(token: string): { rv: number; start: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    throw badRequest('continue key is not valid: illegal base64 data at input byte 0');
+  }
+  if (
+    !isObject(parsed) ||
+    parsed.v !== 'meta.k8s.io/v1' ||
+    typeof parsed.rv !== 'number' ||
+    typeof parsed.start !== 'string'
+  ) {
+    throw badRequest(
+      'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+    );
+  }
+  return { rv: parsed.rv, start: parsed.start };
+}
+
+/**
+ * LIST with selectors, paging and resourceVersion semantics of kube-apiserver 1.20. Reads at
+ * an older revision (continue tokens, exact or paged lists) are rebuilt from the resource's
+ * event history, which is why they expire with it.
+ */
+export function listObjects(
+  versioned: VersionedStore,
+  target: Target,
+  query: ListQuery,
+): ListResult {
+  const store = versioned.storeOf(target.definition);
+  const selection = parseSelection(target, query);
+  const namespace = target.definition.namespaced ? target.namespace : undefined;
+  const { resourceVersion, resourceVersionMatch } = query;
+  let limit = query.limit && query.limit > 0 ? query.limit : undefined;
+  let atRv = versioned.rv;
+  let start = '';
+  if (resourceVersionMatch !== undefined && resourceVersionMatch !== '') {
+    if (resourceVersionMatch !== 'NotOlderThan' && resourceVersionMatch !== 'Exact') {
+      throw invalidListOptions(
+        `resourceVersionMatch: Unsupported value: "${resourceVersionMatch}": supported values: "Exact", "NotOlderThan", ""`,
+      );
+    }
+    if (resourceVersion === undefined || resourceVersion === '') {
+      throw invalidListOptions(
+        'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+      );
+    }
+    if (query.continue) {
+      throw invalidListOptions(
+        'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided',
+      );
+    }
+    if (resourceVersionMatch === 'Exact' && resourceVersion === '0') {
+      throw invalidListOptions(
+        'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+      );
+    }
+  }
+  if (query.continue) {
+    if (resourceVersion !== undefined && resourceVersion !== '' && resourceVersion !== '0') {
+      throw badRequest('specifying resource version is not allowed when using continue');
+    }
+    const token = decodeContinue(query.continue);
+    start = token.start;
+    atRv = token.rv <= 0 ? versioned.rv : token.rv;
+    if (atRv < store.floor) {
+      throw resourceExpired(INCONSISTENT_CONTINUE, encodeContinue(-1, start));
+    }
+  } else if (resourceVersion !== undefined && resourceVersion !== '') {
+    const rv = parseRv(resourceVersion);
+    if (resourceVersion === '0' && resourceVersionMatch !== 'Exact') {
+      // Served from the watch cache: any state, no paging.
+      limit = undefined;
+    } else if (
+      resourceVersionMatch === 'Exact' ||
+      (resourceVersionMatch === undefined && limit !== undefined) ||
+      (resourceVersionMatch === '' && limit !== undefined)
+    ) {
+      if (rv > versioned.rv) {
+        throw tooLargeResourceVersion(rv, versioned.rv);
+      }
+      if (rv < store.floor) throw resourceExpired(LIST_TOO_OLD);
+      atRv = rv;
+    } else if (rv > versioned.rv) {
+      throw tooLargeResourceVersion(rv, versioned.rv);
+    } else if (limit !== undefined && resourceVersionMatch !== 'NotOlderThan') {
+      limit = undefined;
+    }
+  }
+  const overrides =
+    atRv < versioned.rv ? store.changesSince(atRv) : new Map<string, Entry | null>();
+  let keys = store.sortedKeys(namespace);
+  if (overrides.size > 0) {
+    const set = new Set(keys);
+    for (const [key, entry] of overrides) {
+      if (namespace !== undefined && !key.startsWith(`${namespace}/`)) continue;
+      if (entry) set.add(key);
+      else set.delete(key);
+    }
+    keys = [...set].sort(compareKeys);
+  }
+  const prefix = namespace !== undefined ? `${namespace}/` : '';
+  let index = start ? lowerBound(keys, prefix + start) : 0;
+  const items: Entry[] = [];
+  const empty = !selection.labels && !selection.fields;
+  for (; index < keys.length; index++) {
+    const key = keys[index] as string;
+    const entry = overrides.has(key) ? overrides.get(key) : store.get(key);
+    if (!entry) continue;
+    if (!empty && !matches(selection, entry.obj)) continue;
+    if (limit !== undefined && items.length === limit) break;
+    items.push(entry);
+  }
+  const result: ListResult = { items, resourceVersion: atRv };
+  if (limit !== undefined && index < keys.length && items.length === limit) {
+    const last = items[items.length - 1] as Entry;
+    result.continue = encodeContinue(atRv, `${last.key.slice(prefix.length)}\u0000`);
+    if (empty) result.remainingItemCount = keys.length - index;
+  }
+  return result;
+}
+
+/** Parses a resourceVersion query parameter (400 when it is not a number). */
+export function parseRv(value: string): number {
+  if (!/^\d+$/.test(value)) {
+    throw new ApiError(
+      failure(
+        400,
+        'BadRequest',
+        `resourceVersion: Invalid value: "${value}": strconv.ParseUint: parsing "${value}": invalid syntax`,
+      ),
+    );
+  }
+  return Number(value);
+}
+
+function invalidListOptions(message: string): ApiError {
+  return new ApiError(
+    failure(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${message}`, {
+      kind: 'ListOptions',
+      group: 'meta.k8s.io',
+      causes: [
+        {
+          reason: 'FieldValueForbidden',
+          message: message.replace(/^[^:]+: /, ''),
+          field: message.split(':')[0] ?? '',
+        },
+      ],
+    }),
+  );
+}
+
+function tooLargeResourceVersion(rv: number, current: number): ApiError {
+  return new ApiError(
+    failure(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${current}`, {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    }),
+  );
+}

@@ -1,0 +1,70 @@
+import { isObject, type JsonObject } from './patch.js';
+
+/** RFC 3339 with seconds, as the API server writes timestamps. */
+export function timestamp(date = new Date()): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const METADATA_ORDER = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'clusterName',
+  'managedFields',
+];
+
+/** Puts kind, apiVersion and metadata first and metadata's fields in the server's order. */
+export function normalise(obj: JsonObject): JsonObject {
+  const metadata = isObject(obj.metadata) ? obj.metadata : {};
+  const orderedMeta: JsonObject = {};
+  for (const key of METADATA_ORDER)
+    if (metadata[key] !== undefined) orderedMeta[key] = metadata[key];
+  for (const [key, value] of Object.entries(metadata)) {
+    if (!(key in orderedMeta) && value !== undefined) orderedMeta[key] = value;
+  }
+  const out: JsonObject = { kind: obj.kind ?? null, apiVersion: obj.apiVersion ?? null };
+  out.metadata = orderedMeta;
+  for (const [key, value] of Object.entries(obj)) {
+    if (key !== 'kind' && key !== 'apiVersion' && key !== 'metadata' && value !== undefined) {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+/** The object's metadata, created empty when missing, so callers can edit it in place. */
+export function meta(obj: JsonObject): JsonObject {
+  if (!isObject(obj.metadata)) obj.metadata = {};
+  return obj.metadata as JsonObject;
+}
+
+/** `metadata.name`, or `''`. */
+export function objectName(obj: JsonObject): string {
+  const name = meta(obj).name;
+  return typeof name === 'string' ? name : '';
+}
+
+/** The fields whose change bumps `metadata.generation`. */
+export function withoutMetaAndStatus(obj: JsonObject): JsonObject {
+  const { metadata: _m, status: _s, ...rest } = obj;
+  return rest;
+}
+
+/** What an update must change for it not to be a no-op. */
+export function comparable(obj: JsonObject): JsonObject {
+  const md = { ...meta(obj) };
+  delete md.resourceVersion;
+  delete md.managedFields;
+  return { ...obj, metadata: md };
+}

@@ -1,0 +1,112 @@
+import { parse as parseYaml } from 'yaml';
+import type { RequestContext } from './http.js';
+import { isObject, type JsonObject, type JsonValue } from './patch.js';
+import type { ResourceDefinition } from './resources.js';
+import { ApiError, badRequest, failure, unsupportedMediaType } from './status.js';
+import type { PatchType } from './target.js';
+
+/** The media type of the request body, without parameters; `fallback` when none is sent. */
+function contentTypeOf(ctx: RequestContext, fallback: string): string {
+  return (ctx.req.headers['content-type'] ?? fallback).split(';')[0]?.trim() ?? '';
+}
+
+/** Parses the body as JSON or YAML, failing as kube-apiserver's decoder does for `kind`. */
+function parseJson(ctx: RequestContext, kind: string): JsonValue {
+  const contentType = contentTypeOf(ctx, 'application/json');
+  const text = ctx.body.toString('utf8');
+  if (contentType === 'application/yaml' || contentType === 'application/apply-patch+yaml') {
+    try {
+      return parseYaml(text) as JsonValue;
+    } catch (error) {
+      throw badRequest(`error converting YAML to JSON: ${(error as Error).message}`);
+    }
+  }
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (error) {
+    const reason = goJsonError(text, (error as Error).message);
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${reason} (${text.slice(0, 30)} ...)`,
+    );
+  }
+}
+
+/** The object of a POST or PUT (JSON or YAML). */
+export function parseObjectBody(ctx: RequestContext, def: ResourceDefinition): JsonObject {
+  const contentType = contentTypeOf(ctx, 'application/json');
+  if (
+    contentType !== 'application/json' &&
+    contentType !== 'application/yaml' &&
+    contentType !== '*/*'
+  ) {
+    throw new ApiError(
+      failure(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+      ),
+    );
+  }
+  const value = parseJson(ctx, def.kind);
+  if (!isObject(value)) {
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${def.kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
+  }
+  return value;
+}
+
+/** The patch of a PATCH and its type, from the Content-Type. */
+export function parsePatch(ctx: RequestContext): { type: PatchType; patch: JsonValue } {
+  const contentType = contentTypeOf(ctx, '');
+  const types: Record<string, PatchType> = {
+    'application/json-patch+json': 'json',
+    'application/merge-patch+json': 'merge',
+    'application/strategic-merge-patch+json': 'strategic',
+    'application/apply-patch+yaml': 'apply',
+  };
+  const type = types[contentType];
+  if (!type) throw unsupportedMediaType(contentType);
+  let patch: JsonValue;
+  try {
+    patch = parseJson(ctx, 'Patch');
+  } catch {
+    throw badRequest(
+      type === 'apply'
+        ? 'error decoding YAML: the apply configuration is not valid YAML'
+        : `json: invalid ${type} patch body (${ctx.body.toString('utf8').slice(0, 30)} ...)`,
+    );
+  }
+  return { type, patch };
+}
+
+/** The DeleteOptions body of a DELETE, if any: preconditions and dryRun. */
+export function parseDeleteOptions(ctx: RequestContext): {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun: boolean;
+} {
+  if (ctx.body.length === 0) return { dryRun: false };
+  const value = parseJson(ctx, 'DeleteOptions');
+  if (!isObject(value)) throw badRequest('DeleteOptions must be an object');
+  const pre = isObject(value.preconditions) ? value.preconditions : undefined;
+  const preconditions = pre
+    ? {
+        ...(typeof pre.uid === 'string' ? { uid: pre.uid } : {}),
+        ...(typeof pre.resourceVersion === 'string'
+          ? { resourceVersion: pre.resourceVersion }
+          : {}),
+      }
+    : undefined;
+  const dryRun = Array.isArray(value.dryRun) && value.dryRun.includes('All');
+  return { ...(preconditions ? { preconditions } : {}), dryRun };
+}
+
+/** Describes a JSON syntax error the way Go's encoding/json does. */
+function goJsonError(text: string, message: string): string {
+  const at = /position (\d+)/.exec(message);
+  const position = at ? Number(at[1]) : text.length;
+  if (text.trim() === '' || position >= text.length || /end of JSON|Unterminated/i.test(message)) {
+    return 'unexpected end of JSON input';
+  }
+  return `invalid character ${JSON.stringify(text[position]).replace(/^"|"$/g, "'")} looking for beginning of value`;
+}

@@ -1,0 +1,151 @@
+import { type RequestContext, sendJson } from './http.js';
+import { type Entry, storeKey } from './object-entry.js';
+import { isObject } from './patch.js';
+import { renderObject } from './render.js';
+import { parseDeleteOptions, parseObjectBody, parsePatch } from './request-body.js';
+import { apiVersionOf } from './resources.js';
+import { parseListQuery, sendList, serveList } from './routes-list-watch.js';
+import type { ServerState } from './server-state.js';
+import { ApiError, failure, methodNotAllowed, pathNotFound, success } from './status.js';
+import { keyNamespace, type Target } from './target.js';
+
+/** What every object and collection request carries besides its target. */
+export interface WriteParams {
+  /** The field manager: `fieldManager`, else the client's user-agent name. */
+  manager: () => string;
+  dryRun: boolean;
+}
+
+/** A collection: GET lists, POST creates, DELETE is deletecollection. */
+export function serveCollection(
+  state: ServerState,
+  ctx: RequestContext,
+  target: Target,
+  { manager, dryRun }: WriteParams,
+): void {
+  const { req, query } = ctx;
+  const method = req.method ?? 'GET';
+  const def = target.definition;
+  switch (method) {
+    case 'GET':
+      serveList(state, ctx, target);
+      return;
+    case 'POST': {
+      if (def.namespaced && target.namespace === undefined) throw pathNotFound();
+      const body = parseObjectBody(ctx, def);
+      const entry = state.storage.create(target, body, { manager: manager(), dryRun });
+      sendObject(ctx, target, 201, entry);
+      return;
+    }
+    case 'DELETE': {
+      if (!def.verbs.includes('deletecollection'))
+        throw methodNotAllowed('deletecollection', def.kind);
+      const deleted = state.storage.deleteCollection(target, parseListQuery(query), dryRun);
+      sendList(ctx, target, deleted, { resourceVersion: state.storage.rv });
+      return;
+    }
+    default:
+      throw methodNotAllowed(method, def.kind);
+  }
+}
+
+/** One object or its status: GET, PUT, PATCH (including server-side apply) and DELETE. */
+export function serveObject(
+  state: ServerState,
+  ctx: RequestContext,
+  target: Target,
+  name: string,
+  subresource: 'status' | undefined,
+  { manager, dryRun }: WriteParams,
+): void {
+  const { req, res, query } = ctx;
+  const method = req.method ?? 'GET';
+  const def = target.definition;
+  switch (method) {
+    case 'GET': {
+      sendObject(ctx, target, 200, state.storage.get(target, name));
+      return;
+    }
+    case 'PUT': {
+      const body = parseObjectBody(ctx, def);
+      const entry = state.storage.update(target, name, body, {
+        manager: manager(),
+        dryRun,
+        subresource,
+      });
+      sendObject(ctx, target, 200, entry);
+      return;
+    }
+    case 'PATCH': {
+      const { type, patch } = parsePatch(ctx);
+      const existed =
+        state.storage.storeOf(def).get(storeKey(keyNamespace(target), name)) !== undefined;
+      const entry = state.storage.patch(target, name, type, patch, {
+        manager: type === 'apply' && !query.get('fieldManager') ? requireApplyManager() : manager(),
+        dryRun,
+        subresource,
+        force: query.get('force') === 'true',
+      });
+      sendObject(ctx, target, existed ? 200 : 201, entry);
+      return;
+    }
+    case 'DELETE': {
+      if (subresource) throw methodNotAllowed('delete', def.kind);
+      const options = parseDeleteOptions(ctx);
+      const { entry, deleted } = state.storage.delete(target, name, {
+        ...(options.preconditions ? { preconditions: options.preconditions } : {}),
+        dryRun: dryRun || options.dryRun,
+      });
+      if (deleted && !def.returnDeletedObject) {
+        const uid = isObject(entry.obj.metadata) ? entry.obj.metadata.uid : undefined;
+        sendJson(
+          res,
+          200,
+          JSON.stringify(
+            success({
+              name,
+              ...(def.group ? { group: def.group } : {}),
+              kind: def.resource,
+              ...(typeof uid === 'string' ? { uid } : {}),
+            }),
+          ),
+        );
+        return;
+      }
+      sendObject(ctx, target, 200, entry);
+      return;
+    }
+    default:
+      throw methodNotAllowed(method, def.kind);
+  }
+}
+
+/** Writes one object in the request's view, at the apiVersion it was asked for. */
+function sendObject(ctx: RequestContext, target: Target, code: number, entry: Entry): void {
+  sendJson(
+    ctx.res,
+    code,
+    renderObject(entry, apiVersionOf(target.definition.group, target.version), ctx.view),
+  );
+}
+
+function requireApplyManager(): never {
+  throw new ApiError(
+    failure(
+      422,
+      'Invalid',
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+      {
+        group: 'meta.k8s.io',
+        kind: 'PatchOptions',
+        causes: [
+          {
+            reason: 'FieldValueRequired',
+            message: 'Required value: is required for apply patch',
+            field: 'fieldManager',
+          },
+        ],
+      },
+    ),
+  );
+}

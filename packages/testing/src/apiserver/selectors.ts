@@ -1,0 +1,103 @@
+import {
+  type FieldSelector,
+  fieldsFromObject,
+  type KubeObject,
+  parseFieldSelector,
+  parseSelector,
+  type Selector,
+} from '@kubets/apimachinery';
+import { isObject, type JsonObject } from './patch.js';
+import { resourceKey } from './resources.js';
+import { badRequest } from './status.js';
+import type { Target } from './target.js';
+
+/** Parsed selectors of a list or watch. */
+export interface Selection {
+  labels: Selector | undefined;
+  fields: FieldSelector | undefined;
+  /** Extra field paths the field selector may use for this resource. */
+  fieldPaths: readonly string[];
+}
+
+/** Field-selector fields each resource supports beyond `metadata.name` and `metadata.namespace`. */
+const FIELD_PATHS: Record<string, readonly string[]> = {
+  '/pods': [
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'status.phase',
+    'status.podIP',
+    'status.nominatedNodeName',
+  ],
+  '/events': [
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
+  '/secrets': ['type'],
+  '/namespaces': ['status.phase'],
+  '/nodes': ['spec.unschedulable'],
+  'apps/replicasets': ['status.replicas'],
+};
+
+/** Parses and checks the selectors of a list or watch. */
+export function parseSelection(
+  target: Target,
+  query: { labelSelector?: string | undefined; fieldSelector?: string | undefined },
+): Selection {
+  const { definition } = target;
+  const fieldPaths = FIELD_PATHS[resourceKey(definition.group, definition.resource)] ?? [];
+  let labels: Selector | undefined;
+  let fields: FieldSelector | undefined;
+  if (query.labelSelector) {
+    try {
+      labels = parseSelector(query.labelSelector);
+    } catch (error) {
+      throw badRequest(`unable to parse requirement: ${(error as Error).message}`);
+    }
+    if (labels.empty()) labels = undefined;
+  }
+  if (query.fieldSelector) {
+    try {
+      fields = parseFieldSelector(query.fieldSelector);
+    } catch (error) {
+      throw badRequest(`invalid field selector: ${(error as Error).message}`);
+    }
+    for (const requirement of fields.requirements()) {
+      const known =
+        requirement.field === 'metadata.name' ||
+        requirement.field === 'metadata.namespace' ||
+        fieldPaths.includes(requirement.field);
+      if (!known) {
+        throw badRequest(
+          `"${requirement.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
+        );
+      }
+    }
+    if (fields.empty()) fields = undefined;
+  }
+  return { labels, fields, fieldPaths };
+}
+
+/** Whether an object passes a selection. */
+export function matches(selection: Selection, obj: JsonObject): boolean {
+  if (selection.labels) {
+    const md = isObject(obj.metadata) ? obj.metadata : {};
+    const labels = isObject(md.labels) ? (md.labels as Record<string, string>) : {};
+    if (!selection.labels.matches(labels)) return false;
+  }
+  if (selection.fields) {
+    if (!selection.fields.matches(fieldsFromObject(obj as KubeObject, selection.fieldPaths)))
+      return false;
+  }
+  return true;
+}

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { recordUpdate } from './fieldmanager.js';
+import { type Entry, storeKey } from './object-entry.js';
+import { meta, objectName, timestamp } from './object-meta.js';
+import { isObject, type JsonObject } from './patch.js';
+import { apiVersionOf, type ResourceDefinition, resourceKey } from './resources.js';
+import { alreadyExists, invalid } from './status.js';
+import { fieldScope, keyNamespace, type Target, type WriteOptions } from './target.js';
+import { generateNameSuffix, validateObjectName } from './validation.js';
+import type { VersionedStore } from './versioned-store.js';
+import { checkKind, checkNamespace, requireNamespace } from './write-checks.js';
+
+/** POST: creates an object. */
+export function createObject(
+  store: VersionedStore,
+  target: Target,
+  body: JsonObject,
+  options: WriteOptions,
+): Entry {
+  const { definition, version } = target;
+  checkKind(target, body);
+  // The body is owned by this call (freshly parsed): copy only what is changed in place.
+  const obj: JsonObject = {
+    ...body,
+    metadata: isObject(body.metadata) ? { ...body.metadata } : {},
+  };
+  obj.kind = definition.kind;
+  obj.apiVersion = apiVersionOf(definition.group, version);
+  const md = meta(obj);
+  checkNamespace(target, obj);
+  const generateName = typeof md.generateName === 'string' ? md.generateName : undefined;
+  let name = objectName(obj);
+  const problems = validateObjectName(name || undefined, generateName, definition.nameRule);
+  if (problems.length > 0) {
+    throw invalid(definition.kind, name, problems, definition.custom ? definition.group : '');
+  }
+  requireNamespace(store, target);
+  const objects = store.storeOf(definition);
+  if (!name && generateName) {
+    do name = generateNameSuffix(generateName);
+    while (objects.get(storeKey(keyNamespace(target), name)));
+    md.name = name;
+  }
+  if (objects.get(storeKey(keyNamespace(target), name))) {
+    throw alreadyExists(definition.resource, name, definition.group);
+  }
+  md.uid = randomUUID();
+  md.creationTimestamp = timestamp();
+  delete md.deletionTimestamp;
+  delete md.deletionGracePeriodSeconds;
+  delete md.resourceVersion;
+  delete md.managedFields;
+  if (definition.generation) md.generation = 1;
+  else delete md.generation;
+  prepareCreate(definition, obj);
+  recordUpdate(
+    undefined,
+    obj,
+    options.manager,
+    obj.apiVersion as string,
+    definition.mergeKeys,
+    fieldScope(definition, undefined),
+  );
+  return store.commit(target, undefined, obj, options);
+}
+
+/** Creates the object a server-side apply produced, keeping its Apply managedFields entry. */
+export function createApplied(
+  store: VersionedStore,
+  target: Target,
+  obj: JsonObject,
+  options: WriteOptions,
+): Entry {
+  const managed = meta(obj).managedFields;
+  const { definition } = target;
+  const name = objectName(obj);
+  const problems = validateObjectName(name, undefined, definition.nameRule);
+  if (problems.length > 0) throw invalid(definition.kind, name, problems);
+  requireNamespace(store, target);
+  const md = meta(obj);
+  md.uid = randomUUID();
+  md.creationTimestamp = timestamp();
+  if (definition.generation) md.generation = 1;
+  prepareCreate(definition, obj);
+  if (managed !== undefined) md.managedFields = managed;
+  return store.commit(target, undefined, obj, options);
+}
+
+/** What kube-apiserver's create strategies set: status resets and defaults per resource. */
+function prepareCreate(definition: ResourceDefinition, obj: JsonObject): void {
+  if (
+    definition.status &&
+    !definition.custom &&
+    definition.resource !== 'customresourcedefinitions'
+  ) {
+    delete obj.status;
+  }
+  if (definition.custom && definition.status) delete obj.status;
+  const key = resourceKey(definition.group, definition.resource);
+  if (key === '/pods') obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
+  if (key === '/namespaces') {
+    obj.spec = { finalizers: ['kubernetes'], ...(isObject(obj.spec) ? obj.spec : {}) };
+    obj.status = { phase: 'Active' };
+  }
+  if (
+    definition.group === 'apps' &&
+    definition.resource !== 'daemonsets' &&
+    definition.resource !== 'controllerrevisions'
+  ) {
+    const spec = isObject(obj.spec) ? obj.spec : {};
+    if (spec.replicas === undefined) spec.replicas = 1;
+    obj.spec = spec;
+    obj.status = {};
+  }
+  if (key === 'apiextensions.k8s.io/customresourcedefinitions') {
+    const spec = isObject(obj.spec) ? obj.spec : {};
+    const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [];
+    const storage = versions.find((v) => v.storage === true)?.name;
+    obj.status = {
+      conditions: [
+        {
+          type: 'NamesAccepted',
+          status: 'True',
+          lastTransitionTime: timestamp(),
+          reason: 'NoConflicts',
+          message: 'no conflicts found',
+        },
+        {
+          type: 'Established',
+          status: 'True',
+          lastTransitionTime: timestamp(),
+          reason: 'InitialNamesAccepted',
+          message: 'the initial names have been accepted',
+        },
+      ],
+      acceptedNames: isObject(spec.names) ? spec.names : {},
+      storedVersions: storage ? [storage] : [],
+    };
+  }
+}

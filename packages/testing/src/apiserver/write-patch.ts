@@ -1,0 +1,80 @@
+import { type Entry, storeKey } from './object-entry.js';
+import { meta } from './object-meta.js';
+import {
+  isObject,
+  type JsonObject,
+  type JsonValue,
+  jsonPatch,
+  mergePatch,
+  PatchError,
+  strategicMergePatch,
+} from './patch.js';
+import type { ResourceDefinition } from './resources.js';
+import { ApiError, badRequest, failure, notFound, unsupportedMediaType } from './status.js';
+import { keyNamespace, type PatchOptions, type PatchType, type Target } from './target.js';
+import type { VersionedStore } from './versioned-store.js';
+import { writeApply } from './write-apply.js';
+import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
+import { finishUpdate, prepareUpdate } from './write-update.js';
+
+const NOT_AN_OBJECT = 'json: cannot unmarshal array into Go value of type map[string]interface {}';
+
+/** PATCH (json, merge, strategic or apply). Apply creates the object when it is missing. */
+export function patchObject(
+  store: VersionedStore,
+  target: Target,
+  name: string,
+  type: PatchType,
+  patch: JsonValue,
+  options: PatchOptions,
+): Entry {
+  const { definition } = target;
+  if (type === 'strategic' && definition.custom) {
+    throw unsupportedMediaType('application/strategic-merge-patch+json');
+  }
+  const existing = store.storeOf(definition).get(storeKey(keyNamespace(target), name));
+  if (type === 'apply') return writeApply(store, target, name, existing, patch, options);
+  if (!existing) throw notFound(definition.resource, name, definition.group);
+  const patched = applyPatchToValue(existing.obj, type, patch, definition);
+  if (!isObject(patched)) throw badRequest('the patch did not produce an object');
+  const patchedMd = meta(patched);
+  if (patchedMd.name !== undefined && patchedMd.name !== name) {
+    throw badRequest(
+      `the name of the object (${String(patchedMd.name)}) does not match the name on the URL (${name})`,
+    );
+  }
+  checkKind(target, patched);
+  checkNamespace(target, patched);
+  checkPreconditionRv(target, existing, patched);
+  const next = prepareUpdate(target, existing, patched, options.subresource);
+  return finishUpdate(store, target, existing, next, options);
+}
+
+/** Applies a json, merge or strategic patch (apply is treated as merge) to a value. */
+export function applyPatchToValue(
+  base: JsonObject,
+  type: PatchType,
+  patch: JsonValue,
+  definition: ResourceDefinition,
+): JsonValue {
+  try {
+    switch (type) {
+      case 'json':
+        return jsonPatch(base, patch);
+      case 'merge':
+      case 'apply':
+        if (!isObject(patch)) throw new PatchError(NOT_AN_OBJECT, 400);
+        return mergePatch(base, patch);
+      default:
+        if (!isObject(patch)) throw new PatchError(NOT_AN_OBJECT, 400);
+        return strategicMergePatch(base, patch, definition.mergeKeys) ?? {};
+    }
+  } catch (error) {
+    if (error instanceof PatchError) {
+      throw new ApiError(
+        failure(error.code, error.code === 400 ? 'BadRequest' : 'Invalid', error.message),
+      );
+    }
+    throw error;
+  }
+}

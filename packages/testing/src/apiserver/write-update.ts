@@ -1,0 +1,115 @@
+import { recordUpdate } from './fieldmanager.js';
+import type { Entry } from './object-entry.js';
+import { comparable, meta, objectName, withoutMetaAndStatus } from './object-meta.js';
+import { type JsonObject, type JsonValue, jsonEqual } from './patch.js';
+import { apiVersionOf } from './resources.js';
+import { badRequest } from './status.js';
+import { fieldScope, type Target, type WriteOptions } from './target.js';
+import type { VersionedStore } from './versioned-store.js';
+import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
+
+/** PUT: replaces an object (or its status). */
+export function updateObject(
+  store: VersionedStore,
+  target: Target,
+  name: string,
+  body: JsonObject,
+  options: WriteOptions,
+): Entry {
+  const { definition } = target;
+  checkKind(target, body);
+  const bodyName = objectName(body);
+  if (bodyName !== name) {
+    throw badRequest(
+      `the name of the object (${bodyName}) does not match the name on the URL (${name})`,
+    );
+  }
+  const obj: JsonObject = { ...body, metadata: { ...meta(body) } };
+  checkNamespace(target, obj);
+  const prev = store.get(target, name);
+  checkPreconditionRv(target, prev, obj);
+  const next = prepareUpdate(target, prev, obj, options.subresource);
+  if (
+    definition.custom === false &&
+    definition.resource === 'namespaces' &&
+    options.subresource !== 'status'
+  ) {
+    next.status = prev.obj.status ?? { phase: 'Active' };
+  }
+  return finishUpdate(store, target, prev, next, options);
+}
+
+/** Makes `next` an update of `prev`: immutable fields, status handling, generation. */
+export function prepareUpdate(
+  target: Target,
+  prev: Entry,
+  body: JsonObject,
+  subresource: 'status' | undefined,
+): JsonObject {
+  const { definition } = target;
+  const old = prev.obj;
+  let next: JsonObject;
+  if (subresource === 'status') {
+    next = { ...old, status: body.status ?? null };
+    if (body.status === undefined) delete next.status;
+  } else {
+    next = { ...body };
+    if (definition.status) {
+      if (old.status === undefined) delete next.status;
+      else next.status = old.status;
+    }
+  }
+  next.kind = definition.kind;
+  next.apiVersion = apiVersionOf(definition.group, target.version);
+  next.metadata = { ...meta(next) };
+  const md = meta(next);
+  const oldMd = meta(old);
+  for (const key of [
+    'uid',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+    'namespace',
+    'name',
+  ]) {
+    if (oldMd[key] === undefined) delete md[key];
+    else md[key] = oldMd[key] as JsonValue;
+  }
+  if (subresource === 'status') {
+    md.managedFields = oldMd.managedFields ?? null;
+    if (oldMd.managedFields === undefined) delete md.managedFields;
+  }
+  if (definition.generation) {
+    const changed = !jsonEqual(withoutMetaAndStatus(old), withoutMetaAndStatus(next));
+    md.generation = ((oldMd.generation as number | undefined) ?? 1) + (changed ? 1 : 0);
+  } else {
+    delete md.generation;
+  }
+  return next;
+}
+
+/**
+ * Commits an update unless it changes nothing (then `prev` is the answer, with no new
+ * revision), recording the manager's fields first unless apply already did.
+ */
+export function finishUpdate(
+  store: VersionedStore,
+  target: Target,
+  prev: Entry,
+  next: JsonObject,
+  options: WriteOptions,
+  fieldsDone = false,
+): Entry {
+  if (jsonEqual(comparable(next), comparable(prev.obj))) return prev;
+  if (!fieldsDone) {
+    recordUpdate(
+      prev.obj,
+      next,
+      options.manager,
+      next.apiVersion as string,
+      target.definition.mergeKeys,
+      fieldScope(target.definition, options.subresource),
+    );
+  }
+  return store.commit(target, prev, next, options);
+}
