@@ -4,5 +4,6 @@ export * from './gvk.js';
 export * from './labels.js';
 export * from './logger.js';
 export * from './meta.js';
+export * from './ring-buffer.js';
 export * from './status.js';
 export * from './watch.js';

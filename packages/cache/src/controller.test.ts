@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeClock } from './clock.js';
 import { Controller, newIndexerInformer, newInformer } from './controller.js';
 import { DeltaFIFO, RequeueError } from './delta-fifo.js';
@@ -91,6 +91,53 @@ describe('newIndexerInformer', () => {
     expect(seen).toEqual(['bad', 'b', 'gone default/b']);
     expect(errors).toEqual(['add: Error: bad pod']);
     expect(store.listKeys()).toEqual(['default/bad']);
+  });
+
+  it('drains queued keys without a promise per key when the handler is synchronous', async () => {
+    // Spy on every FIFO: the informer's is created inside newIndexerInformer.
+    const tryPop = DeltaFIFO.prototype.tryPop;
+    let processed = 0;
+    let thenables = 0;
+    const tryPopSpy = vi.spyOn(DeltaFIFO.prototype, 'tryPop').mockImplementation(function (
+      this: DeltaFIFO<TestPod>,
+      process,
+    ) {
+      return tryPop.call(this, (deltas, isInInitialList, key) => {
+        const result = process(deltas, isInInitialList, key);
+        processed++;
+        if (typeof (result as PromiseLike<void> | undefined)?.then === 'function') thenables++;
+        return result;
+      });
+    });
+    const popSpy = vi.spyOn(DeltaFIFO.prototype, 'pop');
+    try {
+      const n = 500;
+      const lw = new FakeListerWatcher<TestPod>();
+      lw.listFn = () =>
+        listOf(
+          Array.from({ length: n }, (_, i) => pod(`p-${i}`, '1')),
+          '1',
+        );
+      const keys: string[] = [];
+      const { controller } = newIndexerInformer<TestPod>(
+        lw,
+        { onAdd: (obj) => void keys.push(metaNamespaceKeyFunc(obj)) },
+        0,
+        {},
+        { clock: new FakeClock() },
+      );
+      const s = signal();
+      void controller.run(s);
+      expect(await waitForCacheSync(s, () => controller.hasSynced())).toBe(true);
+      expect(keys).toHaveLength(n);
+      expect(processed).toBe(n);
+      expect(thenables).toBe(0);
+      // pop (which awaits) only waits for the list; the n keys are drained synchronously.
+      expect(popSpy.mock.calls.length).toBeLessThanOrEqual(3);
+    } finally {
+      tryPopSpy.mockRestore();
+      popSpy.mockRestore();
+    }
   });
 
   it('re-delivers every object as an update on resync', async () => {

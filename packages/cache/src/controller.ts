@@ -1,9 +1,10 @@
 import { type Logger, silentLogger } from '@kubets/apimachinery';
 import type { CacheClock } from './clock.js';
-import { DeltaFIFO, type Deltas, isFIFOClosedError, type PopProcessFunc } from './delta-fifo.js';
-import type { ResourceEventHandler } from './handler.js';
+import { DeltaFIFO, isFIFOClosedError, type PopProcessFunc } from './delta-fifo.js';
+import type { HandlerEvent, ResourceEventHandler } from './handler.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
 import { type ListerWatcher, reusingCachedItems } from './listwatch.js';
+import { type DeltaHandler, isPromiseLike, processDeltas } from './process-deltas.js';
 import { Reflector, type WatchErrorHandler } from './reflector.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
 import type { Indexers } from './thread-safe-store.js';
@@ -132,7 +133,7 @@ export interface InformerOptions<T> extends ReflectorTuning {
   /** Applied to every object before it is stored (see {@link DeltaFIFOOptions.transformer}). */
   transform?: (obj: T) => T;
   /** Called when a handler throws or rejects; the informer goes on either way. */
-  onHandlerError?: (error: unknown, event: 'add' | 'update' | 'delete') => void;
+  onHandlerError?: (error: unknown, event: HandlerEvent) => void;
   /** Called when a list or watch fails, before the reflector backs off and retries. */
   watchErrorHandler?: WatchErrorHandler;
   /** Name of the reflector, for logs. */
@@ -208,49 +209,17 @@ function newInformerController<T>(
     keyFunction: store.keyFunc,
     transformer: options.transform,
   });
-  const report = (error: unknown, event: 'add' | 'update' | 'delete'): void => {
+  const reporting = reportingHandler(handler, (error, event) => {
     logger.error('Event handler failed', { event, error: String(error) });
     try {
       options.onHandlerError?.(error, event);
     } catch {
       // A failing error hook must not stop the informer either.
     }
-  };
+  });
   // The FIFO files deltas under the store's key function, so `key` is every delta's key.
-  const process = async (
-    deltas: Deltas<T>,
-    isInInitialList: boolean,
-    key: string,
-  ): Promise<void> => {
-    // As client-go's processDeltas: update the store, then call the handler, per delta.
-    for (const d of deltas) {
-      let call: () => unknown;
-      let kind: 'add' | 'update' | 'delete';
-      if (d.type === 'Deleted') {
-        store.deleteByKey(key);
-        kind = 'delete';
-        call = () => handler.onDelete?.(d.object);
-      } else {
-        const obj = d.object as T;
-        const old = store.getByKey(key);
-        // An unchanged object relisted is the cached object itself (reuseItem).
-        if (old !== obj) store.setByKey(key, obj);
-        if (old === undefined) {
-          kind = 'add';
-          call = () => handler.onAdd?.(obj, isInInitialList);
-        } else {
-          kind = 'update';
-          call = () => handler.onUpdate?.(old, obj);
-        }
-      }
-      try {
-        const r = call();
-        if (typeof (r as PromiseLike<unknown> | undefined)?.then === 'function') await r;
-      } catch (err) {
-        report(err, kind);
-      }
-    }
-  };
+  const process: PopProcessFunc<T> = (deltas, isInInitialList, key) =>
+    processDeltas(reporting, store, deltas, isInInitialList, key);
 
   return new Controller<T>({
     queue,
@@ -263,4 +232,43 @@ function newInformerController<T>(
     logger,
     ...pickTuning(options),
   });
+}
+
+/**
+ * `handler` with every failure (a throw or a rejection) reported instead of propagated, so
+ * one bad notification never stops the informer. A handler's promise is still handed back,
+ * for the next notification to wait on.
+ */
+function reportingHandler<T>(
+  handler: ResourceEventHandler<T>,
+  report: (error: unknown, event: HandlerEvent) => void,
+): DeltaHandler<T> {
+  // The promise, if any, with its rejection reported: the next delta still waits for it.
+  const settled = (result: unknown, event: HandlerEvent): void | Promise<void> =>
+    isPromiseLike(result)
+      ? Promise.resolve(result).then(undefined, (err: unknown) => report(err, event))
+      : undefined;
+  return {
+    onAdd: (obj, isInInitialList) => {
+      try {
+        return settled(handler.onAdd?.(obj, isInInitialList), 'add');
+      } catch (err) {
+        report(err, 'add');
+      }
+    },
+    onUpdate: (oldObj, newObj) => {
+      try {
+        return settled(handler.onUpdate?.(oldObj, newObj), 'update');
+      } catch (err) {
+        report(err, 'update');
+      }
+    },
+    onDelete: (obj) => {
+      try {
+        return settled(handler.onDelete?.(obj), 'delete');
+      } catch (err) {
+        report(err, 'delete');
+      }
+    },
+  };
 }

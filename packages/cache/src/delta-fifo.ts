@@ -1,3 +1,4 @@
+import { RingBuffer } from '@kubets/apimachinery';
 import {
   type DeletedFinalStateUnknown,
   deletedFinalStateUnknown,
@@ -159,9 +160,8 @@ export class DeltaFIFO<T> {
 
   /** key → deltas; a key is in #items exactly when it is in the queue. */
   #items = new Map<string, Deltas<T>>();
-  /** Keys in first-arrival order; #queue[#head] is next. */
-  #queue: string[] = [];
-  #head = 0;
+  /** Keys in first-arrival order. */
+  readonly #queue = new RingBuffer<string>();
 
   #populated = false;
   #initialPopulationCount = 0;
@@ -281,7 +281,7 @@ export class DeltaFIFO<T> {
    */
   async pop(process: PopProcessFunc<T>, signal?: AbortSignal): Promise<Deltas<T>> {
     for (;;) {
-      while (this.#head === this.#queue.length) {
+      while (this.#queue.length === 0) {
         if (this.#closed) throw new FIFOClosedError();
         await this.#wait(signal);
       }
@@ -299,12 +299,9 @@ export class DeltaFIFO<T> {
    * @throws what {@link pop} rejects with, synchronously when `process` throws.
    */
   tryPop(process: PopProcessFunc<T>): Deltas<T> | Promise<Deltas<T>> | undefined {
-    if (this.#head === this.#queue.length) return undefined;
+    const id = this.#queue.shift();
+    if (id === undefined) return undefined;
     const isInInitialList = !this.hasSynced();
-    const id = this.#queue[this.#head]!;
-    this.#queue[this.#head] = '';
-    this.#head++;
-    this.#compact();
     const deltas = this.#items.get(id);
     if (deltas === undefined) return undefined; // cannot happen: queue and items agree
     this.#items.delete(id);
@@ -360,19 +357,19 @@ export class DeltaFIFO<T> {
 
   /** Number of queued keys. */
   get length(): number {
-    return this.#queue.length - this.#head;
+    return this.#queue.length;
   }
 
   /** Queued keys, in pop order. */
   listKeys(): string[] {
-    return this.#queue.slice(this.#head);
+    return this.#queue.toArray();
   }
 
   /** The newest queued object of every queued key, in pop order. */
   list(): (T | DeletedFinalStateUnknown<T>)[] {
     const out: (T | DeletedFinalStateUnknown<T>)[] = [];
-    for (let i = this.#head; i < this.#queue.length; i++) {
-      const newest = newestDelta(this.#items.get(this.#queue[i]!) ?? []);
+    for (const key of this.#queue) {
+      const newest = newestDelta(this.#items.get(key) ?? []);
       if (newest) out.push(newest.object);
     }
     return out;
@@ -446,17 +443,6 @@ export class DeltaFIFO<T> {
     const waiters = this.#waiters;
     this.#waiters = new Set();
     for (const w of waiters) w.wake();
-  }
-
-  #compact(): void {
-    if (this.#head === this.#queue.length) {
-      // Drained (the steady state of a watch): reuse the array rather than allocate per pop.
-      this.#queue.length = 0;
-      this.#head = 0;
-    } else if (this.#head >= 1024 && this.#head * 2 >= this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
-    }
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from './clock.js';
-import { newSharedInformerFactory } from './factory.js';
+import { newKeyedInformerFactory } from './factory.js';
 import { tweakListerWatcher } from './listwatch.js';
 import { newSharedIndexInformer } from './shared-informer.js';
 import { FakeListerWatcher, listOf, pod, type TestPod, until } from './test-helpers.js';
@@ -15,7 +15,7 @@ describe('SharedInformerFactory', () => {
       new Promise((resolve) => {
         releaseList = () => resolve(listOf([], '1'));
       });
-    const factory = newSharedInformerFactory({
+    const factory = newKeyedInformerFactory({
       defaultResyncMs: 60_000,
       namespace: 'team-a',
       tweakListOptions: (o) => {
@@ -88,5 +88,44 @@ describe('SharedInformerFactory', () => {
     expect(lateInformer.isStopped()).toBe(true);
     factory.start(ac.signal);
     expect(pods.listCalls).toHaveLength(1);
+  });
+
+  it('keys a resource with informerKey and sets the factory transform on the informers it creates', () => {
+    const seen: string[] = [];
+    const factory = newKeyedInformerFactory({
+      defaultResyncMs: 0,
+      customResync: { 'apps/v1/deployments': 5000, 'v1/pods': 7000 },
+      transform: (obj) => {
+        seen.push('transformed');
+        return obj;
+      },
+    });
+    const periods: number[] = [];
+    let transform: ((obj: TestPod) => TestPod) | undefined;
+    const deployments = factory.informerFor<TestPod>(
+      { group: 'apps', version: 'v1', resource: 'deployments' },
+      (ctx) => {
+        periods.push(ctx.resyncPeriodMs);
+        const informer = newSharedIndexInformer(new FakeListerWatcher<TestPod>(), 'deployments');
+        const setTransform = informer.setTransform.bind(informer);
+        informer.setTransform = (t) => {
+          transform = t;
+          setTransform(t);
+        };
+        return informer;
+      },
+    );
+    expect(
+      factory.informerFor<TestPod>('apps/v1/deployments', () => {
+        throw new Error('not called');
+      }),
+    ).toBe(deployments);
+    factory.informerFor<TestPod>({ group: '', version: 'v1', resource: 'pods' }, (ctx) => {
+      periods.push(ctx.resyncPeriodMs);
+      return newSharedIndexInformer(new FakeListerWatcher<TestPod>(), 'pods');
+    });
+    expect(periods).toEqual([5000, 7000]);
+    transform?.(pod('a'));
+    expect(seen).toEqual(['transformed']);
   });
 });

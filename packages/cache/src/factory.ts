@@ -1,19 +1,33 @@
-import { type Logger, silentLogger } from '@kubets/apimachinery';
+import {
+  type GroupVersionResource,
+  groupVersionToString,
+  type Logger,
+  silentLogger,
+} from '@kubets/apimachinery';
 import type { ListOptions } from './listwatch.js';
 import type { SharedIndexInformer } from './shared-informer.js';
 import { waitForCacheSync } from './wait.js';
 
-/** Settings of a {@link SharedInformerFactory}. */
-export interface SharedInformerFactoryOptions {
+/**
+ * Settings of a {@link KeyedInformerFactory} (client-go's `SharedInformerOption`s), which
+ * the typed and the dynamic factories pass on unchanged.
+ */
+export interface KeyedInformerFactoryOptions {
   /** Resync period of every informer, in milliseconds, unless `customResync` says otherwise; 0 for never. */
   defaultResyncMs: number;
   /** Namespace every informer is limited to; `''` (the default) for all namespaces. */
   namespace?: string;
   /** Changes the list and watch options of every informer, e.g. to add a label selector. */
   tweakListOptions?: (options: ListOptions) => void;
-  /** Resync periods per informer key, overriding `defaultResyncMs`. */
+  /** Resync periods per informer key (see {@link informerKey}), overriding `defaultResyncMs`. */
   customResync?: Readonly<Record<string, number>> | ReadonlyMap<string, number>;
-  /** Where failures of informers are reported. Default silent. */
+  /**
+   * Set as the transform of every informer the factory creates (client-go's
+   * `WithTransform`), e.g. to drop `metadata.managedFields` before objects are cached. It
+   * must return an object of the same resource.
+   */
+  transform?: (obj: unknown) => unknown;
+  /** Where failures of informers are reported, and what informers get to log to. Default silent. */
   logger?: Logger;
 }
 
@@ -25,24 +39,40 @@ export interface InformerFactoryContext {
   namespace: string;
   /** The factory's list-options tweak, to apply to the informer's ListerWatcher. */
   tweakListOptions: ((options: ListOptions) => void) | undefined;
+  /** The factory's logger, to hand to the informer; `undefined` when none was set. */
+  logger: Logger | undefined;
 }
 
 /** Creates the informer for one resource key (client-go `NewInformerFunc`). */
 export type NewInformerFunc<T> = (context: InformerFactoryContext) => SharedIndexInformer<T>;
 
 /**
- * Hands out one shared informer per resource and runs them together (client-go
- * `SharedInformerFactory`). Typed factories (`@kubets/informers`) and the dynamic factory
- * build on it: they call {@link informerFor} with a key such as `"apps/v1/deployments"`.
+ * The key a resource's informer is registered under in a factory, and its entry in
+ * `waitForCacheSync`'s result and in `customResync`: `apps/v1/deployments`, or `v1/pods`
+ * for the core group.
  */
-export interface SharedInformerFactory {
+export function informerKey(gvr: GroupVersionResource): string {
+  return `${groupVersionToString(gvr)}/${gvr.resource}`;
+}
+
+/**
+ * Hands out one shared informer per key and runs them together (client-go's
+ * `sharedInformerFactory` without the typed accessors): the base of the typed factory of
+ * `@kubets/informers` and of the dynamic factory of `@kubets/dynamic`, which call
+ * {@link KeyedInformerFactory.informerFor} with the resource they are asked for.
+ */
+export interface KeyedInformerFactory {
   /** The namespace informers are limited to; `''` for all. */
   readonly namespace: string;
   /**
-   * The informer registered under `key`, created with `newFunc` on first use. Later calls
-   * return the same informer, whatever their `newFunc`.
+   * The informer registered under `key` (a string, or a resource, keyed by
+   * {@link informerKey}), created with `newFunc` on first use and given the factory's
+   * `transform`. Later calls return the same informer, whatever their `newFunc`.
    */
-  informerFor<T>(key: string, newFunc: NewInformerFunc<T>): SharedIndexInformer<T>;
+  informerFor<T>(
+    key: string | GroupVersionResource,
+    newFunc: NewInformerFunc<T>,
+  ): SharedIndexInformer<T>;
   /** Starts every informer not started yet; they run until `signal` aborts or {@link shutdown}. */
   start(signal: AbortSignal): void;
   /**
@@ -54,17 +84,18 @@ export interface SharedInformerFactory {
   shutdown(): Promise<void>;
 }
 
-class SharedInformerFactoryImpl implements SharedInformerFactory {
+class KeyedInformerFactoryImpl implements KeyedInformerFactory {
   readonly namespace: string;
   readonly #defaultResyncMs: number;
   readonly #tweakListOptions: ((options: ListOptions) => void) | undefined;
   readonly #customResync: ReadonlyMap<string, number>;
-  readonly #logger: Logger;
+  readonly #transform: ((obj: unknown) => unknown) | undefined;
+  readonly #logger: Logger | undefined;
   readonly #informers = new Map<string, SharedIndexInformer<unknown>>();
   readonly #running = new Map<string, Promise<void>>();
   readonly #shutdown = new AbortController();
 
-  constructor(options: SharedInformerFactoryOptions) {
+  constructor(options: KeyedInformerFactoryOptions) {
     this.namespace = options.namespace ?? '';
     this.#defaultResyncMs = options.defaultResyncMs;
     this.#tweakListOptions = options.tweakListOptions;
@@ -75,17 +106,25 @@ class SharedInformerFactoryImpl implements SharedInformerFactory {
         : custom instanceof Map
           ? custom
           : new Map(Object.entries(custom as Record<string, number>));
-    this.#logger = options.logger ?? silentLogger;
+    this.#transform = options.transform;
+    this.#logger = options.logger;
   }
 
-  informerFor<T>(key: string, newFunc: NewInformerFunc<T>): SharedIndexInformer<T> {
+  informerFor<T>(
+    resource: string | GroupVersionResource,
+    newFunc: NewInformerFunc<T>,
+  ): SharedIndexInformer<T> {
+    const key = typeof resource === 'string' ? resource : informerKey(resource);
     const existing = this.#informers.get(key);
     if (existing !== undefined) return existing as SharedIndexInformer<T>;
     const informer = newFunc({
       resyncPeriodMs: this.#customResync.get(key) ?? this.#defaultResyncMs,
       namespace: this.namespace,
       tweakListOptions: this.#tweakListOptions,
+      logger: this.#logger,
     });
+    // As client-go's InformerFor: the factory's transform wins over the informer's own.
+    if (this.#transform !== undefined) informer.setTransform(this.#transform as (obj: T) => T);
     this.#informers.set(key, informer as SharedIndexInformer<unknown>);
     return informer;
   }
@@ -96,7 +135,10 @@ class SharedInformerFactoryImpl implements SharedInformerFactory {
     for (const [key, informer] of this.#informers) {
       if (this.#running.has(key)) continue;
       const done = informer.run(combined).catch((err: unknown) => {
-        this.#logger.error('Informer failed', { informer: key, error: String(err) });
+        (this.#logger ?? silentLogger).error('Informer failed', {
+          informer: key,
+          error: String(err),
+        });
       });
       this.#running.set(key, done);
     }
@@ -120,10 +162,11 @@ class SharedInformerFactoryImpl implements SharedInformerFactory {
 }
 
 /**
- * Creates a {@link SharedInformerFactory} (client-go `NewSharedInformerFactoryWithOptions`).
+ * Creates a {@link KeyedInformerFactory} (client-go `NewSharedInformerFactoryWithOptions`,
+ * for informers you make yourself).
  *
  * ```ts
- * const factory = newSharedInformerFactory({ defaultResyncMs: 60_000 });
+ * const factory = newKeyedInformerFactory({ defaultResyncMs: 60_000 });
  * const informer = factory.informerFor('apps/v1/deployments', ({ resyncPeriodMs, namespace }) =>
  *   newSharedIndexInformer(deploymentsListWatch(namespace), 'deployments', { resyncPeriodMs }),
  * );
@@ -131,8 +174,20 @@ class SharedInformerFactoryImpl implements SharedInformerFactory {
  * await factory.waitForCacheSync(signal);
  * ```
  */
-export function newSharedInformerFactory(
-  options: SharedInformerFactoryOptions,
-): SharedInformerFactory {
-  return new SharedInformerFactoryImpl(options);
+export function newKeyedInformerFactory(
+  options: KeyedInformerFactoryOptions,
+): KeyedInformerFactory {
+  return new KeyedInformerFactoryImpl(options);
 }
+
+/**
+ * @deprecated Use {@link newKeyedInformerFactory}: `newSharedInformerFactory` of
+ * `@kubets/informers` is the typed factory, with another signature.
+ */
+export const newSharedInformerFactory = newKeyedInformerFactory;
+
+/** @deprecated Use {@link KeyedInformerFactory}. */
+export type SharedInformerFactory = KeyedInformerFactory;
+
+/** @deprecated Use {@link KeyedInformerFactoryOptions}. */
+export type SharedInformerFactoryOptions = KeyedInformerFactoryOptions;

@@ -1,6 +1,9 @@
 import type { DeletedFinalStateUnknown } from './keys.js';
 import { isDeletedFinalStateUnknown } from './keys.js';
 
+/** Which notification a handler failed on. */
+export type HandlerEvent = 'add' | 'update' | 'delete';
+
 /**
  * Callbacks for an informer's notifications (client-go `ResourceEventHandler` /
  * `ResourceEventHandlerFuncs`); every method is optional. A handler may return a promise:

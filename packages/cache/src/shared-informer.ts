@@ -1,8 +1,8 @@
-import { type Logger, silentLogger, type TypeMeta } from '@kubets/apimachinery';
+import { type Logger, RingBuffer, silentLogger, type TypeMeta } from '@kubets/apimachinery';
 import { type CacheClock, realClock } from './clock.js';
 import { Controller } from './controller.js';
-import { DeltaFIFO, type Deltas } from './delta-fifo.js';
-import type { ResourceEventHandler } from './handler.js';
+import { DeltaFIFO } from './delta-fifo.js';
+import type { HandlerEvent, ResourceEventHandler } from './handler.js';
 import {
   type DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
@@ -10,17 +10,14 @@ import {
 } from './keys.js';
 import { type ListerWatcher, reusingCachedItems } from './listwatch.js';
 import { shareManagedFields } from './managed-fields.js';
+import { type DeltaHandler, isPromiseLike, processDeltas } from './process-deltas.js';
 import type { WatchErrorHandler } from './reflector.js';
-import { RingBuffer } from './ring-buffer.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
 import type { Indexers } from './thread-safe-store.js';
 import { pickTuning, type ReflectorTuning } from './tuning.js';
 
 /** Handler resync periods below this are raised to it (client-go `minimumResyncPeriod`). */
 export const minimumResyncPeriodMs = 1000;
-
-/** Which notification a handler failed on. */
-export type HandlerEvent = 'add' | 'update' | 'delete';
 
 /** Reported to {@link SharedIndexInformerOptions.onHandlerError}. */
 export interface HandlerErrorInfo {
@@ -301,12 +298,38 @@ function determineResyncPeriod(desiredMs: number, checkMs: number): number {
   return Math.max(desiredMs, checkMs);
 }
 
+/**
+ * The handler {@link processDeltas} notifies on behalf of every listener of a shared
+ * informer (client-go `sharedIndexInformer.OnAdd`/`OnUpdate`/`OnDelete`).
+ */
+function distributorFor<T>(processor: SharedProcessor<T>): DeltaHandler<T> {
+  return {
+    onAdd: (obj, isInInitialList) => {
+      processor.distribute({ kind: 'add', obj, isInInitialList }, false);
+    },
+    onUpdate: (oldObj, newObj, deltaType) => {
+      // A resync, or a relist that found the object unchanged, goes only to the handlers
+      // due for resync.
+      const isSync =
+        deltaType === 'Sync' ||
+        (deltaType === 'Replaced' && resourceVersionOf(oldObj) === resourceVersionOf(newObj));
+      if (isSync && !processor.hasResyncingListeners()) return;
+      processor.distribute({ kind: 'update', oldObj, newObj }, isSync);
+    },
+    onDelete: (obj) => {
+      processor.distribute({ kind: 'delete', obj }, false);
+    },
+  };
+}
+
 const registrationListener = new WeakMap<ResourceEventHandlerRegistration, unknown>();
 
 class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
   readonly #lw: ListerWatcher<T>;
   readonly #indexer: CacheIndexer<T>;
   readonly #processor = new SharedProcessor<T>();
+  /** Turns applied deltas into notifications (client-go's `OnAdd`/`OnUpdate`/`OnDelete`). */
+  readonly #distributor = distributorFor(this.#processor);
   readonly #name: string;
   readonly #clock: CacheClock;
   readonly #logger: Logger;
@@ -410,7 +433,9 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
       ...pickTuning(this.#options),
       queue: fifo,
       listerWatcher: reusingCachedItems(this.#lw, this.#indexer),
-      process: (deltas, isInInitialList, key) => this.#handleDeltas(deltas, isInInitialList, key),
+      // The FIFO files deltas under the indexer's key function, so `key` is every delta's key.
+      process: (deltas, isInInitialList, key) =>
+        processDeltas(this.#distributor, this.#indexer, deltas, isInInitialList, key),
       fullResyncPeriodMs: this.#resyncCheckPeriodMs,
       shouldResync: () => this.#processor.shouldResync(this.#clock.now()),
       watchErrorHandler: this.#watchErrorHandler,
@@ -471,36 +496,6 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
     this.#watchErrorHandler = handler;
   }
 
-  /** Updates the cache, then notifies (client-go `HandleDeltas` / `processDeltas`). */
-  // The FIFO files deltas under the indexer's key function, so `key` is every delta's key.
-  #handleDeltas(deltas: Deltas<T>, isInInitialList: boolean, key: string): void {
-    const indexer = this.#indexer;
-    const processor = this.#processor;
-    for (const d of deltas) {
-      if (d.type === 'Deleted') {
-        indexer.deleteByKey(key);
-        processor.distribute({ kind: 'delete', obj: d.object }, false);
-        continue;
-      }
-      const obj = d.object as T;
-      const old = indexer.getByKey(key);
-      // A relist hands back the cached object itself when it did not change (reuseItem):
-      // storing it again would only recompute its index entries.
-      if (old !== obj) indexer.setByKey(key, obj);
-      if (old === undefined) {
-        processor.distribute({ kind: 'add', obj, isInInitialList }, false);
-        continue;
-      }
-      // A resync, or a relist that found the object unchanged, goes only to the handlers
-      // due for resync.
-      const isSync =
-        d.type === 'Sync' ||
-        (d.type === 'Replaced' && resourceVersionOf(old) === resourceVersionOf(obj));
-      if (isSync && !processor.hasResyncingListeners()) continue;
-      processor.distribute({ kind: 'update', oldObj: old, newObj: obj }, isSync);
-    }
-  }
-
   #reportHandlerError(err: unknown, event: HandlerEvent): void {
     this.#logger.error('Event handler failed', {
       informer: this.#name,
@@ -515,14 +510,6 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
       // A failing error hook must not stop the informer either.
     }
   }
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }
 
 function resourceVersionOf(obj: unknown): string | undefined {

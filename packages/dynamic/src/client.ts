@@ -3,7 +3,6 @@ import {
   type GroupVersion,
   type GroupVersionResource,
   groupVersionToString,
-  parseGroupVersionResource,
   type Selector,
 } from '@kubets/apimachinery';
 import {
@@ -18,6 +17,7 @@ import {
   restClientFor,
   type WatchStream,
 } from '@kubets/rest';
+import { resolveGVR } from './gvr.js';
 import type { Unstructured, UnstructuredList } from './unstructured.js';
 
 /** What every call accepts. */
@@ -337,12 +337,6 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
   }
 }
 
-function validateGVR(gvr: GroupVersionResource): GroupVersionResource {
-  if (!gvr.version) throw new TypeError(`resource "${gvr.resource}" needs a version`);
-  if (!gvr.resource) throw new TypeError('a GroupVersionResource needs a resource');
-  return { group: gvr.group ?? '', version: gvr.version, resource: gvr.resource };
-}
-
 /**
  * A client for any resource, addressed by group/version/resource, reading and writing
  * {@link Unstructured} objects (client-go's `dynamic.DynamicClient`):
@@ -392,7 +386,7 @@ export class DynamicClient {
    * `pods.v1.` (core), `apps/v1/deployments` or `v1/pods`.
    */
   resource(gvr: GroupVersionResource | string): NamespaceableResourceInterface {
-    const resolved = validateGVR(typeof gvr === 'string' ? parseGroupVersionResource(gvr) : gvr);
+    const resolved = resolveGVR(gvr);
     return new DynamicResourceClient(this.restClient(resolved), resolved, '');
   }
 }

@@ -186,6 +186,28 @@ describe('DynamicSharedInformerFactory', () => {
     expect(await result).toEqual(new Map([['v1/pods', false]]));
   });
 
+  it('applies the transform option before objects are cached', async () => {
+    await createNamespaces('a');
+    await createDeployment('a', 'web');
+    const factory = track(
+      newDynamicSharedInformerFactoryWithOptions(dynamic, {
+        defaultResyncMs: 0,
+        transform: (obj) => {
+          delete obj.metadata.managedFields;
+          obj.metadata.labels = { transformed: 'yes' };
+          return obj;
+        },
+      }),
+    );
+    const deployments = factory.forResource(deploymentsGVR);
+    deployments.informer();
+    factory.start(controller.signal);
+    await factory.waitForCacheSync(controller.signal);
+    const cached = deployments.lister().byNamespace('a').get('web');
+    expect(cached.metadata.labels).toEqual({ transformed: 'yes' });
+    expect(cached.metadata).not.toHaveProperty('managedFields');
+  });
+
   it('newFilteredDynamicInformer runs on its own', async () => {
     const configMaps = { group: '', version: 'v1', resource: 'configmaps' };
     await createNamespaces('ns1');

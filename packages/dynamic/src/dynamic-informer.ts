@@ -1,23 +1,21 @@
-import {
-  type GroupVersionResource,
-  groupVersionToString,
-  parseGroupVersionResource,
-} from '@kubets/apimachinery';
+import { type GroupVersionResource, groupVersionToString } from '@kubets/apimachinery';
 import {
   type Indexers,
+  informerKey,
+  type KeyedInformerFactory,
   type ListerWatcher,
   type ListOptions,
   type Logger,
   metaNamespaceIndexFunc,
   namespaceIndex,
   newFilteredListWatchFromClient,
+  newKeyedInformerFactory,
   newSharedIndexInformer,
-  newSharedInformerFactory,
   type SharedIndexInformer,
-  type SharedInformerFactory,
 } from '@kubets/cache';
 import type { DynamicClient } from './client.js';
 import { type DynamicLister, newDynamicLister } from './dynamic-lister.js';
+import { resolveGVR } from './gvr.js';
 import type { Unstructured } from './unstructured.js';
 
 /**
@@ -75,24 +73,20 @@ export interface DynamicSharedInformerFactoryOptions {
   tweakListOptions?: (options: ListOptions) => void;
   /** Resync periods (ms) per resource key (`apps/v1/deployments`, `v1/pods`). */
   customResync?: Readonly<Record<string, number>> | ReadonlyMap<string, number>;
+  /**
+   * Applied to every object before it is cached (client-go's `WithTransform`), e.g. to drop
+   * `metadata.managedFields`. It must return an object of the same resource.
+   */
+  transform?: (obj: Unstructured) => Unstructured;
   /** Where informer failures are reported. Default silent. */
   logger?: Logger;
 }
 
 /**
- * The key of a resource in a dynamic factory: `apps/v1/deployments`, or `v1/pods` for the
- * core group.
+ * @deprecated Use `informerKey` of `@kubets/cache`, the key of both the typed and the
+ * dynamic factory.
  */
-export function dynamicInformerKey(gvr: GroupVersionResource): string {
-  return `${groupVersionToString(gvr)}/${gvr.resource}`;
-}
-
-function resolveGVR(gvr: GroupVersionResource | string): GroupVersionResource {
-  const parsed = typeof gvr === 'string' ? parseGroupVersionResource(gvr) : gvr;
-  if (!parsed.version) throw new TypeError(`resource "${parsed.resource}" needs a version`);
-  if (!parsed.resource) throw new TypeError('a GroupVersionResource needs a resource');
-  return { group: parsed.group ?? '', version: parsed.version, resource: parsed.resource };
-}
+export const dynamicInformerKey: (gvr: GroupVersionResource) => string = informerKey;
 
 /**
  * The {@link @kubets/cache!ListerWatcher | ListerWatcher} of a dynamic informer: lists and
@@ -155,7 +149,7 @@ export function newFilteredDynamicInformer(
   const resolved = resolveGVR(gvr);
   const informer = newSharedIndexInformer<Unstructured>(
     newFilteredDynamicListWatch(client, resolved, namespace, options.tweakListOptions),
-    dynamicInformerKey(resolved),
+    informerKey(resolved),
     {
       resyncPeriodMs,
       indexers: options.indexers ?? { [namespaceIndex]: metaNamespaceIndexFunc },
@@ -171,31 +165,28 @@ export function newFilteredDynamicInformer(
 class DynamicSharedInformerFactoryImpl implements DynamicSharedInformerFactory {
   readonly namespace: string;
   readonly #client: DynamicClient;
-  readonly #base: SharedInformerFactory;
-  readonly #logger: Logger | undefined;
+  readonly #base: KeyedInformerFactory;
 
   constructor(client: DynamicClient, options: DynamicSharedInformerFactoryOptions) {
     this.#client = client;
-    this.namespace = options.namespace ?? '';
-    this.#logger = options.logger;
-    this.#base = newSharedInformerFactory({
-      defaultResyncMs: options.defaultResyncMs,
-      namespace: this.namespace,
-      ...(options.tweakListOptions ? { tweakListOptions: options.tweakListOptions } : {}),
-      ...(options.customResync ? { customResync: options.customResync } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
+    this.#base = newKeyedInformerFactory({
+      ...options,
+      // Every informer of a dynamic factory caches Unstructured objects: the transform fits
+      // all of them.
+      transform: options.transform as ((obj: unknown) => unknown) | undefined,
     });
+    this.namespace = this.#base.namespace;
   }
 
   forResource(gvr: GroupVersionResource | string): DynamicInformer {
     const resolved = resolveGVR(gvr);
     const informer = (): SharedIndexInformer<Unstructured> =>
       this.#base.informerFor<Unstructured>(
-        dynamicInformerKey(resolved),
-        ({ resyncPeriodMs, namespace, tweakListOptions }) =>
+        resolved,
+        ({ resyncPeriodMs, namespace, tweakListOptions, logger }) =>
           newFilteredDynamicInformer(this.#client, resolved, namespace, resyncPeriodMs, {
             ...(tweakListOptions ? { tweakListOptions } : {}),
-            ...(this.#logger ? { logger: this.#logger } : {}),
+            ...(logger ? { logger } : {}),
           }).informer(),
       );
     return {

@@ -5,15 +5,16 @@ import {
   type HasObjectMeta,
 } from '@kubets/apimachinery';
 import {
-  type SharedInformerFactory as CacheInformerFactory,
   type Indexer,
+  informerKey,
+  type KeyedInformerFactory,
   type ListOptions,
   type Logger,
   metaNamespaceIndexFunc,
   type NewInformerFunc,
   namespaceIndex,
-  newSharedInformerFactory as newCacheInformerFactory,
   newFilteredListWatchFromClient,
+  newKeyedInformerFactory,
   newSharedIndexInformer,
   type RESTGetter,
   type SharedIndexInformer,
@@ -21,12 +22,11 @@ import {
 import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
 import { type GenericLister, newGenericLister } from '@kubets/listers';
 import { GeneratedInformerFactory, informableResources } from './generated/factory.js';
-import {
-  type GenericInformer,
-  type GroupVersionInformers,
-  type GroupVersionInformersClass,
-  type InformerSource,
-  informerKey,
+import type {
+  GenericInformer,
+  GroupVersionInformers,
+  GroupVersionInformersClass,
+  InformerSource,
 } from './resource-informer.js';
 
 /**
@@ -112,9 +112,7 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
   readonly client: InformerClient;
   /** The namespace informers of namespaced resources are limited to; `''` for all. */
   readonly namespace: string;
-  readonly #base: CacheInformerFactory;
-  readonly #transform: ((obj: unknown) => unknown) | undefined;
-  readonly #logger: Logger | undefined;
+  readonly #base: KeyedInformerFactory;
   readonly #groups = new Map<
     GroupVersionInformersClass<GroupVersionInformers>,
     GroupVersionInformers
@@ -123,16 +121,8 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
   constructor(client: InformerClient, options: SharedInformerFactoryOptions) {
     super();
     this.client = client;
-    this.namespace = options.namespace ?? '';
-    this.#transform = options.transform;
-    this.#logger = options.logger;
-    this.#base = newCacheInformerFactory({
-      defaultResyncMs: options.defaultResyncMs,
-      namespace: this.namespace,
-      ...(options.tweakListOptions ? { tweakListOptions: options.tweakListOptions } : {}),
-      ...(options.customResync ? { customResync: options.customResync } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
-    });
+    this.#base = newKeyedInformerFactory(options);
+    this.namespace = this.#base.namespace;
   }
 
   protected groupInformers<G extends GroupVersionInformers>(
@@ -147,12 +137,17 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
   }
 
   /**
-   * The informer registered under `key`, created with `newFunc` on first use (client-go's
-   * `InformerFor`): for informers the typed accessors do not make, such as one with a
-   * different field selector. `newFunc` gets the resync period for `key`, the factory's
-   * namespace and list-options tweak. Later calls with the same key return the same informer.
+   * The informer registered under `key` (a string, or a group/version/resource keyed by
+   * {@link informerKey}), created with `newFunc` on first use (client-go's `InformerFor`):
+   * for informers the typed accessors do not make, such as one with a different field
+   * selector. `newFunc` gets the resync period for `key`, the factory's namespace,
+   * list-options tweak and logger; the factory's `transform` is set on the informer. Later
+   * calls with the same key return the same informer.
    */
-  informerFor<T>(key: string, newFunc: NewInformerFunc<T>): SharedIndexInformer<T> {
+  informerFor<T>(
+    key: string | GroupVersionResource,
+    newFunc: NewInformerFunc<T>,
+  ): SharedIndexInformer<T> {
     return this.#base.informerFor(key, newFunc);
   }
 
@@ -190,26 +185,23 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
   ): SharedIndexInformer<ObjectWithMeta> {
     const gv = { group: descriptor.group, version: descriptor.version };
     return this.#base.informerFor<ObjectWithMeta>(
-      informerKey({ ...gv, resource: descriptor.resource }),
-      ({ resyncPeriodMs, namespace, tweakListOptions }) => {
+      descriptor,
+      ({ resyncPeriodMs, namespace, tweakListOptions, logger }) => {
         const lw = newFilteredListWatchFromClient<ObjectWithMeta>(
           this.client.restClientFor(gv),
           descriptor.resource,
           descriptor.namespaced ? namespace : '',
           tweakListOptions ?? noTweak,
         );
-        const informer = newSharedIndexInformer<ObjectWithMeta>(
+        return newSharedIndexInformer<ObjectWithMeta>(
           lw,
           { apiVersion: groupVersionToString(gv), kind: descriptor.kind },
           {
             resyncPeriodMs,
             indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
-            ...(this.#logger ? { logger: this.#logger } : {}),
+            ...(logger ? { logger } : {}),
           },
         );
-        const transform = this.#transform;
-        if (transform) informer.setTransform((obj) => transform(obj) as ObjectWithMeta);
-        return informer;
       },
     );
   }

@@ -1,4 +1,4 @@
-import type { GroupVersion, GroupVersionResource } from '@kubets/apimachinery';
+import type { GroupVersion } from '@kubets/apimachinery';
 import type { SharedIndexInformer } from '@kubets/cache';
 import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
 import type { GenericLister, GenericNamespaceLister, SelectorInput } from '@kubets/listers';
@@ -130,13 +130,6 @@ export interface GroupVersionInformersClass<G extends GroupVersionInformers> {
   readonly groupVersion: GroupVersion;
 }
 
-/**
- * The key a resource's informer is registered under in a factory, and the key of its entry
- * in `waitForCacheSync`'s result and in `customResync`: `apps/v1/deployments`, or
- * `v1/pods` for the core group.
- */
-export function informerKey(gvr: GroupVersionResource): string {
-  return gvr.group === ''
-    ? `${gvr.version}/${gvr.resource}`
-    : `${gvr.group}/${gvr.version}/${gvr.resource}`;
-}
+// The key of a resource's informer is the same in the typed and the dynamic factory: their
+// common base in @kubets/cache defines it.
+export { informerKey } from '@kubets/cache';

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { inspect } from 'node:util';
-import { parseWatchEvent, type Status, type WatchEvent } from '@kubets/apimachinery';
+import { parseWatchEvent, RingBuffer, type Status, type WatchEvent } from '@kubets/apimachinery';
 
 export type { WatchEvent, WatchEventType } from '@kubets/apimachinery';
 
@@ -98,6 +98,11 @@ function eventTooLarge<T>(maxBytes: number, excerpt: string): WatchEvent<T> {
   };
 }
 
+/** Where {@link WatchLineDecoder} appends decoded events: an array, or a stream's ring buffer. */
+interface EventSink<T> {
+  push(event: WatchEvent<T>): unknown;
+}
+
 // A UTF-16 code unit comes from at most 3 bytes of UTF-8, so a line with no more than a
 // third of the cap in code units fits without counting its bytes.
 const maxUtf8BytesPerCodeUnit = 3;
@@ -140,7 +145,7 @@ class WatchLineDecoder<T> {
   }
 
   /** Ends decoding with the too-large ERROR; `line` is the line's text in this chunk. */
-  #overflow(out: WatchEvent<T>[], line: string): void {
+  #overflow(out: EventSink<T>, line: string): void {
     // Enough of the line's start to say what it was, without joining all of it.
     let head = '';
     for (const part of this.#partial) {
@@ -154,7 +159,7 @@ class WatchLineDecoder<T> {
     out.push(eventTooLarge<T>(this.#maxBytes, excerptOf(head)));
   }
 
-  write(chunk: Uint8Array | string, out: WatchEvent<T>[]): void {
+  write(chunk: Uint8Array | string, out: EventSink<T>): void {
     if (this.#overflowed) return;
     const bytes = typeof chunk === 'string' ? undefined : chunk;
     const text = bytes === undefined ? (chunk as string) : this.#utf8.write(bytes);
@@ -203,7 +208,7 @@ class WatchLineDecoder<T> {
   }
 
   /** The stream ended: a last line without its newline is decoded (or reported cut short). */
-  end(out: WatchEvent<T>[]): void {
+  end(out: EventSink<T>): void {
     if (this.#overflowed) return;
     const rest = this.#partial.join('') + this.#utf8.end();
     this.#partial.length = 0;
@@ -293,10 +298,12 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
   private readonly connection: WatchConnection;
   private readonly body: Readable;
   private readonly lines: WatchLineDecoder<T>;
-  // Decoded events not yet taken; `head` is the next one, so taking one does not shift.
-  private pending: WatchEvent<T>[] = [];
-  private head = 0;
-  private waiters: ((result: IteratorResult<WatchEvent<T>, void>) => void)[] = [];
+  // Decoded events not yet taken.
+  private readonly pending = new RingBuffer<WatchEvent<T>>();
+  // `next()` calls waiting for an event, oldest first.
+  private readonly waiters = new RingBuffer<(result: IteratorResult<WatchEvent<T>, void>) => void>(
+    1,
+  );
   private ended = false;
   private stoppedByCaller = false;
   private finished = false;
@@ -327,7 +334,7 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
    * wait. Not the connection, whose request carries the `Authorization` header.
    */
   toJSON(): Record<string, unknown> {
-    return { stopped: this.stopped, ended: this.ended, buffered: this.pending.length - this.head };
+    return { stopped: this.stopped, ended: this.ended, buffered: this.pending.length };
   }
 
   /** What `util.inspect` and `console.log` show: as {@link WatchStream.toJSON}. */
@@ -357,7 +364,7 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
       return;
     }
     this.deliver();
-    if (this.pending.length - this.head >= readAheadEvents) this.body.pause();
+    if (this.pending.length >= readAheadEvents) this.body.pause();
   }
 
   private onEnd(): void {
@@ -400,8 +407,7 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
   /** Ends the iteration without reporting anything: the caller stopped or aborted. */
   private endQuietly(): void {
     this.ended = true;
-    this.pending = [];
-    this.head = 0;
+    this.pending.clear();
     this.deliver();
   }
 
@@ -415,13 +421,9 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
   }
 
   private take(): IteratorResult<WatchEvent<T>, void> | undefined {
-    if (this.head < this.pending.length) {
-      const value = this.pending[this.head++] as WatchEvent<T>;
-      if (this.head === this.pending.length) {
-        this.pending.length = 0;
-        this.head = 0;
-        if (!this.ended && this.body.isPaused()) this.body.resume();
-      }
+    if (this.pending.length > 0) {
+      const value = this.pending.shift() as WatchEvent<T>;
+      if (this.pending.length === 0 && !this.ended && this.body.isPaused()) this.body.resume();
       return { done: false, value };
     }
     if (this.ended) {

@@ -1,3 +1,4 @@
+import { RingBuffer } from '@kubets/apimachinery';
 import { type Clock, realClock } from './clock.js';
 import { activeProvider, QueueMetrics, type QueueOptions } from './metrics.js';
 
@@ -67,41 +68,6 @@ interface Waiter<T> {
   next: Waiter<T> | undefined;
 }
 
-/** A growable ring buffer: O(1) push and shift. */
-class Fifo<T> {
-  #buf: (T | undefined)[] = new Array(16);
-  #mask = 15;
-  #head = 0;
-  #size = 0;
-
-  get length(): number {
-    return this.#size;
-  }
-
-  push(value: T): void {
-    if (this.#size === this.#buf.length) this.#grow();
-    this.#buf[(this.#head + this.#size) & this.#mask] = value;
-    this.#size++;
-  }
-
-  shift(): T | undefined {
-    if (this.#size === 0) return undefined;
-    const value = this.#buf[this.#head];
-    this.#buf[this.#head] = undefined;
-    this.#head = (this.#head + 1) & this.#mask;
-    this.#size--;
-    return value;
-  }
-
-  #grow(): void {
-    const next: (T | undefined)[] = new Array(this.#buf.length * 2);
-    for (let i = 0; i < this.#size; i++) next[i] = this.#buf[(this.#head + i) & this.#mask];
-    this.#buf = next;
-    this.#mask = next.length - 1;
-    this.#head = 0;
-  }
-}
-
 const SHUTDOWN: GetResult<never> = Object.freeze({ item: undefined, shutdown: true });
 
 /**
@@ -117,7 +83,7 @@ const SHUTDOWN: GetResult<never> = Object.freeze({ item: undefined, shutdown: tr
 export class Queue<T> implements WorkQueue<T> {
   /** The clock the queue (and its subclasses) use. */
   protected readonly clock: Clock;
-  readonly #queue = new Fifo<T>();
+  readonly #queue = new RingBuffer<T>();
   readonly #dirty = new Set<T>();
   readonly #processing = new Set<T>();
   readonly #metrics: QueueMetrics<T> | undefined;

@@ -14,7 +14,7 @@ import { isGone, isResourceExpired } from '@kubets/apimachinery';
 import { type Config, loadConfig, RESTClient } from '@kubets/rest';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { newSharedInformerFactory } from '../factory.js';
+import { newKeyedInformerFactory } from '../factory.js';
 import { listWatchFromClient } from '../listwatch-client.js';
 import { newSharedIndexInformer, type SharedIndexInformer } from '../shared-informer.js';
 import {
@@ -381,7 +381,7 @@ describe('h. ten informers sharing one factory', () => {
     ];
     const proxy = await startProxy();
     const informerClient = new RESTClient(viaProxy(proxy), { groupVersion: 'v1' });
-    const factory = newSharedInformerFactory({ defaultResyncMs: 0 });
+    const factory = newKeyedInformerFactory({ defaultResyncMs: 0 });
     cleanups.push(() => factory.shutdown());
     const targets = namespaces.flatMap((ns) => resources.map((r) => ({ r, ns })));
     const watched: {

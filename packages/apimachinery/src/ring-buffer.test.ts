@@ -25,3 +25,20 @@ describe('RingBuffer', () => {
     expect(rb.length).toBe(0);
   });
 });
+
+describe('RingBuffer iteration', () => {
+  it('lists head to tail after wrap-around, without taking anything', () => {
+    const rb = new RingBuffer<number>(4);
+    for (let i = 0; i < 4; i++) rb.push(i);
+    rb.shift();
+    rb.shift();
+    rb.push(4);
+    rb.push(5);
+    expect([...rb]).toEqual([2, 3, 4, 5]);
+    expect(rb.toArray()).toEqual([2, 3, 4, 5]);
+    expect(rb.length).toBe(4);
+    rb.push(6); // grows while wrapped
+    expect(rb.toArray()).toEqual([2, 3, 4, 5, 6]);
+    expect(new RingBuffer<number>().toArray()).toEqual([]);
+  });
+});
