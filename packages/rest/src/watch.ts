@@ -290,7 +290,7 @@ const doneResult: IteratorResult<never, void> = Object.freeze({ done: true, valu
  *
  * The connection is read as data arrives, every complete event of a chunk decoded at once;
  * up to 256 decoded events wait for the consumer before reading pauses. An event longer
- * than {@link WatchConnection.maxEventBytes} (16 MiB by default) yields one `ERROR` event
+ * than `maxEventBytes` (16 MiB by default) yields one `ERROR` event
  * and ends the watch, connection closed; so does any other failure to decode the stream —
  * none escapes as an exception.
  */
