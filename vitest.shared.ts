@@ -42,7 +42,7 @@ export function e2eTestConfig() {
 export function chaosTestConfig() {
   return defineConfig({
     test: {
-      include: ['src/chaos/**/*.chaos.test.ts'],
+      include: ['test/chaos/**/*.chaos.test.ts'],
       testTimeout: 300_000,
       hookTimeout: 180_000,
       fileParallelism: false,

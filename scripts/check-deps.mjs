@@ -67,9 +67,9 @@ function sourceFiles(dir) {
   return files;
 }
 
-const isTestFile = (path) =>
-  /\.(test|bench|test-helper)\.ts$/.test(path) ||
-  /(^|\/)(test-helpers?|test-fixtures|testdata|chaos)(\/|\.ts$)/.test(path);
+// Test support code lives in each package's test/ folder, outside src/; in src/ only the
+// test and benchmark files themselves.
+const isTestFile = (path) => /\.(test|bench)\.ts$/.test(path);
 
 // TypeScript's own scanner: imports, re-exports and dynamic imports, not the examples in
 // doc comments or the code a generator writes into template strings.

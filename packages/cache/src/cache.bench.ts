@@ -1,10 +1,10 @@
 // Throughput of the cache. Run with `pnpm bench` (vitest bench --run) in this package.
 // Each benchmark function handles a fixed batch of 10k objects, so ops/s × 10k = objects/s.
 import { test } from 'vitest';
+import { FakeListerWatcher, listOf, type TestPod } from '../test/helpers.js';
 import { DeltaFIFO } from './delta-fifo.js';
 import { newSharedIndexInformer } from './shared-informer.js';
 import { newIndexer } from './store.js';
-import { FakeListerWatcher, listOf, type TestPod } from './test-helpers.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './thread-safe-store.js';
 
 const N = 10_000;

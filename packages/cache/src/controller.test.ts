@@ -1,16 +1,10 @@
+import { eventually } from '@kubets/test-utils';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { expiredStatus, FakeListerWatcher, listOf, pod, type TestPod } from '../test/helpers.js';
 import { FakeClock } from './clock.js';
 import { Controller, newIndexerInformer, newInformer } from './controller.js';
 import { DeltaFIFO, RequeueError } from './delta-fifo.js';
 import { isDeletedFinalStateUnknown, metaNamespaceKeyFunc } from './keys.js';
-import {
-  expiredStatus,
-  FakeListerWatcher,
-  listOf,
-  pod,
-  type TestPod,
-  until,
-} from './test-helpers.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './thread-safe-store.js';
 import { waitForCacheSync } from './wait.js';
 
@@ -59,7 +53,7 @@ describe('newIndexerInformer', () => {
     expect(indexer.byIndex(namespaceIndex, 'default')).toHaveLength(2);
     const w = await lw.watchNumber(1);
     w.push({ type: 'MODIFIED', object: pod('web-1', '2') });
-    await until(() => queue.length === 4);
+    await eventually(() => queue.length === 4);
     expect(queue[3]).toBe('update default/web-1');
     expect(controller.lastSyncResourceVersion()).toBe('2');
   });
@@ -87,7 +81,7 @@ describe('newIndexerInformer', () => {
     w.push({ type: 'ADDED', object: pod('bad', '2') });
     w.push({ type: 'ADDED', object: pod('b', '3') });
     w.push({ type: 'DELETED', object: pod('b', '4') });
-    await until(() => seen.length === 3);
+    await eventually(() => seen.length === 3);
     expect(seen).toEqual(['bad', 'b', 'gone default/b']);
     expect(errors).toEqual(['add: Error: bad pod']);
     expect(store.listKeys()).toEqual(['default/bad']);
@@ -156,9 +150,9 @@ describe('newIndexerInformer', () => {
     );
     void controller.run(signal());
     await lw.watchNumber(1);
-    await until(() => clock.pending === 1);
+    await eventually(() => clock.pending === 1);
     clock.advance(30_000);
-    await until(() => updates.length === 1);
+    await eventually(() => updates.length === 1);
     expect(updates).toEqual(['1->1']);
   });
 });
@@ -194,7 +188,7 @@ describe('Controller', () => {
     w.push({ type: 'ADDED', object: pod('flaky', '2') });
     w.push({ type: 'ADDED', object: pod('broken', '3') });
     w.push({ type: 'ADDED', object: pod('ok', '4') });
-    await until(() => processed.length === 2);
+    await eventually(() => processed.length === 2);
     expect(processed.sort()).toEqual(['default/flaky', 'default/ok']);
     expect(attempts).toBe(3);
     expect(errors.sort()).toEqual([

@@ -1,4 +1,6 @@
+import { flush } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
+import { pod, type TestPod } from '../test/helpers.js';
 import {
   DeltaFIFO,
   type Deltas,
@@ -10,7 +12,6 @@ import {
 } from './delta-fifo.js';
 import { deletedFinalStateUnknown, isDeletedFinalStateUnknown } from './keys.js';
 import { newStore } from './store.js';
-import { flush, pod, type TestPod } from './test-helpers.js';
 
 type Popped = { key: string; types: string[]; deltas: Deltas<TestPod>; initial: boolean };
 

@@ -1,9 +1,10 @@
+import { eventually } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
+import { FakeListerWatcher, listOf, pod, type TestPod } from '../test/helpers.js';
 import { FakeClock } from './clock.js';
 import { newKeyedInformerFactory } from './factory.js';
 import { tweakListerWatcher } from './listwatch.js';
 import { newSharedIndexInformer } from './shared-informer.js';
-import { FakeListerWatcher, listOf, pod, type TestPod, until } from './test-helpers.js';
 
 describe('SharedInformerFactory', () => {
   it('hands out one informer per key with the factory settings, starts, syncs and shuts down', async () => {
@@ -58,7 +59,7 @@ describe('SharedInformerFactory', () => {
     // Not all synced when the wait is aborted.
     const waitAc = new AbortController();
     const partial = factory.waitForCacheSync(waitAc.signal);
-    await until(() => podInformer.hasSynced());
+    await eventually(() => podInformer.hasSynced());
     waitAc.abort();
     expect(await partial).toEqual(
       new Map([

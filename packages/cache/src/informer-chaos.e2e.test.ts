@@ -14,9 +14,10 @@ import {
   type ObjectMeta,
 } from '@kubets/apimachinery';
 import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
+import { eventually } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, prng, sleep } from './chaos/helpers.js';
+import { prng, sleep } from '../test/chaos/helpers.js';
 import {
   type DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
@@ -274,7 +275,6 @@ describe('informer chaos: 1,000 random operations with a kube-apiserver SIGKILL 
       };
       try {
         await eventually(
-          'the informer and its handlers to converge with the server',
           async () => {
             const list = await writer
               .get()
@@ -284,7 +284,11 @@ describe('informer chaos: 1,000 random operations with a kube-apiserver SIGKILL 
             server = new Map(list.items.map((cm) => [metaNamespaceKeyFunc(cm), stateOf(cm)]));
             return converged();
           },
-          convergeMs,
+          {
+            what: 'the informer and its handlers to converge with the server',
+            timeoutMs: convergeMs,
+            intervalMs: 100,
+          },
         );
       } finally {
         console.info(

@@ -2,10 +2,8 @@
 // after many creates/updates/deletes, with watches dropped by 410 (and changes made while
 // disconnected, i.e. missed) or closed cleanly, the cache equals the server and every
 // handler saw the final state of every object.
+import { eventually } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from './clock.js';
-import { deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
-import { newSharedIndexInformer } from './shared-informer.js';
 import {
   expiredStatus,
   FakeListerWatcher,
@@ -13,8 +11,10 @@ import {
   listOf,
   pod,
   type TestPod,
-  until,
-} from './test-helpers.js';
+} from '../test/helpers.js';
+import { FakeClock } from './clock.js';
+import { deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
+import { newSharedIndexInformer } from './shared-informer.js';
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -108,7 +108,10 @@ describe('informer consistency', () => {
       );
     const same = (a: Map<string, string>): boolean =>
       a.size === expected.size && Array.from(expected).every(([k, v]) => a.get(k) === v);
-    await until(() => same(cached()) && views.every(same), 5000, 'convergence');
+    await eventually(() => same(cached()) && views.every(same), {
+      timeoutMs: 5000,
+      what: 'convergence',
+    });
     expect(lw.listCalls.length).toBeGreaterThan(1);
     ac.abort();
     await done;

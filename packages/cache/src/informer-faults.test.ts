@@ -3,6 +3,7 @@
 // continue tokens, bookmarks, streaming lists offered and refused, throwing handlers,
 // malformed watch lines and a 429 storm. Every test ends with the informer's store (and the
 // handlers' view of it) equal to the server's list, keys and resourceVersions.
+
 import {
   isResourceExpired,
   isStatusError,
@@ -11,6 +12,7 @@ import {
   type ObjectMeta,
 } from '@kubets/apimachinery';
 import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
+import { eventually } from '@kubets/test-utils';
 import {
   type ApiServerOptions,
   type FaultRequest,
@@ -72,19 +74,6 @@ function theServer(): InMemoryApiServer {
 /** A rest config from the server's kubeconfig, without client-side throttling. */
 function restConfig(overrides: Partial<Config> = {}): Config {
   return { ...loadConfig({ kubeconfig: theServer().kubeconfigPath }), qps: -1, ...overrides };
-}
-
-async function eventually(
-  what: string,
-  cond: () => boolean | Promise<boolean>,
-  timeoutMs = convergeMs,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await cond()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 function create(name: string, v = '0'): Promise<ConfigMap> {
@@ -240,12 +229,15 @@ async function expectConverged(
 ): Promise<void> {
   let truth = new Map<string, string>();
   try {
-    await eventually('the informer to converge with the server', async () => {
-      const state = await serverState();
-      truth = state;
-      const want = expected(state);
-      return same(storeState(h.informer), state) && views.every((v) => same(v, want));
-    });
+    await eventually(
+      async () => {
+        const state = await serverState();
+        truth = state;
+        const want = expected(state);
+        return same(storeState(h.informer), state) && views.every((v) => same(v, want));
+      },
+      { what: 'the informer to converge with the server', timeoutMs: convergeMs, intervalMs: 10 },
+    );
   } catch (err) {
     expect(Object.fromEntries(storeState(h.informer))).toEqual(Object.fromEntries(truth));
     for (const v of views) {
@@ -285,7 +277,11 @@ describe('informer against the in-memory server with faults', () => {
       await update('b', `r${round}`);
       if (round === 1) await remove('c');
       // Seeing r*-y proves a new watch is open (and registered) before the next drop.
-      await eventually(`r${round}-y`, () => h.view.has(`${ns}/r${round}-y`));
+      await eventually(() => h.view.has(`${ns}/r${round}-y`), {
+        what: `r${round}-y`,
+        timeoutMs: convergeMs,
+        intervalMs: 10,
+      });
     }
 
     await expectConverged(h);
@@ -323,10 +319,11 @@ describe('informer against the in-memory server with faults', () => {
     });
     await synced(() => h.registration.hasSynced());
     const a1 = await update('a', '1');
-    await eventually(
-      'the update of a',
-      () => h.view.get(`${ns}/a`) === a1.metadata.resourceVersion,
-    );
+    await eventually(() => h.view.get(`${ns}/a`) === a1.metadata.resourceVersion, {
+      what: 'the update of a',
+      timeoutMs: convergeMs,
+      intervalMs: 10,
+    });
     const rvBefore = h.informer.lastSyncResourceVersion();
 
     gate = new Promise((resolve) => {
@@ -417,7 +414,11 @@ describe('informer against the in-memory server with faults', () => {
     }
     const target = Number(s.resourceVersion());
     expect(target).toBeGreaterThan(lastObjectRv);
-    await eventually('a bookmark', () => Number(h.informer.lastSyncResourceVersion()) >= target);
+    await eventually(() => Number(h.informer.lastSyncResourceVersion()) >= target, {
+      what: 'a bookmark',
+      timeoutMs: convergeMs,
+      intervalMs: 10,
+    });
     expect(Number(h.informer.lastSyncResourceVersion())).toBeGreaterThan(lastObjectRv);
     expect(h.log).toHaveLength(logBefore);
     expect(storeState(h.informer)).toEqual(storeBefore);
@@ -426,7 +427,11 @@ describe('informer against the in-memory server with faults', () => {
 
     // The next watch resumes from the bookmark's resourceVersion.
     s.faults.closeWatches();
-    await eventually('a re-watch', () => h.watches.length >= 2);
+    await eventually(() => h.watches.length >= 2, {
+      what: 'a re-watch',
+      timeoutMs: convergeMs,
+      intervalMs: 10,
+    });
     expect(Number(h.watches[1]?.resourceVersion)).toBeGreaterThanOrEqual(target);
     await update('a', '1');
     await expectConverged(h);
@@ -471,14 +476,22 @@ describe('informer against the in-memory server with faults', () => {
       await synced(() => h.registration.hasSynced());
       expect(h.watches[0]?.sendInitialEvents).toBe(true);
       expect(h.lists).toEqual([{ resourceVersion: '0', limit: 500 }]);
-      await eventually('the watch after the list', () => h.watches.length >= 2);
+      await eventually(() => h.watches.length >= 2, {
+        what: 'the watch after the list',
+        timeoutMs: convergeMs,
+        intervalMs: 10,
+      });
       expect(h.watches[1]?.sendInitialEvents).toBeUndefined();
 
       // Force a relist (410): it is a list again, not another streaming attempt.
       s.faults.compact();
       s.faults.closeWatches();
       await create('c');
-      await eventually('the relist', () => h.lists.length >= 2);
+      await eventually(() => h.lists.length >= 2, {
+        what: 'the relist',
+        timeoutMs: convergeMs,
+        intervalMs: 10,
+      });
       await expectConverged(h);
       expect(h.watches.slice(1).every((w) => w.sendInitialEvents === undefined)).toBe(true);
     },

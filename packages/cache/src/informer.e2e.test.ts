@@ -1,5 +1,6 @@
 // End-to-end tests of the REST list-watch adapters and the informers built on them, against
 // a real etcd + kube-apiserver started by @kubets/testing (envtest).
+
 import { randomUUID } from 'node:crypto';
 import {
   everythingFieldSelector,
@@ -10,6 +11,7 @@ import {
   type WatchEvent,
 } from '@kubets/apimachinery';
 import { loadConfig, PatchType, RESTClient } from '@kubets/rest';
+import { eventually } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -51,19 +53,6 @@ let core: RESTClient;
 
 /** Generous deadline for the cache to converge; never a timing assertion. */
 const convergeMs = 60_000;
-
-async function eventually(
-  what: string,
-  cond: () => boolean | Promise<boolean>,
-  timeoutMs = convergeMs,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await cond()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 async function createNamespace(prefix: string): Promise<string> {
   const name = `${prefix}-${randomUUID().slice(0, 8)}`;
@@ -152,10 +141,17 @@ async function expectConverged<T extends { metadata?: ObjectMeta | undefined }>(
   ns: string,
 ): Promise<void> {
   let server = new Map<string, string>();
-  await eventually(`the cache to match the server's configmaps in "${ns || 'all'}"`, async () => {
-    server = await serverConfigMaps(ns);
-    return sameVersions(storeVersions(store, ns), server);
-  }).catch((err: unknown) => {
+  await eventually(
+    async () => {
+      server = await serverConfigMaps(ns);
+      return sameVersions(storeVersions(store, ns), server);
+    },
+    {
+      what: `the cache to match the server's configmaps in "${ns || 'all'}"`,
+      timeoutMs: convergeMs,
+      intervalMs: 25,
+    },
+  ).catch((err: unknown) => {
     // Show the difference rather than only "timed out".
     expect(Object.fromEntries(storeVersions(store, ns))).toEqual(Object.fromEntries(server));
     throw err;
@@ -191,15 +187,18 @@ beforeAll(async () => {
   const config = loadConfig({ kubeconfig: env.kubeconfigPath });
   core = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
   // The API server creates `default` shortly after it starts serving.
-  await eventually('the default namespace', async () => {
-    try {
-      await core.get().resource('namespaces').name('default').do();
-      return true;
-    } catch (err) {
-      if (isNotFound(err)) return false;
-      throw err;
-    }
-  });
+  await eventually(
+    async () => {
+      try {
+        await core.get().resource('namespaces').name('default').do();
+        return true;
+      } catch (err) {
+        if (isNotFound(err)) return false;
+        throw err;
+      }
+    },
+    { what: 'the default namespace', timeoutMs: convergeMs, intervalMs: 25 },
+  );
 });
 
 afterAll(async () => {
@@ -267,7 +266,11 @@ describe('listWatchFromClient + newIndexerInformer (seed 000: the workqueue exam
 
       seen.length = 0;
       const created = await createPod('p1');
-      await eventually('the add of p1', () => seen.some((s) => s.key === 'default/p1'));
+      await eventually(() => seen.some((s) => s.key === 'default/p1'), {
+        what: 'the add of p1',
+        timeoutMs: convergeMs,
+        intervalMs: 25,
+      });
       expect(seen).toEqual([{ type: 'add', key: 'default/p1', initial: false }]);
 
       const patched = await core
@@ -277,7 +280,11 @@ describe('listWatchFromClient + newIndexerInformer (seed 000: the workqueue exam
         .name('p1')
         .body({ metadata: { labels: { color: 'blue' } } })
         .do<Pod>();
-      await eventually('the update of p1', () => seen.length >= 2);
+      await eventually(() => seen.length >= 2, {
+        what: 'the update of p1',
+        timeoutMs: convergeMs,
+        intervalMs: 25,
+      });
       expect(seen[1]).toEqual({
         type: 'update',
         key: 'default/p1',
@@ -289,7 +296,11 @@ describe('listWatchFromClient + newIndexerInformer (seed 000: the workqueue exam
       // Unscheduled pods are deleted at once (no kubelet needs to confirm); the server may
       // first record the deletion timestamp, which arrives as one more update.
       await core.delete().namespace('default').resource('pods').name('p1').do();
-      await eventually('the delete of p1', () => seen.some((s) => s.type === 'delete'));
+      await eventually(() => seen.some((s) => s.type === 'delete'), {
+        what: 'the delete of p1',
+        timeoutMs: convergeMs,
+        intervalMs: 25,
+      });
       expect(seen.at(-1)).toEqual({ type: 'delete', key: 'default/p1', tombstone: false });
       for (const s of seen.slice(2, -1))
         expect(s).toMatchObject({ type: 'update', key: 'default/p1' });
@@ -349,9 +360,11 @@ describe('SharedIndexInformer over configmaps with a namespace index', () => {
       expect(indexer.byIndex(namespaceIndex, nsB)).toHaveLength(100 - deleted.length + 7);
       expect(indexer.getByKey(`${nsA}/${updated[1]}`)?.data).toEqual({ v: 'changed' });
       expect(indexer.getByKey(`${nsB}/${deleted[1]}`)).toBeUndefined();
-      await eventually('the handler to see the final state', () =>
-        sameVersions(handlerView, storeVersions(indexer, '')),
-      );
+      await eventually(() => sameVersions(handlerView, storeVersions(indexer, '')), {
+        what: 'the handler to see the final state',
+        timeoutMs: convergeMs,
+        intervalMs: 25,
+      });
     } finally {
       ac.abort();
       await running;

@@ -1,7 +1,8 @@
+import { eventually } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FakeListerWatcher, listOf } from '../test/helpers.js';
 import { dropManagedFields, FieldsV1Pool, shareManagedFields } from './managed-fields.js';
 import { newSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.js';
-import { FakeListerWatcher, listOf, until } from './test-helpers.js';
 
 interface ManagedPod {
   metadata: {
@@ -124,10 +125,10 @@ describe('shared informers and managedFields', () => {
     controllers.push(ac);
     void informer.run(ac.signal);
     const w = await lw.watchNumber(1);
-    await until(() => informer.hasSynced());
+    await eventually(() => informer.hasSynced());
     w.push({ type: 'MODIFIED', object: managedPod('b', '2') });
     const store = informer.getStore();
-    await until(() => store.getByKey('default/b')?.metadata.resourceVersion === '2');
+    await eventually(() => store.getByKey('default/b')?.metadata.resourceVersion === '2');
     return { a: store.getByKey('default/a')!, b: store.getByKey('default/b')! };
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { expiredError, listOf, statusError } from '../test/helpers.js';
 import type { ListOptions } from './listwatch.js';
 import { listAllPages } from './pager.js';
-import { expiredError, listOf, statusError } from './test-helpers.js';
 
 const signal = new AbortController().signal;
 

@@ -7,11 +7,11 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '@kubets/apimachinery';
 import { RESTClient } from '@kubets/rest';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { TestPod } from '../test/helpers.js';
 import { FakeClock } from './clock.js';
 import { listWatchFromClient } from './listwatch-client.js';
 import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
 import { newSharedIndexInformer } from './shared-informer.js';
-import type { TestPod } from './test-helpers.js';
 
 /** Generous: these tests wait on conditions, and a shared CI machine may be slow. */
 const testTimeoutMs = 30_000;

@@ -1,19 +1,18 @@
 import type { Logger, WatchEvent } from '@kubets/apimachinery';
+import { eventually, flush } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeClock } from './clock.js';
-import type { ListerWatcher } from './listwatch.js';
-import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
 import {
   expiredError,
   expiredStatus,
   FakeListerWatcher,
-  flush,
   listOf,
   pod,
   statusError,
   type TestPod,
-  until,
-} from './test-helpers.js';
+} from '../test/helpers.js';
+import { FakeClock } from './clock.js';
+import type { ListerWatcher } from './listwatch.js';
+import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
 
 class RecordingStore implements ReflectorStore<TestPod> {
   ops: string[] = [];
@@ -133,7 +132,7 @@ describe('Reflector list', () => {
       return listOf([pod('a')], '5');
     };
     void start();
-    await until(() => clock.pending === 1);
+    await eventually(() => clock.pending === 1);
     expect(clock.sleeps).toEqual([1200]);
     expect(errors).toHaveLength(1);
     clock.advanceToNext();
@@ -152,7 +151,7 @@ describe('Reflector watch', () => {
     w.push({ type: 'MODIFIED', object: pod('a', '12') });
     w.push({ type: 'DELETED', object: pod('b', '13') });
     w.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '20' } } });
-    await until(() => reflector.lastSyncResourceVersion() === '20');
+    await eventually(() => reflector.lastSyncResourceVersion() === '20');
     expect(store.ops).toEqual(['replace [a]@10', 'add b@11', 'update a@12', 'delete b']);
     // A clean end re-watches at once from the bookmark's RV, without a list.
     w.close();
@@ -177,7 +176,7 @@ describe('Reflector watch', () => {
     const { lw, clock, start } = setup();
     void start();
     (await lw.watchNumber(1)).close();
-    await until(() => clock.pending === 1);
+    await eventually(() => clock.pending === 1);
     expect(lw.watches).toHaveLength(1);
     clock.advanceToNext();
     await lw.watchNumber(2);
@@ -194,7 +193,7 @@ describe('Reflector watch', () => {
     w.close();
     lw.watchErrors.push(expiredError());
     // The second watch call fails with 410: list again (at the last RV, no paging).
-    await until(() => lw.listCalls.length === 2);
+    await eventually(() => lw.listCalls.length === 2);
     expect(lw.listCalls[1]).toEqual({ resourceVersion: '11' });
     const w3 = await lw.watchNumber(2);
     expect(w3.options.resourceVersion).toBe('30');
@@ -240,7 +239,7 @@ describe('Reflector watch', () => {
     const { lw, clock, start } = setup();
     lw.watchErrors.push(expiredError());
     void start();
-    await until(() => clock.pending === 1);
+    await eventually(() => clock.pending === 1);
     expect(lw.listCalls).toHaveLength(1);
     clock.advanceToNext();
     await lw.watchNumber(1);
@@ -259,7 +258,7 @@ describe('Reflector watch', () => {
     lw.watchErrors.push(...failures);
     void start();
     for (let i = 1; i <= failures.length; i++) {
-      await until(() => clock.pending === 1, 2000, `backoff ${i}`);
+      await eventually(() => clock.pending === 1, { timeoutMs: 2000, what: `backoff ${i}` });
       clock.advanceToNext();
     }
     const w = await lw.watchNumber(1);
@@ -271,7 +270,7 @@ describe('Reflector watch', () => {
     // A stream that breaks mid-way is also retried after a backoff.
     w.push({ type: 'ADDED', object: pod('q', '8') });
     w.fail(new Error('connection reset'));
-    await until(() => clock.pending === 1);
+    await eventually(() => clock.pending === 1);
     clock.advanceToNext();
     const w2 = await lw.watchNumber(2);
     expect(w2.options.resourceVersion).toBe('8');
@@ -283,7 +282,7 @@ describe('Reflector watch', () => {
     lw.watchErrors.push(...Array.from({ length: 8 }, () => statusError(500, 'InternalError')));
     void start();
     for (let i = 0; i < 8; i++) {
-      await until(() => clock.pending === 1);
+      await eventually(() => clock.pending === 1);
       clock.advanceToNext();
     }
     const w = await lw.watchNumber(1);
@@ -291,7 +290,7 @@ describe('Reflector watch', () => {
     clock.advance(121_000);
     w.push({ type: 'ADDED', object: pod('q', '8') });
     w.fail(new Error('reset'));
-    await until(() => clock.pending === 1);
+    await eventually(() => clock.pending === 1);
     expect(clock.sleeps.at(-1)).toBe(800);
   });
 
@@ -308,7 +307,7 @@ describe('Reflector watch', () => {
     const s = setup();
     s.lw.watchErrors.push(statusError(500, 'InternalError'));
     const done2 = s.start();
-    await until(() => s.clock.pending === 1);
+    await eventually(() => s.clock.pending === 1);
     s.ac.abort();
     await done2;
     expect(s.clock.pending).toBe(0);
@@ -332,7 +331,7 @@ describe('Reflector streaming list', () => {
       w.push({ type: 'MODIFIED', object: pod('a', '10') });
     };
     void start();
-    await until(() => reflector.lastSyncResourceVersion() === '10');
+    await eventually(() => reflector.lastSyncResourceVersion() === '10');
     expect(lw.listCalls).toEqual([]);
     expect(lw.watchCalls).toEqual([
       {
@@ -385,18 +384,18 @@ describe('Reflector resync', () => {
     const { lw, store, clock, start } = setup({ resyncPeriodMs: 1000, shouldResync: () => allow });
     void start();
     await lw.watchNumber(1);
-    await until(() => clock.pending === 1);
+    await eventually(() => clock.pending === 1);
     clock.advance(1000);
-    await until(() => store.resyncs === 1);
-    await until(() => clock.pending === 1);
+    await eventually(() => store.resyncs === 1);
+    await eventually(() => clock.pending === 1);
     allow = false;
     clock.advance(1000);
     await flush();
-    await until(() => clock.pending === 1);
+    await eventually(() => clock.pending === 1);
     expect(store.resyncs).toBe(1);
     allow = true;
     clock.advance(1000);
-    await until(() => store.resyncs === 2);
+    await eventually(() => store.resyncs === 2);
   });
 });
 
@@ -426,7 +425,7 @@ describe('Reflector watch deadline', () => {
     const w1 = await lw.watchNumber(1);
     expect(w1.options.timeoutSeconds).toBe(450);
     w1.push({ type: 'MODIFIED', object: pod('a', '11') });
-    await until(() => store.ops.length === 2);
+    await eventually(() => store.ops.length === 2);
 
     // 450 s + max(5 s, 45 s): the watch is still trusted just before...
     vi.advanceTimersByTime(494_999);
@@ -449,7 +448,7 @@ describe('Reflector watch deadline', () => {
 
     // The new watch has its own deadline, and keeps working.
     w2.push({ type: 'ADDED', object: pod('b', '12') });
-    await until(() => store.items.has('b'));
+    await eventually(() => store.items.has('b'));
     vi.advanceTimersByTime(495_000);
     const w3 = await lw.watchNumber(3);
     expect(w3.options.resourceVersion).toBe('12');
@@ -463,7 +462,7 @@ describe('Reflector watch deadline', () => {
     for (let i = 0; i < 19; i++) {
       w1.push({ type: 'ADDED', object: pod(`p${i}`, `${2 + i}`) });
       vi.advanceTimersByTime(1000);
-      await until(() => store.items.size === i + 1);
+      await eventually(() => store.items.size === i + 1);
     }
     expect(lw.watches).toHaveLength(1);
     vi.advanceTimersByTime(1000);
@@ -495,12 +494,12 @@ describe('Reflector watch deadline', () => {
       watchErrorHandler: (err) => errors.push(err),
     });
     const done = reflector.run(ac.signal);
-    await until(() => watchCalls.length === 1);
+    await eventually(() => watchCalls.length === 1);
     vi.advanceTimersByTime(11_999);
     await flush();
     expect(watchCalls).toHaveLength(1);
     vi.advanceTimersByTime(1);
-    await until(() => watchCalls.length === 2);
+    await eventually(() => watchCalls.length === 2);
     expect(watchCalls).toEqual(['5', '5']);
     expect(String(errors[0])).toMatch(/did not end within 12 s/);
     ac.abort();
@@ -538,9 +537,9 @@ describe('Reflector watch deadline', () => {
       watchErrorHandler: (err) => errors.push(err),
     });
     void reflector.run(ac.signal);
-    await until(() => watchCalls.length === 1);
+    await eventually(() => watchCalls.length === 1);
     vi.advanceTimersByTime(66_000); // 60 s + max(5 s, 6 s)
-    await until(() => watchCalls.length === 2);
+    await eventually(() => watchCalls.length === 2);
     expect(errors).toHaveLength(1);
     expect(String(errors[0])).toMatch(/did not end within 66 s/);
     expect(clock.sleeps).toEqual([]); // not taken for a very short watch: no backoff

@@ -1,9 +1,5 @@
+import { eventually } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from './clock.js';
-import type { ResourceEventHandler } from './handler.js';
-import { deletedObject, filteringResourceEventHandler } from './handler.js';
-import { type DeletedFinalStateUnknown, isDeletedFinalStateUnknown } from './keys.js';
-import { newSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.js';
 import {
   expiredStatus,
   FakeListerWatcher,
@@ -11,8 +7,12 @@ import {
   pod,
   statusError,
   type TestPod,
-  until,
-} from './test-helpers.js';
+} from '../test/helpers.js';
+import { FakeClock } from './clock.js';
+import type { ResourceEventHandler } from './handler.js';
+import { deletedObject, filteringResourceEventHandler } from './handler.js';
+import { type DeletedFinalStateUnknown, isDeletedFinalStateUnknown } from './keys.js';
+import { newSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './thread-safe-store.js';
 
 const controllers: AbortController[] = [];
@@ -80,11 +80,11 @@ describe('SharedIndexInformer', () => {
     lw.listFn = () => listOf([pod('a', '1'), pod('b', '1')], '1');
     void start();
     const w = await lw.watchNumber(1);
-    await until(() => informer.hasSynced());
+    await eventually(() => informer.hasSynced());
     w.push({ type: 'MODIFIED', object: pod('a', '2') });
     w.push({ type: 'DELETED', object: pod('b', '3') });
     w.push({ type: 'ADDED', object: pod('c', '4', 'other') });
-    await until(() => r.log.length === 5);
+    await eventually(() => r.log.length === 5);
     expect(r.log).toEqual([
       'add a@1 (initial)',
       'add b@1 (initial)',
@@ -112,7 +112,7 @@ describe('SharedIndexInformer', () => {
     w.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '5' } } });
     w.push({ type: 'ERROR', object: expiredStatus() });
     await lw.watchNumber(2);
-    await until(() => r.log.length === 5);
+    await eventually(() => r.log.length === 5);
     expect(r.log).toEqual([
       'add a@1 (initial)',
       'add b@1 (initial)',
@@ -137,13 +137,13 @@ describe('SharedIndexInformer', () => {
         : listOf([pod('a', '1'), pod('b', '7')], '9');
     void start();
     const w = await lw.watchNumber(1);
-    await until(() => informer.hasSynced());
+    await eventually(() => informer.hasSynced());
     const store = informer.getStore();
     const cachedA = store.getByKey('default/a');
     const cachedB = store.getByKey('default/b');
     w.push({ type: 'ERROR', object: expiredStatus() });
     await lw.watchNumber(2);
-    await until(() => store.getByKey('default/b')?.metadata.resourceVersion === '7');
+    await eventually(() => store.getByKey('default/b')?.metadata.resourceVersion === '7');
     expect(store.getByKey('default/a')).toBe(cachedA);
     expect(store.getByKey('default/b')).not.toBe(cachedB);
     // The kept object was transformed when it was first cached, not again.
@@ -155,7 +155,7 @@ describe('SharedIndexInformer', () => {
     lw.listFn = () => listOf([pod('a'), pod('b')], '1');
     void start();
     const w = await lw.watchNumber(1);
-    await until(() => informer.hasSynced());
+    await eventually(() => informer.hasSynced());
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => {
       release = resolve;
@@ -171,7 +171,7 @@ describe('SharedIndexInformer', () => {
     expect(reg.hasSynced()).toBe(false);
     w.push({ type: 'MODIFIED', object: pod('a', '2') });
     release();
-    await until(() => late.length === 3);
+    await eventually(() => late.length === 3);
     expect(late).toEqual(['a true', 'b true', 'update a']);
     expect(reg.hasSynced()).toBe(true);
   });
@@ -187,11 +187,11 @@ describe('SharedIndexInformer', () => {
     const fastReg = informer.addEventHandler({});
     expect(slowReg.hasSynced()).toBe(false);
     void start();
-    await until(() => informer.hasSynced());
-    await until(() => fastReg.hasSynced());
+    await eventually(() => informer.hasSynced());
+    await eventually(() => fastReg.hasSynced());
     expect(slowReg.hasSynced()).toBe(false);
     release();
-    await until(() => slowReg.hasSynced());
+    await eventually(() => slowReg.hasSynced());
   });
 
   it('stops notifying a removed handler', async () => {
@@ -203,11 +203,11 @@ describe('SharedIndexInformer', () => {
     void start();
     const w = await lw.watchNumber(1);
     w.push({ type: 'ADDED', object: pod('a', '2') });
-    await until(() => r.log.length === 1);
+    await eventually(() => r.log.length === 1);
     informer.removeEventHandler(reg);
     informer.removeEventHandler(reg); // harmless twice
     w.push({ type: 'ADDED', object: pod('b', '3') });
-    await until(() => other.log.length === 2);
+    await eventually(() => other.log.length === 2);
     expect(r.log).toEqual(['add a@2']);
   });
 
@@ -230,12 +230,12 @@ describe('SharedIndexInformer', () => {
     void start();
     const w = await lw.watchNumber(1);
     for (let i = 0; i < 1000; i++) w.push({ type: 'ADDED', object: pod(`p${i}`, `${i + 2}`) });
-    await until(() => fast.log.length === 1001);
+    await eventually(() => fast.log.length === 1001);
     expect(informer.hasSynced()).toBe(true);
     expect(informer.getStore().listKeys()).toHaveLength(1001);
     expect(slow).toEqual([]);
     release();
-    await until(() => slow.length === 1001);
+    await eventually(() => slow.length === 1001);
     expect(slow.slice(0, 3)).toEqual(['a', 'p0', 'p1']);
   });
 
@@ -257,7 +257,7 @@ describe('SharedIndexInformer', () => {
     w.push({ type: 'ADDED', object: pod('bad', '2') });
     w.push({ type: 'MODIFIED', object: pod('bad', '3') });
     w.push({ type: 'ADDED', object: pod('good', '4') });
-    await until(() => seen.length === 3);
+    await eventually(() => seen.length === 3);
     expect(seen).toEqual(['bad', 'u bad', 'good']);
     expect(handlerErrors.map((e) => (e as Error).message)).toEqual(['sync boom', 'async boom']);
     expect(informer.isStopped()).toBe(false);
@@ -274,14 +274,17 @@ describe('SharedIndexInformer', () => {
     lw.listFn = () => listOf([pod('a', '1')], '1');
     void start();
     await lw.watchNumber(1);
-    await until(() => informer.hasSynced() && clock.pending === 1);
+    await eventually(() => informer.hasSynced() && clock.pending === 1);
     expect(clock.nextDue()).toBe(2000); // the check period is the shortest handler period
     for (let t = 2000; t <= 10_000; t += 2000) {
       clock.advance(2000);
-      await until(() => fast.log.length === 1 + t / 2000, 2000, `resync at ${t}`);
-      await until(() => clock.pending === 1);
+      await eventually(() => fast.log.length === 1 + t / 2000, {
+        timeoutMs: 2000,
+        what: `resync at ${t}`,
+      });
+      await eventually(() => clock.pending === 1);
     }
-    await until(() => byDefault.log.length === 2);
+    await eventually(() => byDefault.log.length === 2);
     expect(fast.log.slice(1)).toEqual(Array(5).fill('update a 1->1'));
     expect(byDefault.log).toEqual(['add a@1 (initial)', 'update a 1->1']);
     expect(never.log).toEqual(['add a@1 (initial)']);
@@ -294,13 +297,13 @@ describe('SharedIndexInformer', () => {
     lw.listFn = () => listOf([pod('a', '1')], '1');
     void start();
     await lw.watchNumber(1);
-    await until(() => clock.pending === 1);
+    await eventually(() => clock.pending === 1);
     expect(clock.nextDue()).toBe(1000);
     const late = recorder();
     // Added after start: its first resync is due 1.5 s after it was added.
     informer.addEventHandler(late.handler, { resyncPeriodMs: 1500 });
     clock.advance(1000);
-    await until(() => tiny.log.length === 2);
+    await eventually(() => tiny.log.length === 2);
     expect(late.log).toEqual(['add a@1 (initial)']);
   });
 
@@ -326,7 +329,7 @@ describe('SharedIndexInformer', () => {
     const w = await lw.watchNumber(1);
     w.push({ type: 'MODIFIED', object: withFields('a', '2') });
     w.push({ type: 'DELETED', object: withFields('a', '3') });
-    await until(() => seen.length === 3);
+    await eventually(() => seen.length === 3);
     expect(seen.every((p) => p?.metadata.managedFields === undefined)).toBe(true);
     expect(() => informer.setTransform((p) => p)).toThrow(/already started/);
     expect(() => informer.setWatchErrorHandler(() => {})).toThrow(/already started/);
@@ -338,7 +341,7 @@ describe('SharedIndexInformer', () => {
     informer.setWatchErrorHandler((err) => errors.push(err));
     lw.watchErrors.push(statusError(500, 'InternalError'));
     void start();
-    await until(() => errors.length === 1 && clock.pending === 1);
+    await eventually(() => errors.length === 1 && clock.pending === 1);
     await expect(informer.run(ac.signal)).rejects.toThrow(/already been started/);
     ac.abort();
     await done();
@@ -351,7 +354,7 @@ describe('SharedIndexInformer', () => {
     const { lw, informer, start } = setup();
     lw.listFn = () => listOf([pod('a', '1', 'x', 'n1'), pod('b', '1', 'y', 'n1')], '1');
     void start();
-    await until(() => informer.hasSynced());
+    await eventually(() => informer.hasSynced());
     informer.addIndexers({ node: (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []) });
     expect(informer.getIndexer().indexKeys('node', 'n1').sort()).toEqual(['x/a', 'y/b']);
   });

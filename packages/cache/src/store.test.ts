@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { pod, type TestPod } from '../test/helpers.js';
 import { deletedFinalStateUnknown } from './keys.js';
 import { newIndexer, newStore } from './store.js';
-import { pod, type TestPod } from './test-helpers.js';
 import {
   type IndexFunc,
   IndexNotFoundError,

@@ -202,7 +202,7 @@ describe('invalid input names the file and the path inside it', () => {
 
 describe('parseCrds', () => {
   it('reads the seed CRD (v1beta1, top-level version, no schema)', () => {
-    const text = readFileSync(join(here, 'testdata', 'mydemo-v1beta1.yaml'), 'utf8');
+    const text = readFileSync(join(here, '../test/testdata', 'mydemo-v1beta1.yaml'), 'utf8');
     const [crd, ...rest] = parseCrds(text, 'mydemo-v1beta1.yaml');
     expect(rest).toHaveLength(0);
     expect(crd?.model).toMatchObject({

@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { typecheck } from './compile.test-helper.js';
+import { typecheck } from '../test/compile.js';
 import { type CrdSource, generate, generateFromCrd } from './generate.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const packageDir = join(here, '..');
 const fixture = (name: string): CrdSource => ({
   fileName: `testdata/${name}`,
-  text: readFileSync(join(here, 'testdata', name), 'utf8'),
+  text: readFileSync(join(here, '../test/testdata', name), 'utf8'),
 });
 const fixtures = ['mydemo-v1beta1.yaml', 'widgets.yaml', 'cluster.yaml'];
 

@@ -10,7 +10,7 @@ import { afterAll, expect, it } from 'vitest';
 const project = mkdtempSync(join(tmpdir(), 'kubets-codegen-readme-'));
 mkdirSync(join(project, 'crd'));
 copyFileSync(
-  new URL('./testdata/mydemo-v1beta1.yaml', import.meta.url),
+  new URL('../test/testdata/mydemo-v1beta1.yaml', import.meta.url),
   join(project, 'crd', 'mydemo.yaml'),
 );
 const cwd = process.cwd();

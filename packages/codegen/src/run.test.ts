@@ -2,11 +2,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeTree } from './compile.test-helper.js';
+import { writeTree } from '../test/compile.js';
 import { runCli } from './run.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const seed = readFileSync(join(here, 'testdata', 'mydemo-v1beta1.yaml'), 'utf8');
+const seed = readFileSync(join(here, '../test/testdata', 'mydemo-v1beta1.yaml'), 'utf8');
 const cleanups: (() => void)[] = [];
 
 afterAll(() => {
@@ -117,7 +117,7 @@ describe('kubets-gen', () => {
     const { dir, cleanup } = writeTree(
       new Map([
         ['a.yaml', seed],
-        ['b.yaml', readFileSync(join(here, 'testdata', 'cluster.yaml'), 'utf8')],
+        ['b.yaml', readFileSync(join(here, '../test/testdata', 'cluster.yaml'), 'utf8')],
       ]),
     );
     cleanups.push(cleanup);

@@ -2,6 +2,11 @@ import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  cannedDiscovery,
+  type StubDiscoveryServer,
+  startDiscoveryServer,
+} from '../test/fixtures.js';
 import { DiscoveryClient } from './discovery.js';
 import {
   DiskCachedDiscoveryClient,
@@ -10,11 +15,6 @@ import {
 } from './diskcache.js';
 import { isDiscoveryPartialError } from './errors.js';
 import { MemCacheClient } from './memcache.js';
-import {
-  cannedDiscovery,
-  type StubDiscoveryServer,
-  startDiscoveryServer,
-} from './test-fixtures.js';
 
 let server: StubDiscoveryServer;
 let dir: string;

@@ -1,14 +1,14 @@
 import { isStatusError, StatusError } from '@kubets/apimachinery';
 import { RESTClient } from '@kubets/rest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DiscoveryClient, discoveryConfig, mapWithConcurrency } from './discovery.js';
-import { DiscoveryPartialError, isDiscoveryPartialError } from './errors.js';
 import {
   type CannedDiscovery,
   cannedDiscovery,
   type StubDiscoveryServer,
   startDiscoveryServer,
-} from './test-fixtures.js';
+} from '../test/fixtures.js';
+import { DiscoveryClient, discoveryConfig, mapWithConcurrency } from './discovery.js';
+import { DiscoveryPartialError, isDiscoveryPartialError } from './errors.js';
 import type { APIResourceList } from './types.js';
 
 let server: StubDiscoveryServer | undefined;

@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DiscoveryClient } from './discovery.js';
-import { isNoMatchError, NoKindMatchError, NoResourceMatchError } from './errors.js';
-import { MemCacheClient } from './memcache.js';
-import { RESTMapper, StaticRESTMapper } from './restmapper.js';
 import {
   addWidgets,
   type CannedDiscovery,
   cannedDiscovery,
   type StubDiscoveryServer,
   startDiscoveryServer,
-} from './test-fixtures.js';
+} from '../test/fixtures.js';
+import { DiscoveryClient } from './discovery.js';
+import { isNoMatchError, NoKindMatchError, NoResourceMatchError } from './errors.js';
+import { MemCacheClient } from './memcache.js';
+import { RESTMapper, StaticRESTMapper } from './restmapper.js';
 
 let server: StubDiscoveryServer | undefined;
 afterEach(async () => {

@@ -1,9 +1,11 @@
 // Seed 001's example 2 against a real etcd + kube-apiserver (envtest): a dynamic shared
 // informer factory, `forResource(gvr)` for Deployments, handlers that see Unstructured
 // objects, and the dynamic lister.
+
 import { randomUUID } from 'node:crypto';
 import { deletedObject } from '@kubets/cache';
 import { loadConfig } from '@kubets/rest';
+import { eventually } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -19,15 +21,6 @@ const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' }
 
 let env: Envtest;
 let dynamic: DynamicClient;
-
-/** Generous deadline for the cache to converge; never a timing assertion. */
-async function eventually(what: string, cond: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 function deployment(name: string, replicas: number): Unstructured {
   return {
@@ -95,7 +88,11 @@ describe('DynamicSharedInformerFactory against a real kube-apiserver', () => {
       );
       const listed = deployLister.byNamespace('default').list('suite=dynamic-informer-e2e');
       expect(listed.map((d) => d.metadata.name).sort()).toEqual([...names].sort());
-      await eventually('the initial adds', () => added.length >= 2);
+      await eventually(() => added.length >= 2, {
+        what: 'the initial adds',
+        timeoutMs: 60_000,
+        intervalMs: 20,
+      });
       for (const obj of added) {
         expect(isUnstructured(obj)).toBe(true);
         expect(obj.apiVersion).toBe('apps/v1');
@@ -105,7 +102,11 @@ describe('DynamicSharedInformerFactory against a real kube-apiserver', () => {
       // A watch event: created after sync.
       const late = `late-${suffix}`;
       await deployments.create(deployment(late, 1));
-      await eventually('the late add', () => added.some((o) => o.metadata.name === late));
+      await eventually(() => added.some((o) => o.metadata.name === late), {
+        what: 'the late add',
+        timeoutMs: 60_000,
+        intervalMs: 20,
+      });
       const lateObj = added.find((o) => o.metadata.name === late)!;
       expect(lateObj.kind).toBe('Deployment');
 
@@ -114,14 +115,22 @@ describe('DynamicSharedInformerFactory against a real kube-apiserver', () => {
         ...current,
         spec: { ...(current.spec as Record<string, unknown>), replicas: 4 },
       });
-      await eventually('the update', () => updated.length >= 1);
+      await eventually(() => updated.length >= 1, {
+        what: 'the update',
+        timeoutMs: 60_000,
+        intervalMs: 20,
+      });
       expect(updated).toEqual([`${names[0]} 1->4`]);
       expect(
         nestedInt64(deployLister.byNamespace('default').get(names[0]!), 'spec', 'replicas'),
       ).toBe(4);
 
       await deployments.delete(names[1]!);
-      await eventually('the delete', () => deleted.length >= 1);
+      await eventually(() => deleted.length >= 1, {
+        what: 'the delete',
+        timeoutMs: 60_000,
+        intervalMs: 20,
+      });
       expect(deleted).toEqual([names[1]]);
       expect(() => deployLister.byNamespace('default').get(names[1]!)).toThrow(/not found/);
     } finally {

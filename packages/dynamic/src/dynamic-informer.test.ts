@@ -1,7 +1,8 @@
 import { isNotFound } from '@kubets/apimachinery';
 import { isDeletedFinalStateUnknown, newIndexer, waitForCacheSync } from '@kubets/cache';
+import { eventually } from '@kubets/test-utils';
 import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   DynamicClient,
   type DynamicSharedInformerFactory,
@@ -50,11 +51,6 @@ async function createDeployment(
     });
 }
 
-/** Waits (polling) for an informer's handlers to have seen what `assertion` expects. */
-function until(assertion: () => void): Promise<void> {
-  return vi.waitFor(assertion, { timeout: 10_000, interval: 5 });
-}
-
 beforeEach(async () => {
   server = await startApiServer();
   dynamic = new DynamicClient({ host: server.host, qps: -1 });
@@ -100,7 +96,7 @@ describe('DynamicSharedInformerFactory', () => {
     expect(await factory.waitForCacheSync(controller.signal)).toEqual(
       new Map([['apps/v1/deployments', true]]),
     );
-    await until(() => expect(adds).toHaveLength(3));
+    await eventually(() => expect(adds).toHaveLength(3), { timeoutMs: 10_000, intervalMs: 5 });
     for (const obj of adds) {
       expect(obj.apiVersion).toBe('apps/v1');
       expect(obj.kind).toBe('Deployment');
@@ -118,7 +114,7 @@ describe('DynamicSharedInformerFactory', () => {
     );
 
     await dynamic.resource(deploymentsGVR).namespace('default').delete('db');
-    await until(() => expect(deletes).toHaveLength(1));
+    await eventually(() => expect(deletes).toHaveLength(1), { timeoutMs: 10_000, intervalMs: 5 });
     expect(deletes).toEqual(['db']);
     expect(lister.byNamespace('default').list()).toHaveLength(1);
   });
@@ -158,7 +154,10 @@ describe('DynamicSharedInformerFactory', () => {
     await createDeployment('team', 'db-2', { tier: 'db' });
     await createDeployment('other', 'web-3', { tier: 'web' });
     await createDeployment('team', 'web-4', { tier: 'web' });
-    await until(() => expect(added).toContain('team/web-4'));
+    await eventually(() => expect(added).toContain('team/web-4'), {
+      timeoutMs: 10_000,
+      intervalMs: 5,
+    });
     expect(added).toEqual(['team/web-1', 'team/web-4']);
     expect(
       deployments

@@ -8,8 +8,9 @@ import {
   type corev1,
   defineResource,
 } from '@kubets/clientset';
+import { eventually } from '@kubets/test-utils';
 import { type FaultRequest, type InMemoryApiServer, startApiServer } from '@kubets/testing';
-import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type ClusterLister,
   GeneratedInformerFactory,
@@ -59,11 +60,6 @@ function createConfigMap(namespace: string, name: string, labels: Record<string,
 }
 
 async function* noEvents(): AsyncIterable<never> {}
-
-/** Waits (polling) for an informer's handlers to have seen what `assertion` expects. */
-function until(assertion: () => void): Promise<void> {
-  return vi.waitFor(assertion, { timeout: 10_000, interval: 5 });
-}
 
 beforeEach(async () => {
   server = await startApiServer();
@@ -164,16 +160,16 @@ describe('SharedInformerFactory', () => {
     });
     factory.start(controller.signal);
     await factory.waitForCacheSync(controller.signal);
-    await until(() => expect(seen).toHaveLength(1));
+    await eventually(() => expect(seen).toHaveLength(1), { timeoutMs: 10_000, intervalMs: 5 });
     const api = await createDeployment('default', 'api');
-    await until(() => expect(seen).toHaveLength(2));
+    await eventually(() => expect(seen).toHaveLength(2), { timeoutMs: 10_000, intervalMs: 5 });
     await clientset
       .appsV1()
       .deployments('default')
       .update({ ...api, spec: { ...api.spec!, replicas: 3 } });
-    await until(() => expect(seen).toHaveLength(3));
+    await eventually(() => expect(seen).toHaveLength(3), { timeoutMs: 10_000, intervalMs: 5 });
     await clientset.appsV1().deployments('default').delete('web');
-    await until(() => expect(seen).toHaveLength(4));
+    await eventually(() => expect(seen).toHaveLength(4), { timeoutMs: 10_000, intervalMs: 5 });
     expect(seen).toEqual(['add web true', 'add api false', 'update 1->3', 'delete web']);
     const lister = factory.appsV1().deployments().lister();
     expect(lister.list().map((d) => d.metadata?.name)).toEqual(['api']);
@@ -217,8 +213,14 @@ describe('SharedInformerFactory', () => {
     await createNamespace('later');
     await createConfigMap('team', 'web-4', { app: 'web' });
     await createNamespace('later-web', { app: 'web' });
-    await until(() => expect(added).toContain('team/web-4'));
-    await until(() => expect(added).toContain('/later-web'));
+    await eventually(() => expect(added).toContain('team/web-4'), {
+      timeoutMs: 10_000,
+      intervalMs: 5,
+    });
+    await eventually(() => expect(added).toContain('/later-web'), {
+      timeoutMs: 10_000,
+      intervalMs: 5,
+    });
     expect(added.sort()).toEqual(['/later-web', '/team', 'team/web-1', 'team/web-4']);
   });
 

@@ -1,25 +1,18 @@
 // Seed 001's example 1 against a real etcd + kube-apiserver (envtest): a shared informer
 // factory with a 60 s resync, the Deployment informer with add/update/delete handlers, and
 // its lister listing `default`.
+
 import { randomUUID } from 'node:crypto';
 import { deletedObject } from '@kubets/cache';
 import { type appsv1, Clientset, type corev1 } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
+import { eventually } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSharedInformerFactory } from './index.js';
 
 let env: Envtest;
 let clientset: Clientset;
-
-/** Generous deadline for the cache to converge; never a timing assertion. */
-async function eventually(what: string, cond: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 function deployment(name: string, replicas: number): appsv1.Deployment {
   return {
@@ -92,7 +85,11 @@ describe('SharedInformerFactory against a real kube-apiserver', () => {
       expect(inDefault.map((d) => d.metadata?.name).sort()).toEqual([...names].sort());
       expect(deployLister.byNamespace('default').list('suite=informers-e2e')).toHaveLength(3);
       expect(deployLister.byNamespace('default').get(names[1]!).spec?.replicas).toBe(2);
-      await eventually('three adds', () => added.length >= 3);
+      await eventually(() => added.length >= 3, {
+        what: 'three adds',
+        timeoutMs: 60_000,
+        intervalMs: 20,
+      });
       expect([...added].sort()).toEqual([...names].sort());
 
       // Update one → update handler.
@@ -101,13 +98,21 @@ describe('SharedInformerFactory against a real kube-apiserver', () => {
         .appsV1()
         .deployments('default')
         .update({ ...current, spec: { ...current.spec!, replicas: 5 } });
-      await eventually('the update', () => updated.length >= 1);
+      await eventually(() => updated.length >= 1, {
+        what: 'the update',
+        timeoutMs: 60_000,
+        intervalMs: 20,
+      });
       expect(updated).toEqual([`${names[0]} 1->5`]);
       expect(deployLister.byNamespace('default').get(names[0]!).spec?.replicas).toBe(5);
 
       // Delete one → delete handler.
       await clientset.appsV1().deployments('default').delete(names[2]!);
-      await eventually('the delete', () => deleted.length >= 1);
+      await eventually(() => deleted.length >= 1, {
+        what: 'the delete',
+        timeoutMs: 60_000,
+        intervalMs: 20,
+      });
       expect(deleted).toEqual([names[2]]);
       expect(
         deployLister
@@ -186,14 +191,17 @@ describe('SharedInformerFactory against a real kube-apiserver', () => {
         .coreV1()
         .configMaps(namespace)
         .create({ metadata: { name: 'later' } });
-      await eventually('the new ConfigMap', () => {
-        try {
-          configMaps.lister().byNamespace(namespace).get('later');
-          return true;
-        } catch {
-          return false;
-        }
-      });
+      await eventually(
+        () => {
+          try {
+            configMaps.lister().byNamespace(namespace).get('later');
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { what: 'the new ConfigMap', timeoutMs: 60_000, intervalMs: 20 },
+      );
     } finally {
       controller.abort();
       await factory.shutdown();

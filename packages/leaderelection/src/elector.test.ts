@@ -1,6 +1,7 @@
 import { FakeClock } from '@kubets/rest';
 import { flush, MemoryLogger, statusError } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FakeLock, FakeLockStore } from '../test/helpers.js';
 import {
   type LeaderCallbacks,
   type LeaderElectionConfig,
@@ -9,7 +10,6 @@ import {
   validateLeaderElectionConfig,
 } from './elector.js';
 import { formatMicroTime } from './record.js';
-import { FakeLock, FakeLockStore } from './test-helpers.js';
 
 const LEASE = 15_000;
 const RENEW = 10_000;

@@ -16,7 +16,7 @@ const LEASE_MS = 4_000;
 const RENEW_MS = 3_000;
 const RETRY_MS = 1_000;
 
-const candidateScript = fileURLToPath(new URL('./testdata/candidate.ts', import.meta.url));
+const candidateScript = fileURLToPath(new URL('../test/candidate.ts', import.meta.url));
 
 let env: Envtest;
 let clientset: Clientset;

@@ -2,13 +2,13 @@ import { FakeClock } from '@kubets/rest';
 import { deferred, eventually, MemoryLogger, nextTurn, statusError } from '@kubets/test-utils';
 import type { ConfigMap, Event, Node } from 'kubernetes-types/core/v1.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FakeSink } from '../test/helpers.js';
 import {
   type EventBroadcaster,
   type EventBroadcasterOptions,
   formatEventForLog,
   newBroadcaster,
 } from './broadcaster.js';
-import { FakeSink } from './test-helpers.js';
 
 const start = Date.parse('2024-03-08T12:31:24Z');
 

@@ -20,13 +20,13 @@ import {
   startStubServer,
 } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
+import { recordingClock } from '../test/helpers.js';
 import { RESTClient } from './client.js';
 import { FakeClock } from './clock.js';
 import type { Config } from './config.js';
 import { defaultTokenFileRecheckMs } from './credentials.js';
 import { CredentialsError, ResponseDecodeError, TransportError } from './errors.js';
 import { PatchType } from './request.js';
-import { recordingClock } from './test-helpers.js';
 import type { Warning } from './warnings.js';
 import type { WatchEvent } from './watch.js';
 

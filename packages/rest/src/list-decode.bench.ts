@@ -2,7 +2,7 @@
 // (vitest bench --run). Each benchmark decodes the whole body once per iteration, so
 // MB/s = ops/s × body size (printed below).
 import { test } from 'vitest';
-import { chunksOf, makePod, makePodListBody } from './bench-fixtures.js';
+import { chunksOf, makePod, makePodListBody } from '../test/bench-fixtures.js';
 import { decodeListStream } from './list-decode.js';
 import { decodeWatchEvents } from './watch.js';
 

@@ -1,6 +1,6 @@
 import type { ObjectList } from '@kubets/apimachinery';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { chunksOf, makePodListBody } from './bench-fixtures.js';
+import { chunksOf, makePodListBody } from '../test/bench-fixtures.js';
 import { isResponseDecodeError, ResponseDecodeError } from './errors.js';
 import { decodeListStream, defaultMaxListItemBytes, ListStreamDecoder } from './list-decode.js';
 

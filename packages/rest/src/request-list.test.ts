@@ -2,9 +2,9 @@ import type { ServerResponse } from 'node:http';
 import { isNotFound, isStatusError, type StatusError } from '@kubets/apimachinery';
 import { type StubHandler, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
+import { recordingClock } from '../test/helpers.js';
 import { RESTClient } from './client.js';
 import { ResponseDecodeError, TransportError } from './errors.js';
-import { recordingClock } from './test-helpers.js';
 
 interface Pod {
   metadata: { name: string; namespace: string };

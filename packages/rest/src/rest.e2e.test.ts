@@ -12,9 +12,9 @@ import {
 import { rejectionOf } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeCertChain } from '../test/tls.js';
 import { loadConfig } from './config.js';
 import { PatchType, RESTClient, type RequestBody, TransportError } from './index.js';
-import { makeCertChain } from './test-tls.js';
 
 interface ConfigMap {
   apiVersion?: string;

@@ -11,18 +11,18 @@ import { isStatusError, isUnauthorized, type Logger } from '@kubets/apimachinery
 import { type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { printedForms } from '@kubets/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RESTClient } from './client.js';
-import { type Config, copyConfig, loadConfig, redactConfig } from './config.js';
-import { CredentialSource, TokenFile } from './credentials.js';
-import { CredentialsError, isTransportError, TransportError } from './errors.js';
-import { recordingClock } from './test-helpers.js';
+import { recordingClock } from '../test/helpers.js';
 import {
   makeCert,
   makeCertChain,
   startTlsServer,
   type TestCert,
   type TlsServer,
-} from './test-tls.js';
+} from '../test/tls.js';
+import { RESTClient } from './client.js';
+import { type Config, copyConfig, loadConfig, redactConfig } from './config.js';
+import { CredentialSource, TokenFile } from './credentials.js';
+import { CredentialsError, isTransportError, TransportError } from './errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kubets-security-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

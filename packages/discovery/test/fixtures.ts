@@ -1,7 +1,7 @@
 // Shared by the unit tests: a loopback stub API server serving canned discovery documents.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { APIGroup, APIResource, APIResourceList } from './types.js';
+import type { APIGroup, APIResource, APIResourceList } from '../src/types.js';
 
 function resource(
   name: string,

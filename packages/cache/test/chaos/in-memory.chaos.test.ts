@@ -8,13 +8,13 @@
 // Each ends with the convergence check (store == server, every handler at every final state,
 // deletions included) and no unhandled rejection.
 import { type Config, loadConfig, RESTClient } from '@kubets/rest';
+import { eventually } from '@kubets/test-utils';
 import { type FaultRequest, type InMemoryApiServer, startApiServer } from '@kubets/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SharedIndexInformerOptions } from '../shared-informer.js';
+import type { SharedIndexInformerOptions } from '../../src/shared-informer.js';
 import {
   churn,
   configMaps,
-  eventually,
   expectConverged,
   heapAfterGc,
   heapSlackBytes,
@@ -145,7 +145,11 @@ describe('e. 429 and 500 storms with Retry-After', () => {
       const began = performance.now();
       server.faults.closeWatches(); // the informer must come back through the storm
       await churn({ writer, targets: [{ r: configMaps, ns }], seed: code, ops: 30, keyspace: 10 });
-      await eventually('the informer to hit the storm twice', () => hits.length >= 2, convergeMs);
+      await eventually(() => hits.length >= 2, {
+        what: 'the informer to hit the storm twice',
+        timeoutMs: convergeMs,
+        intervalMs: 100,
+      });
       await sleep(retryAfter * 2000);
       storming = false;
       const stormSeconds = (performance.now() - began) / 1000;
@@ -207,7 +211,11 @@ describe('f. a handler that throws on every event', () => {
     });
     const truth = await converged(h);
     expect(truth.size).toBeGreaterThan(0);
-    await eventually('every error to be reported', () => handlerErrors.length === calls, 10_000);
+    await eventually(() => handlerErrors.length === calls, {
+      what: 'every error to be reported',
+      timeoutMs: 10_000,
+      intervalMs: 100,
+    });
     expect(calls).toBeGreaterThan(100);
     expect(h.handlers[0]!.deleted.size).toBeGreaterThan(0);
     expect(h.informer.isStopped()).toBe(false);
@@ -239,7 +247,11 @@ describe('g. a slow handler next to a fast one', () => {
     await writer.create(configMaps, ns, 'g-4', 'late');
     const truth = serverMap(await listFromServer<Obj>(client, 'configmaps', ns));
 
-    await eventually('the fast handler to be current', () => fast.matches(truth), convergeMs);
+    await eventually(() => fast.matches(truth), {
+      what: 'the fast handler to be current',
+      timeoutMs: convergeMs,
+      intervalMs: 100,
+    });
     // By then the slow handler is still well behind: it had 12 s of work queued.
     expect(slow.events).toBeLessThan(2 + 12);
     expect(slow.matches(truth)).toBe(false);

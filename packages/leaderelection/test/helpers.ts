@@ -1,7 +1,7 @@
 import type { Clock, FakeClock } from '@kubets/rest';
 import { flush, statusError } from '@kubets/test-utils';
-import type { LockCallOptions, LockRecord, ResourceLock } from './lock.js';
-import { type LeaderElectionRecord, serializeRecord } from './record.js';
+import type { LockCallOptions, LockRecord, ResourceLock } from '../src/lock.js';
+import { type LeaderElectionRecord, serializeRecord } from '../src/record.js';
 
 /** One successful write to the fake store. */
 export interface StoreWrite {

@@ -12,15 +12,15 @@
 import { randomUUID } from 'node:crypto';
 import { isGone, isResourceExpired } from '@kubets/apimachinery';
 import { type Config, loadConfig, RESTClient } from '@kubets/rest';
+import { eventually } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { newKeyedInformerFactory } from '../factory.js';
-import { listWatchFromClient } from '../listwatch-client.js';
-import { newSharedIndexInformer, type SharedIndexInformer } from '../shared-informer.js';
+import { newKeyedInformerFactory } from '../../src/factory.js';
+import { listWatchFromClient } from '../../src/listwatch-client.js';
+import { newSharedIndexInformer, type SharedIndexInformer } from '../../src/shared-informer.js';
 import {
   churn,
   configMaps,
-  eventually,
   expectConverged,
   heapAfterGc,
   heapSlackBytes,
@@ -97,7 +97,11 @@ async function killApiServer(): Promise<{ restarted: Promise<void> }> {
   const old = env.pids.kubeApiserver;
   const restarted = env.restartApiServer({ signal: 'SIGKILL' });
   restarted.catch(() => undefined); // awaited by the test; must not count as unhandled meanwhile
-  await eventually('kube-apiserver to be killed', () => env.pids.kubeApiserver !== old, 30_000);
+  await eventually(() => env.pids.kubeApiserver !== old, {
+    what: 'kube-apiserver to be killed',
+    timeoutMs: 30_000,
+    intervalMs: 100,
+  });
   return { restarted };
 }
 
@@ -189,11 +193,11 @@ describe('a. kube-apiserver SIGKILLed and restarted three times', () => {
         if (i === 160) {
           // The third kill comes once the informer watches again after the second.
           await restart2;
-          await eventually(
-            'a watch after the second restart',
-            () => h.watches.length > watchesAtKill2,
-            syncMs,
-          );
+          await eventually(() => h.watches.length > watchesAtKill2, {
+            what: 'a watch after the second restart',
+            timeoutMs: syncMs,
+            intervalMs: 100,
+          });
           restart3 = (await killApiServer()).restarted;
         }
       },
@@ -286,7 +290,11 @@ describe('b. a stalled kube-apiserver and a blackholed connection', () => {
     });
     cleanups.push(() => h.stop());
     await h.synced(syncMs);
-    await eventually('the watch to be open', () => h.watches.length >= 1, syncMs);
+    await eventually(() => h.watches.length >= 1, {
+      what: 'the watch to be open',
+      timeoutMs: syncMs,
+      intervalMs: 100,
+    });
     const errorsBefore = h.watchErrors.length;
 
     // Like a NAT forgetting the connection: the watch hears nothing more, not even its end.

@@ -1,7 +1,9 @@
 // Helpers shared by the tests of this package (not exported from the package).
+
 import type { KubeObject, ObjectList, Status, WatchEvent } from '@kubets/apimachinery';
 import { StatusError } from '@kubets/apimachinery';
-import type { ListerWatcher, ListHints, ListOptions, WatchOptions } from './listwatch.js';
+import { eventually } from '@kubets/test-utils';
+import type { ListerWatcher, ListHints, ListOptions, WatchOptions } from '../src/listwatch.js';
 
 /** A Pod-like object. */
 export interface TestPod extends KubeObject {
@@ -20,24 +22,6 @@ export function pod(name: string, rv = '1', namespace = 'default', nodeName?: st
   const p: TestPod = { metadata: { name, namespace, resourceVersion: rv } };
   if (nodeName !== undefined) p.spec = { nodeName };
   return p;
-}
-
-/** Waits (on real macrotask turns) until `cond()` is true, failing after `timeoutMs`. */
-export async function until(
-  cond: () => boolean,
-  timeoutMs = 2000,
-  what = 'condition',
-): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-}
-
-/** Lets pending promise callbacks and one macrotask turn run. */
-export async function flush(turns = 3): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 /** A list response. */
@@ -191,7 +175,7 @@ export class FakeListerWatcher<T> implements ListerWatcher<T> {
 
   /** Waits until `n` watches have been opened and returns the n-th (1-based). */
   async watchNumber(n: number, timeoutMs = 2000): Promise<FakeWatch<T>> {
-    await until(() => this.watches.length >= n, timeoutMs, `watch #${n}`);
+    await eventually(() => this.watches.length >= n, { timeoutMs: timeoutMs, what: `watch #${n}` });
     return this.watches[n - 1]!;
   }
 }

@@ -1,6 +1,6 @@
 // A clock fake for this package's unit tests; what every package's tests share is in
 // @kubets/test-utils.
-import type { Clock } from './clock.js';
+import type { Clock } from '../src/clock.js';
 
 /** A clock whose sleeps return at once and are recorded, for asserting retry waits. */
 export function recordingClock(): Clock & { sleeps: number[] } {

@@ -1,7 +1,7 @@
 import { statusError } from '@kubets/test-utils';
 import type { Event } from 'kubernetes-types/core/v1.js';
-import type { EventPatch } from './correlator.js';
-import type { EventSink } from './sink.js';
+import type { EventPatch } from '../src/correlator.js';
+import type { EventSink } from '../src/sink.js';
 
 /** One call the fake sink received. */
 export type SinkCall =

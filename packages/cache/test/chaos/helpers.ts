@@ -1,8 +1,9 @@
-// Helpers of the chaos suite (`pnpm test:chaos`, src/chaos/*.chaos.test.ts) and of
+// Helpers of the chaos suite (`pnpm test:chaos`, test/chaos/*.chaos.test.ts) and of
 // informer-chaos.e2e.test.ts: a seeded PRNG, eventual convergence, a handler that records
 // the final state it saw per key, the convergence check every scenario ends with, a writer
 // that retries through outages, and heap and unhandled-rejection probes. Not exported from
 // the package.
+
 import {
   isStatusError,
   type KubeObject,
@@ -11,22 +12,26 @@ import {
   type ObjectList,
 } from '@kubets/apimachinery';
 import { PatchType, type RESTClient, type Request } from '@kubets/rest';
+import { eventually } from '@kubets/test-utils';
 import { expect } from 'vitest';
-import type { ResourceEventHandler } from '../handler.js';
+import type { ResourceEventHandler } from '../../src/handler.js';
 import {
   type DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
   isDeletedFinalStateUnknown,
-} from '../keys.js';
-import type { ListerWatcher, ListOptions, WatchOptions } from '../listwatch.js';
-import { type ListOptionsTweak, newFilteredListWatchFromClient } from '../listwatch-client.js';
+} from '../../src/keys.js';
+import type { ListerWatcher, ListOptions, WatchOptions } from '../../src/listwatch.js';
+import {
+  type ListOptionsTweak,
+  newFilteredListWatchFromClient,
+} from '../../src/listwatch-client.js';
 import {
   newSharedIndexInformer,
   type ResourceEventHandlerRegistration,
   type SharedIndexInformer,
   type SharedIndexInformerOptions,
-} from '../shared-informer.js';
-import { waitForCacheSync } from '../wait.js';
+} from '../../src/shared-informer.js';
+import { waitForCacheSync } from '../../src/wait.js';
 
 /** mulberry32: a small seeded PRNG, so a failing run can be replayed op for op. */
 export function prng(s: number): () => number {
@@ -42,27 +47,6 @@ export function prng(s: number): () => number {
 
 export const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Polls `cond` every 100 ms until it is true, failing after `timeoutMs`. A throwing `cond`
- * counts as false: the server may still be coming back.
- */
-export async function eventually(
-  what: string,
-  cond: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await cond()) return;
-    } catch {
-      // The server may still be coming back: try again.
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** An error that says the server is (still) unreachable or unhappy, rather than "no". */
 export function isTransient(err: unknown): boolean {
@@ -233,12 +217,15 @@ export async function expectConverged<T extends Obj>(
   };
   try {
     await eventually(
-      'the informer and its handlers to converge with the server',
       async () => {
         server = serverMap(await target.list(), target.fingerprint);
         return converged();
       },
-      timeoutMs,
+      {
+        what: 'the informer and its handlers to converge with the server',
+        timeoutMs: timeoutMs,
+        intervalMs: 100,
+      },
     );
   } catch (err) {
     // Show the difference rather than only "timed out".
