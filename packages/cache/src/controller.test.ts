@@ -1,5 +1,5 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FakeClock } from './clock.js';
 import { Controller, newIndexerInformer, newInformer } from './controller.js';
 import { DeltaFIFO, RequeueError } from './delta-fifo.js';
 import { isDeletedFinalStateUnknown, metaNamespaceKeyFunc } from './keys.js';
@@ -157,7 +157,7 @@ describe('newIndexerInformer', () => {
     void controller.run(signal());
     await lw.watchNumber(1);
     await until(() => clock.pending === 1);
-    clock.advance(30_000);
+    clock.step(30_000);
     await until(() => updates.length === 1);
     expect(updates).toEqual(['1->1']);
   });

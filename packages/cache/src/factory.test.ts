@@ -1,5 +1,5 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from './clock.js';
 import { newKeyedInformerFactory } from './factory.js';
 import { tweakListerWatcher } from './listwatch.js';
 import { newSharedIndexInformer } from './shared-informer.js';

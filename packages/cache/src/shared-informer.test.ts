@@ -1,5 +1,5 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from './clock.js';
 import type { ResourceEventHandler } from './handler.js';
 import { deletedObject, filteringResourceEventHandler } from './handler.js';
 import { type DeletedFinalStateUnknown, isDeletedFinalStateUnknown } from './keys.js';
@@ -277,7 +277,7 @@ describe('SharedIndexInformer', () => {
     await until(() => informer.hasSynced() && clock.pending === 1);
     expect(clock.nextDue()).toBe(2000); // the check period is the shortest handler period
     for (let t = 2000; t <= 10_000; t += 2000) {
-      clock.advance(2000);
+      clock.step(2000);
       await until(() => fast.log.length === 1 + t / 2000, 2000, `resync at ${t}`);
       await until(() => clock.pending === 1);
     }
@@ -299,7 +299,7 @@ describe('SharedIndexInformer', () => {
     const late = recorder();
     // Added after start: its first resync is due 1.5 s after it was added.
     informer.addEventHandler(late.handler, { resyncPeriodMs: 1500 });
-    clock.advance(1000);
+    clock.step(1000);
     await until(() => tiny.log.length === 2);
     expect(late.log).toEqual(['add a@1 (initial)']);
   });
