@@ -129,7 +129,7 @@ export interface ReflectorOptions {
   listTimeoutSeconds?: number;
   /** Retry delays; default the reflector's 800 ms doubling, jittered, 30 s cap, reset after 2 min. */
   backoff?: BackoffManager;
-  /** Time source and sleep; inject a `FakeClock` from `@kubets/apimachinery/testing` in tests. */
+  /** Time source and sleep; a `FakeClock` from `@kubets/apimachinery/testing` in tests. */
   clock?: Clock;
   /** Random source for watch timeouts and backoff jitter. Default `Math.random`. */
   random?: RandomSource;
