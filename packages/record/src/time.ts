@@ -7,9 +7,9 @@ import { type Clock, realClock } from '@kubets/apimachinery';
 export type EventClock = Clock;
 
 /**
- * The event machinery's default clock: {@link realClock} with `now()` read from `Date.now()`,
- * because it stamps `firstTimestamp`/`lastTimestamp` and names events, which need WALL-CLOCK
- * milliseconds since the Unix epoch. A `FakeClock` from `@kubets/apimachinery/testing`
+ * The event machinery's default clock: `@kubets/apimachinery`'s `realClock` with `now()` read
+ * from `Date.now()`, because it stamps `firstTimestamp`/`lastTimestamp` and names events,
+ * which need WALL-CLOCK milliseconds since the Unix epoch. A `FakeClock` from `@kubets/apimachinery/testing`
  * started at an epoch value (`new FakeClock(Date.parse('2024-01-01T00:00:00Z'))`) fits, so
  * tests never sleep.
  */
