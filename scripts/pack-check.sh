@@ -39,7 +39,7 @@ declare -A known=(
   [workqueue]=DelayingQueue
 )
 # Subpath exports: "specifier export".
-subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider")
+subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/apimachinery/testing FakeClock")
 
 fail() {
   echo "pack-check: FAIL: $*" >&2

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Backoff, ExponentialBackoffManager, jitter, sleep } from './backoff.js';
+import { Backoff, ExponentialBackoffManager, jitter } from './backoff.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -134,55 +134,5 @@ describe('ExponentialBackoffManager', () => {
     await vi.advanceTimersByTimeAsync(1);
     await waiting;
     expect(done).toBe(true);
-  });
-});
-
-describe('sleep', () => {
-  it('resolves after the delay and leaves no timer', async () => {
-    vi.useFakeTimers();
-    let done = false;
-    const sleeping = sleep(100).then(() => {
-      done = true;
-    });
-    await vi.advanceTimersByTimeAsync(99);
-    expect(done).toBe(false);
-    await vi.advanceTimersByTimeAsync(1);
-    await sleeping;
-    expect(done).toBe(true);
-    expect(vi.getTimerCount()).toBe(0);
-  });
-
-  it('rejects with the abort reason and clears its timer', async () => {
-    vi.useFakeTimers();
-    const controller = new AbortController();
-    const sleeping = sleep(10_000, controller.signal);
-    expect(vi.getTimerCount()).toBe(1);
-    const reason = new Error('stopping');
-    controller.abort(reason);
-    await expect(sleeping).rejects.toBe(reason);
-    expect(vi.getTimerCount()).toBe(0);
-  });
-
-  it('rejects at once for an already aborted signal, starting no timer', async () => {
-    vi.useFakeTimers();
-    const signal = AbortSignal.abort('gone');
-    await expect(sleep(10, signal)).rejects.toBe('gone');
-    expect(vi.getTimerCount()).toBe(0);
-  });
-
-  it('removes its abort listener once it resolves', async () => {
-    vi.useFakeTimers();
-    const controller = new AbortController();
-    const addListener = vi.spyOn(controller.signal, 'addEventListener');
-    const removeListener = vi.spyOn(controller.signal, 'removeEventListener');
-    const sleeping = sleep(5, controller.signal);
-    await vi.advanceTimersByTimeAsync(5);
-    await sleeping;
-    expect(removeListener).toHaveBeenCalledTimes(1);
-    expect(removeListener.mock.calls[0]?.[0]).toBe('abort');
-    expect(removeListener.mock.calls[0]?.[1]).toBe(addListener.mock.calls[0]?.[1]);
-    // Aborting afterwards has no effect on the settled promise.
-    controller.abort();
-    await expect(sleeping).resolves.toBeUndefined();
   });
 });

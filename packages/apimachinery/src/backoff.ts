@@ -1,8 +1,7 @@
+import { sleep } from './clock.js';
+
 /** A source of uniformly distributed numbers in [0, 1), like `Math.random`. */
 export type RandomSource = () => number;
-
-/** A monotonic-enough clock in milliseconds, like `Date.now` or `performance.now`. */
-export type Clock = () => number;
 
 /**
  * A random duration in `[durationMs, durationMs * (1 + maxFactor))`, as client-go's
@@ -104,7 +103,7 @@ export interface ExponentialBackoffManagerOptions {
    */
   resetAfterMs?: number;
   /** Clock in milliseconds. Default `performance.now`, which does not jump with wall-clock changes. */
-  now?: Clock;
+  now?: () => number;
   /** Random source for jitter. Default `Math.random`. */
   random?: RandomSource;
 }
@@ -117,7 +116,7 @@ export interface ExponentialBackoffManagerOptions {
 export class ExponentialBackoffManager {
   readonly #initialMs: number;
   readonly #resetAfterMs: number;
-  readonly #now: Clock;
+  readonly #now: () => number;
   readonly #newBackoff: () => Backoff;
   #backoff: Backoff;
   #lastBackoffAt: number;
@@ -163,26 +162,4 @@ export class ExponentialBackoffManager {
   wait(signal?: AbortSignal): Promise<void> {
     return sleep(this.next(), signal);
   }
-}
-
-/**
- * Resolves after `ms` milliseconds. If `signal` aborts first (or already has), rejects with
- * `signal.reason` and clears the timer, so an aborted sleep keeps nothing alive.
- */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

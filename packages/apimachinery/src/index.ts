@@ -1,4 +1,5 @@
 export * from './backoff.js';
+export * from './clock.js';
 export * from './fields.js';
 export * from './gvk.js';
 export * from './labels.js';

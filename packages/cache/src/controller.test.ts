@@ -1,7 +1,7 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { eventually } from '@kubets/test-utils';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { expiredStatus, FakeListerWatcher, listOf, pod, type TestPod } from '../test/helpers.js';
-import { FakeClock } from './clock.js';
 import { Controller, newIndexerInformer, newInformer } from './controller.js';
 import { DeltaFIFO, RequeueError } from './delta-fifo.js';
 import { isDeletedFinalStateUnknown, metaNamespaceKeyFunc } from './keys.js';
@@ -151,7 +151,7 @@ describe('newIndexerInformer', () => {
     void controller.run(signal());
     await lw.watchNumber(1);
     await eventually(() => clock.pending === 1);
-    clock.advance(30_000);
+    clock.step(30_000);
     await eventually(() => updates.length === 1);
     expect(updates).toEqual(['1->1']);
   });

@@ -1,5 +1,5 @@
+import type { Clock } from '@kubets/apimachinery';
 import { type Logger, silentLogger } from '@kubets/apimachinery';
-import type { CacheClock } from './clock.js';
 import { DeltaFIFO, isFIFOClosedError, type PopProcessFunc } from './delta-fifo.js';
 import type { HandlerEvent, ResourceEventHandler } from './handler.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
@@ -29,7 +29,7 @@ export interface ControllerConfig<T> extends ReflectorTuning {
   /** What is listed and watched, for logs (e.g. `"*v1.Pod"`). */
   typeDescription?: string;
   /** Time source for resyncs and backoff; a fake clock in tests. */
-  clock?: CacheClock;
+  clock?: Clock;
   /** Where the controller and its reflector log; silent by default. */
   logger?: Logger;
 }
@@ -139,7 +139,7 @@ export interface InformerOptions<T> extends ReflectorTuning {
   /** Name of the reflector, for logs. */
   name?: string;
   /** Time source for resyncs and backoff; a fake clock in tests. */
-  clock?: CacheClock;
+  clock?: Clock;
   /** Where the informer logs; silent by default. */
   logger?: Logger;
 }

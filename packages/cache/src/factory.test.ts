@@ -1,7 +1,7 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { eventually } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import { FakeListerWatcher, listOf, pod, type TestPod } from '../test/helpers.js';
-import { FakeClock } from './clock.js';
 import { newKeyedInformerFactory } from './factory.js';
 import { tweakListerWatcher } from './listwatch.js';
 import { newSharedIndexInformer } from './shared-informer.js';

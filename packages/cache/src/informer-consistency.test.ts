@@ -2,8 +2,11 @@
 // after many creates/updates/deletes, with watches dropped by 410 (and changes made while
 // disconnected, i.e. missed) or closed cleanly, the cache equals the server and every
 // handler saw the final state of every object.
-import { eventually } from '@kubets/test-utils';
+
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { describe, expect, it } from 'vitest';
+import { deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
+import { newSharedIndexInformer } from './shared-informer.js';
 import {
   expiredStatus,
   FakeListerWatcher,
@@ -56,7 +59,7 @@ describe('informer consistency', () => {
     const connected = async (): Promise<FakeWatch<TestPod>> => {
       for (;;) {
         if (current && !current.stopped) return current;
-        if (clock.pending > 0) clock.advanceToNext(); // backoffs
+        if (clock.pending > 0) clock.stepToNext(); // backoffs
         await new Promise((r) => setImmediate(r));
       }
     };

@@ -5,10 +5,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@kubets/apimachinery';
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { RESTClient } from '@kubets/rest';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestPod } from '../test/helpers.js';
-import { FakeClock } from './clock.js';
 import { listWatchFromClient } from './listwatch-client.js';
 import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
 import { newSharedIndexInformer } from './shared-informer.js';
@@ -154,7 +154,7 @@ async function until(cond: () => boolean, clock: FakeClock, what: string): Promi
   const start = Date.now();
   while (!cond()) {
     if (Date.now() - start > waitMs) throw new Error(`timed out waiting for ${what}`);
-    if (clock.pending > 0) clock.advanceToNext();
+    if (clock.pending > 0) clock.stepToNext();
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
@@ -234,7 +234,7 @@ describe('Reflector list deadline against a misbehaving server', () => {
         expect(warning?.message).toBe('List/watch failed');
         expect(warning?.fields).toMatchObject({ name: 'pods-reflector', type: '*v1.Pod' });
         expect(String(warning?.fields?.error)).toMatch(listDeadlineMessage);
-        expect(clock.sleeps.length).toBeGreaterThanOrEqual(1); // the backoff
+        expect(clock.requestedSleeps.length).toBeGreaterThanOrEqual(1); // the backoff
         // The request was aborted: its connection is closed, not left behind.
         await until(() => server.listsClosed >= 1, clock, 'the first list connection to close');
         expect(store.replaced).toBe(0);

@@ -1,4 +1,5 @@
 import type { Logger, WatchEvent } from '@kubets/apimachinery';
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { eventually, flush } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -133,9 +134,9 @@ describe('Reflector list', () => {
     };
     void start();
     await eventually(() => clock.pending === 1);
-    expect(clock.sleeps).toEqual([1200]);
+    expect(clock.requestedSleeps).toEqual([1200]);
     expect(errors).toHaveLength(1);
-    clock.advanceToNext();
+    clock.stepToNext();
     await lw.watchNumber(1);
     expect(store.ops).toEqual(['replace [a]@5']);
   });
@@ -168,7 +169,7 @@ describe('Reflector watch', () => {
     w.close();
     const w2 = await lw.watchNumber(2);
     expect(w2.options.resourceVersion).toBe('2');
-    expect(clock.sleeps).toEqual([]);
+    expect(clock.requestedSleeps).toEqual([]);
     expect(lw.listCalls).toHaveLength(1);
   });
 
@@ -178,7 +179,7 @@ describe('Reflector watch', () => {
     (await lw.watchNumber(1)).close();
     await eventually(() => clock.pending === 1);
     expect(lw.watches).toHaveLength(1);
-    clock.advanceToNext();
+    clock.stepToNext();
     await lw.watchNumber(2);
     expect(lw.listCalls).toHaveLength(1);
   });
@@ -211,7 +212,7 @@ describe('Reflector watch', () => {
     await lw.watchNumber(2);
     expect(lw.listCalls.map((c) => c.resourceVersion)).toEqual(['0', '11']);
     expect(w.stopped).toBe(true);
-    expect(clock.sleeps).toEqual([]);
+    expect(clock.requestedSleeps).toEqual([]);
   });
 
   it('falls back to resourceVersion "" when the relist RV is expired too', async () => {
@@ -241,7 +242,7 @@ describe('Reflector watch', () => {
     void start();
     await eventually(() => clock.pending === 1);
     expect(lw.listCalls).toHaveLength(1);
-    clock.advanceToNext();
+    clock.stepToNext();
     await lw.watchNumber(1);
     expect(lw.listCalls).toHaveLength(2);
   });
@@ -259,11 +260,11 @@ describe('Reflector watch', () => {
     void start();
     for (let i = 1; i <= failures.length; i++) {
       await eventually(() => clock.pending === 1, { timeoutMs: 2000, what: `backoff ${i}` });
-      clock.advanceToNext();
+      clock.stepToNext();
     }
     const w = await lw.watchNumber(1);
     // 800 ms doubling, jitter factor 1.0 (random 0.5 → ×1.5).
-    expect(clock.sleeps).toEqual([1200, 2400, 4800, 9600]);
+    expect(clock.requestedSleeps).toEqual([1200, 2400, 4800, 9600]);
     expect(errors).toEqual(failures);
     expect(lw.listCalls).toHaveLength(1);
     expect(lw.watchCalls.every((c) => c.resourceVersion === '7')).toBe(true);
@@ -271,7 +272,7 @@ describe('Reflector watch', () => {
     w.push({ type: 'ADDED', object: pod('q', '8') });
     w.fail(new Error('connection reset'));
     await eventually(() => clock.pending === 1);
-    clock.advanceToNext();
+    clock.stepToNext();
     const w2 = await lw.watchNumber(2);
     expect(w2.options.resourceVersion).toBe('8');
     expect(lw.listCalls).toHaveLength(1);
@@ -283,15 +284,15 @@ describe('Reflector watch', () => {
     void start();
     for (let i = 0; i < 8; i++) {
       await eventually(() => clock.pending === 1);
-      clock.advanceToNext();
+      clock.stepToNext();
     }
     const w = await lw.watchNumber(1);
-    expect(clock.sleeps).toEqual([800, 1600, 3200, 6400, 12800, 25600, 30000, 30000]);
-    clock.advance(121_000);
+    expect(clock.requestedSleeps).toEqual([800, 1600, 3200, 6400, 12800, 25600, 30000, 30000]);
+    clock.step(121_000);
     w.push({ type: 'ADDED', object: pod('q', '8') });
     w.fail(new Error('reset'));
     await eventually(() => clock.pending === 1);
-    expect(clock.sleeps.at(-1)).toBe(800);
+    expect(clock.requestedSleeps.at(-1)).toBe(800);
   });
 
   it('stops on abort with nothing left pending', async () => {
@@ -385,16 +386,16 @@ describe('Reflector resync', () => {
     void start();
     await lw.watchNumber(1);
     await eventually(() => clock.pending === 1);
-    clock.advance(1000);
+    clock.step(1000);
     await eventually(() => store.resyncs === 1);
     await eventually(() => clock.pending === 1);
     allow = false;
-    clock.advance(1000);
+    clock.step(1000);
     await flush();
     await eventually(() => clock.pending === 1);
     expect(store.resyncs).toBe(1);
     allow = true;
-    clock.advance(1000);
+    clock.step(1000);
     await eventually(() => store.resyncs === 2);
   });
 });
@@ -438,7 +439,7 @@ describe('Reflector watch deadline', () => {
     expect(w1.stopped).toBe(true);
     expect(w2.options.resourceVersion).toBe('11');
     expect(lw.listCalls).toHaveLength(1);
-    expect(clock.sleeps).toEqual([]); // no backoff
+    expect(clock.requestedSleeps).toEqual([]); // no backoff
     expect(errors).toHaveLength(1);
     expect(String(errors[0])).toMatch(/did not end within 495 s/);
     expect(warnings).toEqual([
@@ -542,7 +543,7 @@ describe('Reflector watch deadline', () => {
     await eventually(() => watchCalls.length === 2);
     expect(errors).toHaveLength(1);
     expect(String(errors[0])).toMatch(/did not end within 66 s/);
-    expect(clock.sleeps).toEqual([]); // not taken for a very short watch: no backoff
+    expect(clock.requestedSleeps).toEqual([]); // not taken for a very short watch: no backoff
   });
 
   it('a watch that ends in time disarms its deadline; Infinity turns deadlines off', async () => {

@@ -1,4 +1,5 @@
 import {
+  type Clock,
   ExponentialBackoffManager,
   getResourceVersion,
   type HasObjectMeta,
@@ -12,11 +13,11 @@ import {
   type Logger,
   type ObjectList,
   type RandomSource,
+  realClock,
   silentLogger,
   type WatchEvent,
   watchErrorToStatusError,
 } from '@kubets/apimachinery';
-import { type CacheClock, realClock } from './clock.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
 import type { ListerWatcher, ListOptions, WatchOptions } from './listwatch.js';
 import { defaultPageSize, listAllPages } from './pager.js';
@@ -128,8 +129,8 @@ export interface ReflectorOptions {
   listTimeoutSeconds?: number;
   /** Retry delays; default the reflector's 800 ms doubling, jittered, 30 s cap, reset after 2 min. */
   backoff?: BackoffManager;
-  /** Time source and sleep; inject a {@link FakeClock} in tests. */
-  clock?: CacheClock;
+  /** Time source and sleep; a `FakeClock` from `@kubets/apimachinery/testing` in tests. */
+  clock?: Clock;
   /** Random source for watch timeouts and backoff jitter. Default `Math.random`. */
   random?: RandomSource;
   /** Where progress and failures are reported. Default silent. */
@@ -247,7 +248,7 @@ export class Reflector<T> {
   readonly #watchDeadlineGraceSeconds: number | undefined;
   readonly #listTimeoutSeconds: number;
   readonly #backoff: BackoffManager;
-  readonly #clock: CacheClock;
+  readonly #clock: Clock;
   readonly #random: RandomSource;
   readonly #logger: Logger;
   #watchErrorHandler: WatchErrorHandler | undefined;

@@ -1,3 +1,4 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { eventually } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -277,11 +278,8 @@ describe('SharedIndexInformer', () => {
     await eventually(() => informer.hasSynced() && clock.pending === 1);
     expect(clock.nextDue()).toBe(2000); // the check period is the shortest handler period
     for (let t = 2000; t <= 10_000; t += 2000) {
-      clock.advance(2000);
-      await eventually(() => fast.log.length === 1 + t / 2000, {
-        timeoutMs: 2000,
-        what: `resync at ${t}`,
-      });
+      clock.step(2000);
+      await eventually(() => fast.log.length === 1 + t / 2000, { timeoutMs: 2000, what: `resync at ${t}` });
       await eventually(() => clock.pending === 1);
     }
     await eventually(() => byDefault.log.length === 2);
@@ -302,7 +300,7 @@ describe('SharedIndexInformer', () => {
     const late = recorder();
     // Added after start: its first resync is due 1.5 s after it was added.
     informer.addEventHandler(late.handler, { resyncPeriodMs: 1500 });
-    clock.advance(1000);
+    clock.step(1000);
     await eventually(() => tiny.log.length === 2);
     expect(late.log).toEqual(['add a@1 (initial)']);
   });

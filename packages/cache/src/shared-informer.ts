@@ -1,5 +1,11 @@
-import { type Logger, RingBuffer, silentLogger, type TypeMeta } from '@kubets/apimachinery';
-import { type CacheClock, realClock } from './clock.js';
+import {
+  type Clock,
+  type Logger,
+  RingBuffer,
+  realClock,
+  silentLogger,
+  type TypeMeta,
+} from '@kubets/apimachinery';
 import { Controller } from './controller.js';
 import { DeltaFIFO } from './delta-fifo.js';
 import type { HandlerEvent, ResourceEventHandler } from './handler.js';
@@ -40,8 +46,8 @@ export interface SharedIndexInformerOptions<T> extends ReflectorTuning {
   keyFunc?: KeyFunc;
   /** Name for logs. Default: derived from the example type. */
   name?: string;
-  /** Time source; inject a {@link FakeClock} in tests. */
-  clock?: CacheClock;
+  /** Time source; inject a `FakeClock` from `@kubets/apimachinery/testing` in tests. */
+  clock?: Clock;
   /** Where the informer reports what it does. Default silent. */
   logger?: Logger;
   /** Called when a handler throws or rejects; the informer goes on either way. */
@@ -331,7 +337,7 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
   /** Turns applied deltas into notifications (client-go's `OnAdd`/`OnUpdate`/`OnDelete`). */
   readonly #distributor = distributorFor(this.#processor);
   readonly #name: string;
-  readonly #clock: CacheClock;
+  readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #options: SharedIndexInformerOptions<T>;
   readonly #defaultEventHandlerResyncPeriodMs: number;

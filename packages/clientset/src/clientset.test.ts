@@ -1,4 +1,5 @@
-import { FakeClock, type RateLimiter, TokenBucketRateLimiter } from '@kubets/rest';
+import { FakeClock } from '@kubets/apimachinery/testing';
+import { type RateLimiter, TokenBucketRateLimiter } from '@kubets/rest';
 import { echo, eventually, type StubServer, startStubServer } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Clientset, clientsetFor } from './clientset.js';

@@ -1,6 +1,10 @@
-import { type GroupVersion, groupVersionToString, type ObjectList } from '@kubets/apimachinery';
 import {
   type Clock,
+  type GroupVersion,
+  groupVersionToString,
+  type ObjectList,
+} from '@kubets/apimachinery';
+import {
   type Config,
   copyConfig,
   type RateLimiter,
@@ -15,7 +19,10 @@ import { ScalableResourceClient } from './typed-client.js';
 
 /** Options of {@link Clientset} beyond the REST {@link @kubets/rest!Config | Config}. */
 export interface ClientsetOptions {
-  /** Time source for the shared rate limiter and retry waits; a `FakeClock` in tests. */
+  /**
+   * Time source for the shared rate limiter and retry waits; a `FakeClock` from
+   * `@kubets/apimachinery/testing` in tests.
+   */
   clock?: Clock;
   /** Extra wait before retry number `attempt`, on top of any Retry-After (see `RESTClientOptions`). */
   retryBackoffMs?: (attempt: number) => number;

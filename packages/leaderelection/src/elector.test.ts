@@ -1,4 +1,4 @@
-import { FakeClock } from '@kubets/rest';
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { flush, MemoryLogger, statusError } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeLock, FakeLockStore } from '../test/helpers.js';

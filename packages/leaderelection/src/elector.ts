@@ -1,12 +1,13 @@
 import {
+  type Clock,
   isConflict,
   isNotFound,
   jitter,
   type Logger,
   type RandomSource,
+  realClock,
   silentLogger,
 } from '@kubets/apimachinery';
-import { type Clock, realClock } from '@kubets/rest';
 import type { ResourceLock } from './lock.js';
 import { formatMicroTime, type LeaderElectionRecord, serializeRecord } from './record.js';
 

@@ -1,6 +1,7 @@
 import { isConflict, isNotFound } from '@kubets/apimachinery';
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { Clientset } from '@kubets/clientset';
-import { FakeClock, loadConfig } from '@kubets/rest';
+import { loadConfig } from '@kubets/rest';
 import { eventually, MemoryLogger } from '@kubets/test-utils';
 import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

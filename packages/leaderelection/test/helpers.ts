@@ -1,4 +1,5 @@
-import type { Clock, FakeClock } from '@kubets/rest';
+import type { Clock } from '@kubets/apimachinery';
+import type { FakeClock } from '@kubets/apimachinery/testing';
 import { flush, statusError } from '@kubets/test-utils';
 import type { LockCallOptions, LockRecord, ResourceLock } from '../src/lock.js';
 import { type LeaderElectionRecord, serializeRecord } from '../src/record.js';

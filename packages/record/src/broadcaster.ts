@@ -1,3 +1,4 @@
+import type { Clock } from '@kubets/apimachinery';
 import {
   isAlreadyExists,
   isNotFound,
@@ -12,7 +13,7 @@ import { type CorrelatorOptions, EventCorrelator, type EventPatch } from './corr
 import { sprintf } from './printf.js';
 import { getReference, type RecordableObject } from './reference.js';
 import type { EventSink } from './sink.js';
-import { type EventClock, rfc3339, systemClock, uniqueUnixNanos } from './time.js';
+import { rfc3339, systemClock, uniqueUnixNanos } from './time.js';
 
 /** Events a broadcaster (and each of its watchers) queues before dropping new ones. */
 export const defaultMaxQueuedEvents = 1000;
@@ -70,8 +71,11 @@ export interface EventWatcher {
 
 /** Settings of {@link newBroadcaster}. */
 export interface EventBroadcasterOptions {
-  /** Wall clock for timestamps and the retry waits. Default the system clock. */
-  clock?: EventClock;
+  /**
+   * Wall clock for timestamps and the retry waits: its `now()` must be epoch milliseconds.
+   * Default {@link systemClock}.
+   */
+  clock?: Clock;
   /**
    * Bound of the broadcaster's queue and of each watcher's queue; events beyond it are
    * dropped, never waited for. Default 1000.
@@ -235,7 +239,7 @@ function describe(event: Event): string {
 }
 
 class Broadcaster implements EventBroadcaster {
-  readonly #clock: EventClock;
+  readonly #clock: Clock;
   readonly #maxQueued: number;
   readonly #sleepMs: number;
   readonly #maxTries: number;
@@ -457,15 +461,10 @@ const validTypes: ReadonlySet<string> = new Set<EventType>(['Normal', 'Warning']
 class Recorder implements EventRecorder {
   readonly #broadcaster: Broadcaster;
   readonly #source: EventSourceOptions;
-  readonly #clock: EventClock;
+  readonly #clock: Clock;
   readonly #logger: Logger;
 
-  constructor(
-    broadcaster: Broadcaster,
-    source: EventSourceOptions,
-    clock: EventClock,
-    logger: Logger,
-  ) {
+  constructor(broadcaster: Broadcaster, source: EventSourceOptions, clock: Clock, logger: Logger) {
     this.#broadcaster = broadcaster;
     this.#source = { ...source };
     this.#clock = clock;

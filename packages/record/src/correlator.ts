@@ -1,6 +1,7 @@
+import type { Clock } from '@kubets/apimachinery';
 import type { Event } from 'kubernetes-types/core/v1.js';
 import { LruCache } from './lru.js';
-import { type EventClock, rfc3339, systemClock, uniqueUnixNanos } from './time.js';
+import { rfc3339, systemClock, uniqueUnixNanos } from './time.js';
 
 /** Entries each correlation cache (aggregation, de-duplication, spam) holds at most. */
 export const maxLruCacheEntries = 4096;
@@ -54,7 +55,7 @@ export interface CorrelatorOptions {
   /** Spam filter key. Default {@link getSpamKey}. */
   spamKeyFunc?: EventSpamKeyFunc;
   /** Wall clock. Default the system clock. */
-  clock?: Pick<EventClock, 'now'>;
+  clock?: Pick<Clock, 'now'>;
 }
 
 function src(event: Event): [string, string] {
@@ -153,7 +154,7 @@ export class EventSourceObjectSpamFilter {
   readonly #cache: LruCache<PassiveTokenBucket>;
   readonly #burst: number;
   readonly #qps: number;
-  readonly #clock: Pick<EventClock, 'now'>;
+  readonly #clock: Pick<Clock, 'now'>;
   readonly #keyFunc: EventSpamKeyFunc;
 
   constructor(options: CorrelatorOptions = {}) {
@@ -194,7 +195,7 @@ export class EventAggregator {
   readonly #messageFunc: EventAggregatorMessageFunc;
   readonly #maxEvents: number;
   readonly #maxIntervalMs: number;
-  readonly #clock: Pick<EventClock, 'now'>;
+  readonly #clock: Pick<Clock, 'now'>;
 
   constructor(options: CorrelatorOptions = {}) {
     this.#cache = new LruCache(options.lruCacheSize ?? maxLruCacheEntries);

@@ -1,4 +1,4 @@
-import { FakeClock } from '@kubets/rest';
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { deferred, eventually, MemoryLogger, nextTurn, statusError } from '@kubets/test-utils';
 import type { ConfigMap, Event, Node } from 'kubernetes-types/core/v1.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -367,10 +367,10 @@ describe('writing with retries', () => {
     sink.behaviour = () =>
       failures-- > 0 ? new Error('connect ECONNREFUSED 127.0.0.1:6443') : undefined;
     broadcaster.newRecorder({ component: 'c' }).event(configMap(), 'Normal', 'Synced', 'm');
-    await eventually(() => clock.pendingSleeps === 1, { what: 'first retry wait' });
+    await eventually(() => clock.pending === 1, { what: 'first retry wait' });
     expect(clock.requestedSleeps).toEqual([5000]); // 10 s × random() (0.5)
     clock.step(5000);
-    await eventually(() => clock.pendingSleeps === 1 && sink.calls.length === 2, {
+    await eventually(() => clock.pending === 1 && sink.calls.length === 2, {
       what: 'second retry wait',
     });
     expect(clock.requestedSleeps).toEqual([5000, 10_000]);
@@ -385,7 +385,7 @@ describe('writing with retries', () => {
     sink.behaviour = () => new Error('network down');
     broadcaster.newRecorder({ component: 'c' }).event(configMap(), 'Normal', 'Synced', 'm');
     for (let i = 0; i < 11; i++) {
-      await eventually(() => clock.pendingSleeps === 1, { what: `retry wait ${i + 1}` });
+      await eventually(() => clock.pending === 1, { what: `retry wait ${i + 1}` });
       clock.step(10_000);
     }
     await broadcaster.flush();
@@ -440,10 +440,10 @@ describe('shutdown', () => {
     broadcaster.startLogging((line) => lines.push(line));
     const recorder = broadcaster.newRecorder({ component: 'c' });
     recorder.event(configMap(), 'Normal', 'First', 'm');
-    await eventually(() => clock.pendingSleeps === 1, { what: 'retry wait' });
+    await eventually(() => clock.pending === 1, { what: 'retry wait' });
     recorder.event(configMap(), 'Normal', 'Queued', 'm');
     await broadcaster.shutdown();
-    expect(clock.pendingSleeps).toBe(0);
+    expect(clock.pending).toBe(0);
     expect(logger.matching('error', /broadcaster is shut down/)).toBe(1);
     // The log watcher handled everything queued before shutdown; the sink abandoned "Queued".
     expect(lines.map((l) => /reason: '(\w+)'/.exec(l)?.[1])).toEqual(['First', 'Queued']);

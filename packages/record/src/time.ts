@@ -1,23 +1,19 @@
-import { realClock } from '@kubets/rest';
+import { type Clock, realClock } from '@kubets/apimachinery';
 
 /**
- * The time source of the event machinery. `now()` is WALL-CLOCK time in milliseconds since
- * the Unix epoch (it stamps `firstTimestamp`/`lastTimestamp` and names events); `sleep`
- * waits between write retries. A `FakeClock` from `@kubets/rest` started at an epoch value
- * (`new FakeClock(Date.parse('2024-01-01T00:00:00Z'))`) fits, so tests never sleep.
+ * @deprecated Use `Clock` from `@kubets/apimachinery`; the event machinery reads its `now()`
+ * as epoch time.
  */
-export interface EventClock {
-  /** Milliseconds since the Unix epoch. */
-  now(): number;
-  /** Resolves after `ms` milliseconds; rejects with `signal.reason` when `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+export type EventClock = Clock;
 
-/** The real clock: `Date.now()` and an abortable `setTimeout`. */
-export const systemClock: EventClock = Object.freeze({
-  now: () => Date.now(),
-  sleep: (ms: number, signal?: AbortSignal) => realClock.sleep(ms, signal),
-});
+/**
+ * The event machinery's default clock: `@kubets/apimachinery`'s `realClock` with `now()` read
+ * from `Date.now()`, because it stamps `firstTimestamp`/`lastTimestamp` and names events,
+ * which need WALL-CLOCK milliseconds since the Unix epoch. A `FakeClock` from `@kubets/apimachinery/testing`
+ * started at an epoch value (`new FakeClock(Date.parse('2024-01-01T00:00:00Z'))`) fits, so
+ * tests never sleep.
+ */
+export const systemClock: Clock = Object.freeze({ ...realClock, now: () => Date.now() });
 
 /** RFC 3339 with second precision (`2024-01-01T00:00:00Z`), as `metav1.Time` is serialized. */
 export function rfc3339(ms: number): string {

@@ -11,6 +11,7 @@ import {
   isTooManyRequests,
   type StatusError,
 } from '@kubets/apimachinery';
+import { FakeClock } from '@kubets/apimachinery/testing';
 import {
   eventually,
   nextTurn,
@@ -22,7 +23,6 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordingClock } from '../test/helpers.js';
 import { RESTClient } from './client.js';
-import { FakeClock } from './clock.js';
 import type { Config } from './config.js';
 import { defaultTokenFileRecheckMs } from './credentials.js';
 import { CredentialsError, ResponseDecodeError, TransportError } from './errors.js';
@@ -230,7 +230,7 @@ describe('retries', () => {
     });
     const client = new RESTClient({ host: server.url, qps: -1 }, { groupVersion: 'v1', clock });
     const done = client.get().resource('pods').do();
-    await eventually(() => clock.pendingSleeps === 1);
+    await eventually(() => clock.pending === 1);
     clock.step(1999);
     await nextTurn();
     expect(server.requests).toHaveLength(1);
@@ -360,7 +360,7 @@ describe('retries', () => {
     const done = client.get().resource('pods').do();
     await eventually(() => server.requests.length === 1);
     // The retry needs a second token, which arrives one second later.
-    await eventually(() => clock.pendingSleeps === 1);
+    await eventually(() => clock.pending === 1);
     await nextTurn();
     expect(server.requests).toHaveLength(1);
     clock.step(1000);

@@ -1,7 +1,12 @@
 import type { Agent } from 'node:http';
 import { inspect } from 'node:util';
-import { type GroupVersion, parseGroupVersion, silentLogger } from '@kubets/apimachinery';
-import { type Clock, realClock } from './clock.js';
+import {
+  type Clock,
+  type GroupVersion,
+  parseGroupVersion,
+  realClock,
+  silentLogger,
+} from '@kubets/apimachinery';
 import { type Config, copyConfig, defaultUserAgent, redactConfig } from './config.js';
 import { CredentialSource } from './credentials.js';
 import { ConfigError } from './errors.js';

@@ -1,8 +1,8 @@
 import { mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FakeClock } from './clock.js';
 import {
   CredentialSource,
   defaultTokenFileRecheckMs,

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { inspect } from 'node:util';
-import { type Clock, realClock } from './clock.js';
+import { type Clock, realClock } from '@kubets/apimachinery';
 import {
   type Config,
   type ImpersonationConfig,

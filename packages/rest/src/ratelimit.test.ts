@@ -1,6 +1,6 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { nextTurn } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from './clock.js';
 import { rateLimiterFor, TokenBucketRateLimiter } from './ratelimit.js';
 
 describe('TokenBucketRateLimiter', () => {
@@ -45,7 +45,7 @@ describe('TokenBucketRateLimiter', () => {
       expect(granted).toHaveLength(Math.min(30, 10 + 5 * second));
     }
     expect(granted).toEqual([...Array(30).keys()]);
-    expect(clock.pendingSleeps).toBe(0);
+    expect(clock.pending).toBe(0);
   });
 
   it('spaces queued waiters 1/qps apart', async () => {
@@ -79,11 +79,11 @@ describe('TokenBucketRateLimiter', () => {
     const controller = new AbortController();
     const aborted = limiter.wait(controller.signal);
     await nextTurn();
-    expect(clock.pendingSleeps).toBe(1);
+    expect(clock.pending).toBe(1);
     controller.abort(new Error('gave up'));
     await expect(aborted).rejects.toThrow('gave up');
     await nextTurn();
-    expect(clock.pendingSleeps).toBe(0);
+    expect(clock.pending).toBe(0);
     clock.step(1000);
     expect(limiter.tryAccept()).toBe(true);
   });

@@ -1,4 +1,4 @@
-import { type Clock, realClock } from './clock.js';
+import { type Clock, realClock } from '@kubets/apimachinery';
 
 /**
  * Client-side throttling, as client-go's `flowcontrol.RateLimiter`. One limiter may be
@@ -23,7 +23,7 @@ interface Waiter {
 
 /** Options for {@link TokenBucketRateLimiter}. */
 export interface TokenBucketOptions {
-  /** Time source; a {@link FakeClock} in tests. */
+  /** Time source; a `FakeClock` from `@kubets/apimachinery/testing` in tests. */
   clock?: Clock;
 }
 

@@ -1,6 +1,5 @@
 import type { Agent } from 'node:http';
-import type { Logger } from '@kubets/apimachinery';
-import type { Clock } from './clock.js';
+import type { Clock, Logger } from '@kubets/apimachinery';
 import type { RateLimiter } from './ratelimit.js';
 import type { WarningHandler } from './warnings.js';
 

@@ -1,6 +1,6 @@
 // A clock fake for this package's unit tests; what every package's tests share is in
 // @kubets/test-utils.
-import type { Clock } from '../src/clock.js';
+import type { Clock } from '@kubets/apimachinery';
 
 /** A clock whose sleeps return at once and are recorded, for asserting retry waits. */
 export function recordingClock(): Clock & { sleeps: number[] } {
@@ -12,6 +12,11 @@ export function recordingClock(): Clock & { sleeps: number[] } {
       if (signal?.aborted) return Promise.reject(signal.reason);
       sleeps.push(ms);
       return Promise.resolve();
+    },
+    setTimeout() {
+      throw new Error(
+        'recordingClock has no timers; use FakeClock from @kubets/apimachinery/testing',
+      );
     },
   };
 }

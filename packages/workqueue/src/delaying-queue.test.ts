@@ -1,5 +1,5 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from './clock.js';
 import { DelayingQueue, newDelayingQueue } from './delaying-queue.js';
 import type { Queue } from './queue.js';
 
@@ -27,7 +27,7 @@ describe('DelayingQueue', () => {
     clock.step(1);
     expect(q.len()).toBe(1);
     expect(q.waitingLen()).toBe(0);
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
   });
 
   it('adds at once for a delay of zero, a negative delay or NaN', () => {
@@ -37,7 +37,7 @@ describe('DelayingQueue', () => {
     q.addAfter('negative', -10);
     q.addAfter('nan', Number.NaN);
     expect(q.len()).toBe(3);
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
   });
 
   it('hands items out earliest ready time first, whatever the order of addAfter', async () => {
@@ -55,23 +55,23 @@ describe('DelayingQueue', () => {
     const clock = new FakeClock();
     const q = new DelayingQueue<string>({ clock });
     q.addAfter('late', 500);
-    expect(clock.pendingTimers()).toBe(1);
-    expect(clock.nextTimerAt()).toBe(500);
+    expect(clock.pending).toBe(1);
+    expect(clock.nextDue()).toBe(500);
     q.addAfter('later', 800);
-    expect(clock.pendingTimers()).toBe(1);
-    expect(clock.nextTimerAt()).toBe(500);
+    expect(clock.pending).toBe(1);
+    expect(clock.nextDue()).toBe(500);
     q.addAfter('early', 50);
-    expect(clock.pendingTimers()).toBe(1);
-    expect(clock.nextTimerAt()).toBe(50);
+    expect(clock.pending).toBe(1);
+    expect(clock.nextDue()).toBe(50);
     clock.step(50);
     expect(q.len()).toBe(1);
-    expect(clock.nextTimerAt()).toBe(500);
+    expect(clock.nextDue()).toBe(500);
     clock.step(450);
     expect(q.len()).toBe(2);
-    expect(clock.nextTimerAt()).toBe(800);
+    expect(clock.nextDue()).toBe(800);
     clock.step(300);
     expect(q.len()).toBe(3);
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
   });
 
   it('keeps the earliest ready time for a duplicate item', () => {
@@ -88,7 +88,7 @@ describe('DelayingQueue', () => {
     q.addAfter('b', 500);
     q.addAfter('b', 50); // earlier: wins
     expect(q.waitingLen()).toBe(1);
-    expect(clock.nextTimerAt()).toBe(clock.now() + 50);
+    expect(clock.nextDue()).toBe(clock.now() + 50);
     clock.step(50);
     expect(q.len()).toBe(2);
     clock.step(1000);
@@ -143,13 +143,13 @@ describe('DelayingQueue', () => {
     const q = new DelayingQueue<string>({ clock });
     q.addAfter('a', 100);
     q.addAfter('b', 200);
-    expect(clock.pendingTimers()).toBe(1);
+    expect(clock.pending).toBe(1);
     q.shutDown();
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
     expect(q.waitingLen()).toBe(0);
     q.addAfter('c', 10);
     q.addAfter('d', 0);
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
     clock.step(1000);
     expect(q.len()).toBe(0);
   });
@@ -159,7 +159,7 @@ describe('DelayingQueue', () => {
     const q = new DelayingQueue<string>({ clock });
     q.addAfter('a', 100);
     await q.shutDownWithDrain();
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
   });
 
   it('keeps an item with an infinite delay waiting without arming a timer', () => {
@@ -167,9 +167,9 @@ describe('DelayingQueue', () => {
     const q = new DelayingQueue<string>({ clock });
     q.addAfter('never', Number.POSITIVE_INFINITY);
     expect(q.waitingLen()).toBe(1);
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
     q.addAfter('never', 10);
-    expect(clock.pendingTimers()).toBe(1);
+    expect(clock.pending).toBe(1);
     clock.step(10);
     expect(q.len()).toBe(1);
   });

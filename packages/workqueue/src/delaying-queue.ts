@@ -1,4 +1,4 @@
-import type { ClockTimer } from './clock.js';
+import type { ClockTimer } from '@kubets/apimachinery';
 import { type HeapEntry, MinHeap } from './heap.js';
 import { activeProvider, type CounterMetric, type QueueOptions } from './metrics.js';
 import { Queue, type WorkQueue } from './queue.js';

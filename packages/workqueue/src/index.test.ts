@@ -1,8 +1,8 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { describe, expect, it } from 'vitest';
 import * as workqueue from './index.js';
 import {
   defaultControllerRateLimiter,
-  FakeClock,
   newRateLimitingQueue,
   type RateLimitingWorkQueue,
 } from './index.js';
@@ -86,6 +86,6 @@ describe('README worker loop', () => {
       'Dropping pod default/broken out of the queue: boom',
     ]);
     expect(queue.numRequeues('default/broken')).toBe(0);
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from './clock.js';
 import { DelayingQueue } from './delaying-queue.js';
 import {
   getMetricsProvider,
@@ -80,7 +80,7 @@ describe('metrics', () => {
     expect(provider.created).toEqual([]);
     const noop = new Queue<string>({ clock, name: 'q', metricsProvider: noopMetricsProvider });
     noop.add('a');
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
   });
 
   it('tracks depth and adds: duplicates of a waiting item are not counted', async () => {
@@ -143,7 +143,7 @@ describe('metrics', () => {
     const provider = new RecordingProvider();
     const q = new Queue<string>({ clock, name: 'slow', metricsProvider: provider });
     expect(UNFINISHED_WORK_UPDATE_PERIOD_MS).toBe(500);
-    expect(clock.pendingTimers()).toBe(1);
+    expect(clock.pending).toBe(1);
     q.add('a');
     q.add('b');
     await q.get(); // a starts at 0
@@ -163,7 +163,7 @@ describe('metrics', () => {
     expect(provider.unfinished.get('slow')?.at(-1)).toBe(0);
     expect(provider.longestRunning.get('slow')?.at(-1)).toBe(0);
     q.shutDown();
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
     clock.step(5000);
     expect(provider.unfinished.get('slow')).toHaveLength(3);
   });
@@ -175,9 +175,9 @@ describe('metrics', () => {
     q.addAfter('later', 1000);
     q.add('now');
     await q.get();
-    expect(clock.pendingTimers()).toBe(2);
+    expect(clock.pending).toBe(2);
     const drained = q.shutDownWithDrain();
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
     q.done('now');
     await drained;
   });

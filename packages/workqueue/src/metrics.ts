@@ -1,4 +1,4 @@
-import type { Clock, ClockTimer } from './clock.js';
+import type { Clock, ClockTimer } from '@kubets/apimachinery';
 
 /** A gauge that goes up and down by one (the queue depth). */
 export interface GaugeMetric {
@@ -182,7 +182,10 @@ export interface QueueOptions {
    * named queues.
    */
   name?: string;
-  /** Time source and timers; `realClock` by default, a `FakeClock` in tests. */
+  /**
+   * Time source and timers; `realClock` by default, a `FakeClock` from
+   * `@kubets/apimachinery/testing` in tests.
+   */
   clock?: Clock;
   /** Where metrics go; the provider set by {@link setMetricsProvider} by default (no-op). */
   metricsProvider?: MetricsProvider;

@@ -1,6 +1,6 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from './clock.js';
 import {
   PrometheusMetricsProvider,
   WORKQUEUE_DURATION_BUCKETS,
@@ -66,7 +66,7 @@ describe('PrometheusMetricsProvider', () => {
     expect(text).toContain('workqueue_unfinished_work_seconds{name="pods"} 0');
     expect(text).toContain('workqueue_longest_running_processor_seconds{name="pods"} 0');
     q.shutDown();
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
   });
 
   it('shares one registry between providers, one series per queue name', async () => {

@@ -1,5 +1,4 @@
-import { RingBuffer } from '@kubets/apimachinery';
-import { type Clock, realClock } from './clock.js';
+import { type Clock, RingBuffer, realClock } from '@kubets/apimachinery';
 import { activeProvider, QueueMetrics, type QueueOptions } from './metrics.js';
 
 /**

@@ -1,5 +1,5 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from './clock.js';
 import {
   BucketRateLimiter,
   defaultControllerRateLimiter,

@@ -1,4 +1,4 @@
-import { type Clock, realClock } from './clock.js';
+import { type Clock, realClock } from '@kubets/apimachinery';
 
 /**
  * Decides how long an item waits before it is retried (client-go's `TypedRateLimiter`).

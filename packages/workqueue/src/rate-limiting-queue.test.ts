@@ -1,5 +1,5 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from './clock.js';
 import type { Queue } from './queue.js';
 import { ItemExponentialFailureRateLimiter } from './rate-limiters.js';
 import { newRateLimitingQueue, RateLimitingQueue } from './rate-limiting-queue.js';
@@ -22,7 +22,7 @@ describe('RateLimitingQueue', () => {
     expect(q.len()).toBe(0);
     clock.step(1);
     expect(q.len()).toBe(1);
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
   });
 
   it('runs the retry loop of a controller: back off, give up, forget', async () => {
@@ -44,12 +44,12 @@ describe('RateLimitingQueue', () => {
       }
       q.done(key);
       if (q.numRequeues(key) === 0) break;
-      await clock.advance(clock.nextTimerAt()! - clock.now());
+      await clock.advance(clock.nextDue()! - clock.now());
     }
     // Delays 5, 10, 20, 40, 80 ms between attempts.
     expect(attemptsAt).toEqual([0, 5, 15, 35, 75, 155]);
     expect(q.len()).toBe(0);
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
   });
 
   it('uses the default controller limiter on the queue clock when none is given', () => {
@@ -89,7 +89,7 @@ describe('RateLimitingQueue', () => {
     q.addRateLimited('a');
     q.shutDown();
     q.addRateLimited('b');
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pending).toBe(0);
     clock.step(10_000);
     expect(q.len()).toBe(0);
   });

@@ -3,7 +3,8 @@
 // written as `from '@kubets/workqueue'`. Time is a FakeClock, so the retries take no time.
 
 // readme:start
-import { defaultControllerRateLimiter, FakeClock, newRateLimitingQueue } from './index.js';
+import { FakeClock } from '@kubets/apimachinery/testing';
+import { defaultControllerRateLimiter, newRateLimitingQueue } from './index.js';
 
 const clock = new FakeClock(); // time stands still until the example moves it; omit for real time
 const queue = newRateLimitingQueue<string>(defaultControllerRateLimiter({ clock }), { clock });
@@ -46,5 +47,5 @@ it('runs the README example: deduplicates, retries with backoff, then drains', (
   expect(conflicts).toBe(-1);
   expect(queue.numRequeues('default/db')).toBe(0); // forgotten after its success
   expect(queue.len()).toBe(0);
-  expect(clock.pendingTimers()).toBe(0);
+  expect(clock.pending).toBe(0);
 });

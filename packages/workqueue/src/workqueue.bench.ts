@@ -1,7 +1,8 @@
 // Throughput of the work queues. Run with `pnpm bench` (vitest bench --run) in this package.
 // Each benchmark function handles a fixed batch, so ops/s × batch size = items/s.
+
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { test } from 'vitest';
-import { FakeClock } from './clock.js';
 import { Queue } from './queue.js';
 import { ItemExponentialFailureRateLimiter } from './rate-limiters.js';
 import { RateLimitingQueue } from './rate-limiting-queue.js';

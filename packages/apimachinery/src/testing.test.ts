@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock, realClock } from './clock.js';
+import { FakeClock } from './testing.js';
 
 describe('FakeClock', () => {
   it('stands still until stepped', () => {
@@ -25,8 +25,8 @@ describe('FakeClock', () => {
       ['c', 30],
     ]);
     expect(clock.now()).toBe(30);
-    expect(clock.pendingTimers()).toBe(1);
-    expect(clock.nextTimerAt()).toBe(31);
+    expect(clock.pending).toBe(1);
+    expect(clock.nextDue()).toBe(31);
   });
 
   it('fires timers set by callbacks during the same step when they fall inside it', () => {
@@ -39,7 +39,7 @@ describe('FakeClock', () => {
     }, 10);
     clock.step(20);
     expect(fired).toEqual([10, 15]);
-    expect(clock.pendingTimers()).toBe(1);
+    expect(clock.pending).toBe(1);
   });
 
   it('does not fire cancelled timers and counts only pending ones', () => {
@@ -48,11 +48,11 @@ describe('FakeClock', () => {
     const t = clock.setTimeout(() => {
       fired = true;
     }, 10);
-    expect(clock.pendingTimers()).toBe(1);
+    expect(clock.pending).toBe(1);
     t.cancel();
     t.cancel();
-    expect(clock.pendingTimers()).toBe(0);
-    expect(clock.nextTimerAt()).toBeUndefined();
+    expect(clock.pending).toBe(0);
+    expect(clock.nextDue()).toBeUndefined();
     clock.step(100);
     expect(fired).toBe(false);
   });
@@ -63,7 +63,7 @@ describe('FakeClock', () => {
     clock.setTimeout(() => fired.push('neg'), -5);
     clock.setTimeout(() => fired.push('nan'), Number.NaN);
     clock.setTimeout(() => fired.push('inf'), Number.POSITIVE_INFINITY);
-    expect(clock.pendingTimers()).toBe(2);
+    expect(clock.pending).toBe(2);
     expect(fired).toEqual([]);
     clock.step(0);
     expect(fired).toEqual(['neg', 'nan']);
@@ -92,33 +92,29 @@ describe('FakeClock', () => {
     expect(log).toEqual(['timer1', 'continuation@10', 'timer2']);
     expect(clock.now()).toBe(30);
   });
-});
 
-describe('realClock', () => {
-  it('reads a monotonic clock', () => {
-    const a = realClock.now();
-    const b = realClock.now();
-    expect(b).toBeGreaterThanOrEqual(a);
+  it('wakes sleepers in time order when stepped', async () => {
+    const clock = new FakeClock(100);
+    const woken: string[] = [];
+    void clock.sleep(300).then(() => woken.push(`late@${clock.now()}`));
+    void clock.sleep(100).then(() => woken.push(`early@${clock.now()}`));
+    clock.step(99);
+    await new Promise(setImmediate);
+    expect(woken).toEqual([]);
+    clock.step(500);
+    await new Promise(setImmediate);
+    expect(woken).toEqual(['early@699', 'late@699']);
+    expect(clock.now()).toBe(699);
+    expect(clock.requestedSleeps).toEqual([300, 100]);
   });
 
-  it('runs a timer and cancels another', async () => {
-    const fired: string[] = [];
-    await new Promise<void>((resolve) => {
-      const cancelled = realClock.setTimeout(() => fired.push('cancelled'), 0);
-      cancelled.cancel();
-      realClock.setTimeout(() => {
-        fired.push('ran');
-        resolve();
-      }, 1);
-    });
-    expect(fired).toEqual(['ran']);
-  });
-
-  it('never fires an Infinity timer, and unref is available', () => {
-    const t = realClock.setTimeout(() => {
-      throw new Error('must not fire');
-    }, Number.POSITIVE_INFINITY);
-    t.unref?.();
-    t.cancel();
+  it('forgets aborted sleepers', async () => {
+    const clock = new FakeClock();
+    const controller = new AbortController();
+    const sleeping = clock.sleep(10, controller.signal);
+    expect(clock.pending).toBe(1);
+    controller.abort(new Error('no'));
+    await expect(sleeping).rejects.toThrow('no');
+    expect(clock.pending).toBe(0);
   });
 });
