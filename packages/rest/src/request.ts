@@ -466,11 +466,8 @@ export class Request {
   async doList<T = unknown>(options: ListDecodeOptions<T> = {}): Promise<ObjectList<T>> {
     const deadline = this.startDeadline();
     try {
-      const response = await this.send(deadline);
+      const response = await this.sendForStream(deadline);
       const statusCode = response.statusCode ?? 0;
-      if (!isSuccess(statusCode)) {
-        throw errorFromResponse(response, await this.readWhole(response, deadline));
-      }
       const decoder = new ListStreamDecoder<T>(options, {
         messagePrefix: `${this.verb} ${this.safeHref()}: `,
         statusCode,
@@ -505,14 +502,20 @@ export class Request {
     }
   }
 
+  // The callers read a successful body as a stream, so only a failure's body is read whole,
+  // to be thrown as its Status.
+  private async sendForStream(deadline: Deadline): Promise<IncomingMessage> {
+    const response = await this.send(deadline);
+    if (!isSuccess(response.statusCode ?? 0)) {
+      throw errorFromResponse(response, await this.readWhole(response, deadline));
+    }
+    return response;
+  }
+
   private async open(): Promise<{ response: IncomingMessage; deadline: Deadline }> {
     const deadline = this.startDeadline();
     try {
-      const response = await this.send(deadline);
-      const statusCode = response.statusCode ?? 0;
-      if (!isSuccess(statusCode)) {
-        throw errorFromResponse(response, await this.readWhole(response, deadline));
-      }
+      const response = await this.sendForStream(deadline);
       deadline.stopTimer();
       return { response, deadline };
     } catch (err) {
