@@ -3,6 +3,7 @@ export * from './clock.js';
 export * from './fields.js';
 export * from './gvk.js';
 export * from './labels.js';
+export * from './list-options.js';
 export * from './logger.js';
 export * from './meta.js';
 export * from './ring-buffer.js';

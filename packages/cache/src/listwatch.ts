@@ -1,11 +1,7 @@
-import type { ObjectList, WatchEvent } from '@kubets/apimachinery';
+import type { ObjectList, ResourceVersionMatch, WatchEvent } from '@kubets/apimachinery';
 import type { ListItemIdentity } from '@kubets/rest';
 
-/**
- * How `resourceVersion` is interpreted by a list (and by a watch with
- * `sendInitialEvents`): `NotOlderThan` any state at least as new, `Exact` exactly that one.
- */
-export type ResourceVersionMatch = 'NotOlderThan' | 'Exact' | (string & {});
+export type { ResourceVersionMatch } from '@kubets/apimachinery';
 
 /** Query options of a list request (the list fields of `meta/v1` `ListOptions`). */
 export interface ListOptions {

@@ -1,5 +1,14 @@
-import type { FieldSelector, Selector } from '@kubets/apimachinery';
+import type {
+  FieldSelector,
+  ListQueryOptions,
+  Preconditions,
+  PropagationPolicy,
+  Selector,
+  WatchQueryOptions,
+} from '@kubets/apimachinery';
 import type { ParamValue } from '@kubets/rest';
+
+export type { Preconditions, PropagationPolicy, ResourceVersionMatch } from '@kubets/apimachinery';
 
 /** Options every typed-client call takes. */
 export interface CallOptions {
@@ -18,37 +27,11 @@ export interface GetOptions extends CallOptions {
   resourceVersion?: string;
 }
 
-/** How `resourceVersion` is interpreted by `list` (meta/v1 `ResourceVersionMatch`). */
-export type ResourceVersionMatch = 'NotOlderThan' | 'Exact' | (string & {});
-
 /** Options of `list` (meta/v1 `ListOptions`). */
-export interface ListOptions extends CallOptions {
-  /** A label selector: its string form (`app=web,tier!=db`) or a parsed `Selector`. */
-  labelSelector?: string | Selector;
-  /** A field selector: its string form (`metadata.name=x`) or a parsed `FieldSelector`. */
-  fieldSelector?: string | FieldSelector;
-  /** Page size; the answer carries `metadata.continue` when more items remain. */
-  limit?: number;
-  /** The `metadata.continue` token of the previous page. */
-  continue?: string;
-  /**
-   * `'0'` serves the list from the API server's cache; unset reads the latest state (a quorum
-   * read); otherwise as `resourceVersionMatch` says.
-   */
-  resourceVersion?: string;
-  /** How `resourceVersion` is interpreted: `NotOlderThan` or `Exact`. */
-  resourceVersionMatch?: ResourceVersionMatch;
-  /** Server-side limit on the call's duration, in seconds (for watches: when it closes). */
-  timeoutSeconds?: number;
-}
+export interface ListOptions extends CallOptions, ListQueryOptions {}
 
 /** Options of `watch`: list options plus bookmarks and streaming lists. */
-export interface WatchOptions extends ListOptions {
-  /** Ask for BOOKMARK events carrying the latest resourceVersion. */
-  allowWatchBookmarks?: boolean;
-  /** Streaming list: start with ADDED events for every object (needs a 1.27+ server). */
-  sendInitialEvents?: boolean;
-}
+export interface WatchOptions extends ListOptions, WatchQueryOptions {}
 
 /** How the server treats unknown or duplicate fields in a write (1.25+ servers). */
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -82,17 +65,6 @@ export interface ApplyOptions extends CallOptions {
   dryRun?: boolean;
   /** What the server does with unknown or duplicate fields: ignore, warn, or reject. */
   fieldValidation?: FieldValidation;
-}
-
-/** What happens to an object's dependents when it is deleted. */
-export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
-
-/** Conditions that must hold for a delete to proceed; 409 Conflict otherwise. */
-export interface Preconditions {
-  /** The object must still have this UID (it was not deleted and re-created). */
-  uid?: string;
-  /** The object must still be at this resourceVersion (it was not changed since it was read). */
-  resourceVersion?: string;
 }
 
 /** Options of `delete` and `deleteCollection` (meta/v1 `DeleteOptions`), sent as the body. */

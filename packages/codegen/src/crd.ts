@@ -132,18 +132,30 @@ function field(obj: JsonObject, key: string): JsonValue | undefined {
   return Object.hasOwn(obj, key) ? obj[key] : undefined;
 }
 
-function requireObject(
+function missing(reader: Reader, path: readonly PathSegment[], key: string): never {
+  throw reader.error(path, `missing "${key}"`);
+}
+
+// Every reader of a typed field: absent and `null` read as undefined, any other value must
+// pass `is` or fails at the key with what was expected instead.
+function optionalField<T extends JsonValue>(
   reader: Reader,
   obj: JsonObject,
   path: readonly PathSegment[],
   key: string,
-): JsonObject {
+  is: (value: JsonValue) => value is T,
+  expected: string,
+): T | undefined {
   const value = field(obj, key);
-  if (value === undefined || value === null) throw reader.error(path, `missing "${key}"`);
-  if (!isObject(value))
-    throw reader.error([...path, key], `expected a mapping, got ${describe(value)}`);
+  if (value === undefined || value === null) return undefined;
+  if (!is(value))
+    throw reader.error([...path, key], `expected ${expected}, got ${describe(value)}`);
   return value;
 }
+
+const isString = (value: JsonValue): value is string => typeof value === 'string';
+const isBoolean = (value: JsonValue): value is boolean => typeof value === 'boolean';
+const isList = (value: JsonValue): value is JsonValue[] => Array.isArray(value);
 
 function optionalObject(
   reader: Reader,
@@ -151,11 +163,26 @@ function optionalObject(
   path: readonly PathSegment[],
   key: string,
 ): JsonObject | undefined {
-  const value = field(obj, key);
-  if (value === undefined || value === null) return undefined;
-  if (!isObject(value))
-    throw reader.error([...path, key], `expected a mapping, got ${describe(value)}`);
-  return value;
+  return optionalField(reader, obj, path, key, isObject, 'a mapping');
+}
+
+function requireObject(
+  reader: Reader,
+  obj: JsonObject,
+  path: readonly PathSegment[],
+  key: string,
+): JsonObject {
+  return optionalObject(reader, obj, path, key) ?? missing(reader, path, key);
+}
+
+// `''` reads as absent too, so that a required string is never empty.
+function optionalString(
+  reader: Reader,
+  obj: JsonObject,
+  path: readonly PathSegment[],
+  key: string,
+): string | undefined {
+  return optionalField(reader, obj, path, key, isString, 'a string') || undefined;
 }
 
 function requireString(
@@ -164,28 +191,7 @@ function requireString(
   path: readonly PathSegment[],
   key: string,
 ): string {
-  const value = field(obj, key);
-  if (value === undefined || value === null || value === '') {
-    throw reader.error(path, `missing "${key}"`);
-  }
-  if (typeof value !== 'string') {
-    throw reader.error([...path, key], `expected a string, got ${describe(value)}`);
-  }
-  return value;
-}
-
-function optionalString(
-  reader: Reader,
-  obj: JsonObject,
-  path: readonly PathSegment[],
-  key: string,
-): string | undefined {
-  const value = field(obj, key);
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') {
-    throw reader.error([...path, key], `expected a string, got ${describe(value)}`);
-  }
-  return value;
+  return optionalString(reader, obj, path, key) ?? missing(reader, path, key);
 }
 
 function optionalBoolean(
@@ -194,12 +200,7 @@ function optionalBoolean(
   path: readonly PathSegment[],
   key: string,
 ): boolean | undefined {
-  const value = field(obj, key);
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') {
-    throw reader.error([...path, key], `expected true or false, got ${describe(value)}`);
-  }
-  return value;
+  return optionalField(reader, obj, path, key, isBoolean, 'true or false');
 }
 
 function optionalList(
@@ -208,11 +209,7 @@ function optionalList(
   path: readonly PathSegment[],
   key: string,
 ): JsonValue[] | undefined {
-  const value = field(obj, key);
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value))
-    throw reader.error([...path, key], `expected a list, got ${describe(value)}`);
-  return value;
+  return optionalField(reader, obj, path, key, isList, 'a list');
 }
 
 function subresourcesOf(

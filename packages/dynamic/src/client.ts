@@ -1,9 +1,10 @@
 import {
-  type FieldSelector,
   type GroupVersion,
   type GroupVersionResource,
   groupVersionToString,
-  type Selector,
+  type Preconditions,
+  type PropagationPolicy,
+  type WatchQueryOptions,
 } from '@kubets/apimachinery';
 import {
   type Config,
@@ -20,6 +21,8 @@ import {
 import { resolveGVR } from './gvr.js';
 import type { Unstructured, UnstructuredList } from './unstructured.js';
 
+export type { Preconditions } from '@kubets/apimachinery';
+
 /** What every call accepts. */
 export interface CallOptions {
   /** Aborts the request (for a watch: ends it). */
@@ -33,29 +36,7 @@ export interface GetOptions extends CallOptions {
 }
 
 /** Query parameters of `list`, `watch` and `deleteCollection` (`metav1.ListOptions`). */
-export interface ListOptions extends CallOptions {
-  /** A label selector, as text (`app=web,tier!=db`) or a parsed `Selector`. */
-  labelSelector?: string | Selector;
-  /** A field selector, as text (`metadata.name=x`) or a parsed `FieldSelector`. */
-  fieldSelector?: string | FieldSelector;
-  /** Page size; follow `metadata.continue` for the next page. */
-  limit?: number;
-  /** The `metadata.continue` token of the previous page. */
-  continue?: string;
-  /**
-   * `'0'` serves the list from the API server's cache; unset reads the latest state; otherwise as
-   * `resourceVersionMatch` says.
-   */
-  resourceVersion?: string;
-  /** How `resourceVersion` is interpreted: `NotOlderThan` or `Exact`. */
-  resourceVersionMatch?: 'Exact' | 'NotOlderThan' | (string & {});
-  /** Server-side timeout of a list or watch. */
-  timeoutSeconds?: number;
-  /** Watch only: ask for BOOKMARK events. */
-  allowWatchBookmarks?: boolean;
-  /** Watch only: start with ADDED events for existing objects (streaming list). */
-  sendInitialEvents?: boolean;
-}
+export interface ListOptions extends CallOptions, WatchQueryOptions {}
 
 /** Dry-run, field manager and validation (`metav1.CreateOptions` / `UpdateOptions`). */
 export interface CreateOptions extends CallOptions {
@@ -86,14 +67,6 @@ export interface ApplyOptions extends CallOptions {
   dryRun?: readonly string[];
 }
 
-/** Preconditions a delete must meet (`metav1.Preconditions`). */
-export interface Preconditions {
-  /** The object must still have this UID (it was not deleted and re-created). */
-  uid?: string;
-  /** The object must still be at this resourceVersion (it was not changed since it was read). */
-  resourceVersion?: string;
-}
-
 /** `metav1.DeleteOptions`, sent as the JSON body of the DELETE. */
 export interface DeleteOptions extends CallOptions {
   /** Seconds before the object is deleted; 0 deletes at once. */
@@ -101,7 +74,7 @@ export interface DeleteOptions extends CallOptions {
   /** Conditions that must hold, or the delete fails with 409 Conflict. */
   preconditions?: Preconditions;
   /** What happens to dependents: `Orphan`, `Background` (default for most) or `Foreground`. */
-  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  propagationPolicy?: PropagationPolicy;
   /** Deprecated by the API in favour of `propagationPolicy`. */
   orphanDependents?: boolean;
   /** `['All']` to validate the delete without performing it. */

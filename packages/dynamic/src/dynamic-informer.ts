@@ -3,6 +3,7 @@ import {
   type Indexers,
   informerKey,
   type KeyedInformerFactory,
+  type KeyedInformerFactoryOptions,
   type ListerWatcher,
   type ListOptions,
   type Logger,
@@ -60,26 +61,22 @@ export interface DynamicSharedInformerFactory {
   shutdown(): Promise<void>;
 }
 
-/** Settings of {@link newDynamicSharedInformerFactoryWithOptions}. */
-export interface DynamicSharedInformerFactoryOptions {
-  /** Resync period of every informer in milliseconds (0 for never), unless `customResync` says otherwise. */
-  defaultResyncMs: number;
+/**
+ * Settings of {@link newDynamicSharedInformerFactoryWithOptions}: the keyed factory's, which
+ * it is built on, with a transform of {@link Unstructured} objects.
+ */
+export interface DynamicSharedInformerFactoryOptions
+  extends Omit<KeyedInformerFactoryOptions, 'namespace' | 'transform'> {
   /**
    * Limit every informer to one namespace; `''` (the default) for all. As in client-go the
    * namespace applies to every resource, so a namespaced factory is for namespaced resources.
    */
   namespace?: string;
-  /** Changes the list and watch options of every informer, e.g. to set a label selector. */
-  tweakListOptions?: (options: ListOptions) => void;
-  /** Resync periods (ms) per resource key (`apps/v1/deployments`, `v1/pods`). */
-  customResync?: Readonly<Record<string, number>> | ReadonlyMap<string, number>;
   /**
    * Applied to every object before it is cached (client-go's `WithTransform`), e.g. to drop
    * `metadata.managedFields`. It must return an object of the same resource.
    */
   transform?: (obj: Unstructured) => Unstructured;
-  /** Where informer failures are reported. Default silent. */
-  logger?: Logger;
 }
 
 /**

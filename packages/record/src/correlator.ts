@@ -58,39 +58,36 @@ export interface CorrelatorOptions {
   clock?: Pick<Clock, 'now'>;
 }
 
-function src(event: Event): [string, string] {
-  return [event.source?.component ?? '', event.source?.host ?? ''];
+// The source, involved object and type: the part client-go's event, spam and aggregation keys
+// share. `fieldPath` belongs to the full event key only; the others pass '', which adds
+// nothing to the concatenation, so all three keep client-go's field order.
+function sourceObjectTypeKey(event: Event, fieldPath: string): string {
+  const o = event.involvedObject;
+  return [
+    event.source?.component ?? '',
+    event.source?.host ?? '',
+    o.kind ?? '',
+    o.namespace ?? '',
+    o.name ?? '',
+    fieldPath,
+    o.uid ?? '',
+    o.apiVersion ?? '',
+    event.type ?? '',
+  ].join('');
 }
 
 /** The full identity of an event: source, involved object, type, reason and message. */
 export function getEventKey(event: Event): string {
-  const o = event.involvedObject;
-  return [
-    ...src(event),
-    o.kind ?? '',
-    o.namespace ?? '',
-    o.name ?? '',
-    o.fieldPath ?? '',
-    o.uid ?? '',
-    o.apiVersion ?? '',
-    event.type ?? '',
-    event.reason ?? '',
-    event.message ?? '',
-  ].join('');
+  return (
+    sourceObjectTypeKey(event, event.involvedObject.fieldPath ?? '') +
+    (event.reason ?? '') +
+    (event.message ?? '')
+  );
 }
 
 /** The spam-filter key: source, involved object and type (not reason or message). */
 export function getSpamKey(event: Event): string {
-  const o = event.involvedObject;
-  return [
-    ...src(event),
-    o.kind ?? '',
-    o.namespace ?? '',
-    o.name ?? '',
-    o.uid ?? '',
-    o.apiVersion ?? '',
-    event.type ?? '',
-  ].join('');
+  return sourceObjectTypeKey(event, '');
 }
 
 /**
@@ -99,19 +96,11 @@ export function getSpamKey(event: Event): string {
  * `EventAggregatorByReasonFunc`).
  */
 export const eventAggregatorByReasonFunc: EventAggregatorKeyFunc = (event) => {
-  const o = event.involvedObject;
-  const aggregateKey = [
-    ...src(event),
-    o.kind ?? '',
-    o.namespace ?? '',
-    o.name ?? '',
-    o.uid ?? '',
-    o.apiVersion ?? '',
-    event.type ?? '',
-    event.reason ?? '',
-    event.reportingComponent ?? '',
-    event.reportingInstance ?? '',
-  ].join('');
+  const aggregateKey =
+    sourceObjectTypeKey(event, '') +
+    (event.reason ?? '') +
+    (event.reportingComponent ?? '') +
+    (event.reportingInstance ?? '');
   return [aggregateKey, event.message ?? ''];
 };
 

@@ -4,6 +4,12 @@ const transportErrorBrand = Symbol.for('kubets.rest.TransportError');
 const credentialsErrorBrand = Symbol.for('kubets.rest.CredentialsError');
 const responseDecodeErrorBrand = Symbol.for('kubets.rest.ResponseDecodeError');
 
+// The `is*Error` guards check a registry symbol rather than `instanceof`, so that an error
+// thrown by another copy of this package (two versions in one dependency tree) still matches.
+function hasBrand(err: unknown, brand: symbol): boolean {
+  return typeof err === 'object' && err !== null && brand in err;
+}
+
 /** Where in a kubeconfig a {@link ConfigError} was found. */
 export interface ConfigErrorLocation {
   /** The kubeconfig or credential file involved. */
@@ -43,7 +49,7 @@ export class ConfigError extends Error {
 
 /** True for a {@link ConfigError}, also one from another copy of this package. */
 export function isConfigError(err: unknown): err is ConfigError {
-  return typeof err === 'object' && err !== null && configErrorBrand in err;
+  return hasBrand(err, configErrorBrand);
 }
 
 /**
@@ -74,7 +80,7 @@ export class InvalidRequestError extends Error {
 
 /** True for an {@link InvalidRequestError}, also one from another copy of this package. */
 export function isInvalidRequestError(err: unknown): err is InvalidRequestError {
-  return typeof err === 'object' && err !== null && invalidRequestErrorBrand in err;
+  return hasBrand(err, invalidRequestErrorBrand);
 }
 
 /**
@@ -112,7 +118,7 @@ export class TransportError extends Error {
 
 /** True for a {@link TransportError}, also one from another copy of this package. */
 export function isTransportError(err: unknown): err is TransportError {
-  return typeof err === 'object' && err !== null && transportErrorBrand in err;
+  return hasBrand(err, transportErrorBrand);
 }
 
 /**
@@ -134,7 +140,7 @@ export class CredentialsError extends Error {
 
 /** True for a {@link CredentialsError}, also one from another copy of this package. */
 export function isCredentialsError(err: unknown): err is CredentialsError {
-  return typeof err === 'object' && err !== null && credentialsErrorBrand in err;
+  return hasBrand(err, credentialsErrorBrand);
 }
 
 /**
@@ -170,5 +176,5 @@ export class ResponseDecodeError extends Error {
 
 /** True for a {@link ResponseDecodeError}, also one from another copy of this package. */
 export function isResponseDecodeError(err: unknown): err is ResponseDecodeError {
-  return typeof err === 'object' && err !== null && responseDecodeErrorBrand in err;
+  return hasBrand(err, responseDecodeErrorBrand);
 }

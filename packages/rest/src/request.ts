@@ -122,33 +122,44 @@ export class Request {
     return false;
   }
 
+  /**
+   * Whether `value` may become the `part` (shown as `label` in the message) whose value is
+   * `current`: client-go refuses to change a part once set rather than silently overwrite
+   * it, and every segment must be a valid path segment. A refusal is remembered as the
+   * request's error.
+   */
+  private settable(
+    part: string,
+    label: string,
+    current: string | undefined,
+    value: string,
+    segments: readonly string[] = [value],
+  ): boolean {
+    if (current !== undefined) {
+      this.fail(part, value, `${label} already set to "${current}", cannot change to "${value}"`);
+      return false;
+    }
+    for (const segment of segments) {
+      if (!this.checkSegment(part, segment)) return false;
+    }
+    return true;
+  }
+
   /** The namespace of the object(s); `''` means all namespaces. Set once. */
   namespace(namespace: string): this {
     if (this.error) return this;
-    if (this.namespaceValue !== undefined) {
-      return this.fail(
-        'namespace',
-        namespace,
-        `namespace already set to "${this.namespaceValue}", cannot change to "${namespace}"`,
-      );
+    if (this.settable('namespace', 'namespace', this.namespaceValue, namespace)) {
+      this.namespaceValue = namespace;
     }
-    if (!this.checkSegment('namespace', namespace)) return this;
-    this.namespaceValue = namespace;
     return this;
   }
 
   /** The resource (plural, lower case), e.g. `configmaps`. Set once. */
   resource(resource: string): this {
     if (this.error) return this;
-    if (this.resourceValue !== undefined) {
-      return this.fail(
-        'resource',
-        resource,
-        `resource already set to "${this.resourceValue}", cannot change to "${resource}"`,
-      );
+    if (this.settable('resource', 'resource', this.resourceValue, resource)) {
+      this.resourceValue = resource;
     }
-    if (!this.checkSegment('resource', resource)) return this;
-    this.resourceValue = resource;
     return this;
   }
 
@@ -156,15 +167,7 @@ export class Request {
   name(name: string): this {
     if (this.error) return this;
     if (name.length === 0) return this.fail('name', name, 'resource name may not be empty');
-    if (this.nameValue !== undefined) {
-      return this.fail(
-        'name',
-        name,
-        `resource name already set to "${this.nameValue}", cannot change to "${name}"`,
-      );
-    }
-    if (!this.checkSegment('name', name)) return this;
-    this.nameValue = name;
+    if (this.settable('name', 'resource name', this.nameValue, name)) this.nameValue = name;
     return this;
   }
 
@@ -172,17 +175,9 @@ export class Request {
   subresource(...parts: string[]): this {
     if (this.error) return this;
     const joined = parts.join('/');
-    if (this.subresourceValue !== undefined) {
-      return this.fail(
-        'subresource',
-        joined,
-        `subresource already set to "${this.subresourceValue}", cannot change to "${joined}"`,
-      );
+    if (this.settable('subresource', 'subresource', this.subresourceValue, joined, parts)) {
+      this.subresourceValue = joined;
     }
-    for (const part of parts) {
-      if (!this.checkSegment('subresource', part)) return this;
-    }
-    this.subresourceValue = joined;
     return this;
   }
 
@@ -471,11 +466,8 @@ export class Request {
   async doList<T = unknown>(options: ListDecodeOptions<T> = {}): Promise<ObjectList<T>> {
     const deadline = this.startDeadline();
     try {
-      const response = await this.send(deadline);
+      const response = await this.sendForStream(deadline);
       const statusCode = response.statusCode ?? 0;
-      if (!isSuccess(statusCode)) {
-        throw errorFromResponse(response, await this.readWhole(response, deadline));
-      }
       const decoder = new ListStreamDecoder<T>(options, {
         messagePrefix: `${this.verb} ${this.safeHref()}: `,
         statusCode,
@@ -510,14 +502,20 @@ export class Request {
     }
   }
 
+  // The callers read a successful body as a stream, so only a failure's body is read whole,
+  // to be thrown as its Status.
+  private async sendForStream(deadline: Deadline): Promise<IncomingMessage> {
+    const response = await this.send(deadline);
+    if (!isSuccess(response.statusCode ?? 0)) {
+      throw errorFromResponse(response, await this.readWhole(response, deadline));
+    }
+    return response;
+  }
+
   private async open(): Promise<{ response: IncomingMessage; deadline: Deadline }> {
     const deadline = this.startDeadline();
     try {
-      const response = await this.send(deadline);
-      const statusCode = response.statusCode ?? 0;
-      if (!isSuccess(statusCode)) {
-        throw errorFromResponse(response, await this.readWhole(response, deadline));
-      }
+      const response = await this.sendForStream(deadline);
       deadline.stopTimer();
       return { response, deadline };
     } catch (err) {

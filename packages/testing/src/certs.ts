@@ -121,39 +121,48 @@ export async function generateEnvtestCertificates(): Promise<EnvtestCertificates
   });
   const issuer = { cert: caCert, keyPem: caKeys.privateKeyPem };
 
-  const servingCert = buildCert({
-    subject: [{ name: 'commonName', value: 'kube-apiserver' }],
-    keys: servingKeys,
-    validForMs: YEAR_MS,
-    issuer,
-    extensions: [
-      { name: 'basicConstraints', cA: false, critical: true },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 7, ip: '127.0.0.1' },
-          { type: 2, value: 'localhost' },
-        ],
-      },
-    ],
-  });
+  // The serving and the admin certificate are both end-entity certificates of the CA; they
+  // differ only in subject, extended key usage and (for serving) the addresses it serves.
+  const leafCert = (
+    subject: forge.pki.CertificateField[],
+    keys: RsaKeyPair,
+    extKeyUsage: object,
+    ...more: object[]
+  ): forge.pki.Certificate =>
+    buildCert({
+      subject,
+      keys,
+      validForMs: YEAR_MS,
+      issuer,
+      extensions: [
+        { name: 'basicConstraints', cA: false, critical: true },
+        { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+        { name: 'extKeyUsage', ...extKeyUsage },
+        ...more,
+      ],
+    });
 
-  const adminCert = buildCert({
-    subject: [
+  const servingCert = leafCert(
+    [{ name: 'commonName', value: 'kube-apiserver' }],
+    servingKeys,
+    { serverAuth: true },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 7, ip: '127.0.0.1' },
+        { type: 2, value: 'localhost' },
+      ],
+    },
+  );
+
+  const adminCert = leafCert(
+    [
       { name: 'commonName', value: 'admin' },
       { name: 'organizationName', value: 'system:masters' },
     ],
-    keys: adminKeys,
-    validForMs: YEAR_MS,
-    issuer,
-    extensions: [
-      { name: 'basicConstraints', cA: false, critical: true },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-      { name: 'extKeyUsage', clientAuth: true },
-    ],
-  });
+    adminKeys,
+    { clientAuth: true },
+  );
 
   return {
     ca: { certPem: toPem(caCert), keyPem: caKeys.privateKeyPem },

@@ -60,68 +60,39 @@ export class PrometheusMetricsProvider implements MetricsProvider {
   constructor(options: PrometheusMetricsProviderOptions = {}) {
     const registry = options.registry ?? register;
     const names = WORKQUEUE_METRIC_NAMES;
-    const labelNames = ['name'] as const;
     const buckets = [...WORKQUEUE_DURATION_BUCKETS];
-    this.#depth =
-      existing(registry, names.depth, Gauge<Label>) ??
-      new Gauge({
-        name: names.depth,
-        help: 'Current depth of workqueue',
-        labelNames,
-        registers: [registry],
-      });
-    this.#adds =
-      existing(registry, names.adds, Counter<Label>) ??
-      new Counter({
-        name: names.adds,
-        help: 'Total number of adds handled by workqueue',
-        labelNames,
-        registers: [registry],
-      });
-    this.#latency =
-      existing(registry, names.latency, Histogram<Label>) ??
-      new Histogram({
-        name: names.latency,
-        help: 'How long in seconds an item stays in workqueue before being requested.',
-        labelNames,
-        buckets,
-        registers: [registry],
-      });
-    this.#workDuration =
-      existing(registry, names.workDuration, Histogram<Label>) ??
-      new Histogram({
-        name: names.workDuration,
-        help: 'How long in seconds processing an item from workqueue takes.',
-        labelNames,
-        buckets,
-        registers: [registry],
-      });
-    this.#unfinishedWork =
-      existing(registry, names.unfinishedWork, Gauge<Label>) ??
-      new Gauge({
-        name: names.unfinishedWork,
-        help:
-          'How many seconds of work has been done that is in progress and has not been ' +
-          'observed by work_duration. Large values indicate stuck threads.',
-        labelNames,
-        registers: [registry],
-      });
-    this.#longestRunning =
-      existing(registry, names.longestRunningProcessor, Gauge<Label>) ??
-      new Gauge({
-        name: names.longestRunningProcessor,
-        help: 'How many seconds has the longest running processor for workqueue been running.',
-        labelNames,
-        registers: [registry],
-      });
-    this.#retries =
-      existing(registry, names.retries, Counter<Label>) ??
-      new Counter({
-        name: names.retries,
-        help: 'Total number of retries handled by workqueue',
-        labelNames,
-        registers: [registry],
-      });
+    this.#depth = registered(registry, Gauge<Label>, {
+      name: names.depth,
+      help: 'Current depth of workqueue',
+    });
+    this.#adds = registered(registry, Counter<Label>, {
+      name: names.adds,
+      help: 'Total number of adds handled by workqueue',
+    });
+    this.#latency = registered(registry, Histogram<Label>, {
+      name: names.latency,
+      help: 'How long in seconds an item stays in workqueue before being requested.',
+      buckets,
+    });
+    this.#workDuration = registered(registry, Histogram<Label>, {
+      name: names.workDuration,
+      help: 'How long in seconds processing an item from workqueue takes.',
+      buckets,
+    });
+    this.#unfinishedWork = registered(registry, Gauge<Label>, {
+      name: names.unfinishedWork,
+      help:
+        'How many seconds of work has been done that is in progress and has not been ' +
+        'observed by work_duration. Large values indicate stuck threads.',
+    });
+    this.#longestRunning = registered(registry, Gauge<Label>, {
+      name: names.longestRunningProcessor,
+      help: 'How many seconds has the longest running processor for workqueue been running.',
+    });
+    this.#retries = registered(registry, Counter<Label>, {
+      name: names.retries,
+      help: 'Total number of retries handled by workqueue',
+    });
   }
 
   newDepthMetric(name: string): GaugeMetric {
@@ -153,13 +124,23 @@ export class PrometheusMetricsProvider implements MetricsProvider {
   }
 }
 
-function existing<M>(
+interface MetricSettings {
+  name: string;
+  help: string;
+  buckets?: number[];
+}
+
+const labelNames: readonly Label[] = ['name'];
+
+// prom-client refuses a second registration of a name, so a metric another provider already
+// registered in the registry is reused, provided it is of the same type.
+function registered<M>(
   registry: Registry,
-  name: string,
-  kind: abstract new (...args: never[]) => M,
-): M | undefined {
-  const metric = registry.getSingleMetric(name);
-  if (metric === undefined) return undefined;
+  kind: new (config: MetricSettings & { labelNames: readonly Label[]; registers: Registry[] }) => M,
+  settings: MetricSettings,
+): M {
+  const metric = registry.getSingleMetric(settings.name);
+  if (metric === undefined) return new kind({ ...settings, labelNames, registers: [registry] });
   if (metric instanceof kind) return metric;
-  throw new TypeError(`metric ${name} is already registered with a different type`);
+  throw new TypeError(`metric ${settings.name} is already registered with a different type`);
 }
