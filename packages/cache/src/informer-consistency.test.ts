@@ -4,9 +4,8 @@
 // handler saw the final state of every object.
 
 import { FakeClock } from '@kubets/apimachinery/testing';
+import { eventually } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
-import { deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
-import { newSharedIndexInformer } from './shared-informer.js';
 import {
   expiredStatus,
   FakeListerWatcher,
@@ -15,7 +14,6 @@ import {
   pod,
   type TestPod,
 } from '../test/helpers.js';
-import { FakeClock } from './clock.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
 import { newSharedIndexInformer } from './shared-informer.js';
 

@@ -11,7 +11,6 @@ import {
   statusError,
   type TestPod,
 } from '../test/helpers.js';
-import { FakeClock } from './clock.js';
 import type { ListerWatcher } from './listwatch.js';
 import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
 

@@ -9,7 +9,6 @@ import {
   statusError,
   type TestPod,
 } from '../test/helpers.js';
-import { FakeClock } from './clock.js';
 import type { ResourceEventHandler } from './handler.js';
 import { deletedObject, filteringResourceEventHandler } from './handler.js';
 import { type DeletedFinalStateUnknown, isDeletedFinalStateUnknown } from './keys.js';
@@ -279,7 +278,10 @@ describe('SharedIndexInformer', () => {
     expect(clock.nextDue()).toBe(2000); // the check period is the shortest handler period
     for (let t = 2000; t <= 10_000; t += 2000) {
       clock.step(2000);
-      await eventually(() => fast.log.length === 1 + t / 2000, { timeoutMs: 2000, what: `resync at ${t}` });
+      await eventually(() => fast.log.length === 1 + t / 2000, {
+        timeoutMs: 2000,
+        what: `resync at ${t}`,
+      });
       await eventually(() => clock.pending === 1);
     }
     await eventually(() => byDefault.log.length === 2);
