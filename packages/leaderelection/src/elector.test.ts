@@ -441,6 +441,50 @@ describe('renewal failures', () => {
     expect(store.holders()).toEqual(['a', 'b']);
   });
 
+  it('never believes it leads past the renew deadline, even when the event loop was starved', async () => {
+    const store = newStore();
+    const a = candidate(store, 'a');
+    await advance(RETRY * 2);
+    expect(a.elector.isLeader()).toBe(true);
+    const lastRenew = store.writes.at(-1)!.at;
+    store.fault = () => 'hang';
+    // Time jumps past the deadline with nothing else running in between, as after a long
+    // pause of the process: no timer of the renew loop has had a chance to fire.
+    clock.step(lastRenew + RENEW + 500 - clock.now());
+    expect(a.elector.isLeader()).toBe(false);
+    expect(a.leading()).toBe(false);
+    await flush(5);
+    expect(a.events.slice(-2)).toEqual(['signal aborted', 'stopped']);
+    expect(
+      a.logger.lines.filter((l) => l.message.startsWith('failed to renew lease')),
+    ).toHaveLength(1);
+  });
+
+  it('logs every failed attempt with its cause, whether requests hang or are refused', async () => {
+    const store = newStore();
+    store.fault = () => 'hang';
+    const a = candidate(store, 'a');
+    await advance(3 * (RENEW + MAX_RETRY_WAIT));
+    const abandoned = a.logger
+      .errors()
+      .filter((m) => m.startsWith('error retrieving resource lock default/lock: no answer within'));
+    expect(abandoned.length).toBeGreaterThanOrEqual(3);
+    expect(abandoned[0]).toContain('(trying to acquire)');
+
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), {
+      code: 'ECONNREFUSED',
+    });
+    store.fault = () => refused;
+    const before = a.logger.errors().length;
+    await advance(3 * MAX_RETRY_WAIT);
+    // The attempt in flight when the fault changed still ends as "no answer"; every later one
+    // names the refusal.
+    const [inFlight, ...refusedLines] = a.logger.errors().slice(before);
+    expect(inFlight).toMatch(/no answer within|ECONNREFUSED/);
+    expect(refusedLines.length).toBeGreaterThanOrEqual(2);
+    for (const line of refusedLines) expect(line).toContain('ECONNREFUSED');
+  });
+
   it('loses leadership when another holder overwrote the record (e.g. after a partition)', async () => {
     const store = newStore();
     const a = candidate(store, 'a');

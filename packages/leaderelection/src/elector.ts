@@ -1,5 +1,6 @@
 import {
   type Clock,
+  type ClockTimer,
   isConflict,
   isNotFound,
   jitter,
@@ -228,10 +229,16 @@ export class LeaderElector {
 
   /**
    * True while this candidate leads: it acquired the lock, its last observed record names it
-   * as holder, and leadership has not ended.
+   * as holder, leadership has not ended, and its last successful renewal started less than
+   * `renewDeadline` ago — so it is false past the deadline even before the renew loop has
+   * run (a starved event loop, a request that hangs).
    */
   isLeader(): boolean {
-    return this.#leading && this.#observedIsUs();
+    return (
+      this.#leading &&
+      this.#observedIsUs() &&
+      this.#clock.now() - this.#renewedAt < this.#durations.renewDeadlineMs
+    );
   }
 
   /** The holder identity in the last observed record; empty when none was seen or nobody holds it. */
@@ -260,11 +267,13 @@ export class LeaderElector {
       const onCancel = (): void => leading.abort(signal?.reason);
       signal?.addEventListener('abort', onCancel, { once: true });
       this.#leading = true;
+      const watchdog = this.#watchRenewDeadline(leading);
       try {
         if (signal?.aborted) onCancel();
         this.#startLeading(leading);
-        await this.#renew(leading.signal);
+        await this.#renew(leading.signal, watchdog);
       } finally {
+        watchdog.stop();
         signal?.removeEventListener('abort', onCancel);
         this.#leading = false;
         leading.abort(abortError(`leaderelection: stopped leading ${this.#lock.describe()}`));
@@ -338,7 +347,7 @@ export class LeaderElector {
     );
     while (!signal?.aborted) {
       // Each try is bounded (client-go's is not) so a stalled connection cannot hold it forever.
-      const acquired = await this.#attempt(signal, renewDeadlineMs);
+      const acquired = await this.#attempt(signal, renewDeadlineMs, 'acquire');
       this.#maybeReportTransition();
       if (acquired) {
         this.#lock.recordEvent('became leader');
@@ -355,8 +364,37 @@ export class LeaderElector {
     return false;
   }
 
+  /**
+   * Ends leadership once `renewDeadline` has passed since the last successful renewal
+   * started, whatever the renew loop is doing: a timer of its own, re-armed by each renewal,
+   * so neither a request that never settles nor a loop that resumes late can extend it.
+   */
+  #watchRenewDeadline(leading: AbortController): { rearm(): void; stop(): void } {
+    const { renewDeadlineMs } = this.#durations;
+    let timer: ClockTimer | undefined;
+    const arm = (): void => {
+      timer?.cancel();
+      const left = this.#renewedAt + renewDeadlineMs - this.#clock.now();
+      timer = this.#clock.setTimeout(
+        () => {
+          if (leading.signal.aborted) return;
+          this.#logger.info(
+            `failed to renew lease ${this.#lock.describe()}: not renewed within the renew deadline of ${renewDeadlineMs} ms`,
+            this.#fields,
+          );
+          leading.abort(
+            abortError(`leaderelection: renew deadline passed for ${this.#lock.describe()}`),
+          );
+        },
+        Math.max(0, left),
+      );
+    };
+    arm();
+    return { rearm: arm, stop: () => timer?.cancel() };
+  }
+
   /** Renews every retry period until cancelled or not renewed within the renew deadline. */
-  async #renew(signal: AbortSignal): Promise<void> {
+  async #renew(signal: AbortSignal, watchdog: { rearm(): void }): Promise<void> {
     const { retryPeriodMs, renewDeadlineMs } = this.#durations;
     for (;;) {
       try {
@@ -369,7 +407,7 @@ export class LeaderElector {
       for (;;) {
         const remaining = deadline - this.#clock.now();
         if (remaining <= 0) break;
-        renewed = await this.#attempt(signal, remaining);
+        renewed = await this.#attempt(signal, remaining, 'renew');
         this.#maybeReportTransition();
         if (renewed || signal.aborted) break;
         const left = deadline - this.#clock.now();
@@ -388,18 +426,31 @@ export class LeaderElector {
         );
         return;
       }
+      watchdog.rearm();
       this.#logger.debug(`successfully renewed lease ${this.#lock.describe()}`, this.#fields);
     }
   }
 
-  /** One `tryAcquireOrRenew`, abandoned (false) when `signal` aborts or `timeoutMs` passes. */
-  async #attempt(signal: AbortSignal | undefined, timeoutMs: number): Promise<boolean> {
+  /**
+   * One `tryAcquireOrRenew`, abandoned (false) when `signal` aborts or `timeoutMs` passes.
+   * An attempt abandoned at its own deadline is logged as an error, as client-go logs the
+   * failed Get of every try: with a server that does not answer, each try says so.
+   */
+  async #attempt(
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+    purpose: 'acquire' | 'renew',
+  ): Promise<boolean> {
     const deadline = new AbortController();
     const combined = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
-    this.#clock.sleep(timeoutMs, deadline.signal).then(
-      () => deadline.abort(abortError(`leaderelection: attempt timed out after ${timeoutMs} ms`)),
-      () => {},
-    );
+    const timer = this.#clock.setTimeout(() => {
+      if (combined.aborted) return;
+      this.#logger.error(
+        `error retrieving resource lock ${this.#lock.describe()}: no answer within ${timeoutMs} ms (trying to ${purpose})`,
+        { ...this.#fields },
+      );
+      deadline.abort(abortError(`leaderelection: attempt timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
     try {
       return await untilAborted(this.#tryAcquireOrRenew(combined), combined, false);
     } catch (error) {
@@ -409,6 +460,7 @@ export class LeaderElector {
       });
       return false;
     } finally {
+      timer.cancel();
       deadline.abort();
     }
   }

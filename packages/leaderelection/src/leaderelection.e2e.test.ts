@@ -262,7 +262,7 @@ describe('leader election between two processes on a real kube-apiserver', () =>
     expect(overlaps).toEqual([]);
   });
 
-  it('kube-apiserver restart: the leader stops when it cannot renew, leadership returns afterwards', async () => {
+  it('kube-apiserver frozen, then restarted: the leader stops when it cannot renew, leadership returns afterwards', async () => {
     const leaseName = 'restart';
     const poller = pollLease(leaseName);
     const c = startCandidate(leaseName, 'candidate-c');
@@ -275,17 +275,25 @@ describe('leader election between two processes on a real kube-apiserver', () =>
       intervalMs: 25,
     });
 
-    // Kill kube-apiserver (etcd keeps the data) and start it again with the same flags. It
-    // takes far longer to come back than the renew deadline, so the leader must give up
-    // leadership meanwhile, and the follower must not take over while nobody can write.
-    await env.restartApiServer({ signal: 'SIGKILL' });
-    await eventually(() => leader.lines.includes(`stopped leading ${leader.id}`), {
-      timeoutMs: 30_000,
-      what: 'the leader to stop leading',
-      intervalMs: 25,
-    }).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${diagnostics()}`);
-    });
+    // Freeze kube-apiserver: connections stay open and every request hangs, as behind a
+    // blackholed network, for as long as the test needs — no race with how fast a restarted
+    // server comes back (about 4 s here, longer than the 3 s renew deadline only sometimes).
+    // The leader must give up within its renew deadline, and the follower must not take over
+    // while nobody can write.
+    process.kill(env.pids.kubeApiserver, 'SIGSTOP');
+    try {
+      await eventually(() => leader.lines.includes(`stopped leading ${leader.id}`), {
+        timeoutMs: 30_000,
+        what: 'the leader to stop leading',
+        intervalMs: 25,
+      }).catch((error: unknown) => {
+        throw new Error(`${String(error)}\n${diagnostics()}`);
+      });
+      expect(follower.lines).not.toContain(`started leading ${follower.id}`);
+    } finally {
+      // Then crash it while frozen and start it again (etcd keeps the data).
+      await env.restartApiServer({ signal: 'SIGKILL' });
+    }
 
     const next = await waitForSingleLeader(leaseName, [c, d]);
     await poller.stop();

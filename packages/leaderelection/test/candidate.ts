@@ -27,8 +27,9 @@ const toStderr = (level: string) => (message: string, fields?: LogFields) => {
     `${new Date().toISOString()} ${level} ${identity}: ${message} ${JSON.stringify(fields ?? {})}\n`,
   );
 };
+// Debug lines too (each renewal): when a test fails, they show what the leader believed.
 const logger: Logger = {
-  debug: () => {},
+  debug: toStderr('D'),
   info: toStderr('I'),
   warn: toStderr('W'),
   error: toStderr('E'),
