@@ -148,7 +148,7 @@ export function usage(command: Command, specs: FlagSpecs): string {
     const left = spec.type === 'string' ? `--${name} <value>` : `--${name}`;
     const def =
       spec.default !== undefined && spec.default !== false ? ` (default ${spec.default})` : '';
-    lines.push(`  ${left.padEnd(24)} ${spec.description}${def}`);
+    lines.push(`  ${left.padEnd(26)} ${spec.description}${def}`);
   }
   if (command.details) lines.push('', command.details);
   return `${lines.join('\n')}\n`;
