@@ -116,7 +116,17 @@ describe('leader-election flags', () => {
     expect(refused(['--leader-elect-resource-namespace', 'kube.system'])).toMatch(
       /^invalid value "kube\.system" for flag --leader-elect-resource-namespace: want a namespace name/,
     );
-    expect(refused(['--leader-elect=true'])).toMatch(/leader-elect/); // a switch takes no value
+    // As in Go's flag package, a switch takes `=true`/`=false` (seed 003's -alsologtostderr=true)
+    // but no other value.
+    expect(refused(['--leader-elect=yes'])).toBe(
+      'invalid boolean value "yes" for --leader-elect: want true or false',
+    );
+  });
+
+  it("take Go's flag forms: one dash, -flag=true|false, -flag value", () => {
+    expect(parse(['--leader-elect=true'])?.name).toBe('crd-controller');
+    expect(parse(['-leader-elect=false'])).toBeUndefined();
+    expect(parse(['-leader-elect', '-leader-elect-resource-name', 'mine'])?.name).toBe('mine');
   });
 
   it("check the durations together as client-go's NewLeaderElector, naming the flags", () => {

@@ -3,6 +3,7 @@
 // generated from crd/mydemo.yaml into src/generated/.
 //
 //   node src/main.ts --kubeconfig ~/.kube/config [--master URL] [--threadiness N] [--leader-elect]
+//   node src/main.ts --kubeconfig=PATH --master=URL -alsologtostderr=true   (the seed's command line; klog's -v=4 for debug lines)
 //
 // Start it before the CRD exists: the informer's list fails (logged, retried with backoff)
 // until `kubectl apply -f crd/mydemo.yaml`; then create, change and delete

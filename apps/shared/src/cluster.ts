@@ -102,6 +102,18 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
+/** Where a configuration came from, in words. */
+function describeSource(source: ConfigSource, flags: ClusterFlags): string {
+  if (source === 'home') return '~/.kube/config';
+  if (source === 'in-cluster') return 'the in-cluster service account';
+  if (source !== 'flags') return source;
+  const named = [
+    flags.kubeconfig !== undefined ? `--kubeconfig ${flags.kubeconfig}` : undefined,
+    flags.master !== undefined ? `--master ${flags.master}` : undefined,
+  ];
+  return named.filter((text) => text !== undefined).join(' and ');
+}
+
 /**
  * Finds the cluster the way the seeds' programs do (`--kubeconfig` and `--master` as
  * `clientcmd.BuildConfigFromFlags`, else `KUBECONFIG`, `~/.kube/config`, in-cluster). When
@@ -121,6 +133,13 @@ export async function connect(flags: ClusterFlags, scenario: DemoScenario = {}):
         klog.fatalDepth(1, errorMessage(err)); // attributed to the caller of connect()
       }
       config.logger = restLogger();
+      // client-go says where its configuration came from only when asked (-v)
+      klog
+        .V(4)
+        .infoDepth(
+          1,
+          `using the cluster configuration from ${describeSource(source, flags)}: server ${config.host}`,
+        );
       return { config, signal, demo: false, close: async () => {} };
     }
     klog.infoDepth(

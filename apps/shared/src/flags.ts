@@ -1,7 +1,6 @@
-import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
-import { errorMessage } from './klog.ts';
+import { configureKlog, errorMessage, type KlogSettings } from './klog.ts';
 
-/** A flag taking a value: `--name value` or `--name=value`. */
+/** A flag taking a value: `-name value`, `-name=value`, `--name value` or `--name=value`. */
 export interface StringFlag {
   readonly type: 'string';
   readonly description: string;
@@ -13,10 +12,12 @@ export interface StringFlag {
   readonly parse?: (value: string) => unknown;
 }
 
-/** A switch: `--name`. */
+/** A switch: `-name`, `--name`, or `-name=true|false` (never `-name false`, as in Go). */
 export interface BooleanFlag {
   readonly type: 'boolean';
   readonly description: string;
+  /** The value when the flag is not given; `false` unless set. */
+  readonly default?: boolean;
 }
 
 export type FlagSpec = StringFlag | BooleanFlag;
@@ -49,6 +50,68 @@ export const clusterFlags = {
   },
 } as const satisfies FlagSpecs;
 
+/**
+ * klog's log level: a whole number ≥ 0 (`-v=4`). klog's `V(n)` lines are written when
+ * `-v` is at least n.
+ */
+export function logLevel(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) {
+    throw new Error('want a whole number ≥ 0');
+  }
+  return n;
+}
+
+const severityNames: Readonly<Record<string, number>> = {
+  INFO: 0,
+  WARNING: 1,
+  ERROR: 2,
+  FATAL: 3,
+};
+
+/** klog's `-stderrthreshold`: INFO, WARNING, ERROR, FATAL (any case) or 0-3, as a number. */
+export function severityThreshold(value: string): number {
+  const text = value.trim();
+  const named = severityNames[text.toUpperCase()];
+  if (named !== undefined) return named;
+  if (/^[0-3]$/.test(text)) return Number(text);
+  throw new Error('want INFO, WARNING, ERROR, FATAL or 0-3');
+}
+
+/**
+ * klog's flags, which every klog program has (`klog.InitFlags`). The apps log to stderr
+ * only: with `-logtostderr` (the default) every line goes there; with `-logtostderr=false`
+ * and without `-alsologtostderr`, only lines at or above `-stderrthreshold` do (klog would
+ * write the rest to log files; the apps write none).
+ */
+export const klogFlags = {
+  v: {
+    type: 'string',
+    default: '0',
+    parse: logLevel,
+    description: "number for the log level verbosity (from 4: the libraries' debug lines)",
+  },
+  logtostderr: {
+    type: 'boolean',
+    default: true,
+    description: 'log to standard error instead of files',
+  },
+  alsologtostderr: {
+    type: 'boolean',
+    description: 'log to standard error as well as files',
+  },
+  stderrthreshold: {
+    type: 'string',
+    default: 'ERROR',
+    parse: severityThreshold,
+    description:
+      'logs at or above this threshold go to stderr (INFO, WARNING, ERROR, FATAL or 0-3; every line does with -logtostderr)',
+  },
+} as const satisfies FlagSpecs;
+
+/** The flags every app has, before its own. */
+export type CommonFlags = typeof clusterFlags & typeof klogFlags;
+
 /** What the usage text says about a program. */
 export interface Command {
   /** The program's name, e.g. `pod-controller`. */
@@ -73,76 +136,121 @@ export function usage(command: Command, specs: FlagSpecs): string {
     '',
     command.summary,
     '',
-    'Flags:',
+    'Flags (one dash or two; -name=value or -name value; switches as -name or -name=false):',
   ];
   const all: FlagSpecs = {
     ...clusterFlags,
     ...specs,
+    ...klogFlags,
     help: { type: 'boolean', description: 'show this help' },
   };
   for (const [name, spec] of Object.entries(all)) {
     const left = spec.type === 'string' ? `--${name} <value>` : `--${name}`;
     const def =
-      spec.type === 'string' && spec.default !== undefined ? ` (default ${spec.default})` : '';
-    lines.push(`  ${left.padEnd(24)} ${spec.description}${def}`);
+      spec.default !== undefined && spec.default !== false ? ` (default ${spec.default})` : '';
+    lines.push(`  ${left.padEnd(26)} ${spec.description}${def}`);
   }
   if (command.details) lines.push('', command.details);
   return `${lines.join('\n')}\n`;
 }
 
+/** Go's `strconv.ParseBool`. */
+function parseBool(text: string): boolean | undefined {
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(text)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(text)) return false;
+  return undefined;
+}
+
+function parseValue(spec: StringFlag, text: string, shown: string): unknown {
+  if (!spec.parse) return text;
+  try {
+    return spec.parse(text);
+  } catch (err) {
+    throw new FlagError(`invalid value "${text}" for flag ${shown}: ${errorMessage(err)}`);
+  }
+}
+
 /**
- * Parses `argv` against the cluster flags and `specs`, as Go's `flag` package would (long
- * options with two dashes). Throws {@link FlagError} for an unknown flag, a missing value,
- * a value its `parse` function refuses, and, when `command.args` is not set, for positional
- * arguments. `--help` / `-h` gives `help: true`.
+ * Parses `argv` against the cluster flags, klog's flags and `specs` as Go's `flag` package
+ * does: a flag has one dash or two (`-v`, `--v`); a value follows `=` or comes as the next
+ * argument (`-kubeconfig=PATH`, `-kubeconfig PATH`); a switch is `-name` or
+ * `-name=true|false` (also 1/0, t/f) and never takes the next argument; the last occurrence
+ * of a flag wins; flags end at the first argument that is not one (`-` alone included) or
+ * after `--`. Throws {@link FlagError} for an unknown flag (`flag provided but not defined:
+ * -x`), a missing value, a value its `parse` function refuses, and, when `command.args` is not
+ * set, for positional arguments. `-help`, `--help`, `-h` give `help: true`.
  */
 export function parseCommandLine<const S extends FlagSpecs>(
   command: Command,
   specs: S,
   argv: readonly string[],
-): Flags<typeof clusterFlags & S> & { readonly help: boolean } {
-  const all: FlagSpecs = { ...clusterFlags, ...specs };
-  const options: ParseArgsOptionsConfig = { help: { type: 'boolean', short: 'h' } };
-  for (const [name, spec] of Object.entries(all)) {
-    options[name] =
-      spec.type === 'string' && spec.default !== undefined
-        ? { type: 'string', default: spec.default }
-        : { type: spec.type };
-  }
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options,
-      strict: true,
-      allowPositionals: command.args !== undefined,
-    });
-  } catch (err) {
-    throw new FlagError(errorMessage(err));
-  }
-  const values: Record<string, unknown> = { args: parsed.positionals, help: false };
-  for (const name of Object.keys(options)) {
-    const value = parsed.values[name];
-    const spec = all[name];
-    if (spec?.type === 'boolean' || name === 'help') {
-      values[name] = value === true;
-    } else if (typeof value === 'string' && spec?.parse) {
-      try {
-        values[name] = spec.parse(value);
-      } catch (err) {
-        throw new FlagError(`invalid value "${value}" for flag --${name}: ${errorMessage(err)}`);
-      }
-    } else {
-      values[name] = value;
+): Flags<CommonFlags & S> & { readonly help: boolean } {
+  const all: FlagSpecs = { ...clusterFlags, ...klogFlags, ...specs };
+  const given = new Map<string, unknown>();
+  let help = false;
+  let index = 0;
+  while (index < argv.length) {
+    const arg = argv[index] ?? '';
+    if (arg.length < 2 || !arg.startsWith('-')) break; // the first positional argument
+    const dashes = arg.startsWith('--') ? 2 : 1;
+    index += 1;
+    if (arg === '--') break; // "--" ends the flags
+    let name = arg.slice(dashes);
+    if (name === '' || name.startsWith('-') || name.startsWith('=')) {
+      throw new FlagError(`bad flag syntax: ${arg}`);
     }
+    let value: string | undefined;
+    const equals = name.indexOf('=');
+    if (equals > 0) {
+      value = name.slice(equals + 1);
+      name = name.slice(0, equals);
+    }
+    const shown = `${'-'.repeat(dashes)}${name}`;
+    const spec = Object.hasOwn(all, name) ? all[name] : undefined;
+    if (spec === undefined) {
+      if (name === 'help' || name === 'h') {
+        help = true;
+        continue;
+      }
+      throw new FlagError(`flag provided but not defined: ${shown}`);
+    }
+    if (spec.type === 'boolean') {
+      const on = value === undefined ? true : parseBool(value);
+      if (on === undefined) {
+        throw new FlagError(`invalid boolean value "${value}" for ${shown}: want true or false`);
+      }
+      given.set(name, on);
+      continue;
+    }
+    if (value === undefined) {
+      if (index >= argv.length) throw new FlagError(`flag needs an argument: ${shown}`);
+      value = argv[index] ?? '';
+      index += 1;
+    }
+    given.set(name, parseValue(spec, value, shown));
   }
-  return values as Flags<typeof clusterFlags & S> & { readonly help: boolean };
+  const positionals = argv.slice(index);
+  if (command.args === undefined && positionals.length > 0) {
+    throw new FlagError(
+      `unexpected argument "${positionals[0]}": ${command.name} takes flags only`,
+    );
+  }
+  const values: Record<string, unknown> = { args: positionals, help };
+  for (const [name, spec] of Object.entries(all)) {
+    if (given.has(name)) values[name] = given.get(name);
+    else if (spec.type === 'boolean') values[name] = spec.default ?? false;
+    else if (spec.default !== undefined) values[name] = parseValue(spec, spec.default, `--${name}`);
+    else values[name] = undefined;
+  }
+  return values as Flags<CommonFlags & S> & { readonly help: boolean };
 }
 
 /**
- * Parses `process.argv` against the cluster flags (`--kubeconfig`, `--master`, `--demo`) and
- * the app's own `specs`. `--help` prints the usage and exits 0; a bad command line prints the
- * error and the usage to stderr and exits 2, as Go's `flag.Parse` does.
+ * Parses `process.argv` against the cluster flags (`--kubeconfig`, `--master`, `--demo`),
+ * klog's flags (`-v`, `-logtostderr`, `-alsologtostderr`, `-stderrthreshold`, applied to the
+ * klog logger at once) and the app's own `specs`, as {@link parseCommandLine}. `--help`
+ * prints the usage and exits 0; a bad command line prints the error and the usage to stderr
+ * and exits 2, as Go's `flag.Parse` does.
  *
  * ```ts
  * const flags = parseFlags({ name: 'pod-controller', summary: '...' }, {
@@ -156,13 +264,15 @@ export function parseFlags<const S extends FlagSpecs>(
   command: Command,
   specs: S,
   argv: readonly string[] = process.argv.slice(2),
-): Flags<typeof clusterFlags & S> {
+): Flags<CommonFlags & S> {
   try {
     const flags = parseCommandLine(command, specs, argv);
     if (flags.help) {
       process.stdout.write(usage(command, specs));
       process.exit(0);
     }
+    // klog's flags have the types of klogFlags (an app's specs do not redefine them)
+    configureKlog(flags as unknown as KlogSettings);
     return flags;
   } catch (err) {
     if (!(err instanceof FlagError)) throw err;

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   callerLocation,
+  configureKlog,
   errorMessage,
   formatHeader,
   handleError,
@@ -8,6 +9,7 @@ import {
   klogLogger,
   type Severity,
   setLogSink,
+  verbosity,
 } from './klog.ts';
 
 const captured: { line: string; severity: Severity }[] = [];
@@ -15,6 +17,7 @@ const restore = setLogSink((line, severity) => captured.push({ line, severity })
 
 afterEach(() => {
   captured.length = 0;
+  configureKlog({ v: 0, logtostderr: true, alsologtostderr: false, stderrthreshold: 2 });
 });
 
 describe('formatHeader', () => {
@@ -105,5 +108,59 @@ describe('klogLogger', () => {
     expect(captured[0]?.line).toMatch(
       /^W.* @kubets\/rest\] retrying after a connection error code="ECONNREFUSED"$/,
     );
+  });
+});
+
+describe("klog's flags", () => {
+  it('-v: V(n) lines and debug reports show only from their level on', () => {
+    expect(verbosity()).toBe(0);
+    const logger = klogLogger('@kubets/cache');
+    klog.V(1).info('at 1');
+    logger.debug('Starting reflector', { name: 'pods' });
+    expect(klog.V(0).enabled).toBe(true);
+    expect(klog.V(1).enabled).toBe(false);
+    expect(captured).toHaveLength(0);
+
+    configureKlog({ v: 3 });
+    klog.V(3).info('at 3');
+    logger.debug('Starting reflector', { name: 'pods' });
+    expect(captured.map((entry) => entry.line)).toEqual([
+      expect.stringMatching(/ klog\.test\.ts:\d+\] at 3$/),
+    ]);
+
+    configureKlog({ v: 4 });
+    logger.debug('Starting reflector', { name: 'pods' });
+    klogLogger('@kubets/cache', { debugLevel: 5 }).debug('not yet');
+    expect(captured).toHaveLength(2);
+    expect(captured[1]?.line).toMatch(/^I.* @kubets\/cache\] Starting reflector name="pods"$/);
+  });
+
+  it('-v does not change debugAs loggers (always printed)', () => {
+    klogLogger('@kubets/rest', { debugAs: 'W' }).debug('retrying');
+    expect(captured).toHaveLength(1);
+  });
+
+  it('-stderrthreshold filters only without -logtostderr and -alsologtostderr', () => {
+    const all = (): void => {
+      klog.info('i');
+      klog.warning('w');
+      klog.error('e');
+    };
+    configureKlog({ stderrthreshold: 1 });
+    all();
+    expect(captured).toHaveLength(3); // -logtostderr (the default): everything
+    captured.length = 0;
+    configureKlog({ logtostderr: false });
+    all();
+    expect(captured.map((entry) => entry.severity)).toEqual(['W', 'E']);
+    captured.length = 0;
+    configureKlog({ alsologtostderr: true });
+    all();
+    expect(captured).toHaveLength(3);
+    captured.length = 0;
+    const before = configureKlog({ alsologtostderr: false, stderrthreshold: 2 });
+    expect(before).toEqual({ v: 0, logtostderr: false, alsologtostderr: true, stderrthreshold: 1 });
+    all();
+    expect(captured.map((entry) => entry.severity)).toEqual(['E']);
   });
 });

@@ -28,6 +28,57 @@ let sink: LogSink = (line) => {
   process.stderr.write(`${line}\n`);
 };
 
+/** klog's severities in order, as `-stderrthreshold` numbers them (INFO=0 ... FATAL=3). */
+const severityRank: Readonly<Record<Severity, number>> = { I: 0, W: 1, E: 2, F: 3 };
+
+/** What klog's common flags set: see {@link configureKlog}. */
+export interface KlogSettings {
+  /** `-v`: `V(n)` lines are written only when `v >= n`. */
+  readonly v?: number;
+  /** `-logtostderr`: every line goes to stderr (klog's default in the apps: true). */
+  readonly logtostderr?: boolean;
+  /** `-alsologtostderr`: every line goes to stderr as well as to the log files. */
+  readonly alsologtostderr?: boolean;
+  /**
+   * `-stderrthreshold` (0 INFO, 1 WARNING, 2 ERROR, 3 FATAL): with neither `logtostderr` nor
+   * `alsologtostderr`, only lines at or above it reach stderr. The apps write no log files,
+   * so lines below it are dropped.
+   */
+  readonly stderrthreshold?: number;
+}
+
+let inForce: Required<KlogSettings> = {
+  v: 0,
+  logtostderr: true,
+  alsologtostderr: false,
+  stderrthreshold: 2,
+};
+let verbosityLevel = 0;
+let lowestRank = 0;
+
+/**
+ * Applies klog's common flags (`parseFlags` does it for every app): the verbosity and which
+ * severities reach stderr. Settings not given keep their value. Returns the settings in force
+ * before.
+ */
+export function configureKlog(settings: KlogSettings): Required<KlogSettings> {
+  const previous = inForce;
+  inForce = {
+    v: settings.v ?? previous.v,
+    logtostderr: settings.logtostderr ?? previous.logtostderr,
+    alsologtostderr: settings.alsologtostderr ?? previous.alsologtostderr,
+    stderrthreshold: settings.stderrthreshold ?? previous.stderrthreshold,
+  };
+  verbosityLevel = inForce.v;
+  lowestRank = inForce.logtostderr || inForce.alsologtostderr ? 0 : inForce.stderrthreshold;
+  return previous;
+}
+
+/** The verbosity `-v` set (0 unless given): klog's `V(n)` is enabled when it is ≥ n. */
+export function verbosity(): number {
+  return verbosityLevel;
+}
+
 /** Redirects log lines (e.g. into a test's buffer); returns the previous sink. */
 export function setLogSink(next: LogSink): LogSink {
   const previous = sink;
@@ -89,6 +140,7 @@ function write(severity: Severity, depth: number, message: string): void {
 }
 
 function writeAt(severity: Severity, location: string, message: string): void {
+  if (severityRank[severity] < lowestRank) return;
   sink(
     formatHeader(severity, performance.timeOrigin + performance.now(), process.pid, location) +
       message,
@@ -114,10 +166,13 @@ function formatField(key: string, value: unknown): string {
 /** Options of {@link klogLogger}. */
 export interface KlogLoggerOptions {
   /**
-   * The severity `debug` messages are printed with; by default they are dropped, as klog drops
-   * its verbose (`V(4)`) lines unless asked.
+   * The severity `debug` messages are always printed with. Without it they are verbose lines:
+   * printed as `I` lines only when `-v` is at least {@link debugLevel}, as klog drops its
+   * `V(4)` lines unless asked.
    */
   readonly debugAs?: Severity;
+  /** The `-v` level from which `debug` messages are printed (without `debugAs`); default 4. */
+  readonly debugLevel?: number;
   /**
    * Messages not to print because the app reports the same event itself (e.g. a watch error
    * handler that logs every failed list in client-go's words).
@@ -134,7 +189,7 @@ export interface KlogLoggerOptions {
  *
  * `source` takes the place of klog's `file:line`: the library's code is bundled, so the line
  * a stack trace could name is one of its `dist/index.js`, which would tell a reader nothing.
- * `debug` maps to `debugAs`, `info` to `I`, `warn` to `W`, `error` to `E`; fields follow the
+ * `debug` maps to `debugAs` (or, without it, to `I` lines shown from `-v=4`), `info` to `I`, `warn` to `W`, `error` to `E`; fields follow the
  * message as `key=value`, values as JSON.
  */
 export function klogLogger(source: string, options: KlogLoggerOptions = {}): Logger {
@@ -146,8 +201,15 @@ export function klogLogger(source: string, options: KlogLoggerOptions = {}): Log
       const rendered = Object.entries(fields ?? {}).map(([key, value]) => formatField(key, value));
       writeAt(severity, source, [message, ...rendered].join(' '));
     };
+  const debugLevel = options.debugLevel ?? 4;
+  const verbose = log('I');
   return {
-    debug: log(options.debugAs),
+    debug:
+      options.debugAs !== undefined
+        ? log(options.debugAs)
+        : (message, fields) => {
+            if (verbosityLevel >= debugLevel) verbose(message, fields);
+          },
     info: log('I'),
     warn: log('W'),
     error: log('E'),
@@ -194,8 +256,19 @@ export function errorMessage(err: unknown): string {
 const join = (args: readonly unknown[]): string =>
   args.map((arg) => (typeof arg === 'string' ? arg : errorMessage(arg))).join(' ');
 
+/** klog's `V(n)`: lines written only when `-v` is at least `n`. */
+export interface Verbose {
+  /** Whether `-v` is at least `n` (klog's `V(n).Enabled()`). */
+  readonly enabled: boolean;
+  info(...args: unknown[]): void;
+  /** Like `info`, attributing the line to the caller `depth` frames further up. */
+  infoDepth(depth: number, ...args: unknown[]): void;
+}
+
 /** client-go's `klog` as the example apps use it. Arguments are joined with spaces. */
 export interface Klog {
+  /** `klog.V(n)`: `klog.V(4).info(...)` writes only with `-v=4` or more. */
+  V(level: number): Verbose;
   info(...args: unknown[]): void;
   warning(...args: unknown[]): void;
   error(...args: unknown[]): void;
@@ -208,6 +281,18 @@ export interface Klog {
 }
 
 export const klog: Klog = {
+  V: (level) => {
+    const enabled = verbosityLevel >= level;
+    return {
+      enabled,
+      info: (...args) => {
+        if (enabled) write('I', 0, join(args));
+      },
+      infoDepth: (depth, ...args) => {
+        if (enabled) write('I', depth, join(args));
+      },
+    };
+  },
   info: (...args) => write('I', 0, join(args)),
   warning: (...args) => write('W', 0, join(args)),
   error: (...args) => write('E', 0, join(args)),

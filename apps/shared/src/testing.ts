@@ -5,7 +5,7 @@
  * @module
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -188,6 +188,73 @@ export async function expectRetriesAgainstUnreachableServer(
     if (app.output.count(/^\s+at /) > 0) {
       throw new Error(`the app printed a stack trace:\n${app.output.lines.join('\n')}`);
     }
+  } finally {
+    await app.stop('SIGKILL');
+    cleanup();
+  }
+}
+
+/**
+ * A kubeconfig file naming `server` (no credentials: enough for a server that refuses
+ * connections, or for one whose address `--master` replaces). `cleanup()` removes it.
+ */
+export function writeKubeconfig(server: string): { path: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'kubets-kubeconfig-'));
+  const path = join(dir, 'kubeconfig');
+  writeFileSync(
+    path,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: test',
+      '  cluster:',
+      `    server: ${server}`,
+      'contexts:',
+      '- name: test',
+      '  context:',
+      '    cluster: test',
+      '    user: test',
+      'users:',
+      '- name: test',
+      '  user: {}',
+      'current-context: test',
+      '',
+    ].join('\n'),
+  );
+  return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** What a command line refused by the flag parser prints (see `parseFlags`). */
+export const flagErrorLine =
+  /flag provided but not defined|bad flag syntax|flag needs an argument|invalid (boolean )?value|unexpected argument|^Usage:/;
+
+/** Options of {@link runCommandLine}. */
+export interface RunCommandLineOptions {
+  /**
+   * The line to wait for before the app is stopped (SIGKILL); without it, the app runs until
+   * it exits by itself.
+   */
+  readonly until?: LinePattern;
+  /** The child's environment; default {@link noClusterEnv}'s. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs `node src/main.ts <args>` until `options.until` shows (then kills it) or until it
+ * exits, and returns what it printed and its exit code (`undefined` when it was killed).
+ */
+export async function runCommandLine(
+  appDir: string | URL,
+  args: readonly string[],
+  options: RunCommandLineOptions = {},
+): Promise<{ output: LineLog; code: number | null | undefined }> {
+  const { env, cleanup } = noClusterEnv();
+  const app = startApp(appDir, args, { env: options.env ?? env });
+  try {
+    if (options.until === undefined) return { output: app.output, code: await app.exited };
+    await app.waitFor(options.until, { timeoutMs: 30_000 });
+    return { output: app.output, code: undefined };
   } finally {
     await app.stop('SIGKILL');
     cleanup();

@@ -1,0 +1,51 @@
+// Seed 001's usage cases run as `go run main.go` (see main.test.ts for the run without
+// flags); the apps take `-kubeconfig` as the seeds' other programs do, in Go's forms, and klog's
+// flags. Against a server that refuses connections (the tour then ends with one F line): the
+// command line is accepted, and -v=4 shows a debug line that -v=0 does not.
+import {
+  closedLoopbackPort,
+  escapeRegExp,
+  flagErrorLine,
+  klogLine,
+  runCommandLine,
+  writeKubeconfig,
+} from '@kubets-apps/shared/testing';
+import { describe, expect, it } from 'vitest';
+
+const appDir = new URL('..', import.meta.url);
+
+/** connect()'s V(4) line: where the configuration came from. */
+const configFrom = (server: string): RegExp =>
+  klogLine('main.ts', `using the cluster configuration from .*: server ${escapeRegExp(server)}.*`);
+
+describe('client-tour command line', () => {
+  it("accepts the seed's flags and klog's flags; -v=4 shows a debug line that -v=0 does not", async () => {
+    const server = `https://127.0.0.1:${await closedLoopbackPort()}`;
+    const kubeconfig = writeKubeconfig(server);
+    const unreachable = klogLine('main.ts', 'Unable to connect to the server .*', 'F');
+    try {
+      const seed = [`-kubeconfig=${kubeconfig.path}`];
+
+      const verbose = await runCommandLine(appDir, [...seed, '-v=4']);
+      expect(verbose.output.count(flagErrorLine), verbose.output.lines.join('\n')).toBe(0);
+      expect(verbose.code).toBe(255);
+      expect(verbose.output.count(configFrom(server))).toBe(1);
+      expect(verbose.output.count(unreachable)).toBe(1);
+
+      const quiet = await runCommandLine(appDir, [...seed, '--v', '0', '-alsologtostderr=true']);
+      expect(quiet.output.count(flagErrorLine), quiet.output.lines.join('\n')).toBe(0);
+      expect(quiet.code).toBe(255);
+      expect(quiet.output.count(unreachable)).toBe(1);
+      expect(quiet.output.count(/using the cluster configuration/)).toBe(0);
+    } finally {
+      kubeconfig.cleanup();
+    }
+  }, 120_000);
+
+  it('refuses an unknown flag as Go does: the flag named, the usage, exit code 2', async () => {
+    const bad = await runCommandLine(appDir, ['-kubeconfig=/nonexistent', '-a']);
+    expect(bad.code).toBe(2);
+    expect(bad.output.lines[0]).toBe('client-tour: flag provided but not defined: -a');
+    expect(bad.output.count(/^ {2}--v <value> +number for the log level verbosity/)).toBe(1);
+  }, 60_000);
+});
