@@ -141,30 +141,17 @@ describe('parseResourceArg', () => {
 });
 
 describe('parseGroupVersionResource', () => {
+  const appsDeployments = { group: 'apps', version: 'v1', resource: 'deployments' };
+  const corePods = { group: '', version: 'v1', resource: 'pods' };
+
   it('accepts resource.version.group', () => {
-    expect(parseGroupVersionResource('deployments.v1.apps')).toEqual({
-      group: 'apps',
-      version: 'v1',
-      resource: 'deployments',
-    });
-    expect(parseGroupVersionResource('pods.v1.')).toEqual({
-      group: '',
-      version: 'v1',
-      resource: 'pods',
-    });
+    expect(parseGroupVersionResource('deployments.v1.apps')).toEqual(appsDeployments);
+    expect(parseGroupVersionResource('pods.v1.')).toEqual(corePods);
   });
 
   it('accepts group/version/resource and version/resource', () => {
-    expect(parseGroupVersionResource('apps/v1/deployments')).toEqual({
-      group: 'apps',
-      version: 'v1',
-      resource: 'deployments',
-    });
-    expect(parseGroupVersionResource('v1/pods')).toEqual({
-      group: '',
-      version: 'v1',
-      resource: 'pods',
-    });
+    expect(parseGroupVersionResource('apps/v1/deployments')).toEqual(appsDeployments);
+    expect(parseGroupVersionResource('v1/pods')).toEqual(corePods);
   });
 
   it.each([
