@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { thrownBy } from '../test/thrown.js';
 import {
   escapeFieldValue,
   everythingFieldSelector,
@@ -10,13 +11,11 @@ import {
 } from './fields.js';
 
 function parseError(selector: string): FieldSelectorParseError {
-  try {
-    parseFieldSelector(selector);
-  } catch (error) {
-    if (error instanceof FieldSelectorParseError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${JSON.stringify(selector)} to be rejected`);
+  return thrownBy(
+    () => parseFieldSelector(selector),
+    FieldSelectorParseError,
+    JSON.stringify(selector),
+  );
 }
 
 describe('parseFieldSelector', () => {
@@ -72,10 +71,13 @@ describe('parseFieldSelector', () => {
 
   it('requiresExactMatch', () => {
     const selector = parseFieldSelector('metadata.name=a,spec.nodeName!=n1,x==y');
-    expect(selector.requiresExactMatch('metadata.name')).toBe('a');
-    expect(selector.requiresExactMatch('x')).toBe('y');
-    expect(selector.requiresExactMatch('spec.nodeName')).toBeUndefined();
-    expect(selector.requiresExactMatch('other')).toBeUndefined();
+    const fields = ['metadata.name', 'x', 'spec.nodeName', 'other'];
+    expect(fields.map((field) => selector.requiresExactMatch(field))).toEqual([
+      'a',
+      'y',
+      undefined,
+      undefined,
+    ]);
   });
 
   it('empty', () => {
@@ -99,20 +101,17 @@ describe('parseFieldSelector', () => {
       expect(parseError('=b').message).toContain('term "=b" at position 0 has an empty field name');
     });
 
-    it('an unknown escape sequence', () => {
-      const err = parseError('a=x\\y');
-      expect(err.message).toContain('invalid escape sequence "\\\\y" at position 3');
-      expect(err.position).toBe(3);
-    });
-
     it('a trailing backslash', () => {
       expect(parseError('a=x\\').message).toContain('invalid escape sequence "\\\\"');
     });
 
-    it('an unescaped = in a value', () => {
-      const err = parseError('z=1,a=b=c');
-      expect(err.message).toContain('unescaped "=" in a value at position 7');
-      expect(err.position).toBe(7);
+    it.each([
+      ['an unknown escape sequence', 'a=x\\y', 'invalid escape sequence "\\\\y" at position 3', 3],
+      ['an unescaped = in a value', 'z=1,a=b=c', 'unescaped "=" in a value at position 7', 7],
+    ])('%s', (_what, selector, message, position) => {
+      const err = parseError(selector);
+      expect(err.message).toContain(message);
+      expect(err.position).toBe(position);
     });
   });
 });

@@ -98,41 +98,41 @@ describe('parseGroupResource', () => {
 });
 
 describe('parseResourceArg', () => {
-  it('resource.version.group gives a GVR and the group-resource fallback', () => {
-    expect(parseResourceArg('deployments.v1.apps')).toEqual({
-      gvr: { group: 'apps', version: 'v1', resource: 'deployments' },
-      gr: { group: 'v1.apps', resource: 'deployments' },
-    });
-  });
-
-  it('keeps dots in the group', () => {
-    expect(parseResourceArg('mydemos.v1.crddemo.k8s.io').gvr).toEqual({
-      group: 'crddemo.k8s.io',
-      version: 'v1',
-      resource: 'mydemos',
-    });
-  });
-
-  it('resource.group has no GVR', () => {
-    expect(parseResourceArg('deployments.apps')).toEqual({
-      gvr: undefined,
-      gr: { group: 'apps', resource: 'deployments' },
-    });
-  });
-
-  it('a bare resource is in the core group', () => {
-    expect(parseResourceArg('pods')).toEqual({
-      gvr: undefined,
-      gr: { group: '', resource: 'pods' },
-    });
-  });
-
-  it('pods.v1. names the core group explicitly', () => {
-    expect(parseResourceArg('pods.v1.').gvr).toEqual({
-      group: '',
-      version: 'v1',
-      resource: 'pods',
-    });
+  // `gvrOnly`: only the GVR is compared.
+  it.each<{ name: string; arg: string; gvrOnly?: boolean; expected: unknown }>([
+    {
+      name: 'resource.version.group gives a GVR and the group-resource fallback',
+      arg: 'deployments.v1.apps',
+      expected: {
+        gvr: { group: 'apps', version: 'v1', resource: 'deployments' },
+        gr: { group: 'v1.apps', resource: 'deployments' },
+      },
+    },
+    {
+      name: 'keeps dots in the group',
+      arg: 'mydemos.v1.crddemo.k8s.io',
+      gvrOnly: true,
+      expected: { group: 'crddemo.k8s.io', version: 'v1', resource: 'mydemos' },
+    },
+    {
+      name: 'resource.group has no GVR',
+      arg: 'deployments.apps',
+      expected: { gvr: undefined, gr: { group: 'apps', resource: 'deployments' } },
+    },
+    {
+      name: 'a bare resource is in the core group',
+      arg: 'pods',
+      expected: { gvr: undefined, gr: { group: '', resource: 'pods' } },
+    },
+    {
+      name: 'pods.v1. names the core group explicitly',
+      arg: 'pods.v1.',
+      gvrOnly: true,
+      expected: { group: '', version: 'v1', resource: 'pods' },
+    },
+  ])('$name', ({ arg, gvrOnly, expected }) => {
+    const parsed = parseResourceArg(arg);
+    expect(gvrOnly ? parsed.gvr : parsed).toEqual(expected);
   });
 
   it('rejects an empty resource', () => {
@@ -141,30 +141,17 @@ describe('parseResourceArg', () => {
 });
 
 describe('parseGroupVersionResource', () => {
+  const appsDeployments = { group: 'apps', version: 'v1', resource: 'deployments' };
+  const corePods = { group: '', version: 'v1', resource: 'pods' };
+
   it('accepts resource.version.group', () => {
-    expect(parseGroupVersionResource('deployments.v1.apps')).toEqual({
-      group: 'apps',
-      version: 'v1',
-      resource: 'deployments',
-    });
-    expect(parseGroupVersionResource('pods.v1.')).toEqual({
-      group: '',
-      version: 'v1',
-      resource: 'pods',
-    });
+    expect(parseGroupVersionResource('deployments.v1.apps')).toEqual(appsDeployments);
+    expect(parseGroupVersionResource('pods.v1.')).toEqual(corePods);
   });
 
   it('accepts group/version/resource and version/resource', () => {
-    expect(parseGroupVersionResource('apps/v1/deployments')).toEqual({
-      group: 'apps',
-      version: 'v1',
-      resource: 'deployments',
-    });
-    expect(parseGroupVersionResource('v1/pods')).toEqual({
-      group: '',
-      version: 'v1',
-      resource: 'pods',
-    });
+    expect(parseGroupVersionResource('apps/v1/deployments')).toEqual(appsDeployments);
+    expect(parseGroupVersionResource('v1/pods')).toEqual(corePods);
   });
 
   it.each([

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { thrownBy } from '../test/thrown.js';
 import {
   everything,
   isValidLabelKey,
@@ -12,13 +13,7 @@ import {
 } from './labels.js';
 
 function parseError(selector: string): SelectorParseError {
-  try {
-    parseSelector(selector);
-  } catch (error) {
-    if (error instanceof SelectorParseError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${JSON.stringify(selector)} to be rejected`);
+  return thrownBy(() => parseSelector(selector), SelectorParseError, JSON.stringify(selector));
 }
 
 describe('parseSelector: matching', () => {
@@ -248,11 +243,14 @@ describe('Selector', () => {
 
   it('requiresExactMatch finds a pinned value', () => {
     const selector = parseSelector('app=web,tier in (fe),env in (a,b),x!=y');
-    expect(selector.requiresExactMatch('app')).toBe('web');
-    expect(selector.requiresExactMatch('tier')).toBe('fe');
-    expect(selector.requiresExactMatch('env')).toBeUndefined();
-    expect(selector.requiresExactMatch('x')).toBeUndefined();
-    expect(selector.requiresExactMatch('nope')).toBeUndefined();
+    const keys = ['app', 'tier', 'env', 'x', 'nope'];
+    expect(keys.map((key) => selector.requiresExactMatch(key))).toEqual([
+      'web',
+      'fe',
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('everything matches all and is empty', () => {

@@ -11,13 +11,13 @@ import {
   isNotFound,
   isStatusError,
   type ObjectList,
-  type ObjectMeta,
 } from '@kubets/apimachinery';
 import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
 import { eventually } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prng, sleep } from '../test/chaos/helpers.js';
+import type { TestConfigMap } from '../test/helpers.js';
 import {
   type DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
@@ -29,12 +29,7 @@ import {
   waitForCacheSync,
 } from './index.js';
 
-interface ConfigMap {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  data?: Record<string, string>;
-}
+type ConfigMap = TestConfigMap;
 
 const seed = 0x5eed_c0de;
 const operations = 1000;

@@ -9,7 +9,6 @@ import {
   isStatusError,
   isTooManyRequests,
   type ObjectList,
-  type ObjectMeta,
 } from '@kubets/apimachinery';
 import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
 import { eventually } from '@kubets/test-utils';
@@ -20,6 +19,7 @@ import {
   startApiServer,
 } from '@kubets/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { TestConfigMap } from '../test/helpers.js';
 import {
   type DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
@@ -38,12 +38,7 @@ import {
   waitForCacheSync,
 } from './index.js';
 
-interface ConfigMap {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  data?: Record<string, string>;
-}
+type ConfigMap = TestConfigMap;
 
 const ns = 'default';
 /** Generous deadline for syncs and convergence; never a timing assertion. */
@@ -175,25 +170,16 @@ function startInformer(setupOptions: InformerSetup = {}): Harness {
   informer.setWatchErrorHandler((err) => void watchErrors.push(err));
   const view = new Map<string, string>();
   const log: Seen[] = [];
+  /** Puts `cm` in the view; its name and resourceVersion, for the log. */
+  const seen = (cm: ConfigMap) => {
+    const rv = cm.metadata.resourceVersion ?? '';
+    view.set(metaNamespaceKeyFunc(cm), rv);
+    return { name: cm.metadata.name ?? '', rv };
+  };
   const registration = informer.addEventHandler({
-    onAdd: (cm, initial) => {
-      view.set(metaNamespaceKeyFunc(cm), cm.metadata.resourceVersion ?? '');
-      log.push({
-        type: 'add',
-        name: cm.metadata.name ?? '',
-        rv: cm.metadata.resourceVersion ?? '',
-        initial,
-      });
-    },
-    onUpdate: (old, cm) => {
-      view.set(metaNamespaceKeyFunc(cm), cm.metadata.resourceVersion ?? '');
-      log.push({
-        type: 'update',
-        name: cm.metadata.name ?? '',
-        oldRv: old.metadata.resourceVersion ?? '',
-        rv: cm.metadata.resourceVersion ?? '',
-      });
-    },
+    onAdd: (cm, initial) => void log.push({ type: 'add', ...seen(cm), initial }),
+    onUpdate: (old, cm) =>
+      void log.push({ type: 'update', ...seen(cm), oldRv: old.metadata.resourceVersion ?? '' }),
     onDelete: (cm: ConfigMap | DeletedFinalStateUnknown<ConfigMap>) => {
       const key = deletionHandlingMetaNamespaceKeyFunc(cm);
       view.delete(key);

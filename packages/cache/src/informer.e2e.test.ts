@@ -14,6 +14,7 @@ import { loadConfig, PatchType, RESTClient } from '@kubets/rest';
 import { eventually } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestConfigMap } from '../test/helpers.js';
 import {
   type DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
@@ -34,12 +35,7 @@ import {
   waitForCacheSync,
 } from './index.js';
 
-interface ConfigMap {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  data?: Record<string, string>;
-}
+type ConfigMap = TestConfigMap;
 
 interface Pod {
   apiVersion?: string;

@@ -1,9 +1,17 @@
 // Helpers shared by the tests of this package (not exported from the package).
 
-import type { KubeObject, ObjectList, Status, WatchEvent } from '@kubets/apimachinery';
+import type { KubeObject, ObjectList, ObjectMeta, Status, WatchEvent } from '@kubets/apimachinery';
 import { StatusError } from '@kubets/apimachinery';
 import { eventually } from '@kubets/test-utils';
 import type { ListerWatcher, ListHints, ListOptions, WatchOptions } from '../src/listwatch.js';
+
+/** A ConfigMap as the tests create it on a server. */
+export interface TestConfigMap {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  data?: Record<string, string>;
+}
 
 /** A Pod-like object. */
 export interface TestPod extends KubeObject {

@@ -1,6 +1,13 @@
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { type RateLimiter, TokenBucketRateLimiter } from '@kubets/rest';
-import { echo, eventually, type StubServer, startStubServer } from '@kubets/test-utils';
+import {
+  echo,
+  eventually,
+  type Mydemo,
+  mydemoResource,
+  type StubServer,
+  startStubServer,
+} from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Clientset, clientsetFor } from './clientset.js';
 import { defineResource } from './descriptor.js';
@@ -120,20 +127,7 @@ describe('Clientset', () => {
   });
 
   it('gives custom resources a typed client from a descriptor alone', async () => {
-    interface Mydemo {
-      apiVersion?: string;
-      kind?: string;
-      metadata?: { name?: string; namespace?: string };
-      spec?: { ip: string; port: number };
-    }
-    const mydemos = defineResource<Mydemo>({
-      group: 'crddemo.k8s.io',
-      version: 'v1',
-      resource: 'mydemos',
-      kind: 'Mydemo',
-      namespaced: true,
-      subresources: ['status'],
-    });
+    const mydemos = defineResource<Mydemo>({ ...mydemoResource, subresources: ['status'] });
     const clientset = new Clientset({ host: server.url, qps: -1 });
     const client = clientset.resource(mydemos, 'default');
     const created = await client.create({

@@ -1,51 +1,15 @@
-// The README's example (between the readme markers), run as a test: scripts/readme-examples.mjs
-// checks that packages/clientset/README.md shows this code verbatim, with `from './index.js'`
-// written as `from '@kubets/clientset'`. The cluster is the in-memory API server of
-// @kubets/testing; `loadConfig()` finds it through KUBECONFIG, as kubectl would.
+// The README's example, run as a test (scripts/readme-examples.mjs checks that README.md
+// shows the code between the readme markers): the harness of @kubets/test-utils.
+import { deploymentFixture, podFixture, startReadmeHarness } from '@kubets/test-utils';
 import { startApiServer } from '@kubets/testing';
-import { afterAll, expect, it, vi } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 
-const server = await startApiServer();
-process.env.KUBECONFIG = server.kubeconfigPath;
-afterAll(() => server.stop());
-/** What the example prints (vitest clears mock.calls before each test, so keep a copy). */
-const logged: unknown[][] = [];
-vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
-  logged.push(args);
-});
-
-/** Writes an object to the server, as kubectl create would. */
-async function create(path: string, body: object): Promise<void> {
-  const res = await fetch(`${server.host}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
-}
-const pod = (namespace: string, name: string, app: string) => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name, namespace, labels: { app } },
-  spec: { containers: [{ name: 'app', image: 'nginx' }] },
-});
-const deployment = (name: string, replicas: number) => ({
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  metadata: { name, namespace: 'default' },
-  spec: {
-    replicas,
-    selector: { matchLabels: { app: name } },
-    template: {
-      metadata: { labels: { app: name } },
-      spec: { containers: [{ name: 'app', image: 'nginx' }] },
-    },
-  },
-});
-await create('/api/v1/namespaces/default/pods', pod('default', 'web', 'web'));
-await create('/api/v1/namespaces/default/pods', pod('default', 'db', 'db'));
-await create('/api/v1/namespaces/kube-system/pods', pod('kube-system', 'web', 'web'));
-await create('/apis/apps/v1/namespaces/default/deployments', deployment('web', 2));
+const { logged, create, stop } = await startReadmeHarness(startApiServer);
+afterAll(stop);
+await create('/api/v1/namespaces/default/pods', podFixture('default', 'web', 'web'));
+await create('/api/v1/namespaces/default/pods', podFixture('default', 'db', 'db'));
+await create('/api/v1/namespaces/kube-system/pods', podFixture('kube-system', 'web', 'web'));
+await create('/apis/apps/v1/namespaces/default/deployments', deploymentFixture('web', 2));
 
 // readme:start
 import { loadConfig } from '@kubets/rest';

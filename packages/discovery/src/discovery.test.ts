@@ -1,33 +1,43 @@
 import { isStatusError, StatusError } from '@kubets/apimachinery';
 import { RESTClient } from '@kubets/rest';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type CannedDiscovery,
-  cannedDiscovery,
-  type StubDiscoveryServer,
-  startDiscoveryServer,
-} from '../test/fixtures.js';
+import { type CannedDiscovery, cannedDiscovery, discoveryServerPool } from '../test/fixtures.js';
 import { DiscoveryClient, discoveryConfig, mapWithConcurrency } from './discovery.js';
 import { DiscoveryPartialError, isDiscoveryPartialError } from './errors.js';
 import type { APIResourceList } from './types.js';
 
-let server: StubDiscoveryServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const servers = discoveryServerPool();
+afterEach(servers.closeAll);
 
 async function setup(
   canned: CannedDiscovery = cannedDiscovery(),
   options: { delayMs?: number; coreMissing?: boolean; concurrency?: number } = {},
 ) {
-  server = await startDiscoveryServer(canned, options);
+  const server = await servers.start(canned, options);
   const client = new DiscoveryClient(
     { host: server.url, qps: -1 },
     options.concurrency ? { concurrency: options.concurrency } : {},
   );
   return { server, client, canned };
 }
+
+/** `setup()` over the canned discovery with no failing group-version. */
+function setupAllAnswering(options: Parameters<typeof setup>[1] = {}) {
+  const canned = cannedDiscovery();
+  canned.failing.clear();
+  return setup(canned, options);
+}
+
+/** The group-versions of the canned discovery that answer, in discovery order. */
+const answeringGroupVersions = [
+  'v1',
+  'apps/v1',
+  'events.k8s.io/v1',
+  'autoscaling/v2beta1',
+  'autoscaling/v1',
+  'batch/v1',
+  'batch/v1beta1',
+];
 
 function names(lists: APIResourceList[]): string[] {
   return lists.flatMap((list) => list.resources.map((r) => `${list.groupVersion} ${r.name}`));
@@ -98,19 +108,11 @@ describe('DiscoveryClient', () => {
   });
 
   it('returns every group and resource list when all group-versions answer', async () => {
-    const canned = cannedDiscovery();
-    canned.failing.clear();
-    const { client } = await setup(canned);
+    const { client } = await setupAllAnswering();
     const { groups, resources } = await client.serverGroupsAndResources();
     expect(groups).toHaveLength(6);
     expect(resources.map((r) => r.groupVersion)).toEqual([
-      'v1',
-      'apps/v1',
-      'events.k8s.io/v1',
-      'autoscaling/v2beta1',
-      'autoscaling/v1',
-      'batch/v1',
-      'batch/v1beta1',
+      ...answeringGroupVersions,
       'broken.example.com/v1',
     ]);
   });
@@ -125,29 +127,17 @@ describe('DiscoveryClient', () => {
     expect(isStatusError(cause) && cause.code).toBe(503);
     expect(err.message).toContain('broken.example.com/v1');
     expect(err.groups.map((g) => g.name)).toContain('broken.example.com');
-    expect(err.resources.map((r) => r.groupVersion)).toEqual([
-      'v1',
-      'apps/v1',
-      'events.k8s.io/v1',
-      'autoscaling/v2beta1',
-      'autoscaling/v1',
-      'batch/v1',
-      'batch/v1beta1',
-    ]);
+    expect(err.resources.map((r) => r.groupVersion)).toEqual(answeringGroupVersions);
   });
 
   it('fetches group-versions in parallel, never more than the concurrency limit', async () => {
-    const canned = cannedDiscovery();
-    canned.failing.clear();
-    const { client, server } = await setup(canned, { delayMs: 20, concurrency: 3 });
+    const { client, server } = await setupAllAnswering({ delayMs: 20, concurrency: 3 });
     await client.serverGroupsAndResources();
     expect(server.maxInFlight).toBe(3);
   });
 
   it('picks each resource once in its preferred version and skips subresources', async () => {
-    const canned = cannedDiscovery();
-    canned.failing.clear();
-    const { client } = await setup(canned);
+    const { client } = await setupAllAnswering();
     const preferred = await client.serverPreferredResources();
     expect(names(preferred)).toEqual([
       'v1 pods',
@@ -173,9 +163,7 @@ describe('DiscoveryClient', () => {
   });
 
   it('restricts preferred namespaced resources to namespaced ones', async () => {
-    const canned = cannedDiscovery();
-    canned.failing.clear();
-    const { client } = await setup(canned);
+    const { client } = await setupAllAnswering();
     const namespaced = names(await client.serverPreferredNamespacedResources());
     expect(namespaced).toContain('v1 pods');
     expect(namespaced).not.toContain('v1 namespaces');

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '@kubets/rest';
+import { noSecretAssertion, secretConfig } from '@kubets/test-utils';
 import { printedForms } from '@kubets/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -15,21 +16,8 @@ import {
   RESTMapper,
 } from './index.js';
 
-// Every kind of credential; the server is never contacted, so the key need not be real.
-const config: Config = {
-  host: 'https://admin:SECRET-URLPASS-xyz@127.0.0.1:6443',
-  bearerToken: 'SECRET-TOKEN-xyz',
-  username: 'admin',
-  password: 'SECRET-PASSWORD-xyz',
-  tls: { certData: 'CERT', keyData: 'SECRET-KEY-xyz' },
-};
-
-function expectNoSecret(value: unknown, what: string): void {
-  for (const { how, text } of printedForms(value)) {
-    // `[-_]`: the disk cache turns `-` into `_` in its directory name.
-    expect(text, `${what} (${how})`).not.toMatch(/SECRET[-_]/);
-  }
-}
+const config: Config = secretConfig(); // every kind of credential, never contacted
+const expectNoSecret = noSecretAssertion(printedForms);
 
 describe('discovery clients print without credentials', () => {
   let dir: string | undefined;

@@ -3,25 +3,20 @@ import {
   addWidgets,
   type CannedDiscovery,
   cannedDiscovery,
-  type StubDiscoveryServer,
-  startDiscoveryServer,
+  discoveryServerPool,
 } from '../test/fixtures.js';
 import { DiscoveryClient } from './discovery.js';
 import { isNoMatchError, NoKindMatchError, NoResourceMatchError } from './errors.js';
 import { MemCacheClient } from './memcache.js';
 import { RESTMapper, StaticRESTMapper } from './restmapper.js';
 
-let server: StubDiscoveryServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const servers = discoveryServerPool();
+afterEach(servers.closeAll);
 
 async function mapperFor(canned: CannedDiscovery = cannedDiscovery()) {
-  server = await startDiscoveryServer(canned);
+  const server = await servers.start(canned);
   const discovery = new MemCacheClient(new DiscoveryClient({ host: server.url, qps: -1 }));
-  const apisRequests = () =>
-    (server as StubDiscoveryServer).paths.filter((p) => p === '/apis').length;
+  const apisRequests = () => server.paths.filter((p) => p === '/apis').length;
   return { mapper: new RESTMapper(discovery), canned, apisRequests };
 }
 
@@ -51,18 +46,10 @@ describe('RESTMapper', () => {
 
   it('maps resources to kinds', async () => {
     const { mapper } = await mapperFor();
-    expect(await mapper.kindFor('deploy')).toEqual({
-      group: 'apps',
-      version: 'v1',
-      kind: 'Deployment',
-    });
-    expect(await mapper.kindFor({ group: 'apps', version: 'v1', resource: 'deployments' })).toEqual(
-      {
-        group: 'apps',
-        version: 'v1',
-        kind: 'Deployment',
-      },
-    );
+    const deployment = { group: 'apps', version: 'v1', kind: 'Deployment' };
+    expect(await mapper.kindFor('deploy')).toEqual(deployment);
+    const deployments = { group: 'apps', version: 'v1', resource: 'deployments' };
+    expect(await mapper.kindFor(deployments)).toEqual(deployment);
     expect(await mapper.kindFor('cj')).toEqual({
       group: 'batch',
       version: 'v1beta1',
@@ -72,20 +59,11 @@ describe('RESTMapper', () => {
 
   it('prefers the earlier group and the preferred version when several match', async () => {
     const { mapper } = await mapperFor();
-    expect(await mapper.resourceFor('events')).toEqual({
-      group: '',
-      version: 'v1',
-      resource: 'events',
-    });
-    expect(await mapper.resourcesFor('ev')).toEqual([
-      { group: '', version: 'v1', resource: 'events' },
-      { group: 'events.k8s.io', version: 'v1', resource: 'events' },
-    ]);
-    expect(await mapper.resourceFor('events.events.k8s.io')).toEqual({
-      group: 'events.k8s.io',
-      version: 'v1',
-      resource: 'events',
-    });
+    const coreEvents = { group: '', version: 'v1', resource: 'events' };
+    const eventsV1 = { group: 'events.k8s.io', version: 'v1', resource: 'events' };
+    expect(await mapper.resourceFor('events')).toEqual(coreEvents);
+    expect(await mapper.resourcesFor('ev')).toEqual([coreEvents, eventsV1]);
+    expect(await mapper.resourceFor('events.events.k8s.io')).toEqual(eventsV1);
     // autoscaling lists v2beta1 first but prefers v1.
     expect(await mapper.resourceFor('hpa')).toEqual({
       group: 'autoscaling',

@@ -212,3 +212,25 @@ export async function startDiscoveryServer(
     });
   return state;
 }
+
+/** Discovery servers started by `start`, closed together by `closeAll`. */
+export interface DiscoveryServerPool {
+  start: typeof startDiscoveryServer;
+  /** Closes every server started so far: register it with `afterEach`. */
+  closeAll(): Promise<void>;
+}
+
+/** A pool of discovery servers, for a test file whose tests each start one. */
+export function discoveryServerPool(): DiscoveryServerPool {
+  const servers: StubDiscoveryServer[] = [];
+  return {
+    async start(canned, options) {
+      const server = await startDiscoveryServer(canned, options);
+      servers.push(server);
+      return server;
+    },
+    async closeAll() {
+      await Promise.all(servers.splice(0).map((server) => server.close()));
+    },
+  };
+}

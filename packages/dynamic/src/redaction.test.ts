@@ -1,24 +1,13 @@
 // The dynamic client and what it hands out print without the credentials of its config (the
 // clientset and informers are checked the same way in @kubets/informers' redaction test).
 import type { Config } from '@kubets/rest';
+import { noSecretAssertion, secretConfig } from '@kubets/test-utils';
 import { printedForms } from '@kubets/testing';
 import { describe, expect, it } from 'vitest';
 import { DynamicClient, newDynamicSharedInformerFactory } from './index.js';
 
-// Every kind of credential; the server is never contacted, so the key need not be real.
-const config: Config = {
-  host: 'https://admin:SECRET-URLPASS-xyz@127.0.0.1:6443',
-  bearerToken: 'SECRET-TOKEN-xyz',
-  username: 'admin',
-  password: 'SECRET-PASSWORD-xyz',
-  tls: { certData: 'CERT', keyData: 'SECRET-KEY-xyz' },
-};
-
-function expectNoSecret(value: unknown, what: string): void {
-  for (const { how, text } of printedForms(value)) {
-    expect(text, `${what} (${how})`).not.toMatch(/SECRET[-_]/);
-  }
-}
+const config: Config = secretConfig(); // every kind of credential, never contacted
+const expectNoSecret = noSecretAssertion(printedForms);
 
 describe('dynamic clients print without credentials', () => {
   it('the client built from a spread config, its resource clients, informers and requests', () => {

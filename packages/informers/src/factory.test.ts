@@ -8,7 +8,7 @@ import {
   type corev1,
   defineResource,
 } from '@kubets/clientset';
-import { eventually } from '@kubets/test-utils';
+import { eventually, type Mydemo, mydemoResource } from '@kubets/test-utils';
 import { type FaultRequest, type InMemoryApiServer, startApiServer } from '@kubets/testing';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import {
@@ -277,19 +277,7 @@ describe('SharedInformerFactory', () => {
   });
 
   it('forResource takes descriptors of custom resources and rejects unknown group/version/resources', async () => {
-    interface Mydemo {
-      apiVersion?: string;
-      kind?: string;
-      metadata?: { name?: string; namespace?: string; resourceVersion?: string };
-      spec?: { ip: string; port: number };
-    }
-    const mydemos = defineResource<Mydemo>({
-      group: 'crddemo.k8s.io',
-      version: 'v1',
-      resource: 'mydemos',
-      kind: 'Mydemo',
-      namespaced: true,
-    });
+    const mydemos = defineResource<Mydemo>(mydemoResource);
     // Serve the resource: a CRD made from the descriptor (the in-memory server needs no schema).
     const { group, version, resource: plural, kind } = mydemos;
     await clientset

@@ -11,6 +11,7 @@ import {
   type GroupVersionClient,
 } from '@kubets/clientset';
 import { type Config, copyConfig, RESTClient, restClientFor, TokenFile } from '@kubets/rest';
+import { secretConfig as baseSecretConfig, noSecretAssertion, secrets } from '@kubets/test-utils';
 import { type InMemoryApiServer, printedForms, startApiServer } from '@kubets/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -19,31 +20,21 @@ import {
   newSharedInformerFactory,
 } from './index.js';
 
-const token = 'SECRET-TOKEN-xyz';
-const password = 'SECRET-PASSWORD-xyz';
-const urlPassword = 'SECRET-URLPASS-xyz';
-const keyData = '-----BEGIN PRIVATE KEY-----\nSECRET-KEY-xyz\n-----END PRIVATE KEY-----\n';
+const { token, password, urlPassword } = secrets;
+const keyData = `-----BEGIN PRIVATE KEY-----\n${secrets.keyData}\n-----END PRIVATE KEY-----\n`;
 // Also caught: any of them base64-encoded (a Basic Authorization header).
 const basic = Buffer.from(`admin:${password}`).toString('base64');
 
 // A config holding every kind of credential; never contacted, so the key need not be real.
 function secretConfig(): Config {
   return {
-    host: `https://admin:${urlPassword}@127.0.0.1:6443`,
-    bearerToken: token,
-    username: 'admin',
-    password,
+    ...baseSecretConfig(),
     tls: { certData: 'CERT', keyData },
     impersonate: { user: 'someone' },
   };
 }
 
-function expectNoSecret(value: unknown, what: string): void {
-  for (const { how, text } of printedForms(value)) {
-    expect(text, `${what} (${how})`).not.toMatch(/SECRET[-_]/);
-    expect(text, `${what} (${how})`).not.toContain(basic);
-  }
-}
+const expectNoSecret = noSecretAssertion(printedForms, [basic]);
 
 // The accessor methods a class declares (group clients of a clientset, resource clients of
 // a group client, ...), found on its prototype so the walk covers generated code as it grows.

@@ -1,18 +1,11 @@
-// The README's example (between the readme markers), run as a test: scripts/readme-examples.mjs
-// checks that packages/leaderelection/README.md shows this code verbatim, with `from './index.js'`
-// written as `from '@kubets/leaderelection'`. The cluster is the in-memory API server of
-// @kubets/testing; `loadConfig()` finds it through KUBECONFIG, as kubectl would.
+// The README's example, run as a test (scripts/readme-examples.mjs checks that README.md
+// shows the code between the readme markers): the harness of @kubets/test-utils.
+import { startReadmeHarness } from '@kubets/test-utils';
 import { startApiServer } from '@kubets/testing';
-import { afterAll, expect, it, vi } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 
-const server = await startApiServer();
-process.env.KUBECONFIG = server.kubeconfigPath;
-afterAll(() => server.stop());
-/** What the example prints (vitest clears mock.calls before each test, so keep a copy). */
-const logged: unknown[][] = [];
-vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
-  logged.push(args);
-});
+const { logged, stop } = await startReadmeHarness(startApiServer);
+afterAll(stop);
 
 // readme:start
 import { randomUUID } from 'node:crypto';

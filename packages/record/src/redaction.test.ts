@@ -2,24 +2,13 @@
 // (the clientset itself is walked in @kubets/informers' redaction test).
 import { Clientset } from '@kubets/clientset';
 import type { Config } from '@kubets/rest';
+import { noSecretAssertion, secretConfig } from '@kubets/test-utils';
 import { printedForms } from '@kubets/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { eventSinkFromClientset, newBroadcaster } from './index.js';
 
-// Every kind of credential; the server is never contacted, so the key need not be real.
-const config: Config = {
-  host: 'https://admin:SECRET-URLPASS-xyz@127.0.0.1:6443',
-  bearerToken: 'SECRET-TOKEN-xyz',
-  username: 'admin',
-  password: 'SECRET-PASSWORD-xyz',
-  tls: { certData: 'CERT', keyData: 'SECRET-KEY-xyz' },
-};
-
-function expectNoSecret(value: unknown, what: string): void {
-  for (const { how, text } of printedForms(value)) {
-    expect(text, `${what} (${how})`).not.toMatch(/SECRET[-_]/);
-  }
-}
+const config: Config = secretConfig(); // every kind of credential, never contacted
+const expectNoSecret = noSecretAssertion(printedForms);
 
 describe('event objects print without credentials', () => {
   it('a broadcaster recording to a clientset sink, its watcher and recorder', async () => {

@@ -14,11 +14,12 @@ import {
 import { FakeClock } from '@kubets/apimachinery/testing';
 import {
   eventually,
+  failureStatus,
   nextTurn,
   type StubHandler,
   type StubServer,
   sendJson,
-  startStubServer,
+  stubServerPool,
 } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordingClock } from '../test/helpers.js';
@@ -35,21 +36,30 @@ interface ConfigMap {
   data?: Record<string, string>;
 }
 
-const servers: StubServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(handler: StubHandler): Promise<StubServer> {
-  const server = await startStubServer(handler);
-  servers.push(server);
-  return server;
-}
+const { serve, closeAll } = stubServerPool();
+afterEach(closeAll);
 
 function clientFor(server: StubServer, config: Partial<Config> = {}, clock = recordingClock()) {
   return {
     clock,
     client: new RESTClient({ host: server.url, qps: -1, ...config }, { groupVersion: 'v1', clock }),
+  };
+}
+
+/**
+ * A handler answering the first request with `code` and a Retry-After of `seconds`, every
+ * later one with `thenCode` and `{}`.
+ */
+function retryAfterOnce(code: number, seconds: string, thenCode = 200): StubHandler {
+  let calls = 0;
+  return (_request, response) => {
+    calls++;
+    if (calls === 1) {
+      response.writeHead(code, { 'Retry-After': seconds });
+      response.end();
+    } else {
+      sendJson(response, thenCode, {});
+    }
   };
 }
 
@@ -63,15 +73,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 function statusBody(code: number, reason: string, message: string) {
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason,
-    code,
-  };
+  return { ...failureStatus(code, reason, message), metadata: {} };
 }
 
 describe('RESTClient do()', () => {
@@ -220,14 +222,7 @@ describe('retries', () => {
 
   it('holds the retry until the Retry-After time has passed', async () => {
     const clock = new FakeClock();
-    const server = await serve((_request, response) => {
-      if (server.requests.length === 1) {
-        response.writeHead(503, { 'Retry-After': '2' });
-        response.end();
-      } else {
-        sendJson(response, 200, {});
-      }
-    });
+    const server = await serve(retryAfterOnce(503, '2'));
     const client = new RESTClient({ host: server.url, qps: -1 }, { groupVersion: 'v1', clock });
     const done = client.get().resource('pods').do();
     await eventually(() => clock.pending === 1);
@@ -240,14 +235,7 @@ describe('retries', () => {
   });
 
   it('retries a POST after 429 + Retry-After, since the server did not act on it', async () => {
-    const server = await serve((_request, response) => {
-      if (server.requests.length === 1) {
-        response.writeHead(429, { 'Retry-After': '3' });
-        response.end();
-      } else {
-        sendJson(response, 201, {});
-      }
-    });
+    const server = await serve(retryAfterOnce(429, '3', 201));
     const { client, clock } = clientFor(server);
     await client.post().resource('pods').body({ a: 1 }).do();
     expect(server.requests.map((request) => request.body)).toEqual(['{"a":1}', '{"a":1}']);
@@ -345,14 +333,7 @@ describe('retries', () => {
 
   it('waits for the rate limiter before every attempt, retries included', async () => {
     const clock = new FakeClock();
-    const server = await serve((_request, response) => {
-      if (server.requests.length === 1) {
-        response.writeHead(429, { 'Retry-After': '0' });
-        response.end();
-      } else {
-        sendJson(response, 200, {});
-      }
-    });
+    const server = await serve(retryAfterOnce(429, '0'));
     const client = new RESTClient(
       { host: server.url, qps: 1, burst: 1 },
       { groupVersion: 'v1', clock },
@@ -519,14 +500,7 @@ describe('credentials', () => {
 
   it('asks the auth provider before every attempt', async () => {
     let calls = 0;
-    const server = await serve((_request, response) => {
-      if (server.requests.length === 1) {
-        response.writeHead(429, { 'Retry-After': '0' });
-        response.end();
-      } else {
-        sendJson(response, 200, {});
-      }
-    });
+    const server = await serve(retryAfterOnce(429, '0'));
     const { client } = clientFor(server, {
       bearerToken: 'ignored',
       authProvider: {

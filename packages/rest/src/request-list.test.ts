@@ -1,6 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { isNotFound, isStatusError, type StatusError } from '@kubets/apimachinery';
-import { type StubHandler, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
+import {
+  failureStatus,
+  type StubHandler,
+  type StubServer,
+  sendJson,
+  stubServerPool,
+} from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordingClock } from '../test/helpers.js';
 import { RESTClient } from './client.js';
@@ -11,15 +17,22 @@ interface Pod {
   spec: { note: string };
 }
 
-const servers: StubServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const { serve, closeAll } = stubServerPool();
+afterEach(closeAll);
 
-async function serve(handler: StubHandler): Promise<StubServer> {
-  const server = await startStubServer(handler);
-  servers.push(server);
-  return server;
+/** What doList() of `resource` rejects with, from a server answering with `handler`. */
+async function doListFailure(
+  handler: StubHandler,
+  resource = 'pods',
+): Promise<{ err: unknown; server: StubServer }> {
+  const server = await serve(handler);
+  const { client } = clientFor(server);
+  const err = await client
+    .get()
+    .resource(resource)
+    .doList()
+    .catch((e: unknown) => e);
+  return { err, server };
 }
 
 function clientFor(server: StubServer) {
@@ -54,6 +67,19 @@ async function writeInPieces(response: ServerResponse, body: Buffer, size: numbe
     response.write(body.subarray(start, start + size));
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+/**
+ * A server answering 200 with the first half of a 20-item list, in pieces of 64 bytes, then
+ * calling `after` (without it, the answer never ends on its own).
+ */
+function halfListServer(after?: (response: ServerResponse) => void): Promise<StubServer> {
+  const body = listBody(20);
+  return serve(async (_request, response) => {
+    response.writeHead(200, { 'Content-Type': 'application/json' });
+    await writeInPieces(response, body.subarray(0, body.length / 2), 64);
+    after?.(response);
+  });
 }
 
 describe('Request.doList()', () => {
@@ -132,58 +158,31 @@ describe('Request.doList()', () => {
   });
 
   it('turns a non-2xx answer into the StatusError do() gives', async () => {
-    const server = await serve((_request, response) =>
-      sendJson(response, 404, {
-        kind: 'Status',
-        apiVersion: 'v1',
-        status: 'Failure',
-        reason: 'NotFound',
-        code: 404,
-        message: 'the server could not find the requested resource',
-      }),
+    const status = failureStatus(
+      404,
+      'NotFound',
+      'the server could not find the requested resource',
     );
-    const { client } = clientFor(server);
-    const err = await client
-      .get()
-      .resource('widgets')
-      .doList()
-      .catch((e: unknown) => e);
+    const { err } = await doListFailure(
+      (_request, response) => sendJson(response, 404, status),
+      'widgets',
+    );
     expect(isNotFound(err)).toBe(true);
   });
 
   it('raises a Failure Status inside a 2xx answer as a StatusError', async () => {
-    const server = await serve((_request, response) =>
-      sendJson(response, 200, {
-        kind: 'Status',
-        apiVersion: 'v1',
-        status: 'Failure',
-        reason: 'Expired',
-        code: 410,
-        message: 'too old resource version',
-      }),
-    );
-    const { client } = clientFor(server);
-    const err = await client
-      .get()
-      .resource('pods')
-      .doList()
-      .catch((e: unknown) => e);
+    const status = failureStatus(410, 'Expired', 'too old resource version');
+    const { err } = await doListFailure((_request, response) => sendJson(response, 200, status));
     expect(isStatusError(err)).toBe(true);
     expect((err as StatusError).status).toMatchObject({ code: 410, reason: 'Expired' });
     expect((err as StatusError).status).not.toHaveProperty('items');
   });
 
   it('reports a malformed body as a ResponseDecodeError naming the request and the offset', async () => {
-    const server = await serve((_request, response) => {
+    const { err, server } = await doListFailure((_request, response) => {
       response.writeHead(200, { 'Content-Type': 'application/json' });
       response.end('{"kind":"PodList","items":[{"a":1},{"a":]}');
     });
-    const { client } = clientFor(server);
-    const err = await client
-      .get()
-      .resource('pods')
-      .doList()
-      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ResponseDecodeError);
     const decodeError = err as ResponseDecodeError;
     expect(decodeError.message).toMatch(
@@ -206,12 +205,7 @@ describe('Request.doList()', () => {
   });
 
   it('reports a connection that breaks mid-body as a TransportError', async () => {
-    const body = listBody(20);
-    const server = await serve(async (_request, response) => {
-      response.writeHead(200, { 'Content-Type': 'application/json' });
-      await writeInPieces(response, body.subarray(0, body.length / 2), 64);
-      response.socket?.destroy();
-    });
+    const server = await halfListServer((response) => response.socket?.destroy());
     const { client } = clientFor(server);
     let items = 0;
     const err = await client
@@ -229,12 +223,8 @@ describe('Request.doList()', () => {
   });
 
   it('passes on what onItem throws and closes the connection', async () => {
-    const body = listBody(20);
-    const server = await serve(async (_request, response) => {
-      response.writeHead(200, { 'Content-Type': 'application/json' });
-      await writeInPieces(response, body.subarray(0, body.length / 2), 64);
-      // Never finishes on its own: only the client closing the connection ends it.
-    });
+    // Never finishes on its own: only the client closing the connection ends it.
+    const server = await halfListServer();
     const { client } = clientFor(server);
     const boom = new Error('handler failed');
     await expect(
@@ -251,12 +241,8 @@ describe('Request.doList()', () => {
   });
 
   it('rejects with the signal reason when aborted mid-body', async () => {
-    const body = listBody(20);
     const controller = new AbortController();
-    const server = await serve(async (_request, response) => {
-      response.writeHead(200, { 'Content-Type': 'application/json' });
-      await writeInPieces(response, body.subarray(0, body.length / 2), 64);
-    });
+    const server = await halfListServer();
     const { client } = clientFor(server);
     const reason = new Error('stop');
     await expect(

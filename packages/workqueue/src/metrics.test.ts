@@ -35,6 +35,14 @@ class RecordingProvider implements MetricsProvider {
     return list;
   }
 
+  /** Notes the metric `kind:name` as created; a function keeping every value it is given. */
+  #recorder(kind: string, map: Map<string, number[]>, name: string): (v: number) => void {
+    this.created.push(`${kind}:${name}`);
+    return (v) => {
+      this.#list(map, name).push(v);
+    };
+  }
+
   newDepthMetric(name: string) {
     this.created.push(`depth:${name}`);
     return {
@@ -47,20 +55,16 @@ class RecordingProvider implements MetricsProvider {
     return { inc: () => this.#bump(this.adds, name, 1) };
   }
   newLatencyMetric(name: string) {
-    this.created.push(`latency:${name}`);
-    return { observe: (v: number) => this.#list(this.latency, name).push(v) };
+    return { observe: this.#recorder('latency', this.latency, name) };
   }
   newWorkDurationMetric(name: string) {
-    this.created.push(`workDuration:${name}`);
-    return { observe: (v: number) => this.#list(this.workDuration, name).push(v) };
+    return { observe: this.#recorder('workDuration', this.workDuration, name) };
   }
   newUnfinishedWorkSecondsMetric(name: string) {
-    this.created.push(`unfinished:${name}`);
-    return { set: (v: number) => this.#list(this.unfinished, name).push(v) };
+    return { set: this.#recorder('unfinished', this.unfinished, name) };
   }
   newLongestRunningProcessorSecondsMetric(name: string) {
-    this.created.push(`longestRunning:${name}`);
-    return { set: (v: number) => this.#list(this.longestRunning, name).push(v) };
+    return { set: this.#recorder('longestRunning', this.longestRunning, name) };
   }
   newRetriesMetric(name: string) {
     this.created.push(`retries:${name}`);

@@ -1,14 +1,19 @@
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { describe, expect, it } from 'vitest';
+import type { RateLimiter } from './rate-limiters.js';
 import {
   BucketRateLimiter,
   defaultControllerRateLimiter,
   ItemExponentialFailureRateLimiter,
   ItemFastSlowRateLimiter,
   MaxOfRateLimiter,
-  type RateLimiter,
   WithMaxWaitRateLimiter,
 } from './rate-limiters.js';
+
+/** What `limiter.when(item)` answers `times` times in a row. */
+function delays(limiter: RateLimiter<string>, item: string, times: number): number[] {
+  return Array.from({ length: times }, () => limiter.when(item));
+}
 
 describe('ItemExponentialFailureRateLimiter', () => {
   it('waits 5 ms · 2^n by default, per item, up to 1000 s', () => {
@@ -65,18 +70,13 @@ describe('BucketRateLimiter', () => {
   it('refills with time, up to the burst', () => {
     const clock = new FakeClock();
     const limiter = new BucketRateLimiter<string>({ qps: 10, burst: 2, clock });
-    expect(limiter.when('a')).toBe(0);
-    expect(limiter.when('a')).toBe(0);
-    expect(limiter.when('a')).toBe(100);
+    expect(delays(limiter, 'a', 3)).toEqual([0, 0, 100]);
     // The reservation above is paid back after 100 ms; one more token after 200 ms.
     clock.step(200);
-    expect(limiter.when('a')).toBe(0);
-    expect(limiter.when('a')).toBe(100);
+    expect(delays(limiter, 'a', 2)).toEqual([0, 100]);
     // A long quiet period refills only up to the burst.
     clock.step(60_000);
-    expect(limiter.when('a')).toBe(0);
-    expect(limiter.when('a')).toBe(0);
-    expect(limiter.when('a')).toBe(100);
+    expect(delays(limiter, 'a', 3)).toEqual([0, 0, 100]);
   });
 
   it('forget does not give tokens back', () => {

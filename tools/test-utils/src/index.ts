@@ -1,5 +1,8 @@
 // What the packages' tests share. Shipped as TypeScript source (no build step), only
 // erasable syntax. Hostile path input is the `./hostile-segments` subpath.
+export * from './custom-resource.js';
 export * from './fakes.js';
+export * from './readme-harness.js';
+export * from './redaction.js';
 export * from './stub-server.js';
 export * from './wait.js';

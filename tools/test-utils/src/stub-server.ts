@@ -118,3 +118,25 @@ export async function startStubServer(handler: StubHandler = echo): Promise<Stub
   };
   return stub;
 }
+
+/** Stub servers started by `serve`, closed together by `closeAll`. */
+export interface StubServerPool {
+  serve(handler?: StubHandler): Promise<StubServer>;
+  /** Closes every server started so far: register it with `afterEach`. */
+  closeAll(): Promise<void>;
+}
+
+/** A pool of stub servers, for a test file whose every test starts its own. */
+export function stubServerPool(): StubServerPool {
+  const servers: StubServer[] = [];
+  return {
+    async serve(handler) {
+      const server = await startStubServer(handler);
+      servers.push(server);
+      return server;
+    },
+    async closeAll() {
+      await Promise.all(servers.splice(0).map((server) => server.close()));
+    },
+  };
+}
