@@ -10,6 +10,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
 import { LineLog, type LinePattern, type WaitForOptions } from './lines.ts';
 
 /** An app running as a child process. */
@@ -264,4 +265,78 @@ export async function runCommandLine(
 /** `text` as a regular expression source matching it literally. */
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** What {@link describeSeedCommandLine} needs to know about one long-running app. */
+export interface SeedCommandLine {
+  /** The program name, as its flag errors start. */
+  readonly app: string;
+  /** The app's directory (where `src/main.ts` is). */
+  readonly appDir: URL;
+  /** The seed's command line, apart from the program name, for a kubeconfig and server. */
+  readonly seedArgs: (kubeconfigPath: string, server: string) => string[];
+}
+
+/**
+ * The command-line tests every long-running app shares, against a server that refuses
+ * connections: the seed's command line and klog's flags are accepted, `-v=4` shows the
+ * reflector's and connect()'s debug lines that `-v=0` does not, and an unknown flag is
+ * refused as Go's flag package does (the flag named, the usage, exit status 2).
+ */
+export function describeSeedCommandLine({ app, appDir, seedArgs }: SeedCommandLine): void {
+  /** klogLogger's debug report of an informer's reflector: a V(4) line. */
+  const startingReflector = libraryLogLine('@kubets/cache', 'Starting reflector .*', 'I');
+  /** The first request of the reflector's list, refused and retried (printed at every -v). */
+  const listRetried = libraryLogLine(
+    '@kubets/rest',
+    'retrying after a connection error method="GET" url=".*[?&]resourceVersion=0.*',
+  );
+  /** connect()'s V(4) line: where the configuration came from. */
+  const configFrom = (server: string): RegExp =>
+    klogLine(
+      'main.ts',
+      `using the cluster configuration from .*: server ${escapeRegExp(server)}.*`,
+    );
+
+  describe(`${app} command line`, () => {
+    it("accepts the seed's command line and klog's flags; -v=4 shows debug lines that -v=0 does not", async () => {
+      const server = `https://127.0.0.1:${await closedLoopbackPort()}`;
+      const kubeconfig = writeKubeconfig(server);
+      try {
+        const seed = seedArgs(kubeconfig.path, server);
+
+        const verbose = await runCommandLine(appDir, [...seed, '-v=4'], {
+          until: startingReflector,
+        });
+        expect(verbose.output.count(flagErrorLine), verbose.output.lines.join('\n')).toBe(0);
+        expect(verbose.output.count(configFrom(server))).toBe(1);
+
+        const quiet = await runCommandLine(appDir, seed, { until: listRetried });
+        expect(quiet.output.count(flagErrorLine), quiet.output.lines.join('\n')).toBe(0);
+        expect(quiet.output.count(startingReflector)).toBe(0);
+        expect(quiet.output.count(/using the cluster configuration/)).toBe(0);
+
+        // klog's other flags, one dash or two, in Go's forms
+        const klogFlags = [
+          '--v',
+          '0',
+          '-logtostderr',
+          '--alsologtostderr=false',
+          '-stderrthreshold',
+          'INFO',
+        ];
+        const more = await runCommandLine(appDir, [...seed, ...klogFlags], { until: listRetried });
+        expect(more.output.count(flagErrorLine), more.output.lines.join('\n')).toBe(0);
+      } finally {
+        kubeconfig.cleanup();
+      }
+    }, 120_000);
+
+    it('refuses an unknown flag as Go does: the flag named, the usage, exit code 2', async () => {
+      const bad = await runCommandLine(appDir, ['-kubeconfig=/nonexistent', '-a']);
+      expect(bad.code).toBe(2);
+      expect(bad.output.lines[0]).toBe(`${app}: flag provided but not defined: -a`);
+      expect(bad.output.count(/^ {2}--v <value> +number for the log level verbosity/)).toBe(1);
+    }, 60_000);
+  });
 }
