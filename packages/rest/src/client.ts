@@ -1,5 +1,4 @@
 import type { Agent } from 'node:http';
-import { inspect } from 'node:util';
 import {
   type Clock,
   type GroupVersion,
@@ -10,6 +9,7 @@ import {
 import { type Config, copyConfig, defaultUserAgent, redactConfig } from './config.js';
 import { CredentialSource } from './credentials.js';
 import { ConfigError } from './errors.js';
+import { inspectAsJSON } from './inspect.js';
 import { type RateLimiter, rateLimiterFor } from './ratelimit.js';
 import { type PatchType, Request } from './request.js';
 import type { RequestRuntime } from './runtime.js';
@@ -180,15 +180,6 @@ export class RESTClient {
     };
   }
 
-  /** What `util.inspect` and `console.log` show: as {@link RESTClient.toJSON}, no secrets. */
-  [inspect.custom](
-    _depth: number,
-    options: Parameters<typeof inspect>[1],
-    inspectFn: typeof inspect,
-  ): string {
-    return `RESTClient ${inspectFn(this.toJSON(), options)}`;
-  }
-
   /** Starts a request with any HTTP method. */
   verb(method: string): Request {
     return new Request(this.runtime, method);
@@ -219,6 +210,7 @@ export class RESTClient {
     return this.verb('DELETE');
   }
 }
+inspectAsJSON(RESTClient, 'RESTClient');
 
 /**
  * A client for a group/version: `/api/v1` for the core group (`group: ''`), else

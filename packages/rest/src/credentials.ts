@@ -1,5 +1,4 @@
 import { readFile, stat } from 'node:fs/promises';
-import { inspect } from 'node:util';
 import { type Clock, realClock } from '@kubets/apimachinery';
 import {
   type Config,
@@ -9,6 +8,7 @@ import {
   redactConfig,
 } from './config.js';
 import { CredentialsError, isCredentialsError } from './errors.js';
+import { inspectAsJSON } from './inspect.js';
 
 /** The credentials one request attempt is sent with. */
 export interface ResolvedCredentials {
@@ -79,15 +79,6 @@ export class TokenFile {
     return { path: this.path };
   }
 
-  /** What `util.inspect` and `console.log` show: as {@link TokenFile.toJSON}. */
-  [inspect.custom](
-    _depth: number,
-    options: Parameters<typeof inspect>[1],
-    inspectFn: typeof inspect,
-  ): string {
-    return `TokenFile ${inspectFn(this.toJSON(), options)}`;
-  }
-
   /** Makes the next {@link TokenFile.token} call look at the file, e.g. after a 401 answer. */
   invalidate(): void {
     this.checkedAt = undefined;
@@ -146,6 +137,7 @@ export class TokenFile {
     }
   }
 }
+inspectAsJSON(TokenFile, 'TokenFile');
 
 // Header names may only hold token characters; client-go percent-encodes the rest of an
 // extra key so it survives as a header name.
@@ -215,15 +207,6 @@ export class CredentialSource {
     return { config: redactConfig(this.config) };
   }
 
-  /** What `util.inspect` and `console.log` show: as {@link CredentialSource.toJSON}. */
-  [inspect.custom](
-    _depth: number,
-    options: Parameters<typeof inspect>[1],
-    inspectFn: typeof inspect,
-  ): string {
-    return `CredentialSource ${inspectFn(this.toJSON(), options)}`;
-  }
-
   /**
    * The credentials for the next request attempt; rejects with a {@link CredentialsError} when they
    * cannot be obtained.
@@ -265,3 +248,4 @@ export class CredentialSource {
     return resolved;
   }
 }
+inspectAsJSON(CredentialSource, 'CredentialSource');

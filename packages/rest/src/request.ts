@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { inspect } from 'node:util';
 import type { ObjectList } from '@kubets/apimachinery';
 import { Deadline } from './deadline.js';
 import { InvalidRequestError, ResponseDecodeError, TransportError } from './errors.js';
+import { inspectAsJSON } from './inspect.js';
 import { type ListDecodeOptions, ListStreamDecoder } from './list-decode.js';
 import { errorFromResponse, failureInSuccess, isSuccess, readBody } from './response.js';
 import type { RequestRuntime } from './runtime.js';
@@ -305,15 +305,6 @@ export class Request {
     };
   }
 
-  /** What `util.inspect` and `console.log` show: as {@link Request.toJSON}, no credentials. */
-  [inspect.custom](
-    _depth: number,
-    options: Parameters<typeof inspect>[1],
-    inspectFn: typeof inspect,
-  ): string {
-    return `Request ${inspectFn(this.toJSON(), options)}`;
-  }
-
   private startDeadline(): Deadline {
     const timeoutMs = this.timeoutMs ?? this.runtime.timeoutMs;
     return new Deadline(
@@ -560,3 +551,4 @@ export class Request {
     return response;
   }
 }
+inspectAsJSON(Request, 'Request');

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { inspect } from 'node:util';
 import { parseWatchEvent, RingBuffer, type Status, type WatchEvent } from '@kubets/apimachinery';
+import { inspectAsJSON } from './inspect.js';
 
 export type { WatchEvent, WatchEventType } from '@kubets/apimachinery';
 
@@ -337,15 +337,6 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
     return { stopped: this.stopped, ended: this.ended, buffered: this.pending.length };
   }
 
-  /** What `util.inspect` and `console.log` show: as {@link WatchStream.toJSON}. */
-  [inspect.custom](
-    _depth: number,
-    options: Parameters<typeof inspect>[1],
-    inspectFn: typeof inspect,
-  ): string {
-    return `WatchStream ${inspectFn(this.toJSON(), options)}`;
-  }
-
   // Runs in the body's 'data' event: an exception here would be uncaught and end the
   // process, so every failure becomes an ERROR event instead.
   private onData(chunk: Buffer | string): void {
@@ -483,3 +474,4 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
     await this.return();
   }
 }
+inspectAsJSON(WatchStream, 'WatchStream');
