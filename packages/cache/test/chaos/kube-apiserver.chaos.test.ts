@@ -157,7 +157,15 @@ describe('a. kube-apiserver SIGKILLed and restarted three times', () => {
             pagesBeforeKill++;
             if (pagesBeforeKill === 3) {
               killed = true;
+              // The kill must land inside this page, not before it: freeze kube-apiserver so
+              // the request can reach it but never be answered, send it, then SIGKILL the
+              // frozen process (its connections are reset). Waiting for a restart to begin
+              // before sending would let a quickly restarted server answer the page.
+              process.kill(env.pids.kubeApiserver, 'SIGSTOP');
+              const page = lw.list(options, signal);
+              page.catch(() => undefined); // returned below; must not count as unhandled meanwhile
               restart1 = (await killApiServer()).restarted;
+              return page;
             }
           }
           return lw.list(options, signal);
