@@ -4,13 +4,7 @@
 // that retries through outages, and heap and unhandled-rejection probes. Not exported from
 // the package.
 
-import {
-  isStatusError,
-  type KubeObject,
-  type LogFields,
-  type Logger,
-  type ObjectList,
-} from '@kubets/apimachinery';
+import { isStatusError, type KubeObject, type ObjectList } from '@kubets/apimachinery';
 import { PatchType, type RESTClient, type Request } from '@kubets/rest';
 import { eventually } from '@kubets/test-utils';
 import { expect } from 'vitest';
@@ -525,34 +519,4 @@ export async function parallel(
     while (next < n) await fn(next++);
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-}
-
-/** A logger that keeps the last lines in memory, to print when a scenario fails. */
-export class MemoryLogger implements Logger {
-  readonly lines: string[] = [];
-  readonly #started = Date.now();
-  readonly #max: number;
-
-  constructor(max = 200) {
-    this.#max = max;
-  }
-
-  #log(level: string, message: string, fields?: LogFields): void {
-    const at = ((Date.now() - this.#started) / 1000).toFixed(1);
-    this.lines.push(`+${at}s ${level} ${message} ${fields ? JSON.stringify(fields) : ''}`);
-    if (this.lines.length > this.#max) this.lines.shift();
-  }
-
-  debug(message: string, fields?: LogFields): void {
-    this.#log('debug', message, fields);
-  }
-  info(message: string, fields?: LogFields): void {
-    this.#log('info', message, fields);
-  }
-  warn(message: string, fields?: LogFields): void {
-    this.#log('warn', message, fields);
-  }
-  error(message: string, fields?: LogFields): void {
-    this.#log('error', message, fields);
-  }
 }

@@ -8,7 +8,7 @@
 // Each ends with the convergence check (store == server, every handler at every final state,
 // deletions included) and no unhandled rejection.
 import { type Config, loadConfig, RESTClient } from '@kubets/rest';
-import { eventually } from '@kubets/test-utils';
+import { eventually, MemoryLogger } from '@kubets/test-utils';
 import { type FaultRequest, type InMemoryApiServer, startApiServer } from '@kubets/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SharedIndexInformerOptions } from '../../src/shared-informer.js';
@@ -20,7 +20,6 @@ import {
   heapSlackBytes,
   type InformerHarness,
   listFromServer,
-  MemoryLogger,
   type Obj,
   RecordingHandler,
   serverMap,
@@ -79,7 +78,7 @@ describe('d. broken watch streams', () => {
   it('streams cut mid-line (truncated) and malformed lines, under churn: converges', async () => {
     const writer = new Writer(client);
     await seed(writer, 10);
-    const logger = new MemoryLogger();
+    const logger = new MemoryLogger(200);
     // Short constant retry delays: this scenario is about healing broken streams, not backoff.
     const h = informer({ logger, backoff: { next: () => 250 } });
     await h.synced(syncMs);
@@ -101,7 +100,7 @@ describe('d. broken watch streams', () => {
       try {
         await converged(h);
       } catch (err) {
-        console.error(`d: round ${round}: the informer's log:\n${logger.lines.join('\n')}`);
+        console.error(`d: round ${round}: the informer's log:\n${logger.text().join('\n')}`);
         throw err;
       }
     }

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { isGone, isResourceExpired } from '@kubets/apimachinery';
 import { type Config, loadConfig, RESTClient } from '@kubets/rest';
-import { eventually } from '@kubets/test-utils';
+import { eventually, MemoryLogger } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newKeyedInformerFactory } from '../../src/factory.js';
@@ -26,7 +26,6 @@ import {
   heapSlackBytes,
   isWatchDeadline,
   listFromServer,
-  MemoryLogger,
   type Obj,
   parallel,
   RecordingHandler,
@@ -136,7 +135,7 @@ describe('a. kube-apiserver SIGKILLed and restarted three times', () => {
       }),
     );
 
-    const logger = new MemoryLogger();
+    const logger = new MemoryLogger(200);
     let restart1: Promise<void> | undefined;
     let killed = false;
     let pagesBeforeKill = 0;
@@ -223,7 +222,7 @@ describe('a. kube-apiserver SIGKILLed and restarted three times', () => {
         convergeMs,
       );
     } catch (err) {
-      console.error(`a: the informer's log:\n${logger.lines.join('\n')}`);
+      console.error(`a: the informer's log:\n${logger.text().join('\n')}`);
       throw err;
     } finally {
       console.info(
