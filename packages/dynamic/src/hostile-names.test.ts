@@ -2,33 +2,27 @@
 // dynamic client (issue #15) is either refused before sending, naming the bad part, or
 // reaches exactly the path of that object; a group can never climb out of a base path.
 import { isInvalidRequestError } from '@kubets/rest';
-import { rejectionOf, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
+import { rejectionOf } from '@kubets/test-utils';
 import {
   decodedPathSegments,
+  expectRefusedOrSent,
   hostileGroups,
   hostileSegments,
   hostileVersions,
+  notFoundServerForFile,
+  objectPathParts,
 } from '@kubets/test-utils/hostile-segments';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DynamicClient } from './client.js';
 
-let server: StubServer;
-let dynamic: DynamicClient;
-
-beforeAll(async () => {
-  server = await startStubServer((_request, response) =>
-    sendJson(response, 404, { kind: 'Status', status: 'Failure', code: 404, reason: 'NotFound' }),
-  );
-  dynamic = new DynamicClient({ host: `${server.url}/k8s/clusters/c1`, qps: -1, maxRetries: 0 });
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
+const server = await notFoundServerForFile();
+const dynamic = new DynamicClient({
+  host: `${server.url}/k8s/clusters/c1`,
+  qps: -1,
+  maxRetries: 0,
 });
 
-type Part = 'namespace' | 'resource' | 'name' | 'subresource';
-
-describe.each<Part>(['namespace', 'resource', 'name', 'subresource'])('a hostile %s', (part) => {
+describe.each(objectPathParts)('a hostile %s', (part) => {
   it.each(hostileSegments)('$label', async ({ value, refused }) => {
     const namespace = part === 'namespace' ? value : 'a';
     const resource = part === 'resource' ? value : 'widgets';
@@ -40,15 +34,11 @@ describe.each<Part>(['namespace', 'resource', 'name', 'subresource'])('a hostile
         .namespace(namespace)
         .delete(name, {}, ...subresources),
     );
-    if (refused) {
-      expect(isInvalidRequestError(outcome)).toBe(true);
-      expect(outcome).toMatchObject({ part, value });
-      expect(server.requests).toHaveLength(0);
-      return;
-    }
-    expect(outcome).toMatchObject({ status: { code: 404 } });
-    expect(server.requests.map((r) => decodedPathSegments(r.url))).toEqual([
-      [
+    expectRefusedOrSent(server, isInvalidRequestError, outcome, {
+      part,
+      value,
+      refused,
+      path: [
         'k8s',
         'clusters',
         'c1',
@@ -61,7 +51,7 @@ describe.each<Part>(['namespace', 'resource', 'name', 'subresource'])('a hostile
         name,
         ...subresources,
       ],
-    ]);
+    });
   });
 });
 

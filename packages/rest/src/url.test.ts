@@ -2,35 +2,25 @@
 // API group or version either makes the request fail before anything is sent, with an
 // error naming the bad part, or reaches exactly the path that names it. The stub server
 // records the path as it arrived on the wire.
-import { rejectionOf, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
+import { rejectionOf } from '@kubets/test-utils';
 import {
   decodedPathSegments,
   hostileGroups,
   hostileSegments,
   hostileVersions,
+  notFoundServerForFile,
+  type ObjectPathPart,
+  objectPathParts,
 } from '@kubets/test-utils/hostile-segments';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import { isInvalidRequestError } from './errors.js';
 import type { Request } from './request.js';
 
-let server: StubServer;
-let core: RESTClient;
+const server = await notFoundServerForFile();
+const core = new RESTClient({ host: server.url, qps: -1, maxRetries: 0 }, { groupVersion: 'v1' });
 
-beforeAll(async () => {
-  server = await startStubServer((_request, response) =>
-    sendJson(response, 404, { kind: 'Status', status: 'Failure', code: 404, reason: 'NotFound' }),
-  );
-  core = new RESTClient({ host: server.url, qps: -1, maxRetries: 0 }, { groupVersion: 'v1' });
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-});
-
-type Part = 'namespace' | 'resource' | 'name' | 'subresource';
-
-function build(part: Part, value: string): Request {
+function build(part: ObjectPathPart, value: string): Request {
   const values = { namespace: 'a', resource: 'configmaps', name: 'cm', subresource: undefined };
   const request = core
     .delete()
@@ -40,7 +30,7 @@ function build(part: Part, value: string): Request {
   return part === 'subresource' ? request.subresource(value) : request;
 }
 
-function expectedSegments(part: Part, value: string): string[] {
+function expectedSegments(part: ObjectPathPart, value: string): string[] {
   return [
     'api',
     'v1',
@@ -52,7 +42,7 @@ function expectedSegments(part: Part, value: string): string[] {
   ];
 }
 
-describe.each<Part>(['namespace', 'resource', 'name', 'subresource'])('a hostile %s', (part) => {
+describe.each(objectPathParts)('a hostile %s', (part) => {
   it.each(hostileSegments)('$label', async ({ value, refused }) => {
     const outcome = await rejectionOf(build(part, value).do());
     if (refused) {

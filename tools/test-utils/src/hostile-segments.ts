@@ -4,6 +4,13 @@
 // derived from the code under test: apimachinery's IsValidPathSegmentName refuses `.`,
 // `..`, and anything containing `/` or `%`; every other value reaches the server
 // percent-encoded (the server then answers NotFound or Invalid, never for another object).
+//
+// Also what the unit tests of that rule share: a stub server answering NotFound and the
+// check of a request's fate, refused or sent. These call vitest, so only test files may
+// import this subpath.
+
+import { afterAll, beforeEach, expect } from 'vitest';
+import { type StubServer, sendJson, startStubServer } from './stub-server.js';
 
 /** One hostile value and whether a client must refuse it as a path segment. */
 export interface HostileSegment {
@@ -97,4 +104,56 @@ export const hostileVersions: readonly HostileGroupVersionPart[] = [
 export function decodedPathSegments(pathAsSent: string): string[] {
   const path = pathAsSent.split('?')[0] ?? '';
   return path.split('/').slice(1).map(decodeURIComponent);
+}
+
+/** The parts of an object's path a hostile segment can be given as. */
+export const objectPathParts = ['namespace', 'resource', 'name', 'subresource'] as const;
+export type ObjectPathPart = (typeof objectPathParts)[number];
+
+/**
+ * Starts a stub server that answers every request 404 NotFound, for the tests of the file
+ * that calls it at its top level: a request that is sent reaches no object, and its path is
+ * in `requests`, emptied before each test. Closed after the file's tests.
+ */
+export async function notFoundServerForFile(): Promise<StubServer> {
+  const server = await startStubServer((_request, response) =>
+    sendJson(response, 404, { kind: 'Status', status: 'Failure', code: 404, reason: 'NotFound' }),
+  );
+  beforeEach(() => {
+    server.requests.length = 0;
+  });
+  afterAll(() => server.close());
+  return server;
+}
+
+/** A hostile value given as one part of a request, and where the request goes if sent. */
+export interface HostileRequest {
+  readonly part: string;
+  readonly value: string;
+  /** The value's {@link HostileSegment.refused}. */
+  readonly refused: boolean;
+  /** The segments of the path the request names, percent-decoded. */
+  readonly path: readonly string[];
+}
+
+/**
+ * Checks what became of a request to a {@link notFoundServerForFile} server: a value that must
+ * be refused failed it with an InvalidRequestError naming the part and value, nothing sent;
+ * any other value reached the server as its one request, to exactly `path`, and got the 404.
+ * `isInvalidRequestError` is @kubets/rest's, passed in: this package does not depend on it.
+ */
+export function expectRefusedOrSent(
+  server: StubServer,
+  isInvalidRequestError: (err: unknown) => boolean,
+  outcome: unknown,
+  { part, value, refused, path }: HostileRequest,
+): void {
+  if (refused) {
+    expect(isInvalidRequestError(outcome)).toBe(true);
+    expect(outcome).toMatchObject({ part, value });
+    expect(server.requests).toHaveLength(0);
+    return;
+  }
+  expect(outcome).toMatchObject({ status: { code: 404 } });
+  expect(server.requests.map((r) => decodedPathSegments(r.url))).toEqual([path]);
 }
