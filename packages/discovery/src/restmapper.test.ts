@@ -36,12 +36,9 @@ describe('RESTMapper', () => {
     ]) {
       expect(await mapper.resourceFor(arg), arg).toEqual(deployments);
     }
-    expect(await mapper.resourceFor('po')).toEqual({ group: '', version: 'v1', resource: 'pods' });
-    expect(await mapper.resourceFor({ resource: 'pod' })).toEqual({
-      group: '',
-      version: 'v1',
-      resource: 'pods',
-    });
+    const pods = { group: '', version: 'v1', resource: 'pods' };
+    expect(await mapper.resourceFor('po')).toEqual(pods);
+    expect(await mapper.resourceFor({ resource: 'pod' })).toEqual(pods);
   });
 
   it('maps resources to kinds', async () => {
@@ -50,11 +47,8 @@ describe('RESTMapper', () => {
     expect(await mapper.kindFor('deploy')).toEqual(deployment);
     const deployments = { group: 'apps', version: 'v1', resource: 'deployments' };
     expect(await mapper.kindFor(deployments)).toEqual(deployment);
-    expect(await mapper.kindFor('cj')).toEqual({
-      group: 'batch',
-      version: 'v1beta1',
-      kind: 'CronJob',
-    });
+    const cronJob = { group: 'batch', version: 'v1beta1', kind: 'CronJob' };
+    expect(await mapper.kindFor('cj')).toEqual(cronJob);
   });
 
   it('prefers the earlier group and the preferred version when several match', async () => {

@@ -146,11 +146,19 @@ export class StaticRESTMapper {
     return new NoResourceMatchError(query);
   }
 
-  /** All resources matching, in priority order. @throws {NoResourceMatchError} when none does. */
-  resourcesFor(query: ResourceQuery): GroupVersionResource[] {
+  /** What `pick` takes from each mapping matching, in priority order, without repeats. */
+  private allMatching<T extends object>(
+    query: ResourceQuery,
+    pick: (mapping: RESTMapping) => T,
+  ): T[] {
     const found = this.matching(query);
     if (found.length === 0) throw this.noResource(query);
-    return dedupe(found.map((e) => e.mapping.resource));
+    return dedupe(found.map((e) => pick(e.mapping)));
+  }
+
+  /** All resources matching, in priority order. @throws {NoResourceMatchError} when none does. */
+  resourcesFor(query: ResourceQuery): GroupVersionResource[] {
+    return this.allMatching(query, (m) => m.resource);
   }
 
   /** The best resource for a (partial) resource, plural, singular or short name. */
@@ -160,9 +168,7 @@ export class StaticRESTMapper {
 
   /** All kinds matching, in priority order. @throws {NoResourceMatchError} when none does. */
   kindsFor(query: ResourceQuery): GroupVersionKind[] {
-    const found = this.matching(query);
-    if (found.length === 0) throw this.noResource(query);
-    return dedupe(found.map((e) => e.mapping.groupVersionKind));
+    return this.allMatching(query, (m) => m.groupVersionKind);
   }
 
   /** The kind of the best matching resource. */
