@@ -471,30 +471,21 @@ class Recorder implements EventRecorder {
     this.#logger = logger;
   }
 
-  event(obj: RecordableObject, type: EventType, reason: string, message: string): void {
+  // Typed by the interface, so the parameter lists are written once, in EventRecorder.
+  readonly event: EventRecorder['event'] = (obj, type, reason, message) =>
     this.#generate(obj, undefined, type, reason, () => message);
-  }
 
-  eventf(
-    obj: RecordableObject,
-    type: EventType,
-    reason: string,
-    format: string,
-    ...args: unknown[]
-  ): void {
+  readonly eventf: EventRecorder['eventf'] = (obj, type, reason, format, ...args) =>
     this.#generate(obj, undefined, type, reason, () => sprintf(format, args));
-  }
 
-  annotatedEventf(
-    obj: RecordableObject,
-    annotations: Readonly<Record<string, string>>,
-    type: EventType,
-    reason: string,
-    format: string,
-    ...args: unknown[]
-  ): void {
-    this.#generate(obj, annotations, type, reason, () => sprintf(format, args));
-  }
+  readonly annotatedEventf: EventRecorder['annotatedEventf'] = (
+    obj,
+    annotations,
+    type,
+    reason,
+    format,
+    ...args
+  ) => this.#generate(obj, annotations, type, reason, () => sprintf(format, args));
 
   #generate(
     obj: RecordableObject,

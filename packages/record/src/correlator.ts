@@ -108,6 +108,32 @@ export const eventAggregatorByReasonFunc: EventAggregatorKeyFunc = (event) => {
 export const eventAggregatorByReasonMessageFunc: EventAggregatorMessageFunc = (event) =>
   aggregatedMessagePrefix + (event.message ?? '');
 
+/** `options` with every default filled in (client-go's `populateDefaults`). */
+function withDefaults(options: CorrelatorOptions): Required<CorrelatorOptions> {
+  return {
+    lruCacheSize: options.lruCacheSize ?? maxLruCacheEntries,
+    burstSize: options.burstSize ?? defaultSpamBurst,
+    qps: options.qps ?? defaultSpamQps,
+    keyFunc: options.keyFunc ?? eventAggregatorByReasonFunc,
+    messageFunc: options.messageFunc ?? eventAggregatorByReasonMessageFunc,
+    maxEvents: options.maxEvents ?? defaultAggregateMaxEvents,
+    maxIntervalMs: options.maxIntervalMs ?? defaultAggregateIntervalMs,
+    spamKeyFunc: options.spamKeyFunc ?? getSpamKey,
+    clock: options.clock ?? systemClock,
+  };
+}
+
+/** What a correlation stage runs on: its options, defaults filled in, and its per-key state. */
+interface Stage<T> {
+  readonly options: Required<CorrelatorOptions>;
+  readonly cache: LruCache<T>;
+}
+
+function newStage<T>(options: CorrelatorOptions): Stage<T> {
+  const resolved = withDefaults(options);
+  return { options: resolved, cache: new LruCache(resolved.lruCacheSize) };
+}
+
 /**
  * A token bucket that is only consulted, never waited on (client-go's passive limiter):
  * starts full with `burst` tokens and refills `qps` tokens per second.
@@ -140,28 +166,21 @@ class PassiveTokenBucket {
  * {@link getSpamKey} (burst 25, one more every 5 minutes by default), held in an LRU cache.
  */
 export class EventSourceObjectSpamFilter {
-  readonly #cache: LruCache<PassiveTokenBucket>;
-  readonly #burst: number;
-  readonly #qps: number;
-  readonly #clock: Pick<Clock, 'now'>;
-  readonly #keyFunc: EventSpamKeyFunc;
+  readonly #stage: Stage<PassiveTokenBucket>;
 
   constructor(options: CorrelatorOptions = {}) {
-    this.#cache = new LruCache(options.lruCacheSize ?? maxLruCacheEntries);
-    this.#burst = options.burstSize ?? defaultSpamBurst;
-    this.#qps = options.qps ?? defaultSpamQps;
-    this.#clock = options.clock ?? systemClock;
-    this.#keyFunc = options.spamKeyFunc ?? getSpamKey;
+    this.#stage = newStage(options);
   }
 
   /** True when the event exceeds its source+object budget and must be dropped. */
   filter(event: Event): boolean {
-    const key = this.#keyFunc(event);
-    const now = this.#clock.now();
-    let bucket = this.#cache.get(key);
-    if (!bucket) bucket = new PassiveTokenBucket(this.#qps, this.#burst, now);
+    const { options, cache } = this.#stage;
+    const key = options.spamKeyFunc(event);
+    const now = options.clock.now();
+    let bucket = cache.get(key);
+    if (!bucket) bucket = new PassiveTokenBucket(options.qps, options.burstSize, now);
     const drop = !bucket.tryAccept(now);
-    this.#cache.set(key, bucket);
+    cache.set(key, bucket);
     return drop;
   }
 }
@@ -179,20 +198,10 @@ interface AggregateRecord {
  * repeats update that one event.
  */
 export class EventAggregator {
-  readonly #cache: LruCache<AggregateRecord>;
-  readonly #keyFunc: EventAggregatorKeyFunc;
-  readonly #messageFunc: EventAggregatorMessageFunc;
-  readonly #maxEvents: number;
-  readonly #maxIntervalMs: number;
-  readonly #clock: Pick<Clock, 'now'>;
+  readonly #stage: Stage<AggregateRecord>;
 
   constructor(options: CorrelatorOptions = {}) {
-    this.#cache = new LruCache(options.lruCacheSize ?? maxLruCacheEntries);
-    this.#keyFunc = options.keyFunc ?? eventAggregatorByReasonFunc;
-    this.#messageFunc = options.messageFunc ?? eventAggregatorByReasonMessageFunc;
-    this.#maxEvents = options.maxEvents ?? defaultAggregateMaxEvents;
-    this.#maxIntervalMs = options.maxIntervalMs ?? defaultAggregateIntervalMs;
-    this.#clock = options.clock ?? systemClock;
+    this.#stage = newStage(options);
   }
 
   /**
@@ -205,17 +214,18 @@ export class EventAggregator {
     /** The key to correlate the event under in the {@link EventLogger}. */
     key: string;
   } {
-    const now = this.#clock.now();
+    const { options, cache } = this.#stage;
+    const now = options.clock.now();
     const eventKey = getEventKey(event);
-    const [aggregateKey, localKey] = this.#keyFunc(event);
-    let record = this.#cache.get(aggregateKey);
-    if (!record || now - record.lastTimestamp > this.#maxIntervalMs) {
+    const [aggregateKey, localKey] = options.keyFunc(event);
+    let record = cache.get(aggregateKey);
+    if (!record || now - record.lastTimestamp > options.maxIntervalMs) {
       record = { localKeys: new Set(), lastTimestamp: 0 };
     }
     record.localKeys.add(localKey);
     record.lastTimestamp = now;
-    this.#cache.set(aggregateKey, record);
-    if (record.localKeys.size < this.#maxEvents) return { event, key: eventKey };
+    cache.set(aggregateKey, record);
+    if (record.localKeys.size < options.maxEvents) return { event, key: eventKey };
 
     // Keep the set at its bound: forget one member (any) before aggregating.
     const any = record.localKeys.values().next();
@@ -231,7 +241,7 @@ export class EventAggregator {
       count: 1,
       firstTimestamp: stamp,
       lastTimestamp: stamp,
-      message: this.#messageFunc(event),
+      message: options.messageFunc(event),
       type: event.type,
       reason: event.reason,
       source: event.source ? { ...event.source } : undefined,
@@ -257,7 +267,7 @@ export class EventLogger {
   readonly #cache: LruCache<EventLog>;
 
   constructor(options: Pick<CorrelatorOptions, 'lruCacheSize'> = {}) {
-    this.#cache = new LruCache(options.lruCacheSize ?? maxLruCacheEntries);
+    this.#cache = new LruCache(withDefaults(options).lruCacheSize);
   }
 
   /**
