@@ -177,6 +177,22 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A record acquired and renewed this moment (the local wall clock, informational only). */
+function recordFromNow(
+  holderIdentity: string,
+  leaseDurationSeconds: number,
+  leaderTransitions: number,
+): LeaderElectionRecord {
+  const now = formatMicroTime(new Date());
+  return {
+    holderIdentity,
+    leaseDurationSeconds,
+    acquireTime: now,
+    renewTime: now,
+    leaderTransitions,
+  };
+}
+
 /**
  * Leader election over a {@link ResourceLock} — client-go's `leaderelection.LeaderElector`.
  *
@@ -471,14 +487,11 @@ export class LeaderElector {
    */
   async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const startedAt = this.#clock.now();
-    const now = formatMicroTime(new Date());
-    const desired: LeaderElectionRecord = {
-      holderIdentity: this.#lock.identity(),
-      leaseDurationSeconds: Math.ceil(this.#durations.leaseDurationMs / 1000),
-      acquireTime: now,
-      renewTime: now,
-      leaderTransitions: 0,
-    };
+    const desired = recordFromNow(
+      this.#lock.identity(),
+      Math.ceil(this.#durations.leaseDurationMs / 1000),
+      0,
+    );
     const describe = this.#lock.describe();
 
     // 1. Get the record, or create it.
@@ -577,14 +590,7 @@ export class LeaderElector {
     }
     // Someone else took over since our last renewal: theirs now, nothing to release.
     if (current.holderIdentity !== this.#lock.identity()) return true;
-    const now = formatMicroTime(new Date());
-    const released: LeaderElectionRecord = {
-      holderIdentity: '',
-      leaseDurationSeconds: 1,
-      acquireTime: now,
-      renewTime: now,
-      leaderTransitions: current.leaderTransitions,
-    };
+    const released = recordFromNow('', 1, current.leaderTransitions);
     // Read and write share one renew deadline, as in client-go.
     const remainingMs = Math.max(1, renewDeadlineMs - (this.#clock.now() - startedAt));
     try {

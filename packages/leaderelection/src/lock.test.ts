@@ -150,16 +150,19 @@ function start(
   name: string,
   id: string,
   durations: Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>,
-  releaseOnCancel = false,
+  options: Pick<LeaderElectionConfig, 'releaseOnCancel' | 'clock'> & {
+    client?: Clientset | LeaseClient;
+  } = {},
 ): LiveCandidate {
   const events: string[] = [];
   const logger = new MemoryLogger();
   let signal: AbortSignal | undefined;
   const controller = new AbortController();
+  const { client = clientset, ...config } = options;
   const elector = new LeaderElector({
-    lock: new LeaseLock({ namespace: 'default', name, client: clientset, identity: id }),
+    lock: new LeaseLock({ namespace: 'default', name, client, identity: id }),
     ...durations,
-    releaseOnCancel,
+    ...config,
     logger,
     callbacks: {
       onStartedLeading: (s) => {
@@ -203,9 +206,9 @@ describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60
     const name = leaseName();
     // A 60 s lease: a takeover within the test can only come from the release.
     const durations = { leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 200 };
-    const a = start(name, 'a', durations, true);
+    const a = start(name, 'a', durations, { releaseOnCancel: true });
     await eventually(() => a.leading(), { timeoutMs: 10_000, what: 'a to lead', intervalMs: 25 });
-    const b = start(name, 'b', durations, true);
+    const b = start(name, 'b', durations, { releaseOnCancel: true });
     const sampler = watchForTwoLeaders([a, b]);
     await eventually(() => b.elector.getLeader() === 'a', {
       timeoutMs: 10_000,
@@ -260,18 +263,12 @@ describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60
     // through the release (its clock never reaches the 60 s expiry).
     const clock = new FakeClock();
     const durations = { leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 2_000 };
-    const logger = new MemoryLogger();
-    const cancelA = new AbortController();
-    const a = new LeaderElector({
-      lock: new LeaseLock({ namespace: 'default', name, client, identity: 'a' }),
-      ...durations,
-      clock,
-      releaseOnCancel: true,
-      logger,
-      callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
+    const a = start(name, 'a', durations, { releaseOnCancel: true, client, clock });
+    await eventually(() => a.elector.isLeader(), {
+      timeoutMs: 10_000,
+      what: 'a to lead',
+      intervalMs: 25,
     });
-    const aDone = a.run(cancelA.signal);
-    await eventually(() => a.isLeader(), { timeoutMs: 10_000, what: 'a to lead', intervalMs: 25 });
 
     withholdNext = true;
     const before = applied;
@@ -282,14 +279,14 @@ describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60
       intervalMs: 25,
     });
     const renewed = await leases.get(name);
-    cancelA.abort();
-    await aDone;
+    a.stop();
+    await a.done;
 
     const released = await leases.get(name);
     expect(released.metadata?.resourceVersion).not.toBe(renewed.metadata?.resourceVersion);
     expect(released.spec?.holderIdentity ?? '').toBe('');
     expect(released.spec).toMatchObject({ leaseDurationSeconds: 1, leaseTransitions: 0 });
-    expect(logger.errors()).toEqual([]);
+    expect(a.logger.errors()).toEqual([]);
 
     const cancelB = new AbortController();
     let bStarted = false;
@@ -324,35 +321,27 @@ describe('LeaderElector over a Lease on the in-memory API server', { timeout: 60
   it('leaves a Lease someone else took over alone on release', async () => {
     const name = leaseName();
     const leases = clientset.coordinationV1().leases('default');
-    const clock = new FakeClock();
-    const logger = new MemoryLogger();
-    const cancel = new AbortController();
-    const a = new LeaderElector({
-      lock: new LeaseLock({ namespace: 'default', name, client: clientset, identity: 'a' }),
-      leaseDurationMs: 60_000,
-      renewDeadlineMs: 40_000,
-      retryPeriodMs: 2_000,
-      clock,
-      releaseOnCancel: true,
-      logger,
-      callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
+    const durations = { leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 2_000 };
+    const a = start(name, 'a', durations, { releaseOnCancel: true, clock: new FakeClock() });
+    await eventually(() => a.elector.isLeader(), {
+      timeoutMs: 10_000,
+      what: 'a to lead',
+      intervalMs: 25,
     });
-    const done = a.run(cancel.signal);
-    await eventually(() => a.isLeader(), { timeoutMs: 10_000, what: 'a to lead', intervalMs: 25 });
     // Another party takes the Lease behind a's back (a has not renewed since).
     const taken = await leases.get(name);
     await leases.update({
       ...taken,
       spec: { ...taken.spec, holderIdentity: 'c', leaseTransitions: 1 },
     });
-    cancel.abort();
-    await done;
+    a.stop();
+    await a.done;
     expect((await leases.get(name)).spec).toMatchObject({
       holderIdentity: 'c',
       leaseTransitions: 1,
       leaseDurationSeconds: 60,
     });
-    expect(logger.errors()).toEqual([]);
+    expect(a.logger.errors()).toEqual([]);
   });
 
   it('stops leading when the server answers 503 past the renew deadline, and leads again afterwards', async () => {
