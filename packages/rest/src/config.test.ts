@@ -50,6 +50,9 @@ function kubeconfig(options: {
   });
 }
 
+const writeKubeconfig = (options: Parameters<typeof kubeconfig>[0]): string =>
+  writeFile('config', kubeconfig(options));
+
 // loadConfig checks that certificate data decodes to PEM; the bytes themselves are not parsed.
 const caPem = '-----BEGIN CERTIFICATE-----\nCA PEM\n-----END CERTIFICATE-----\n';
 
@@ -96,6 +99,14 @@ function expectConfigError(run: () => unknown, expected: RegExp): ConfigError {
   return error;
 }
 
+/** {@link expectConfigError} for loading the kubeconfig `file`, isolated from the machine. */
+function expectLoadError(file: string, expected: RegExp, context?: string): ConfigError {
+  return expectConfigError(
+    () => loadConfig({ kubeconfig: file, context, ...isolated() }),
+    expected,
+  );
+}
+
 describe('loadConfig from a kubeconfig file', () => {
   it('reads server, CA, TLS server name, token and namespace of the current context', () => {
     const config = loadConfig({ kubeconfig: writeFile('config', simpleKubeconfig), ...isolated() });
@@ -108,21 +119,18 @@ describe('loadConfig from a kubeconfig file', () => {
   });
 
   it('uses the requested context', () => {
-    const file = writeFile(
-      'config',
-      kubeconfig({
-        current: 'a',
-        clusters: [
-          { name: 'a', cluster: { server: 'https://a:6443' } },
-          { name: 'b', cluster: { server: 'http://b:8080', 'insecure-skip-tls-verify': true } },
-        ],
-        users: [{ name: 'u', user: { username: 'admin', password: 'pw', as: 'jane' } }],
-        contexts: [
-          { name: 'a', context: { cluster: 'a', user: 'u' } },
-          { name: 'b', context: { cluster: 'b', user: 'u' } },
-        ],
-      }),
-    );
+    const file = writeKubeconfig({
+      current: 'a',
+      clusters: [
+        { name: 'a', cluster: { server: 'https://a:6443' } },
+        { name: 'b', cluster: { server: 'http://b:8080', 'insecure-skip-tls-verify': true } },
+      ],
+      users: [{ name: 'u', user: { username: 'admin', password: 'pw', as: 'jane' } }],
+      contexts: [
+        { name: 'a', context: { cluster: 'a', user: 'u' } },
+        { name: 'b', context: { cluster: 'b', user: 'u' } },
+      ],
+    });
     const config = loadConfig({ kubeconfig: file, context: 'b', ...isolated() });
     expect(config).toMatchObject({
       host: 'http://b:8080',
@@ -214,31 +222,29 @@ describe('configSource', () => {
 describe('loadConfig errors', () => {
   it('an unknown context names it, the file and the known contexts', () => {
     const file = writeFile('config', simpleKubeconfig);
-    const error = expectConfigError(
-      () => loadConfig({ kubeconfig: file, context: 'prod', ...isolated() }),
+    const error = expectLoadError(
+      file,
       /^context "prod" not found in kubeconfig .*config; known contexts: "dev"$/,
+      'prod',
     );
     expect(error.context).toBe('prod');
     expect(error.file).toBe(file);
   });
 
   it('a missing certificate file names the file and the field', () => {
-    const file = writeFile(
-      'config',
-      kubeconfig({
-        current: 'c',
-        clusters: [{ name: 'k', cluster: { server: 'https://k:6443' } }],
-        users: [
-          {
-            name: 'u',
-            user: { 'client-certificate': 'certs/nope.crt', 'client-key': 'certs/nope.key' },
-          },
-        ],
-        contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
-      }),
-    );
-    const error = expectConfigError(
-      () => loadConfig({ kubeconfig: file, ...isolated() }),
+    const file = writeKubeconfig({
+      current: 'c',
+      clusters: [{ name: 'k', cluster: { server: 'https://k:6443' } }],
+      users: [
+        {
+          name: 'u',
+          user: { 'client-certificate': 'certs/nope.crt', 'client-key': 'certs/nope.key' },
+        },
+      ],
+      contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
+    });
+    const error = expectLoadError(
+      file,
       /^cannot read users\[u\]\.client-certificate .*certs\/nope\.crt \(context "c" in kubeconfig .*\): no such file$/,
     );
     // Relative paths resolve against the kubeconfig's directory.
@@ -248,31 +254,25 @@ describe('loadConfig errors', () => {
   });
 
   it('a missing CA file names it', () => {
-    const file = writeFile(
-      'config',
-      kubeconfig({
-        current: 'c',
-        clusters: [
-          {
-            name: 'k',
-            cluster: { server: 'https://k:6443', 'certificate-authority': '/nonexistent/ca.crt' },
-          },
-        ],
-        contexts: [{ name: 'c', context: { cluster: 'k' } }],
-      }),
-    );
-    expectConfigError(
-      () => loadConfig({ kubeconfig: file, ...isolated() }),
+    const file = writeKubeconfig({
+      current: 'c',
+      clusters: [
+        {
+          name: 'k',
+          cluster: { server: 'https://k:6443', 'certificate-authority': '/nonexistent/ca.crt' },
+        },
+      ],
+      contexts: [{ name: 'c', context: { cluster: 'k' } }],
+    });
+    expectLoadError(
+      file,
       /^cannot read clusters\[k\]\.certificate-authority \/nonexistent\/ca\.crt/,
     );
   });
 
   it('broken YAML names the file in one line', () => {
     const file = writeFile('config', 'clusters:\n  - name: a\n   cluster: [unclosed\n');
-    const error = expectConfigError(
-      () => loadConfig({ kubeconfig: file, ...isolated() }),
-      /^invalid kubeconfig .*config: .+/,
-    );
+    const error = expectLoadError(file, /^invalid kubeconfig .*config: .+/);
     expect(error.file).toBe(file);
     expect(error.cause).toBeInstanceOf(Error);
   });
@@ -283,71 +283,51 @@ describe('loadConfig errors', () => {
     ['plain text', 'hello\n'],
   ])('a file holding %s is not a kubeconfig', (_what, text) => {
     const file = writeFile('config', text);
-    expectConfigError(
-      () => loadConfig({ kubeconfig: file, ...isolated() }),
-      /^invalid kubeconfig .*config: not a kubeconfig/,
-    );
+    expectLoadError(file, /^invalid kubeconfig .*config: not a kubeconfig/);
   });
 
   it('an empty file is reported', () => {
     const file = writeFile('config', '');
-    expectConfigError(
-      () => loadConfig({ kubeconfig: file, ...isolated() }),
-      /^invalid kubeconfig .*config: .+/,
-    );
+    expectLoadError(file, /^invalid kubeconfig .*config: .+/);
   });
 
   it('a cluster without a server names the missing field', () => {
-    const file = writeFile(
-      'config',
-      kubeconfig({ current: 'c', clusters: [{ name: 'k', cluster: {} }], contexts: [] }),
-    );
-    expectConfigError(
-      () => loadConfig({ kubeconfig: file, ...isolated() }),
-      /^invalid kubeconfig .*: clusters\[0\]\.cluster\.server is missing$/,
-    );
+    const file = writeKubeconfig({
+      current: 'c',
+      clusters: [{ name: 'k', cluster: {} }],
+      contexts: [],
+    });
+    expectLoadError(file, /^invalid kubeconfig .*: clusters\[0\]\.cluster\.server is missing$/);
   });
 
   it('a context naming a missing cluster or user is reported', () => {
-    const file = writeFile(
-      'config',
-      kubeconfig({
-        current: 'c',
-        clusters: [{ name: 'k', cluster: { server: 'https://k' } }],
-        contexts: [
-          { name: 'c', context: { cluster: 'gone' } },
-          { name: 'd', context: { cluster: 'k', user: 'ghost' } },
-        ],
-      }),
-    );
-    expectConfigError(
-      () => loadConfig({ kubeconfig: file, ...isolated() }),
-      /cluster "gone" of context "c" not found/,
-    );
-    expectConfigError(
-      () => loadConfig({ kubeconfig: file, context: 'd', ...isolated() }),
-      /user "ghost" of context "d" not found/,
-    );
+    const file = writeKubeconfig({
+      current: 'c',
+      clusters: [{ name: 'k', cluster: { server: 'https://k' } }],
+      contexts: [
+        { name: 'c', context: { cluster: 'gone' } },
+        { name: 'd', context: { cluster: 'k', user: 'ghost' } },
+      ],
+    });
+    expectLoadError(file, /cluster "gone" of context "c" not found/);
+    expectLoadError(file, /user "ghost" of context "d" not found/, 'd');
   });
 
   it('no current context is reported with the choices', () => {
-    const file = writeFile(
-      'config',
-      kubeconfig({
-        clusters: [{ name: 'k', cluster: { server: 'https://k' } }],
-        contexts: [{ name: 'c', context: { cluster: 'k' } }],
-      }),
-    );
-    expectConfigError(
-      () => loadConfig({ kubeconfig: file, ...isolated() }),
+    const file = writeKubeconfig({
+      clusters: [{ name: 'k', cluster: { server: 'https://k' } }],
+      contexts: [{ name: 'c', context: { cluster: 'k' } }],
+    });
+    expectLoadError(
+      file,
       /no context selected in kubeconfig .*: current-context is not set; choose one of "c"/,
     );
   });
 
   it('a missing explicit file is an error, not a fallback', () => {
     const missing = join(dir, 'does-not-exist');
-    const error = expectConfigError(
-      () => loadConfig({ kubeconfig: missing, ...isolated() }),
+    const error = expectLoadError(
+      missing,
       /^cannot read kubeconfig .*does-not-exist: no such file$/,
     );
     expect(error.file).toBe(missing);
@@ -369,15 +349,12 @@ describe('loadConfig rejects values of the wrong shape, naming the field and the
   const keyPem =
     '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----\n';
   const withEntries = (cluster: Record<string, unknown>, user: Record<string, unknown>): string =>
-    writeFile(
-      'config',
-      kubeconfig({
-        current: 'ctx',
-        clusters: [{ name: 'c1', cluster: { server: 'https://c1:6443', ...cluster } }],
-        users: [{ name: 'u1', user }],
-        contexts: [{ name: 'ctx', context: { cluster: 'c1', user: 'u1' } }],
-      }),
-    );
+    writeKubeconfig({
+      current: 'ctx',
+      clusters: [{ name: 'c1', cluster: { server: 'https://c1:6443', ...cluster } }],
+      users: [{ name: 'u1', user }],
+      contexts: [{ name: 'ctx', context: { cluster: 'c1', user: 'u1' } }],
+    });
   const escapeRe = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
   it.each([
@@ -386,8 +363,8 @@ describe('loadConfig rejects values of the wrong shape, naming the field and the
     ['a list', ['x'], 'a list'],
   ])('token that is %s', (_what, token, kind) => {
     const file = withEntries({}, { token });
-    const error = expectConfigError(
-      () => loadConfig({ kubeconfig: file, ...isolated() }),
+    const error = expectLoadError(
+      file,
       new RegExp(
         `^invalid users\\[u1\\]\\.token \\(context "ctx" in kubeconfig ${escapeRe(file)}\\): expected a string, got ${kind}$`,
       ),
@@ -403,8 +380,8 @@ describe('loadConfig rejects values of the wrong shape, naming the field and the
     ['as', { as: ['a'] }],
   ])('%s that is not a string', (field, user) => {
     const file = withEntries({}, user);
-    const error = expectConfigError(
-      () => loadConfig({ kubeconfig: file, ...isolated() }),
+    const error = expectLoadError(
+      file,
       new RegExp(`^invalid users\\[u1\\]\\.${field} .*${escapeRe(file)}.*expected a string`),
     );
     expect(error.field).toBe(`users[u1].${field}`);
@@ -419,8 +396,8 @@ describe('loadConfig rejects values of the wrong shape, naming the field and the
   it.each(dataFields)('%s that is not base64', (field, key, entry) => {
     const bad = { [key]: 'not*base64!' };
     const file = entry === 'cluster' ? withEntries(bad, {}) : withEntries({}, bad);
-    const error = expectConfigError(
-      () => loadConfig({ kubeconfig: file, ...isolated() }),
+    const error = expectLoadError(
+      file,
       new RegExp(
         `^invalid ${escapeRe(field)} \\(context "ctx" in kubeconfig ${escapeRe(file)}\\): not valid base64$`,
       ),
@@ -432,8 +409,8 @@ describe('loadConfig rejects values of the wrong shape, naming the field and the
   it.each(dataFields)('%s with base64 that is not PEM', (field, key, entry) => {
     const bad = { [key]: base64('just some bytes, no PEM block') };
     const file = entry === 'cluster' ? withEntries(bad, {}) : withEntries({}, bad);
-    const error = expectConfigError(
-      () => loadConfig({ kubeconfig: file, ...isolated() }),
+    const error = expectLoadError(
+      file,
       new RegExp(
         `^invalid ${escapeRe(field)} \\(context "ctx" in kubeconfig ${escapeRe(file)}\\): the base64 does not decode to PEM`,
       ),
@@ -445,10 +422,7 @@ describe('loadConfig rejects values of the wrong shape, naming the field and the
     const unpadded = base64(keyPem).replace(/=+$/, '');
     expect(unpadded.length % 4).not.toBe(0);
     const file = withEntries({}, { 'client-key-data': unpadded });
-    expectConfigError(
-      () => loadConfig({ kubeconfig: file, ...isolated() }),
-      /users\[u1\]\.client-key-data .*not valid base64/,
-    );
+    expectLoadError(file, /users\[u1\]\.client-key-data .*not valid base64/);
 
     const wrapped = base64(keyPem).replace(/(.{20})/g, '$1\n');
     const good = withEntries({}, { 'client-key-data': wrapped });
@@ -536,26 +510,23 @@ describe('authentication through client-node', () => {
   });
 
   function execKubeconfig(script: string): string {
-    return writeFile(
-      'config',
-      kubeconfig({
-        current: 'c',
-        clusters: [{ name: 'k', cluster: { server: server.url } }],
-        users: [
-          {
-            name: 'exec-user',
-            user: {
-              exec: {
-                apiVersion: 'client.authentication.k8s.io/v1beta1',
-                command: process.execPath,
-                args: ['-e', script],
-              },
+    return writeKubeconfig({
+      current: 'c',
+      clusters: [{ name: 'k', cluster: { server: server.url } }],
+      users: [
+        {
+          name: 'exec-user',
+          user: {
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1beta1',
+              command: process.execPath,
+              args: ['-e', script],
             },
           },
-        ],
-        contexts: [{ name: 'c', context: { cluster: 'k', user: 'exec-user' } }],
-      }),
-    );
+        },
+      ],
+      contexts: [{ name: 'c', context: { cluster: 'k', user: 'exec-user' } }],
+    });
   }
 
   it('runs exec credential plugins and sends their token', async () => {

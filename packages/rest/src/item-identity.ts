@@ -5,12 +5,12 @@
 import {
   BACKSLASH,
   CLOSE_BRACE,
-  CLOSE_BRACKET,
   COLON,
   COMMA,
+  closesContainer,
   isWhitespace,
   OPEN_BRACE,
-  OPEN_BRACKET,
+  opensContainer,
   QUOTE,
 } from './json-bytes.js';
 
@@ -46,21 +46,21 @@ function stringEnd(b: Buffer, i: number): number {
 
 /** Returns the index just after the value starting at `i`, or -1 if it does not end. */
 function skipValue(b: Buffer, i: number): number {
-  const first = b[i];
+  const first = b[i] as number;
   if (first === QUOTE) {
     const end = stringEnd(b, i + 1);
     return end < 0 ? -1 : end + 1;
   }
-  if (first === OPEN_BRACE || first === OPEN_BRACKET) {
+  if (opensContainer(first)) {
     let depth = 0;
     for (; i < b.length; i++) {
       const c = b[i] as number;
       if (c === QUOTE) {
         i = stringEnd(b, i + 1);
         if (i < 0) return -1;
-      } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      } else if (opensContainer(c)) {
         depth++;
-      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      } else if (closesContainer(c)) {
         depth--;
         if (depth === 0) return i + 1;
       }
@@ -69,7 +69,7 @@ function skipValue(b: Buffer, i: number): number {
   }
   for (; i < b.length; i++) {
     const c = b[i] as number;
-    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isWhitespace(c)) return i;
+    if (c === COMMA || closesContainer(c) || isWhitespace(c)) return i;
   }
   return i;
 }

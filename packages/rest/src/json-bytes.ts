@@ -13,3 +13,18 @@ export const COMMA = 0x2c;
 export function isWhitespace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
+
+/** `{` or `[`: the first byte of an object or array. */
+export function opensContainer(c: number): boolean {
+  return c === OPEN_BRACE || c === OPEN_BRACKET;
+}
+
+/** `}` or `]`: the last byte of an object or array. */
+export function closesContainer(c: number): boolean {
+  return c === CLOSE_BRACE || c === CLOSE_BRACKET;
+}
+
+/** `,`, `:`, `}` or `]`: ends a number or literal, and can never start a value. */
+export function isDelimiter(c: number): boolean {
+  return c === COMMA || c === COLON || closesContainer(c);
+}

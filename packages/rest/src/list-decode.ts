@@ -7,9 +7,11 @@ import {
   CLOSE_BRACKET,
   COLON,
   COMMA,
+  isDelimiter,
   isWhitespace,
   OPEN_BRACE,
   OPEN_BRACKET,
+  opensContainer,
   QUOTE,
 } from './json-bytes.js';
 
@@ -93,24 +95,15 @@ const Phase = {
 } as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
 
-/** What a captured value becomes once complete. */
-const Target = {
-  Key: 0,
-  Value: 1,
-  Item: 2,
-} as const;
-type Target = (typeof Target)[keyof typeof Target];
+/** What a captured value becomes once complete: a field name, a field's value, or an item. */
+type Target = 'key' | 'value' | 'item';
 
-/** How the end of a captured value is found. */
-const Shape = {
-  /** An object or array: ends when its brackets balance. */
-  Container: 0,
-  /** A string: ends at its closing quote. */
-  String: 1,
-  /** A number, `true`, `false` or `null`: ends before a delimiter. */
-  Scalar: 2,
-} as const;
-type Shape = (typeof Shape)[keyof typeof Shape];
+/**
+ * How the end of a captured value is found: an object or array (`container`) ends when its
+ * brackets balance, a `string` at its closing quote, a number, `true`, `false` or `null`
+ * (`scalar`) before a delimiter.
+ */
+type Shape = 'container' | 'string' | 'scalar';
 
 function describeByte(c: number): string {
   return c >= 0x20 && c < 0x7f ? `'${String.fromCharCode(c)}'` : `byte 0x${c.toString(16)}`;
@@ -160,8 +153,8 @@ export class ListStreamDecoder<T> {
 
   // The value being captured, if any.
   private capturing = false;
-  private target: Target = Target.Value;
-  private shape: Shape = Shape.Container;
+  private target: Target = 'value';
+  private shape: Shape = 'container';
   /** Absolute offset of the captured value's first byte. */
   private captureOffset = 0;
   /** Where the captured value starts in the current chunk (0 once it spans chunks). */
@@ -221,7 +214,7 @@ export class ListStreamDecoder<T> {
     let i = 0;
     while (i < n) {
       if (this.capturing) {
-        const end = this.shape === Shape.Scalar ? this.scanScalar(buf, i, n) : this.scan(buf, i, n);
+        const end = this.shape === 'scalar' ? this.scanScalar(buf, i, n) : this.scan(buf, i, n);
         if (end < 0) break;
         this.checkCaptureSize(this.offset + end);
         this.complete(buf, this.captureStart, end);
@@ -240,58 +233,46 @@ export class ListStreamDecoder<T> {
             throw this.fail(`expected a JSON object, found ${describeByte(c)} at byte ${at}`, at);
           }
           this.phase = Phase.FirstKey;
-          i++;
           break;
         case Phase.FirstKey:
         case Phase.Key:
-          if (c === QUOTE) {
-            this.startCapture(Target.Key, Shape.String, at, i);
-            i++;
-          } else if (c === CLOSE_BRACE && this.phase === Phase.FirstKey) {
-            this.phase = Phase.Done;
-            i++;
-          } else {
-            throw this.unexpected(c, at, 'a field name');
-          }
+          if (c === QUOTE) this.startCapture('key', 'string', at, i);
+          else if (c === CLOSE_BRACE && this.phase === Phase.FirstKey) this.phase = Phase.Done;
+          else throw this.unexpected(c, at, 'a field name');
           break;
         case Phase.Colon:
           if (c !== COLON) throw this.unexpected(c, at, "':'");
           this.phase = Phase.Value;
-          i++;
           break;
         case Phase.Value:
           if (this.key === 'items' && c === OPEN_BRACKET) {
             this.startItems();
             this.phase = Phase.FirstItem;
-            i++;
           } else {
-            i = this.startValue(Target.Value, c, at, i);
+            this.startValue('value', c, at, i);
           }
           break;
         case Phase.AfterValue:
           if (c === COMMA) this.phase = Phase.Key;
           else if (c === CLOSE_BRACE) this.phase = Phase.Done;
           else throw this.unexpected(c, at, "',' or '}' after a field");
-          i++;
           break;
         case Phase.FirstItem:
         case Phase.Item:
-          if (c === CLOSE_BRACKET && this.phase === Phase.FirstItem) {
-            this.phase = Phase.AfterValue;
-            i++;
-          } else {
-            i = this.startValue(Target.Item, c, at, i);
-          }
+          if (c === CLOSE_BRACKET && this.phase === Phase.FirstItem) this.phase = Phase.AfterValue;
+          else this.startValue('item', c, at, i);
           break;
         case Phase.AfterItem:
           if (c === COMMA) this.phase = Phase.Item;
           else if (c === CLOSE_BRACKET) this.phase = Phase.AfterValue;
           else throw this.unexpected(c, at, `',' or ']' after items[${this.itemCount - 1}]`);
-          i++;
           break;
         case Phase.Done:
           throw this.fail(`unexpected ${describeByte(c)} at byte ${at} after the list`, at);
       }
+      // Every step takes one byte: a structural one, or the first of a value being captured
+      // (never the whole value: the scanner above reads the rest).
+      i++;
     }
     if (this.capturing) {
       this.checkCaptureSize(this.offset + n);
@@ -314,7 +295,7 @@ export class ListStreamDecoder<T> {
     if (this.phase !== Phase.Done) {
       const at = this.offset;
       if (at === 0) throw this.fail('the body is empty', 0);
-      if (this.capturing && this.target === Target.Item) {
+      if (this.capturing && this.target === 'item') {
         throw this.fail(
           `the body ended at byte ${at} inside items[${this.itemCount}] (which started at byte ${this.captureOffset})`,
           at,
@@ -339,29 +320,28 @@ export class ListStreamDecoder<T> {
     this.target = target;
     this.shape = shape;
     this.captureOffset = at;
-    this.depth = shape === Shape.Container ? 1 : 0;
-    this.inString = shape === Shape.String;
+    this.depth = shape === 'container' ? 1 : 0;
+    this.inString = shape === 'string';
     this.escapePending = false;
   }
 
-  /** Starts capturing a value whose first byte `c` is at `i`; returns where scanning resumes. */
-  private startValue(target: Target, c: number, at: number, i: number): number {
-    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      this.startCapture(target, Shape.Container, at, i);
+  /** Starts capturing a value whose first byte `c` is at `i`. */
+  private startValue(target: Target, c: number, at: number, i: number): void {
+    if (opensContainer(c)) {
+      this.startCapture(target, 'container', at, i);
     } else if (c === QUOTE) {
-      this.startCapture(target, Shape.String, at, i);
-    } else if (c === COMMA || c === COLON || c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      this.startCapture(target, 'string', at, i);
+    } else if (isDelimiter(c)) {
       throw this.unexpected(
         c,
         at,
-        target === Target.Item ? `items[${this.itemCount}]` : `the value of "${this.key}"`,
+        target === 'item' ? `items[${this.itemCount}]` : `the value of "${this.key}"`,
       );
     } else {
-      // A scalar: let the scanner find its end (its first byte is not a delimiter).
-      this.startCapture(target, Shape.Scalar, at, i);
-      return i;
+      // A number or literal: its first byte is not a delimiter, so the scanner reads on from
+      // the next one to find its end.
+      this.startCapture(target, 'scalar', at, i);
     }
-    return i + 1;
   }
 
   /**
@@ -379,20 +359,11 @@ export class ListStreamDecoder<T> {
     for (;;) {
       if (inString) {
         for (;;) {
-          if (i >= n) {
-            this.depth = depth;
-            this.inString = true;
-            return -1;
-          }
+          if (i >= n) return this.suspendScan(depth, true, false);
           const c = buf[i++] as number;
           if (c === QUOTE) break;
           if (c === BACKSLASH) {
-            if (i >= n) {
-              this.escapePending = true;
-              this.depth = depth;
-              this.inString = true;
-              return -1;
-            }
+            if (i >= n) return this.suspendScan(depth, true, true);
             i++;
           }
         }
@@ -400,11 +371,7 @@ export class ListStreamDecoder<T> {
         if (depth === 0) return i;
       }
       for (;;) {
-        if (i >= n) {
-          this.depth = depth;
-          this.inString = false;
-          return -1;
-        }
+        if (i >= n) return this.suspendScan(depth, false, false);
         const c = buf[i++] as number;
         if (c === QUOTE) {
           inString = true;
@@ -420,19 +387,19 @@ export class ListStreamDecoder<T> {
     }
   }
 
+  /** Keeps where {@link scan} stopped, at the end of a chunk, for the next; returns -1. */
+  private suspendScan(depth: number, inString: boolean, escapePending: boolean): number {
+    this.depth = depth;
+    this.inString = inString;
+    this.escapePending = escapePending;
+    return -1;
+  }
+
   /** Finds the end of a number or literal: the index of the delimiter after it, or -1. */
   private scanScalar(buf: Buffer, start: number, n: number): number {
     for (let i = start; i < n; i++) {
       const c = buf[i] as number;
-      if (
-        c === COMMA ||
-        c === CLOSE_BRACE ||
-        c === CLOSE_BRACKET ||
-        c === COLON ||
-        isWhitespace(c)
-      ) {
-        return i;
-      }
+      if (isDelimiter(c) || isWhitespace(c)) return i;
     }
     return -1;
   }
@@ -446,9 +413,9 @@ export class ListStreamDecoder<T> {
 
   /** What the captured value is, for messages. */
   private describeCapture(): string {
-    return this.target === Target.Item
+    return this.target === 'item'
       ? `items[${this.itemCount}]`
-      : this.target === Target.Key
+      : this.target === 'key'
         ? 'a field name'
         : `the value of "${this.key}"`;
   }
@@ -475,7 +442,7 @@ export class ListStreamDecoder<T> {
       bytes = Buffer.concat(this.parts);
       this.parts = [];
     }
-    if (this.target === Target.Item && this.reuseItem !== undefined) {
+    if (this.target === 'item' && this.reuseItem !== undefined) {
       const identity = readItemIdentity(bytes);
       const held = identity === undefined ? undefined : this.reuseItem(identity);
       if (held !== undefined) {
@@ -497,14 +464,14 @@ export class ListStreamDecoder<T> {
       );
     }
     switch (this.target) {
-      case Target.Item:
+      case 'item':
         this.fileItem(value as T);
         break;
-      case Target.Key:
+      case 'key':
         this.key = value as string;
         this.phase = Phase.Colon;
         break;
-      case Target.Value:
+      case 'value':
         this.phase = Phase.AfterValue;
         if (this.key === 'items') {
           if (value !== null) {

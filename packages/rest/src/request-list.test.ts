@@ -70,16 +70,23 @@ async function writeInPieces(response: ServerResponse, body: Buffer, size: numbe
 }
 
 /**
- * A server answering 200 with the first half of a 20-item list, in pieces of 64 bytes, then
- * calling `after` (without it, the answer never ends on its own).
+ * doList() of pods, handing each item to `onItem`, from a server answering 200 with the first
+ * half of a 20-item list, in pieces of 64 bytes, then calling `after` (without it, the answer
+ * never ends on its own).
  */
-function halfListServer(after?: (response: ServerResponse) => void): Promise<StubServer> {
+async function listHalfList(
+  onItem: () => void,
+  options: { after?: (response: ServerResponse) => void; signal?: AbortSignal } = {},
+): Promise<{ server: StubServer; list: Promise<unknown> }> {
   const body = listBody(20);
-  return serve(async (_request, response) => {
+  const server = await serve(async (_request, response) => {
     response.writeHead(200, { 'Content-Type': 'application/json' });
     await writeInPieces(response, body.subarray(0, body.length / 2), 64);
-    after?.(response);
+    options.after?.(response);
   });
+  const request = clientFor(server).client.get().resource('pods');
+  if (options.signal) request.signal(options.signal);
+  return { server, list: request.doList({ onItem }) };
 }
 
 describe('Request.doList()', () => {
@@ -205,18 +212,14 @@ describe('Request.doList()', () => {
   });
 
   it('reports a connection that breaks mid-body as a TransportError', async () => {
-    const server = await halfListServer((response) => response.socket?.destroy());
-    const { client } = clientFor(server);
     let items = 0;
-    const err = await client
-      .get()
-      .resource('pods')
-      .doList({
-        onItem: () => {
-          items++;
-        },
-      })
-      .catch((e: unknown) => e);
+    const { list } = await listHalfList(
+      () => {
+        items++;
+      },
+      { after: (response) => response.socket?.destroy() },
+    );
+    const err = await list.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
     expect((err as TransportError).message).toMatch(/reading the response failed/);
     expect(items).toBeGreaterThan(0);
@@ -224,35 +227,20 @@ describe('Request.doList()', () => {
 
   it('passes on what onItem throws and closes the connection', async () => {
     // Never finishes on its own: only the client closing the connection ends it.
-    const server = await halfListServer();
-    const { client } = clientFor(server);
     const boom = new Error('handler failed');
-    await expect(
-      client
-        .get()
-        .resource('pods')
-        .doList({
-          onItem: () => {
-            throw boom;
-          },
-        }),
-    ).rejects.toBe(boom);
+    const { server, list } = await listHalfList(() => {
+      throw boom;
+    });
+    await expect(list).rejects.toBe(boom);
     await server.requests[0]?.closed;
   });
 
   it('rejects with the signal reason when aborted mid-body', async () => {
     const controller = new AbortController();
-    const server = await halfListServer();
-    const { client } = clientFor(server);
     const reason = new Error('stop');
-    await expect(
-      client
-        .get()
-        .resource('pods')
-        .signal(controller.signal)
-        .doList({
-          onItem: () => controller.abort(reason),
-        }),
-    ).rejects.toBe(reason);
+    const { list } = await listHalfList(() => controller.abort(reason), {
+      signal: controller.signal,
+    });
+    await expect(list).rejects.toBe(reason);
   });
 });

@@ -10,20 +10,18 @@ const apps = restClientFor(
   { group: 'apps', version: 'v1' },
 );
 
+/** A GET of one namespaced object, for the URL tests to extend. */
+const getObject = (client: RESTClient, namespace: string, resource: string, name: string) =>
+  client.get().namespace(namespace).resource(resource).name(name);
+
 describe('Request URLs', () => {
   it('puts the core group under /api/v1', () => {
-    const url = core.get().namespace('default').resource('configmaps').name('x').url();
+    const url = getObject(core, 'default', 'configmaps', 'x').url();
     expect(url.href).toBe('https://127.0.0.1:6443/api/v1/namespaces/default/configmaps/x');
   });
 
   it('puts other groups under /apis/<group>/<version>', () => {
-    const url = apps
-      .get()
-      .namespace('prod')
-      .resource('deployments')
-      .name('web')
-      .subresource('scale')
-      .url();
+    const url = getObject(apps, 'prod', 'deployments', 'web').subresource('scale').url();
     expect(url.pathname).toBe('/apis/apps/v1/namespaces/prod/deployments/web/scale');
   });
 
@@ -32,11 +30,7 @@ describe('Request URLs', () => {
   });
 
   it('joins multi-part subresources and suffixes', () => {
-    const url = core
-      .get()
-      .namespace('ns')
-      .resource('pods')
-      .name('p')
+    const url = getObject(core, 'ns', 'pods', 'p')
       .subresource('proxy')
       .suffix('metrics', 'x')
       .url();

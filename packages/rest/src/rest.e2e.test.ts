@@ -51,6 +51,17 @@ async function get(name: string): Promise<ConfigMap> {
   return core.get().namespace(ns).resource(resource).name(name).do<ConfigMap>();
 }
 
+async function update(cm: ConfigMap): Promise<ConfigMap> {
+  const { ns, resource } = configMaps();
+  return core
+    .put()
+    .namespace(ns)
+    .resource(resource)
+    .name(cm.metadata.name)
+    .body(cm)
+    .do<ConfigMap>();
+}
+
 beforeAll(async () => {
   env = await startEnvtest();
   // The config comes from the kubeconfig envtest wrote: this exercises loadConfig for real.
@@ -85,13 +96,7 @@ describe('RESTClient against a real kube-apiserver', () => {
     expect(list.metadata?.resourceVersion).toMatch(/^\d+$/);
 
     fetched.data = { a: '2' };
-    const updated = await core
-      .put()
-      .namespace(namespace)
-      .resource('configmaps')
-      .name('crud')
-      .body(fetched)
-      .do<ConfigMap>();
+    const updated = await update(fetched);
     expect(updated.data).toEqual({ a: '2' });
     expect(Number(updated.metadata.resourceVersion)).toBeGreaterThan(
       Number(created.metadata.resourceVersion),
@@ -117,20 +122,8 @@ describe('RESTClient against a real kube-apiserver', () => {
 
   it('reports Conflict on an update with a stale resourceVersion', async () => {
     const original = await create(configMap('stale', { v: '1' }));
-    await core
-      .put()
-      .namespace(namespace)
-      .resource('configmaps')
-      .name('stale')
-      .body({ ...original, data: { v: '2' } })
-      .do();
-    const staleUpdate = core
-      .put()
-      .namespace(namespace)
-      .resource('configmaps')
-      .name('stale')
-      .body({ ...original, data: { v: '3' } })
-      .do();
+    await update({ ...original, data: { v: '2' } });
+    const staleUpdate = update({ ...original, data: { v: '3' } });
     await expect(staleUpdate).rejects.toSatisfy(isConflict);
     expect((await get('stale')).data).toEqual({ v: '2' });
   });

@@ -302,53 +302,58 @@ describe('exec plugin credentials', () => {
   const sentTokens = (): (string | undefined)[] =>
     server.requests.map((request) => request.headers.authorization);
 
-  it('caches the credential until its expirationTimestamp, then runs the plugin again', async () => {
-    const { user, plugin } = execUser({ KUBETS_TTL_SECONDS: '60' });
+  const listPods = (client: RESTClient) => client.get().resource('pods').do();
+
+  /** A client whose plugin has run once, its token accepted for a first request. */
+  async function clientAfterFirstToken(env?: Record<string, string>) {
+    const { user, plugin } = execUser(env);
     const client = clientWith(user);
     accepted = 'exec-token-1';
-    await client.get().resource('pods').do();
-    await client.get().resource('pods').do();
+    await listPods(client);
+    return { client, plugin };
+  }
+
+  /** The next request runs the plugin a second time and sends its new token. */
+  async function expectRenewedOnNextRequest(client: RESTClient, plugin: Plugin): Promise<void> {
+    await listPods(client);
+    expect(plugin.runs()).toBe(2);
+    expect(sentTokens()).toEqual(renewedOnce);
+  }
+
+  it('caches the credential until its expirationTimestamp, then runs the plugin again', async () => {
+    const { client, plugin } = await clientAfterFirstToken({ KUBETS_TTL_SECONDS: '60' });
+    await listPods(client);
     expect(plugin.runs()).toBe(1);
 
     // Past the credential's expiry (the plugin set it 60 s after its real clock).
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 61_000);
     accepted = 'exec-token-2';
-    await client.get().resource('pods').do();
-    expect(plugin.runs()).toBe(2);
-    expect(sentTokens()).toEqual(renewedOnce);
+    await expectRenewedOnNextRequest(client, plugin);
   });
 
   it('after a 401 runs the plugin again for the next request, without retrying the failed one', async () => {
-    const { user, plugin } = execUser();
-    const client = clientWith(user);
-    accepted = 'exec-token-1';
-    await client.get().resource('pods').do();
+    const { client, plugin } = await clientAfterFirstToken();
     // The server stops accepting the token before it expires.
     accepted = 'exec-token-2';
-    const error = await failure(client.get().resource('pods').do());
+    const error = await failure(listPods(client));
     expect(isStatusError(error) && isUnauthorized(error)).toBe(true);
     // As client-go: the 401 reaches the caller; the request was sent once.
     expect(server.requests).toHaveLength(2);
-    await client.get().resource('pods').do();
-    expect(plugin.runs()).toBe(2);
-    expect(sentTokens()).toEqual(renewedOnce);
+    await expectRenewedOnNextRequest(client, plugin);
   });
 
   it('runs the plugin once for several concurrent 401s', async () => {
-    const { user, plugin } = execUser();
-    const client = clientWith(user);
-    accepted = 'exec-token-1';
-    await client.get().resource('pods').do();
+    const { client, plugin } = await clientAfterFirstToken();
     accepted = 'exec-token-2';
     const results = await Promise.allSettled([
-      client.get().resource('pods').do(),
-      client.get().resource('pods').do(),
-      client.get().resource('pods').do(),
+      listPods(client),
+      listPods(client),
+      listPods(client),
     ]);
     expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    await client.get().resource('pods').do();
-    await client.get().resource('pods').do();
+    await listPods(client);
+    await listPods(client);
     expect(plugin.runs()).toBe(2);
     expect(sentTokens().slice(-2)).toEqual(['Bearer exec-token-2', 'Bearer exec-token-2']);
   });
@@ -357,7 +362,7 @@ describe('exec plugin credentials', () => {
     const { user, plugin } = execUser();
     const client = clientWith(user);
     accepted = 'exec-token-1';
-    await Promise.all([1, 2, 3].map(() => client.get().resource('pods').do()));
+    await Promise.all([1, 2, 3].map(() => listPods(client)));
     expect(plugin.runs()).toBe(1);
   });
 
@@ -365,8 +370,8 @@ describe('exec plugin credentials', () => {
     const first = execUser();
     const second = execUser();
     accepted = 'exec-token-1';
-    await clientWith(first.user).get().resource('pods').do();
-    await clientWith(second.user).get().resource('pods').do();
+    await listPods(clientWith(first.user));
+    await listPods(clientWith(second.user));
     expect([first.plugin.runs(), second.plugin.runs()]).toEqual([1, 1]);
   });
 });

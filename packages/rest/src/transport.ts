@@ -111,6 +111,12 @@ export function networkErrorCode(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** True when `err` has a Node error code and it is one of `codes`. */
+function hasNetworkErrorCodeIn(err: unknown, codes: ReadonlySet<string>): boolean {
+  const code = networkErrorCode(err);
+  return code !== undefined && codes.has(code);
+}
+
 const retryableConnectionCodes: ReadonlySet<string> = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
@@ -123,8 +129,7 @@ const retryableConnectionCodes: ReadonlySet<string> = new Set([
  * before an answer (often a pooled keep-alive connection the server had just closed).
  */
 export function isRetryableConnectionError(err: unknown): boolean {
-  const code = networkErrorCode(err);
-  return code !== undefined && retryableConnectionCodes.has(code);
+  return hasNetworkErrorCodeIn(err, retryableConnectionCodes);
 }
 
 // OpenSSL verification results and Node's host-name check: the server's certificate was
@@ -154,8 +159,7 @@ const tlsVerificationCodes: ReadonlySet<string> = new Set([
 
 /** True when the server's TLS certificate failed verification (untrusted, expired, wrong name). */
 export function isTLSVerificationError(err: unknown): boolean {
-  const code = networkErrorCode(err);
-  return code !== undefined && tlsVerificationCodes.has(code);
+  return hasNetworkErrorCodeIn(err, tlsVerificationCodes);
 }
 
 /**
