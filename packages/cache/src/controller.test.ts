@@ -1,22 +1,22 @@
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { eventually } from '@kubets/test-utils';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { expiredStatus, FakeListerWatcher, listOf, pod, type TestPod } from '../test/helpers.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  abortedAfterTest,
+  expiredStatus,
+  FakeListerWatcher,
+  listOf,
+  pod,
+  type TestPod,
+} from '../test/helpers.js';
 import { Controller, newIndexerInformer, newInformer } from './controller.js';
 import { DeltaFIFO, RequeueError } from './delta-fifo.js';
 import { isDeletedFinalStateUnknown, metaNamespaceKeyFunc } from './keys.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './thread-safe-store.js';
 import { waitForCacheSync } from './wait.js';
 
-const controllers: AbortController[] = [];
-afterEach(() => {
-  for (const c of controllers.splice(0)) c.abort();
-});
-
 function signal(): AbortSignal {
-  const ac = new AbortController();
-  controllers.push(ac);
-  return ac.signal;
+  return abortedAfterTest().signal;
 }
 
 describe('newIndexerInformer', () => {
