@@ -58,6 +58,21 @@ export function statusError(code: number, reason: string, message = reason): Sta
   return new StatusError({ kind: 'Status', status: 'Failure', reason, code, message });
 }
 
+/** An ADDED watch event of `object`. */
+export function added<T>(object: T): WatchEvent<T> {
+  return { type: 'ADDED', object };
+}
+
+/** A MODIFIED watch event of `object`. */
+export function modified<T>(object: T): WatchEvent<T> {
+  return { type: 'MODIFIED', object };
+}
+
+/** A DELETED watch event of `object`. */
+export function deleted<T>(object: T): WatchEvent<T> {
+  return { type: 'DELETED', object };
+}
+
 /** One watch stream of a {@link FakeListerWatcher}: push events, close it, or fail it. */
 export class FakeWatch<T> implements AsyncIterable<WatchEvent<T>> {
   readonly options: WatchOptions;
@@ -75,9 +90,9 @@ export class FakeWatch<T> implements AsyncIterable<WatchEvent<T>> {
     signal.addEventListener('abort', () => this.#notify(), { once: true });
   }
 
-  /** Queues an event for the consumer. */
-  push(event: WatchEvent<T>): void {
-    this.#buffer.push(event);
+  /** Queues events for the consumer, in order. */
+  push(...events: WatchEvent<T>[]): void {
+    this.#buffer.push(...events);
     this.#notify();
   }
 

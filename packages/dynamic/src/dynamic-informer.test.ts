@@ -103,9 +103,15 @@ describe('DynamicSharedInformerFactory', () => {
 
   it('a filtered factory limits every informer to its namespace and list options', async () => {
     await createNamespaces('team', 'other');
-    await createDeployment('team', 'web-1', { tier: 'web' });
-    await createDeployment('team', 'db-1', { tier: 'db' });
-    await createDeployment('other', 'web-2', { tier: 'web' });
+    // What is there before the factory starts: its list.
+    const existing = [
+      { namespace: 'team', name: 'web-1', tier: 'web' },
+      { namespace: 'team', name: 'db-1', tier: 'db' },
+      { namespace: 'other', name: 'web-2', tier: 'web' },
+    ];
+    for (const { namespace, name, tier } of existing) {
+      await createDeployment(namespace, name, { tier });
+    }
     const factory = track(
       newFilteredDynamicSharedInformerFactory(dynamic, 0, 'team', selectingLabels('tier=web')),
     );
