@@ -1,22 +1,25 @@
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { eventually } from '@kubets/test-utils';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { expiredStatus, FakeListerWatcher, listOf, pod, type TestPod } from '../test/helpers.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  abortedAfterTest,
+  added,
+  deleted,
+  expiredStatus,
+  FakeListerWatcher,
+  listOf,
+  modified,
+  pod,
+  type TestPod,
+} from '../test/helpers.js';
 import { Controller, newIndexerInformer, newInformer } from './controller.js';
 import { DeltaFIFO, RequeueError } from './delta-fifo.js';
 import { isDeletedFinalStateUnknown, metaNamespaceKeyFunc } from './keys.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './thread-safe-store.js';
 import { waitForCacheSync } from './wait.js';
 
-const controllers: AbortController[] = [];
-afterEach(() => {
-  for (const c of controllers.splice(0)) c.abort();
-});
-
 function signal(): AbortSignal {
-  const ac = new AbortController();
-  controllers.push(ac);
-  return ac.signal;
+  return abortedAfterTest().signal;
 }
 
 describe('newIndexerInformer', () => {
@@ -52,7 +55,7 @@ describe('newIndexerInformer', () => {
     expect(indexer.getByKey('default/mypod')).toBeUndefined();
     expect(indexer.byIndex(namespaceIndex, 'default')).toHaveLength(2);
     const w = await lw.watchNumber(1);
-    w.push({ type: 'MODIFIED', object: pod('web-1', '2') });
+    w.push(modified(pod('web-1', '2')));
     await eventually(() => queue.length === 4);
     expect(queue[3]).toBe('update default/web-1');
     expect(controller.lastSyncResourceVersion()).toBe('2');
@@ -78,9 +81,7 @@ describe('newIndexerInformer', () => {
     );
     void controller.run(signal());
     const w = await lw.watchNumber(1);
-    w.push({ type: 'ADDED', object: pod('bad', '2') });
-    w.push({ type: 'ADDED', object: pod('b', '3') });
-    w.push({ type: 'DELETED', object: pod('b', '4') });
+    w.push(added(pod('bad', '2')), added(pod('b', '3')), deleted(pod('b', '4')));
     await eventually(() => seen.length === 3);
     expect(seen).toEqual(['bad', 'b', 'gone default/b']);
     expect(errors).toEqual(['add: Error: bad pod']);
@@ -185,9 +186,7 @@ describe('Controller', () => {
     const done = controller.run(ac.signal);
     await expect(controller.run(ac.signal)).rejects.toThrow(/already running/);
     const w = await lw.watchNumber(1);
-    w.push({ type: 'ADDED', object: pod('flaky', '2') });
-    w.push({ type: 'ADDED', object: pod('broken', '3') });
-    w.push({ type: 'ADDED', object: pod('ok', '4') });
+    w.push(added(pod('flaky', '2')), added(pod('broken', '3')), added(pod('ok', '4')));
     await eventually(() => processed.length === 2);
     expect(processed.sort()).toEqual(['default/flaky', 'default/ok']);
     expect(attempts).toBe(3);
@@ -215,8 +214,7 @@ describe('Controller', () => {
     controller.setWatchErrorHandler((err) => seen.push(err));
     void controller.run(signal());
     const w = await lw.watchNumber(1);
-    w.push({ type: 'ADDED', object: pod('x', '2') });
-    w.push({ type: 'ERROR', object: expiredStatus() });
+    w.push(added(pod('x', '2')), { type: 'ERROR', object: expiredStatus() });
     await lw.watchNumber(2);
     expect(seen).toHaveLength(1);
     expect(lw.listCalls).toHaveLength(2);

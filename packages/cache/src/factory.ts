@@ -84,7 +84,13 @@ export interface KeyedInformerFactory {
   shutdown(): Promise<void>;
 }
 
-class KeyedInformerFactoryImpl implements KeyedInformerFactory {
+/**
+ * The {@link KeyedInformerFactory} that {@link newKeyedInformerFactory} creates, as a class to
+ * extend: a factory that adds its own accessors on top (the dynamic factory of
+ * `@kubets/dynamic`) inherits `namespace`, `informerFor`, `start`, `waitForCacheSync` and
+ * `shutdown` instead of forwarding each of them.
+ */
+export class KeyedInformerFactoryBase implements KeyedInformerFactory {
   readonly namespace: string;
   readonly #defaultResyncMs: number;
   readonly #tweakListOptions: ((options: ListOptions) => void) | undefined;
@@ -177,7 +183,26 @@ class KeyedInformerFactoryImpl implements KeyedInformerFactory {
 export function newKeyedInformerFactory(
   options: KeyedInformerFactoryOptions,
 ): KeyedInformerFactory {
-  return new KeyedInformerFactoryImpl(options);
+  return new KeyedInformerFactoryBase(options);
+}
+
+/**
+ * What client-go's `NewFilteredSharedInformerFactory` and
+ * `NewFilteredDynamicSharedInformerFactory` take after the client: the default resync period
+ * in milliseconds, the namespace every informer is limited to (`''` for all) and a change to
+ * every informer's list and watch options, e.g. a label selector.
+ */
+export type FilteredInformerFactoryArgs = [
+  defaultResyncMs: number,
+  namespace: string,
+  tweakListOptions?: (options: ListOptions) => void,
+];
+
+/** The factory settings that {@link FilteredInformerFactoryArgs} stand for. */
+export function filteredInformerFactoryOptions(
+  ...[defaultResyncMs, namespace, tweakListOptions]: FilteredInformerFactoryArgs
+): Pick<KeyedInformerFactoryOptions, 'defaultResyncMs' | 'namespace' | 'tweakListOptions'> {
+  return { defaultResyncMs, namespace, ...(tweakListOptions ? { tweakListOptions } : {}) };
 }
 
 /**

@@ -13,11 +13,10 @@ import {
   type ObjectList,
 } from '@kubets/apimachinery';
 import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
-import { eventually } from '@kubets/test-utils';
-import { type Envtest, startEnvtest } from '@kubets/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, useEnvtest } from '@kubets/test-utils';
+import { describe, expect, it } from 'vitest';
 import { prng, sleep } from '../test/chaos/helpers.js';
-import type { TestConfigMap } from '../test/helpers.js';
+import { storeVersions, type TestConfigMap } from '../test/helpers.js';
 import {
   type DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
@@ -41,7 +40,6 @@ const keyspace = 60;
 const convergeMs = 150_000;
 const opDeadlineMs = 120_000;
 
-let env: Envtest;
 let config: Config;
 let writer: RESTClient;
 
@@ -100,14 +98,9 @@ class RecordingHandler implements ResourceEventHandler<ConfigMap> {
   }
 }
 
-beforeAll(async () => {
-  env = await startEnvtest();
-  config = { ...loadConfig({ kubeconfig: env.kubeconfigPath }), qps: -1 };
+const envtest = useEnvtest(({ kubeconfigPath: kubeconfig }) => {
+  config = { ...loadConfig({ kubeconfig }), qps: -1 };
   writer = new RESTClient(config, { groupVersion: 'v1' });
-});
-
-afterAll(async () => {
-  await env?.stop();
 });
 
 /** An error that says the server is (still) unreachable or unhappy, rather than "no". */
@@ -236,9 +229,11 @@ describe('informer chaos: 1,000 random operations with a kube-apiserver SIGKILL 
           const i = next++;
           if (i === restartAt) {
             const began = Date.now();
-            restart = env.restartApiServer({ signal: 'SIGKILL' }).then(() => {
-              restartMs = Date.now() - began;
-            });
+            restart = envtest()
+              .restartApiServer({ signal: 'SIGKILL' })
+              .then(() => {
+                restartMs = Date.now() - began;
+              });
           }
           await perform(i);
         }
@@ -248,15 +243,8 @@ describe('informer chaos: 1,000 random operations with a kube-apiserver SIGKILL 
 
       // Convergence: the store and both handlers equal the server's list.
       let server = new Map<string, State>();
-      const storeState = (): Map<string, string> =>
-        new Map(
-          informer
-            .getStore()
-            .list()
-            .map((cm) => [metaNamespaceKeyFunc(cm), cm.metadata.resourceVersion ?? '']),
-        );
       const converged = (): boolean => {
-        const store = storeState();
+        const store = storeVersions(informer.getStore());
         if (store.size !== server.size) return false;
         for (const [key, s] of server) if (store.get(key) !== s.rv) return false;
         for (const h of handlers) {
@@ -296,7 +284,7 @@ describe('informer chaos: 1,000 random operations with a kube-apiserver SIGKILL 
       }
 
       const serverRvs = new Map([...server].map(([key, s]) => [key, s.rv]));
-      expect(storeState()).toEqual(serverRvs);
+      expect(storeVersions(informer.getStore())).toEqual(serverRvs);
       for (const h of handlers) {
         expect(h.live).toEqual(server);
         // Every key a handler heard of that is gone now, it last heard of as deleted.

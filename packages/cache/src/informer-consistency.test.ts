@@ -12,6 +12,7 @@ import {
   type FakeWatch,
   listOf,
   pod,
+  storeVersions,
   type TestPod,
 } from '../test/helpers.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
@@ -100,16 +101,9 @@ describe('informer consistency', () => {
     const expected = new Map(
       Array.from(server, ([k, p]) => [k, p.metadata.resourceVersion ?? ''] as const),
     );
-    const cached = (): Map<string, string> =>
-      new Map(
-        informer
-          .getStore()
-          .list()
-          .map((p) => [deletionHandlingMetaNamespaceKeyFunc(p), p.metadata.resourceVersion ?? '']),
-      );
     const same = (a: Map<string, string>): boolean =>
       a.size === expected.size && Array.from(expected).every(([k, v]) => a.get(k) === v);
-    await eventually(() => same(cached()) && views.every(same), {
+    await eventually(() => same(storeVersions(informer.getStore())) && views.every(same), {
       timeoutMs: 5000,
       what: 'convergence',
     });

@@ -1,7 +1,6 @@
 // End-to-end tests of the REST list-watch adapters and the informers built on them, against
 // a real etcd + kube-apiserver started by @kubets/testing (envtest).
 
-import { randomUUID } from 'node:crypto';
 import {
   everythingFieldSelector,
   isNotFound,
@@ -11,10 +10,9 @@ import {
   type WatchEvent,
 } from '@kubets/apimachinery';
 import { loadConfig, PatchType, RESTClient } from '@kubets/rest';
-import { eventually } from '@kubets/test-utils';
-import { type Envtest, startEnvtest } from '@kubets/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestConfigMap } from '../test/helpers.js';
+import { createTestNamespace, eventually, useEnvtest } from '@kubets/test-utils';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { storeVersions, type TestConfigMap } from '../test/helpers.js';
 import {
   type DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
@@ -44,20 +42,14 @@ interface Pod {
   spec?: { containers: { name: string; image: string }[] };
 }
 
-let env: Envtest;
 let core: RESTClient;
 
 /** Generous deadline for the cache to converge; never a timing assertion. */
 const convergeMs = 60_000;
 
-async function createNamespace(prefix: string): Promise<string> {
-  const name = `${prefix}-${randomUUID().slice(0, 8)}`;
-  await core
-    .post()
-    .resource('namespaces')
-    .body({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })
-    .do();
-  return name;
+function createNamespace(prefix: string): Promise<string> {
+  const namespaces = { create: (ns: object) => core.post().resource('namespaces').body(ns).do() };
+  return createTestNamespace(namespaces, prefix);
 }
 
 function configMap(name: string, data: Record<string, string> = { v: '0' }): ConfigMap {
@@ -110,19 +102,6 @@ function names(prefix: string, count: number): string[] {
 async function serverConfigMaps(ns: string): Promise<Map<string, string>> {
   const list = await core.get().namespace(ns).resource('configmaps').do<ObjectList<ConfigMap>>();
   return new Map(list.items.map((cm) => [metaNamespaceKeyFunc(cm), cm.metadata.resourceVersion!]));
-}
-
-/** key → resourceVersion of a store's objects (only namespace `ns` unless it is ''). */
-function storeVersions<T extends { metadata?: ObjectMeta | undefined }>(
-  store: Store<T>,
-  ns: string,
-): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const obj of store.list()) {
-    if (ns !== '' && obj.metadata?.namespace !== ns) continue;
-    out.set(metaNamespaceKeyFunc(obj), obj.metadata?.resourceVersion ?? '');
-  }
-  return out;
 }
 
 function sameVersions(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
@@ -178,10 +157,29 @@ function recording<T>(lw: ListerWatcher<T>): {
   };
 }
 
-beforeAll(async () => {
-  env = await startEnvtest();
-  const config = loadConfig({ kubeconfig: env.kubeconfigPath });
-  core = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
+/**
+ * Runs `informer` (or controller) until `whileSynced` has run, which starts once `synced`
+ * holds (the informer's `hasSynced` unless given); then stops it and waits until it stopped.
+ */
+async function whileRunning(
+  informer: { run(signal: AbortSignal): Promise<void>; hasSynced(): boolean },
+  whileSynced: () => Promise<void>,
+  synced: () => boolean = () => informer.hasSynced(),
+): Promise<void> {
+  const ac = new AbortController();
+  const running = informer.run(ac.signal);
+  try {
+    const deadline = AbortSignal.any([ac.signal, AbortSignal.timeout(convergeMs)]);
+    expect(await waitForCacheSync(deadline, synced)).toBe(true);
+    await whileSynced();
+  } finally {
+    ac.abort();
+    await running;
+  }
+}
+
+useEnvtest(async ({ kubeconfigPath: kubeconfig }) => {
+  core = new RESTClient({ ...loadConfig({ kubeconfig }), qps: -1 }, { groupVersion: 'v1' });
   // The API server creates `default` shortly after it starts serving.
   await eventually(
     async () => {
@@ -195,10 +193,6 @@ beforeAll(async () => {
     },
     { what: 'the default namespace', timeoutMs: convergeMs, intervalMs: 25 },
   );
-});
-
-afterAll(async () => {
-  await env?.stop();
 });
 
 describe('listWatchFromClient + newIndexerInformer (seed 000: the workqueue example)', () => {
@@ -249,11 +243,7 @@ describe('listWatchFromClient + newIndexerInformer (seed 000: the workqueue exam
     // Warm the cache: we "knew" about mypod on a previous run.
     indexer.add({ metadata: { name: 'mypod', namespace: 'default' } });
 
-    const ac = new AbortController();
-    const running = controller.run(ac.signal);
-    try {
-      const deadline = AbortSignal.any([ac.signal, AbortSignal.timeout(convergeMs)]);
-      expect(await waitForCacheSync(deadline, () => controller.hasSynced())).toBe(true);
+    await whileRunning(controller, async () => {
       // Synced means the initial list, including the delete it implied, was processed.
       expect(seen).toContainEqual({ type: 'delete', key: 'default/mypod', tombstone: true });
       expect(seen).toContainEqual({ type: 'add', key: 'default/before-start', initial: true });
@@ -302,10 +292,7 @@ describe('listWatchFromClient + newIndexerInformer (seed 000: the workqueue exam
         expect(s).toMatchObject({ type: 'update', key: 'default/p1' });
       expect(indexer.getByKey('default/p1')).toBeUndefined();
       expect(indexer.listKeys()).toEqual(['default/before-start']);
-    } finally {
-      ac.abort();
-      await running;
-    }
+    });
   });
 });
 
@@ -330,41 +317,38 @@ describe('SharedIndexInformer over configmaps with a namespace index', () => {
         void handlerView.set(metaNamespaceKeyFunc(cm), cm.metadata.resourceVersion!),
       onDelete: (cm) => void handlerView.delete(deletionHandlingMetaNamespaceKeyFunc(cm)),
     });
-    const ac = new AbortController();
-    const running = informer.run(ac.signal);
-    try {
-      const deadline = AbortSignal.any([ac.signal, AbortSignal.timeout(convergeMs)]);
-      expect(await waitForCacheSync(deadline, () => registration.hasSynced())).toBe(true);
-      const indexer: Indexer<ConfigMap> = informer.getIndexer();
-      expect(indexer.byIndex(namespaceIndex, nsA)).toHaveLength(100);
-      expect(indexer.byIndex(namespaceIndex, nsB)).toHaveLength(100);
-      expect(indexer.listIndexFuncValues(namespaceIndex)).toEqual(
-        expect.arrayContaining([nsA, nsB]),
-      );
-      expect(sameVersions(storeVersions(indexer, nsA), await serverConfigMaps(nsA))).toBe(true);
+    await whileRunning(
+      informer,
+      async () => {
+        const indexer: Indexer<ConfigMap> = informer.getIndexer();
+        expect(indexer.byIndex(namespaceIndex, nsA)).toHaveLength(100);
+        expect(indexer.byIndex(namespaceIndex, nsB)).toHaveLength(100);
+        expect(indexer.listIndexFuncValues(namespaceIndex)).toEqual(
+          expect.arrayContaining([nsA, nsB]),
+        );
+        expect(sameVersions(storeVersions(indexer, nsA), await serverConfigMaps(nsA))).toBe(true);
 
-      // Change a third of A, delete a fifth of B, add a few to B.
-      const updated = namesA.filter((_, i) => i % 3 === 0);
-      const deleted = namesB.filter((_, i) => i % 5 === 0);
-      const added = names('b-new', 7);
-      await inParallel(updated, (n) => patchConfigMap(nsA, n, { v: 'changed' }));
-      await inParallel(deleted, (n) => deleteConfigMap(nsB, n));
-      await inParallel(added, (n) => createConfigMap(nsB, configMap(n)));
+        // Change a third of A, delete a fifth of B, add a few to B.
+        const updated = namesA.filter((_, i) => i % 3 === 0);
+        const deleted = namesB.filter((_, i) => i % 5 === 0);
+        const added = names('b-new', 7);
+        await inParallel(updated, (n) => patchConfigMap(nsA, n, { v: 'changed' }));
+        await inParallel(deleted, (n) => deleteConfigMap(nsB, n));
+        await inParallel(added, (n) => createConfigMap(nsB, configMap(n)));
 
-      await expectConverged(indexer, '');
-      expect(indexer.byIndex(namespaceIndex, nsA)).toHaveLength(100);
-      expect(indexer.byIndex(namespaceIndex, nsB)).toHaveLength(100 - deleted.length + 7);
-      expect(indexer.getByKey(`${nsA}/${updated[1]}`)?.data).toEqual({ v: 'changed' });
-      expect(indexer.getByKey(`${nsB}/${deleted[1]}`)).toBeUndefined();
-      await eventually(() => sameVersions(handlerView, storeVersions(indexer, '')), {
-        what: 'the handler to see the final state',
-        timeoutMs: convergeMs,
-        intervalMs: 25,
-      });
-    } finally {
-      ac.abort();
-      await running;
-    }
+        await expectConverged(indexer, '');
+        expect(indexer.byIndex(namespaceIndex, nsA)).toHaveLength(100);
+        expect(indexer.byIndex(namespaceIndex, nsB)).toHaveLength(100 - deleted.length + 7);
+        expect(indexer.getByKey(`${nsA}/${updated[1]}`)?.data).toEqual({ v: 'changed' });
+        expect(indexer.getByKey(`${nsB}/${deleted[1]}`)).toBeUndefined();
+        await eventually(() => sameVersions(handlerView, storeVersions(indexer, '')), {
+          what: 'the handler to see the final state',
+          timeoutMs: convergeMs,
+          intervalMs: 25,
+        });
+      },
+      () => registration.hasSynced(),
+    );
   });
 });
 
@@ -378,11 +362,7 @@ describe('metadataListWatchFromClient', () => {
       metadataListWatchFromClient(core, 'configmaps', ns),
       'configmaps metadata',
     );
-    const ac = new AbortController();
-    const running = informer.run(ac.signal);
-    try {
-      const deadline = AbortSignal.any([ac.signal, AbortSignal.timeout(convergeMs)]);
-      expect(await waitForCacheSync(deadline, () => informer.hasSynced())).toBe(true);
+    await whileRunning(informer, async () => {
       const store = informer.getStore();
       expect(store.list()).toHaveLength(20);
       for (const obj of store.list()) {
@@ -402,10 +382,7 @@ describe('metadataListWatchFromClient', () => {
       expect(fromWatch).not.toHaveProperty('data');
       expect(fromWatch?.kind).toBe('PartialObjectMetadata');
       expect(store.getByKey(`${ns}/m-new`)).not.toHaveProperty('data');
-    } finally {
-      ac.abort();
-      await running;
-    }
+    });
   });
 });
 
@@ -426,11 +403,7 @@ describe('paging', () => {
       }),
     );
     const informer = newSharedIndexInformer<ConfigMap>(rec.lw, 'configmaps');
-    const ac = new AbortController();
-    const running = informer.run(ac.signal);
-    try {
-      const deadline = AbortSignal.any([ac.signal, AbortSignal.timeout(convergeMs)]);
-      expect(await waitForCacheSync(deadline, () => informer.hasSynced())).toBe(true);
+    await whileRunning(informer, async () => {
       expect(informer.getStore().list()).toHaveLength(1200);
       expect(rec.lists).toHaveLength(3);
       expect(rec.lists.map((o) => o.limit)).toEqual([500, 500, 500]);
@@ -439,26 +412,16 @@ describe('paging', () => {
       expect(rec.lists[2]?.continue).toBeTruthy();
       expect(rec.lists[2]?.continue).not.toBe(rec.lists[1]?.continue);
       await expectConverged(informer.getStore(), ns);
-    } finally {
-      ac.abort();
-      await running;
-    }
+    });
   });
 
   it('gets everything in one answer at resourceVersion 0 (the watch cache ignores limit)', async () => {
     const rec = recording(listWatchFromClient<ConfigMap>(core, 'configmaps', ns));
     const informer = newSharedIndexInformer<ConfigMap>(rec.lw, 'configmaps');
-    const ac = new AbortController();
-    const running = informer.run(ac.signal);
-    try {
-      const deadline = AbortSignal.any([ac.signal, AbortSignal.timeout(convergeMs)]);
-      expect(await waitForCacheSync(deadline, () => informer.hasSynced())).toBe(true);
+    await whileRunning(informer, async () => {
       expect(rec.lists).toEqual([{ resourceVersion: '0', limit: 500 }]);
       expect(informer.getStore().list()).toHaveLength(1200);
-    } finally {
-      ac.abort();
-      await running;
-    }
+    });
   });
 });
 
@@ -493,12 +456,7 @@ describe('a watch the server closes', () => {
     const watchErrors: unknown[] = [];
     informer.setWatchErrorHandler((err) => void watchErrors.push(err));
     informer.addEventHandler({ onAdd: (cm) => void adds.push(cm.metadata.name!) });
-    const ac = new AbortController();
-    const running = informer.run(ac.signal);
-    try {
-      const deadline = AbortSignal.any([ac.signal, AbortSignal.timeout(convergeMs)]);
-      expect(await waitForCacheSync(deadline, () => informer.hasSynced())).toBe(true);
-
+    await whileRunning(informer, async () => {
       const later = names('later', 30);
       // One at a time, so the events arrive spread over many watches.
       await inParallel(later, (n) => createConfigMap(ns, configMap(n)), 1);
@@ -513,9 +471,6 @@ describe('a watch the server closes', () => {
       expect(new Set(adds)).toEqual(new Set([...names('pre', 5), ...later]));
       expect(adds).toHaveLength(35);
       expect(watchErrors).toEqual([]);
-    } finally {
-      ac.abort();
-      await running;
-    }
+    });
   });
 });

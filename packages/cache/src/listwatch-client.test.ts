@@ -13,6 +13,7 @@ import {
   type WatchEvent,
 } from '@kubets/apimachinery';
 import { RESTClient } from '@kubets/rest';
+import { failureStatus } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   listWatchFromClient,
@@ -35,10 +36,15 @@ let client: RESTClient;
 let seen: Seen[];
 let respond: Respond;
 
-const emptyList: Respond = (_seen, res) => {
-  res.writeHead(200, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ kind: 'List', metadata: { resourceVersion: '7' }, items: [] }));
-};
+/** Answers every request with `body` as JSON. */
+function answering(status: number, body: unknown): Respond {
+  return (_seen, res) => {
+    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+}
+
+const emptyList = answering(200, { kind: 'List', metadata: { resourceVersion: '7' }, items: [] });
 
 beforeEach(async () => {
   seen = [];
@@ -117,19 +123,14 @@ describe('listWatchFromClient', () => {
   });
 
   it('keeps the objects the reuseItem hint returns in place of decoded items', async () => {
-    respond = (_seen, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          kind: 'PodList',
-          metadata: { resourceVersion: '9' },
-          items: [
-            { metadata: { name: 'a', resourceVersion: '3' } },
-            { metadata: { name: 'b', resourceVersion: '9' } },
-          ],
-        }),
-      );
-    };
+    respond = answering(200, {
+      kind: 'PodList',
+      metadata: { resourceVersion: '9' },
+      items: [
+        { metadata: { name: 'a', resourceVersion: '3' } },
+        { metadata: { name: 'b', resourceVersion: '9' } },
+      ],
+    });
     const held = { metadata: { name: 'a', resourceVersion: '3' } };
     const lw = listWatchFromClient<typeof held>(client, 'pods', 'default');
     const list = await lw.list({}, signal(), {
@@ -171,19 +172,10 @@ describe('listWatchFromClient', () => {
   });
 
   it('rejects with the server Status', async () => {
-    respond = (_s, res) => {
-      res.writeHead(404, { 'Content-Type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          kind: 'Status',
-          apiVersion: 'v1',
-          status: 'Failure',
-          reason: 'NotFound',
-          code: 404,
-          message: 'the server could not find the requested resource',
-        }),
-      );
-    };
+    respond = answering(
+      404,
+      failureStatus(404, 'NotFound', 'the server could not find the requested resource'),
+    );
     const lw = listWatchFromClient(client, 'widgets', 'default');
     await expect(lw.list({}, signal())).rejects.toSatisfy(isNotFound);
     await expect(lw.watch({}, signal())).rejects.toSatisfy(isNotFound);

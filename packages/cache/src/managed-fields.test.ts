@@ -1,6 +1,6 @@
 import { eventually } from '@kubets/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
-import { FakeListerWatcher, listOf } from '../test/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { abortedAfterTest, FakeListerWatcher, listOf } from '../test/helpers.js';
 import { dropManagedFields, FieldsV1Pool, shareManagedFields } from './managed-fields.js';
 import { newSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.js';
 
@@ -108,11 +108,6 @@ describe('dropManagedFields', () => {
 });
 
 describe('shared informers and managedFields', () => {
-  const controllers: AbortController[] = [];
-  afterEach(() => {
-    for (const c of controllers.splice(0)) c.abort();
-  });
-
   async function cached(
     options: SharedIndexInformerOptions<ManagedPod>,
     transform?: (obj: ManagedPod) => ManagedPod,
@@ -121,8 +116,7 @@ describe('shared informers and managedFields', () => {
     lw.listFn = () => listOf([managedPod('a', '1'), managedPod('b', '1')], '1');
     const informer = newSharedIndexInformer(lw, 'pods', { random: () => 0.5, ...options });
     if (transform !== undefined) informer.setTransform(transform);
-    const ac = new AbortController();
-    controllers.push(ac);
+    const ac = abortedAfterTest();
     void informer.run(ac.signal);
     const w = await lw.watchNumber(1);
     await eventually(() => informer.hasSynced());

@@ -77,14 +77,17 @@ afterEach(async () => {
   timers.clear();
 });
 
-/** An HTTP server on 127.0.0.1 answering pod lists and watches with replaceable handlers. */
-async function startServer(): Promise<TestServer> {
+/**
+ * An HTTP server on 127.0.0.1 answering pod lists (with `onList`, by default the full list)
+ * and watches with replaceable handlers.
+ */
+async function startServer(onList: Handler = answerList): Promise<TestServer> {
   const state: TestServer = {
     url: '',
     lists: [],
     watches: [],
     listsClosed: 0,
-    onList: answerList,
+    onList,
     onWatch: holdWatch,
     close: async () => {},
   };
@@ -130,6 +133,9 @@ function answerList(_request: IncomingMessage, response: ServerResponse): void {
   response.end(listBody);
 }
 
+/** A list request accepted and never answered. */
+function neverAnswer(): void {}
+
 /** A watch accepted and then quiet (no events, never ends). */
 function holdWatch(_request: IncomingMessage, response: ServerResponse): void {
   response.writeHead(200, { 'Content-Type': 'application/json' });
@@ -159,6 +165,17 @@ async function until(cond: () => boolean, clock: FakeClock, what: string): Promi
   }
 }
 
+/** Runs `runner` until the test's cleanup, which stops it and waits for it to end. */
+function runUntilCleanup(runner: { run(signal: AbortSignal): Promise<void> }) {
+  const ac = new AbortController();
+  const done = runner.run(ac.signal);
+  cleanups.push(async () => {
+    ac.abort();
+    await done;
+  });
+  return { ac, done };
+}
+
 function startReflector(server: TestServer, options: ReflectorOptions, clientOptions = {}) {
   const client = new RESTClient(
     { host: server.url, qps: -1 },
@@ -178,12 +195,7 @@ function startReflector(server: TestServer, options: ReflectorOptions, clientOpt
     watchErrorHandler: (err) => errors.push(err),
     ...options,
   });
-  const ac = new AbortController();
-  const done = reflector.run(ac.signal);
-  cleanups.push(async () => {
-    ac.abort();
-    await done;
-  });
+  const { ac, done } = runUntilCleanup(reflector);
   return { store, clock, entries, errors, ac, done };
 }
 
@@ -192,7 +204,7 @@ const listDeadlineMessage =
 
 describe('Reflector list deadline against a misbehaving server', () => {
   const misbehaviours: [string, Handler][] = [
-    ['accepts the list request and never answers', () => {}],
+    ['accepts the list request and never answers', neverAnswer],
     [
       'sends the headers and half of the body, then holds',
       (_request, response) => {
@@ -219,8 +231,7 @@ describe('Reflector list deadline against a misbehaving server', () => {
     it(
       `${name}: aborted at the deadline, logged, reported, retried; syncs once the server answers`,
       async () => {
-        const server = await startServer();
-        server.onList = misbehave;
+        const server = await startServer(misbehave);
         const { store, clock, entries, errors } = startReflector(server, {
           listTimeoutSeconds: 0.3,
         });
@@ -282,8 +293,7 @@ describe('Reflector list deadline against a misbehaving server', () => {
   it(
     'informers pass listTimeoutSeconds to their reflector',
     async () => {
-      const server = await startServer();
-      server.onList = () => {};
+      const server = await startServer(neverAnswer);
       const client = new RESTClient({ host: server.url, qps: -1 }, { groupVersion: 'v1' });
       const clock = new FakeClock();
       const informer = newSharedIndexInformer(
@@ -291,12 +301,7 @@ describe('Reflector list deadline against a misbehaving server', () => {
         'pods',
         { clock, listTimeoutSeconds: 0.3 },
       );
-      const ac = new AbortController();
-      const running = informer.run(ac.signal);
-      cleanups.push(async () => {
-        ac.abort();
-        await running;
-      });
+      runUntilCleanup(informer);
       await until(() => server.lists.length >= 2, clock, 'a second list request');
       server.onList = answerList;
       await until(() => informer.hasSynced(), clock, 'the informer to sync');
@@ -308,8 +313,7 @@ describe('Reflector list deadline against a misbehaving server', () => {
   it(
     'stopping the reflector aborts a pending list at once and quietly',
     async () => {
-      const server = await startServer();
-      server.onList = () => {};
+      const server = await startServer(neverAnswer);
       const { clock, entries, errors, ac, done } = startReflector(server, {});
       await until(() => server.lists.length === 1, clock, 'the list request');
       ac.abort();

@@ -1,15 +1,16 @@
 import type { Logger, WatchEvent } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
-import { eventually, flush } from '@kubets/test-utils';
+import { type EventuallyOptions, eventually, flush } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TestPod } from '../test/helpers.js';
 import {
+  abortedAfterTest,
   expiredError,
   expiredStatus,
-  FakeListerWatcher,
   listOf,
   pod,
+  runFakes,
   statusError,
-  type TestPod,
 } from '../test/helpers.js';
 import type { ListerWatcher } from './listwatch.js';
 import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
@@ -39,26 +40,30 @@ class RecordingStore implements ReflectorStore<TestPod> {
   }
 }
 
-const controllers: AbortController[] = [];
-afterEach(() => {
-  for (const c of controllers.splice(0)) c.abort();
-});
-
 function setup(options: ReflectorOptions = {}) {
-  const lw = new FakeListerWatcher<TestPod>();
+  const { lw, clock, errors, ac, timing } = runFakes();
   const store = new RecordingStore();
-  const clock = new FakeClock();
-  const errors: unknown[] = [];
   const reflector = new Reflector(lw, store, {
-    clock,
-    random: () => 0.5,
+    ...timing,
     watchErrorHandler: (err) => errors.push(err),
     ...options,
   });
-  const ac = new AbortController();
-  controllers.push(ac);
   const start = (): Promise<void> => reflector.run(ac.signal);
   return { lw, store, clock, reflector, ac, errors, start };
+}
+
+/**
+ * Waits until the reflector sleeps out a backoff (one timer pending), runs `before` (checks of
+ * what happened before the sleep ends), then ends the sleep.
+ */
+async function endBackoff(
+  clock: FakeClock,
+  before: () => void = () => {},
+  waiting?: EventuallyOptions,
+): Promise<void> {
+  await eventually(() => clock.pending === 1, waiting);
+  before();
+  clock.stepToNext();
 }
 
 describe('Reflector list', () => {
@@ -132,10 +137,10 @@ describe('Reflector list', () => {
       return listOf([pod('a')], '5');
     };
     void start();
-    await eventually(() => clock.pending === 1);
-    expect(clock.requestedSleeps).toEqual([1200]);
-    expect(errors).toHaveLength(1);
-    clock.stepToNext();
+    await endBackoff(clock, () => {
+      expect(clock.requestedSleeps).toEqual([1200]);
+      expect(errors).toHaveLength(1);
+    });
     await lw.watchNumber(1);
     expect(store.ops).toEqual(['replace [a]@5']);
   });
@@ -176,9 +181,7 @@ describe('Reflector watch', () => {
     const { lw, clock, start } = setup();
     void start();
     (await lw.watchNumber(1)).close();
-    await eventually(() => clock.pending === 1);
-    expect(lw.watches).toHaveLength(1);
-    clock.stepToNext();
+    await endBackoff(clock, () => expect(lw.watches).toHaveLength(1));
     await lw.watchNumber(2);
     expect(lw.listCalls).toHaveLength(1);
   });
@@ -239,9 +242,7 @@ describe('Reflector watch', () => {
     const { lw, clock, start } = setup();
     lw.watchErrors.push(expiredError());
     void start();
-    await eventually(() => clock.pending === 1);
-    expect(lw.listCalls).toHaveLength(1);
-    clock.stepToNext();
+    await endBackoff(clock, () => expect(lw.listCalls).toHaveLength(1));
     await lw.watchNumber(1);
     expect(lw.listCalls).toHaveLength(2);
   });
@@ -258,8 +259,7 @@ describe('Reflector watch', () => {
     lw.watchErrors.push(...failures);
     void start();
     for (let i = 1; i <= failures.length; i++) {
-      await eventually(() => clock.pending === 1, { timeoutMs: 2000, what: `backoff ${i}` });
-      clock.stepToNext();
+      await endBackoff(clock, undefined, { timeoutMs: 2000, what: `backoff ${i}` });
     }
     const w = await lw.watchNumber(1);
     // 800 ms doubling, jitter factor 1.0 (random 0.5 → ×1.5).
@@ -270,8 +270,7 @@ describe('Reflector watch', () => {
     // A stream that breaks mid-way is also retried after a backoff.
     w.push({ type: 'ADDED', object: pod('q', '8') });
     w.fail(new Error('connection reset'));
-    await eventually(() => clock.pending === 1);
-    clock.stepToNext();
+    await endBackoff(clock);
     const w2 = await lw.watchNumber(2);
     expect(w2.options.resourceVersion).toBe('8');
     expect(lw.listCalls).toHaveLength(1);
@@ -282,8 +281,7 @@ describe('Reflector watch', () => {
     lw.watchErrors.push(...Array.from({ length: 8 }, () => statusError(500, 'InternalError')));
     void start();
     for (let i = 0; i < 8; i++) {
-      await eventually(() => clock.pending === 1);
-      clock.stepToNext();
+      await endBackoff(clock);
     }
     const w = await lw.watchNumber(1);
     expect(clock.requestedSleeps).toEqual([800, 1600, 3200, 6400, 12800, 25600, 30000, 30000]);
@@ -484,8 +482,7 @@ describe('Reflector watch deadline', () => {
         });
       },
     };
-    const ac = new AbortController();
-    controllers.push(ac);
+    const ac = abortedAfterTest();
     const reflector = new Reflector(lw, new RecordingStore(), {
       clock: new FakeClock(),
       random: () => 0,
@@ -528,8 +525,7 @@ describe('Reflector watch deadline', () => {
       },
     };
     const clock = new FakeClock();
-    const ac = new AbortController();
-    controllers.push(ac);
+    const ac = abortedAfterTest();
     const reflector = new Reflector(lw, new RecordingStore(), {
       clock,
       random: () => 0,

@@ -1,24 +1,19 @@
-import { FakeClock } from '@kubets/apimachinery/testing';
 import { eventually } from '@kubets/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { TestPod } from '../test/helpers.js';
 import {
   expiredStatus,
   FakeListerWatcher,
   listOf,
   pod,
+  runFakes,
   statusError,
-  type TestPod,
 } from '../test/helpers.js';
 import type { ResourceEventHandler } from './handler.js';
 import { deletedObject, filteringResourceEventHandler } from './handler.js';
 import { type DeletedFinalStateUnknown, isDeletedFinalStateUnknown } from './keys.js';
 import { newSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './thread-safe-store.js';
-
-const controllers: AbortController[] = [];
-afterEach(() => {
-  for (const c of controllers.splice(0)) c.abort();
-});
 
 function describeDelete(obj: TestPod | DeletedFinalStateUnknown<TestPod>): string {
   if (isDeletedFinalStateUnknown<TestPod>(obj)) {
@@ -47,17 +42,12 @@ function recorder(): { log: string[]; handler: ResourceEventHandler<TestPod> } {
 }
 
 function setup(options: SharedIndexInformerOptions<TestPod> = {}) {
-  const lw = new FakeListerWatcher<TestPod>();
-  const clock = new FakeClock();
-  const handlerErrors: unknown[] = [];
+  const { lw, clock, errors: handlerErrors, ac, timing } = runFakes();
   const informer = newSharedIndexInformer(lw, 'pods', {
-    clock,
-    random: () => 0.5,
+    ...timing,
     onHandlerError: (err) => handlerErrors.push(err),
     ...options,
   });
-  const ac = new AbortController();
-  controllers.push(ac);
   let done: Promise<void> | undefined;
   const start = (): Promise<void> => {
     done = informer.run(ac.signal);

@@ -2,8 +2,12 @@
 
 import type { KubeObject, ObjectList, ObjectMeta, Status, WatchEvent } from '@kubets/apimachinery';
 import { StatusError } from '@kubets/apimachinery';
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { eventually } from '@kubets/test-utils';
+import { onTestFinished } from 'vitest';
+import { metaNamespaceKeyFunc } from '../src/keys.js';
 import type { ListerWatcher, ListHints, ListOptions, WatchOptions } from '../src/listwatch.js';
+import type { Store } from '../src/store.js';
 
 /** A ConfigMap as the tests create it on a server. */
 export interface TestConfigMap {
@@ -54,6 +58,21 @@ export function statusError(code: number, reason: string, message = reason): Sta
   return new StatusError({ kind: 'Status', status: 'Failure', reason, code, message });
 }
 
+/** An ADDED watch event of `object`. */
+export function added<T>(object: T): WatchEvent<T> {
+  return { type: 'ADDED', object };
+}
+
+/** A MODIFIED watch event of `object`. */
+export function modified<T>(object: T): WatchEvent<T> {
+  return { type: 'MODIFIED', object };
+}
+
+/** A DELETED watch event of `object`. */
+export function deleted<T>(object: T): WatchEvent<T> {
+  return { type: 'DELETED', object };
+}
+
 /** One watch stream of a {@link FakeListerWatcher}: push events, close it, or fail it. */
 export class FakeWatch<T> implements AsyncIterable<WatchEvent<T>> {
   readonly options: WatchOptions;
@@ -71,9 +90,9 @@ export class FakeWatch<T> implements AsyncIterable<WatchEvent<T>> {
     signal.addEventListener('abort', () => this.#notify(), { once: true });
   }
 
-  /** Queues an event for the consumer. */
-  push(event: WatchEvent<T>): void {
-    this.#buffer.push(event);
+  /** Queues events for the consumer, in order. */
+  push(...events: WatchEvent<T>[]): void {
+    this.#buffer.push(...events);
     this.#notify();
   }
 
@@ -186,4 +205,36 @@ export class FakeListerWatcher<T> implements ListerWatcher<T> {
     await eventually(() => this.watches.length >= n, { timeoutMs: timeoutMs, what: `watch #${n}` });
     return this.watches[n - 1]!;
   }
+}
+
+/** An AbortController aborted when the running test ends: what the test started stops with it. */
+export function abortedAfterTest(): AbortController {
+  const ac = new AbortController();
+  onTestFinished(() => ac.abort());
+  return ac;
+}
+
+/**
+ * What a reflector or informer under test runs on: a fake ListerWatcher of pods, a fake
+ * clock and jitter fixed at the middle (`timing`, to spread into its options), a list for the
+ * errors it reports, and an AbortController aborted when the test ends.
+ */
+export function runFakes() {
+  const lw = new FakeListerWatcher<TestPod>();
+  const clock = new FakeClock();
+  const errors: unknown[] = [];
+  return { lw, clock, errors, ac: abortedAfterTest(), timing: { clock, random: () => 0.5 } };
+}
+
+/** key → resourceVersion of a store's objects (only namespace `ns` unless it is '', the default). */
+export function storeVersions<T extends { metadata?: ObjectMeta | undefined }>(
+  store: Store<T>,
+  ns = '',
+): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const obj of store.list()) {
+    if (ns !== '' && obj.metadata?.namespace !== ns) continue;
+    out.set(metaNamespaceKeyFunc(obj), obj.metadata?.resourceVersion ?? '');
+  }
+  return out;
 }

@@ -1,23 +1,20 @@
-import { randomUUID } from 'node:crypto';
-import {
-  isConflict,
-  isNotFound,
-  isStatusError,
-  type ObjectMeta,
-  type StatusError,
-  type WatchEvent,
-} from '@kubets/apimachinery';
+import { isConflict, isNotFound, type ObjectMeta, type WatchEvent } from '@kubets/apimachinery';
 import { loadConfig, PatchType } from '@kubets/rest';
-import { type Envtest, startEnvtest } from '@kubets/testing';
+import {
+  createTestNamespace,
+  deploymentOf,
+  sleepingBusybox,
+  statusErrorOf,
+  useEnvtest,
+} from '@kubets/test-utils';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { ConfigMap, Pod } from 'kubernetes-types/core/v1.js';
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Clientset } from './clientset.js';
 import { defineResource } from './descriptor.js';
 import { isStatus } from './typed-client.js';
 
-let env: Envtest;
 let clientset: Clientset;
 let namespace: string;
 
@@ -26,51 +23,17 @@ function busyboxPod(name: string, labels: Record<string, string> = {}): Pod {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, labels },
-    spec: { containers: [{ name: 'main', image: 'busybox', command: ['sleep', '3600'] }] },
+    spec: { containers: [sleepingBusybox] },
   };
-}
-
-function deployment(name: string, replicas: number): Deployment {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'main', image: 'busybox', command: ['sleep', '3600'] }] },
-      },
-    },
-  };
-}
-
-async function statusErrorOf(promise: Promise<unknown>): Promise<StatusError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isStatusError(err)) throw new Error(`expected a StatusError, got ${String(err)}`);
-  return err;
 }
 
 function managersOf(meta: { managedFields?: ManagedFieldsEntry[] } | undefined): string[] {
   return (meta?.managedFields ?? []).map((entry) => `${entry.manager}/${entry.operation}`);
 }
 
-beforeAll(async () => {
-  env = await startEnvtest();
-  clientset = new Clientset({ ...loadConfig({ kubeconfig: env.kubeconfigPath }), qps: -1 });
-  namespace = `clientset-e2e-${randomUUID().slice(0, 8)}`;
-  await clientset
-    .coreV1()
-    .namespaces()
-    .create({ metadata: { name: namespace } });
-});
-
-afterAll(async () => {
-  await env?.stop();
+useEnvtest(async ({ kubeconfigPath: kubeconfig }) => {
+  clientset = new Clientset({ ...loadConfig({ kubeconfig }), qps: -1 });
+  namespace = await createTestNamespace(clientset.coreV1().namespaces(), 'clientset-e2e');
 });
 
 describe('typed clientset against a real kube-apiserver', () => {
@@ -139,7 +102,7 @@ describe('typed clientset against a real kube-apiserver', () => {
 
   it('runs a Deployment through create/get/update/scale/patch/delete with propagationPolicy', async () => {
     const deployments = clientset.appsV1().deployments(namespace);
-    const created = await deployments.create(deployment('api', 1));
+    const created = await deployments.create(deploymentOf('api', 1));
     expect(created.spec?.replicas).toBe(1);
 
     const fetched = await deployments.get('api');
@@ -177,7 +140,7 @@ describe('typed clientset against a real kube-apiserver', () => {
     await deployments.patch('api', PatchType.MergePatch, { metadata: { finalizers: null } });
     expect(isNotFound(await statusErrorOf(deployments.get('api')))).toBe(true);
 
-    await deployments.create(deployment('orphaned', 1));
+    await deployments.create(deploymentOf('orphaned', 1));
     const orphan = await deployments.delete('orphaned', { propagationPolicy: 'Orphan' });
     // Orphan propagation also goes through a finalizer the garbage collector would remove.
     expect((orphan as Deployment).metadata?.finalizers).toContain('orphan');
@@ -185,7 +148,7 @@ describe('typed clientset against a real kube-apiserver', () => {
 
   it('server-side apply: a second manager conflicts without force and takes ownership with force', async () => {
     const deployments = clientset.appsV1().deployments(namespace);
-    const first = await deployments.apply(deployment('applied', 1), { fieldManager: 'team-a' });
+    const first = await deployments.apply(deploymentOf('applied', 1), { fieldManager: 'team-a' });
     expect(first.spec?.replicas).toBe(1);
     expect(managersOf(first.metadata)).toContain('team-a/Apply');
 

@@ -1,6 +1,7 @@
 import { isBadRequest, isStatusError } from '@kubets/apimachinery';
 import {
   eventually,
+  rejectionOf,
   type StubHandler,
   type StubServer,
   sendJson,
@@ -102,11 +103,7 @@ describe('pods/log', () => {
         message: 'container "app" in pod "web" is waiting to start: ContainerCreating',
       });
     });
-    const err = await clientset
-      .coreV1()
-      .pods('ns')
-      .getLogText('web')
-      .catch((e: unknown) => e);
+    const err = await rejectionOf(clientset.coreV1().pods('ns').getLogText('web'));
     expect(isStatusError(err) && isBadRequest(err)).toBe(true);
     expect((err as Error).message).toMatch(/waiting to start/);
   });

@@ -5,13 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { isStatusError } from '@kubets/apimachinery';
 import { isInvalidRequestError, loadConfig, RESTClient } from '@kubets/rest';
-import { rejectionOf } from '@kubets/test-utils';
+import { rejectionOf, useEnvtest } from '@kubets/test-utils';
 import { hostileSegments } from '@kubets/test-utils/hostile-segments';
-import { type Envtest, startEnvtest } from '@kubets/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Clientset } from './clientset.js';
 
-let env: Envtest;
 let clientset: Clientset;
 let core: RESTClient;
 const suffix = randomUUID().slice(0, 8);
@@ -50,9 +48,8 @@ function expectRefusedOrAnswered(outcome: unknown, refused: boolean, part: strin
   }
 }
 
-beforeAll(async () => {
-  env = await startEnvtest();
-  const config = { ...loadConfig({ kubeconfig: env.kubeconfigPath }), qps: -1 };
+useEnvtest(async ({ kubeconfigPath: kubeconfig }) => {
+  const config = { ...loadConfig({ kubeconfig }), qps: -1 };
   clientset = new Clientset(config);
   core = new RESTClient(config, { groupVersion: 'v1' });
   for (const ns of [home, victim]) {
@@ -65,10 +62,6 @@ beforeAll(async () => {
       .configMaps(ns)
       .create({ metadata: { name: 'cm' }, data: { keep: 'me' } });
   }
-});
-
-afterAll(async () => {
-  await env?.stop();
 });
 
 describe('hostile names against a real kube-apiserver', () => {

@@ -1,11 +1,6 @@
 import type { Readable } from 'node:stream';
-import {
-  isBadRequest,
-  isInvalid,
-  isNotFound,
-  isStatusError,
-  type StatusError,
-} from '@kubets/apimachinery';
+import { isBadRequest, isInvalid, isNotFound } from '@kubets/apimachinery';
+import { statusErrorOf } from '@kubets/test-utils';
 import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,15 +21,6 @@ function pod(name: string, containers: string[]): Pod {
     metadata: { name },
     spec: { containers: containers.map((c) => ({ name: c, image: 'busybox' })) },
   };
-}
-
-async function statusErrorOf(promise: Promise<unknown>): Promise<StatusError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isStatusError(err)) throw new Error(`expected a StatusError, got ${String(err)}`);
-  return err;
 }
 
 /** Reads a stream chunk by chunk until `done(text so far)` holds; leaves the stream open. */

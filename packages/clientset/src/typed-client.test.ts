@@ -9,6 +9,7 @@ import { isInvalidRequestError, PatchType } from '@kubets/rest';
 import {
   echo,
   type RecordedRequest,
+  rejectionOf,
   type StubServer,
   sendJson,
   startStubServer,
@@ -86,7 +87,7 @@ describe('URLs', () => {
       () => pods.deleteCollection(),
       () => pods.getLog('x'),
     ]) {
-      const err = await call().catch((e: unknown) => e);
+      const err = await rejectionOf(call());
       expect(isInvalidRequestError(err)).toBe(true);
       expect((err as Error).message).toMatch(/pods is namespaced: \w+ needs a namespace/);
     }
@@ -117,11 +118,7 @@ describe('URLs', () => {
   });
 
   it('rejects names that are not path segments before sending', async () => {
-    const err = await clientset
-      .coreV1()
-      .pods('ns')
-      .get('a/b')
-      .catch((e: unknown) => e);
+    const err = await rejectionOf(clientset.coreV1().pods('ns').get('a/b'));
     expect(isInvalidRequestError(err)).toBe(true);
     expect(server.requests).toHaveLength(0);
   });
@@ -211,11 +208,12 @@ describe('writes', () => {
   });
 
   it('update needs metadata.name', async () => {
-    const err = await clientset
-      .coreV1()
-      .pods('ns')
-      .update({ spec: { containers: [] } })
-      .catch((e: unknown) => e);
+    const err = await rejectionOf(
+      clientset
+        .coreV1()
+        .pods('ns')
+        .update({ spec: { containers: [] } }),
+    );
     expect(isInvalidRequestError(err)).toBe(true);
     expect(server.requests).toHaveLength(0);
   });
@@ -266,11 +264,9 @@ describe('writes', () => {
 
   it('an apply patch without fieldManager, or force on another patch type, is refused', async () => {
     const pods = clientset.coreV1().pods('ns');
-    const noManager = await pods.patch('p', PatchType.ApplyPatch, '{}').catch((e: unknown) => e);
+    const noManager = await rejectionOf(pods.patch('p', PatchType.ApplyPatch, '{}'));
     expect(isInvalidRequestError(noManager)).toBe(true);
-    const force = await pods
-      .patch('p', PatchType.MergePatch, {}, { force: true })
-      .catch((e: unknown) => e);
+    const force = await rejectionOf(pods.patch('p', PatchType.MergePatch, {}, { force: true }));
     expect(isInvalidRequestError(force)).toBe(true);
     expect(server.requests).toHaveLength(0);
   });
@@ -358,18 +354,10 @@ describe('errors', () => {
       });
     });
     clientset = new Clientset({ host: server.url, qps: -1 });
-    const notFound = await clientset
-      .coreV1()
-      .pods('ns')
-      .get('p')
-      .catch((e: unknown) => e);
+    const notFound = await rejectionOf(clientset.coreV1().pods('ns').get('p'));
     expect(isStatusError(notFound) && isNotFound(notFound)).toBe(true);
     expect((notFound as Error).message).toBe('pods "p" not found');
-    const conflict = await clientset
-      .coreV1()
-      .pods('ns')
-      .update(pod('p'))
-      .catch((e: unknown) => e);
+    const conflict = await rejectionOf(clientset.coreV1().pods('ns').update(pod('p')));
     expect(isConflict(conflict)).toBe(true);
   });
 
@@ -442,7 +430,7 @@ describe('subresource guards', () => {
       () => client.getScale('w'),
       () => client.updateScale('w', { spec: { replicas: 1 } }),
     ]) {
-      const err = await call().catch((e: unknown) => e);
+      const err = await rejectionOf(call());
       expect(isInvalidRequestError(err)).toBe(true);
       expect((err as Error).message).toMatch(/widgets has no (status|scale) subresource/);
     }

@@ -203,6 +203,21 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
     return verb;
   }
 
+  // A create, update or patch: the call's options as query parameters, `body` as the body,
+  // the written object as the answer.
+  private write(
+    verb: Request,
+    name: string | undefined,
+    subresources: readonly string[],
+    options: { signal?: AbortSignal } | undefined,
+    body: RequestBody,
+  ): Promise<Unstructured> {
+    return this.request(verb, name, subresources, options?.signal)
+      .params(queryOf(options))
+      .body(body)
+      .do<Unstructured>();
+  }
+
   async get(name: string, options?: GetOptions, ...subresources: string[]): Promise<Unstructured> {
     return this.request(this.client.get(), name, subresources, options?.signal)
       .params(queryOf(options))
@@ -239,10 +254,7 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
   ): Promise<Unstructured> {
     // Posting to a subresource needs the object's name; a plain create may use generateName.
     const name = subresources.length > 0 ? nameOf(obj) : undefined;
-    return this.request(this.client.post(), name, subresources, options?.signal)
-      .params(queryOf(options))
-      .body(obj)
-      .do<Unstructured>();
+    return this.write(this.client.post(), name, subresources, options, obj);
   }
 
   async update(
@@ -250,10 +262,7 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
     options?: UpdateOptions,
     ...subresources: string[]
   ): Promise<Unstructured> {
-    return this.request(this.client.put(), nameOf(obj), subresources, options?.signal)
-      .params(queryOf(options))
-      .body(obj)
-      .do<Unstructured>();
+    return this.write(this.client.put(), nameOf(obj), subresources, options, obj);
   }
 
   updateStatus(obj: Unstructured, options?: UpdateOptions): Promise<Unstructured> {
@@ -267,10 +276,7 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
     options?: PatchOptions,
     ...subresources: string[]
   ): Promise<Unstructured> {
-    return this.request(this.client.patch(patchType), name, subresources, options?.signal)
-      .params(queryOf(options))
-      .body(body)
-      .do<Unstructured>();
+    return this.write(this.client.patch(patchType), name, subresources, options, body);
   }
 
   apply(

@@ -5,9 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { deletedObject } from '@kubets/cache';
 import { loadConfig } from '@kubets/rest';
-import { eventually } from '@kubets/test-utils';
-import { type Envtest, startEnvtest } from '@kubets/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createTestNamespace,
+  deploymentOf,
+  eventually,
+  selectingLabels,
+  useEnvtest,
+} from '@kubets/test-utils';
+import { describe, expect, it } from 'vitest';
 import {
   DynamicClient,
   isUnstructured,
@@ -18,37 +23,13 @@ import {
 } from './index.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
+const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
+const suiteLabel = { labels: { suite: 'dynamic-informer-e2e' } };
 
-let env: Envtest;
 let dynamic: DynamicClient;
 
-function deployment(name: string, replicas: number): Unstructured {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, labels: { suite: 'dynamic-informer-e2e' } },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'main', image: 'busybox', command: ['sleep', '3600'] }] },
-      },
-    },
-  };
-}
-
-beforeAll(async () => {
-  env = await startEnvtest();
-  dynamic = new DynamicClient({
-    ...loadConfig({ kubeconfig: env.kubeconfigPath }),
-    qps: 50,
-    burst: 100,
-  });
-});
-
-afterAll(async () => {
-  await env?.stop();
+useEnvtest(({ kubeconfigPath: kubeconfig }) => {
+  dynamic = new DynamicClient({ ...loadConfig({ kubeconfig }), qps: 50, burst: 100 });
 });
 
 describe('DynamicSharedInformerFactory against a real kube-apiserver', () => {
@@ -56,7 +37,7 @@ describe('DynamicSharedInformerFactory against a real kube-apiserver', () => {
     const suffix = randomUUID().slice(0, 6);
     const names = [`web-${suffix}`, `api-${suffix}`];
     const deployments = dynamic.resource(deploymentsGVR).namespace('default');
-    for (const name of names) await deployments.create(deployment(name, 1));
+    for (const name of names) await deployments.create(deploymentOf(name, 1, suiteLabel));
 
     const factory = newDynamicSharedInformerFactory(dynamic, 60_000);
     const informerListerForGvr = factory.forResource(deploymentsGVR);
@@ -101,7 +82,7 @@ describe('DynamicSharedInformerFactory against a real kube-apiserver', () => {
 
       // A watch event: created after sync.
       const late = `late-${suffix}`;
-      await deployments.create(deployment(late, 1));
+      await deployments.create(deploymentOf(late, 1, suiteLabel));
       await eventually(() => added.some((o) => o.metadata.name === late), {
         what: 'the late add',
         timeoutMs: 60_000,
@@ -140,10 +121,7 @@ describe('DynamicSharedInformerFactory against a real kube-apiserver', () => {
   });
 
   it('a filtered factory sees only its namespace and label selector', async () => {
-    const namespace = `dyn-inf-e2e-${randomUUID().slice(0, 8)}`;
-    await dynamic
-      .resource({ group: '', version: 'v1', resource: 'namespaces' })
-      .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    const namespace = await createTestNamespace(dynamic.resource(namespacesGVR), 'dyn-inf-e2e');
     const configMaps = dynamic.resource({ group: '', version: 'v1', resource: 'configmaps' });
     const cm = (name: string, labels: Record<string, string>): Unstructured => ({
       apiVersion: 'v1',
@@ -155,9 +133,8 @@ describe('DynamicSharedInformerFactory against a real kube-apiserver', () => {
     await configMaps.namespace(namespace).create(cm('skipped', { pick: 'no' }));
     await configMaps.namespace('default').create(cm(`other-${namespace}`, { pick: 'yes' }));
 
-    const factory = newFilteredDynamicSharedInformerFactory(dynamic, 0, namespace, (options) => {
-      options.labelSelector = 'pick=yes';
-    });
+    const pickYes = selectingLabels('pick=yes');
+    const factory = newFilteredDynamicSharedInformerFactory(dynamic, 0, namespace, pickYes);
     const cms = factory.forResource('v1/configmaps');
     cms.informer();
     const controller = new AbortController();

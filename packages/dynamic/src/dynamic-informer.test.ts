@@ -1,11 +1,9 @@
 import { isNotFound } from '@kubets/apimachinery';
 import { isDeletedFinalStateUnknown, newIndexer, waitForCacheSync } from '@kubets/cache';
-import { eventually } from '@kubets/test-utils';
-import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventually, selectingLabels, thrownBy, useApiServerPerTest } from '@kubets/test-utils';
+import { describe, expect, it } from 'vitest';
 import {
   DynamicClient,
-  type DynamicSharedInformerFactory,
   dynamicInformerKey,
   newDynamicLister,
   newDynamicSharedInformerFactory,
@@ -15,17 +13,13 @@ import {
   type Unstructured,
 } from './index.js';
 
-let server: InMemoryApiServer;
 let dynamic: DynamicClient;
-let controller: AbortController;
-const factories: DynamicSharedInformerFactory[] = [];
+const perTest = useApiServerPerTest((server) => {
+  dynamic = new DynamicClient({ host: server.host, qps: -1 });
+});
+const { track } = perTest;
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
-
-function track(factory: DynamicSharedInformerFactory): DynamicSharedInformerFactory {
-  factories.push(factory);
-  return factory;
-}
 
 async function createNamespaces(...names: string[]): Promise<void> {
   const namespaces = dynamic.resource({ group: '', version: 'v1', resource: 'namespaces' });
@@ -50,18 +44,6 @@ async function createDeployment(
       spec: { replicas: 1 },
     });
 }
-
-beforeEach(async () => {
-  server = await startApiServer();
-  dynamic = new DynamicClient({ host: server.host, qps: -1 });
-  controller = new AbortController();
-});
-
-afterEach(async () => {
-  controller.abort();
-  await Promise.all(factories.splice(0).map((f) => f.shutdown()));
-  await server.stop();
-});
 
 describe('DynamicSharedInformerFactory', () => {
   it('hands out one informer per group/version/resource, from objects or strings', () => {
@@ -92,8 +74,8 @@ describe('DynamicSharedInformerFactory', () => {
         deletes.push(isDeletedFinalStateUnknown(obj) ? obj.key : (obj.metadata.name ?? ''));
       },
     });
-    factory.start(controller.signal);
-    expect(await factory.waitForCacheSync(controller.signal)).toEqual(
+    factory.start(perTest.controller.signal);
+    expect(await factory.waitForCacheSync(perTest.controller.signal)).toEqual(
       new Map([['apps/v1/deployments', true]]),
     );
     await eventually(() => expect(adds).toHaveLength(3), { timeoutMs: 10_000, intervalMs: 5 });
@@ -121,13 +103,17 @@ describe('DynamicSharedInformerFactory', () => {
 
   it('a filtered factory limits every informer to its namespace and list options', async () => {
     await createNamespaces('team', 'other');
-    await createDeployment('team', 'web-1', { tier: 'web' });
-    await createDeployment('team', 'db-1', { tier: 'db' });
-    await createDeployment('other', 'web-2', { tier: 'web' });
+    // What is there before the factory starts: its list.
+    const existing = [
+      { namespace: 'team', name: 'web-1', tier: 'web' },
+      { namespace: 'team', name: 'db-1', tier: 'db' },
+      { namespace: 'other', name: 'web-2', tier: 'web' },
+    ];
+    for (const { namespace, name, tier } of existing) {
+      await createDeployment(namespace, name, { tier });
+    }
     const factory = track(
-      newFilteredDynamicSharedInformerFactory(dynamic, 0, 'team', (options) => {
-        options.labelSelector = 'tier=web';
-      }),
+      newFilteredDynamicSharedInformerFactory(dynamic, 0, 'team', selectingLabels('tier=web')),
     );
     expect(factory.namespace).toBe('team');
     const deployments = factory.forResource(deploymentsGVR);
@@ -137,8 +123,8 @@ describe('DynamicSharedInformerFactory', () => {
         added.push(`${obj.metadata.namespace}/${obj.metadata.name}`);
       },
     });
-    factory.start(controller.signal);
-    expect(await factory.waitForCacheSync(controller.signal)).toEqual(
+    factory.start(perTest.controller.signal);
+    expect(await factory.waitForCacheSync(perTest.controller.signal)).toEqual(
       new Map([['apps/v1/deployments', true]]),
     );
     // The list: only team's tier=web deployment.
@@ -170,7 +156,7 @@ describe('DynamicSharedInformerFactory', () => {
 
   it('waitForCacheSync reports informers not synced when the signal aborts', async () => {
     // Every list of pods fails, so the informer never syncs.
-    server.faults.respondWith(500, { match: '/api/v1/pods', times: Infinity });
+    perTest.server.faults.respondWith(500, { match: '/api/v1/pods', times: Infinity });
     const factory = track(
       newDynamicSharedInformerFactoryWithOptions(dynamic, {
         defaultResyncMs: 0,
@@ -178,7 +164,7 @@ describe('DynamicSharedInformerFactory', () => {
       }),
     );
     factory.forResource('v1/pods').informer();
-    factory.start(controller.signal);
+    factory.start(perTest.controller.signal);
     const waiting = new AbortController();
     const result = factory.waitForCacheSync(waiting.signal);
     setTimeout(() => waiting.abort(), 50);
@@ -200,8 +186,8 @@ describe('DynamicSharedInformerFactory', () => {
     );
     const deployments = factory.forResource(deploymentsGVR);
     deployments.informer();
-    factory.start(controller.signal);
-    await factory.waitForCacheSync(controller.signal);
+    factory.start(perTest.controller.signal);
+    await factory.waitForCacheSync(perTest.controller.signal);
     const cached = deployments.lister().byNamespace('a').get('web');
     expect(cached.metadata.labels).toEqual({ transformed: 'yes' });
     expect(cached.metadata).not.toHaveProperty('managedFields');
@@ -220,13 +206,15 @@ describe('DynamicSharedInformerFactory', () => {
         data: { a: '1' },
       });
     const { informer, lister } = newFilteredDynamicInformer(dynamic, configMaps, 'ns1', 0);
-    const done = informer().run(controller.signal);
-    expect(await waitForCacheSync(controller.signal, () => informer().hasSynced())).toBe(true);
+    const done = informer().run(perTest.controller.signal);
+    expect(await waitForCacheSync(perTest.controller.signal, () => informer().hasSynced())).toBe(
+      true,
+    );
     const cm = lister().byNamespace('ns1').get('cm');
     expect(cm.kind).toBe('ConfigMap');
     expect(cm.apiVersion).toBe('v1');
     expect(cm.data).toEqual({ a: '1' });
-    controller.abort();
+    perTest.controller.abort();
     await done;
   });
 });
@@ -256,12 +244,7 @@ describe('newDynamicLister', () => {
         .map((o) => o.metadata.name),
     ).toEqual(['w1']);
     expect(lister.byNamespace('b').get('w2').metadata.namespace).toBe('b');
-    let err: unknown;
-    try {
-      lister.byNamespace('a').get('w2');
-    } catch (e) {
-      err = e;
-    }
+    const err = thrownBy(() => lister.byNamespace('a').get('w2'));
     expect(isNotFound(err)).toBe(true);
     expect((err as Error).message).toBe('widgets.e2e.kubets.dev "w2" not found');
     expect(() => newDynamicLister(indexer, { group: '', version: 'v1', resource: '' })).toThrow(

@@ -1,8 +1,10 @@
 import { type GroupVersionResource, groupVersionToString } from '@kubets/apimachinery';
 import {
+  type FilteredInformerFactoryArgs,
+  filteredInformerFactoryOptions,
   type Indexers,
   informerKey,
-  type KeyedInformerFactory,
+  KeyedInformerFactoryBase,
   type KeyedInformerFactoryOptions,
   type ListerWatcher,
   type ListOptions,
@@ -10,7 +12,6 @@ import {
   metaNamespaceIndexFunc,
   namespaceIndex,
   newFilteredListWatchFromClient,
-  newKeyedInformerFactory,
   newSharedIndexInformer,
   type SharedIndexInformer,
 } from '@kubets/cache';
@@ -159,26 +160,28 @@ export function newFilteredDynamicInformer(
   };
 }
 
-class DynamicSharedInformerFactoryImpl implements DynamicSharedInformerFactory {
-  readonly namespace: string;
+// The keyed factory's `namespace`, `start`, `waitForCacheSync` and `shutdown` are the dynamic
+// factory's as they are; it adds `forResource`.
+class DynamicSharedInformerFactoryImpl
+  extends KeyedInformerFactoryBase
+  implements DynamicSharedInformerFactory
+{
   readonly #client: DynamicClient;
-  readonly #base: KeyedInformerFactory;
 
   constructor(client: DynamicClient, options: DynamicSharedInformerFactoryOptions) {
-    this.#client = client;
-    this.#base = newKeyedInformerFactory({
+    super({
       ...options,
       // Every informer of a dynamic factory caches Unstructured objects: the transform fits
       // all of them.
       transform: options.transform as ((obj: unknown) => unknown) | undefined,
     });
-    this.namespace = this.#base.namespace;
+    this.#client = client;
   }
 
   forResource(gvr: GroupVersionResource | string): DynamicInformer {
     const resolved = resolveGVR(gvr);
     const informer = (): SharedIndexInformer<Unstructured> =>
-      this.#base.informerFor<Unstructured>(
+      this.informerFor<Unstructured>(
         resolved,
         ({ resyncPeriodMs, namespace, tweakListOptions, logger }) =>
           newFilteredDynamicInformer(this.#client, resolved, namespace, resyncPeriodMs, {
@@ -190,18 +193,6 @@ class DynamicSharedInformerFactoryImpl implements DynamicSharedInformerFactory {
       informer,
       lister: () => newDynamicLister(informer().getIndexer(), resolved),
     };
-  }
-
-  start(signal: AbortSignal): void {
-    this.#base.start(signal);
-  }
-
-  waitForCacheSync(signal: AbortSignal): Promise<Map<string, boolean>> {
-    return this.#base.waitForCacheSync(signal);
-  }
-
-  shutdown(): Promise<void> {
-    return this.#base.shutdown();
   }
 }
 
@@ -235,15 +226,9 @@ export function newDynamicSharedInformerFactory(
  */
 export function newFilteredDynamicSharedInformerFactory(
   client: DynamicClient,
-  defaultResyncMs: number,
-  namespace: string,
-  tweakListOptions?: (options: ListOptions) => void,
+  ...filter: FilteredInformerFactoryArgs
 ): DynamicSharedInformerFactory {
-  return new DynamicSharedInformerFactoryImpl(client, {
-    defaultResyncMs,
-    namespace,
-    ...(tweakListOptions ? { tweakListOptions } : {}),
-  });
+  return new DynamicSharedInformerFactoryImpl(client, filteredInformerFactoryOptions(...filter));
 }
 
 /** A dynamic shared informer factory with every setting, including per-resource resync. */

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { isNotFound, type WatchEvent } from '@kubets/apimachinery';
 import { loadConfig, PatchType } from '@kubets/rest';
-import { type Envtest, startEnvtest } from '@kubets/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestNamespace, useEnvtest } from '@kubets/test-utils';
+import { describe, expect, it } from 'vitest';
 import {
   DynamicClient,
   nestedInt64,
@@ -19,8 +18,8 @@ const crdGVR = {
 };
 const widgetsGVR = { group: 'e2e.kubets.dev', version: 'v1', resource: 'widgets' };
 const podsGVR = { group: '', version: 'v1', resource: 'pods' };
+const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
 
-let env: Envtest;
 let dynamic: DynamicClient;
 let namespace: string;
 
@@ -45,21 +44,9 @@ function widget(name: string, size: number, labels: Record<string, string> = {})
   };
 }
 
-beforeAll(async () => {
-  env = await startEnvtest();
-  dynamic = new DynamicClient({
-    ...loadConfig({ kubeconfig: env.kubeconfigPath }),
-    qps: 50,
-    burst: 100,
-  });
-  namespace = `dynamic-e2e-${randomUUID().slice(0, 8)}`;
-  await dynamic
-    .resource({ group: '', version: 'v1', resource: 'namespaces' })
-    .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-});
-
-afterAll(async () => {
-  await env?.stop();
+useEnvtest(async ({ kubeconfigPath: kubeconfig }) => {
+  dynamic = new DynamicClient({ ...loadConfig({ kubeconfig }), qps: 50, burst: 100 });
+  namespace = await createTestNamespace(dynamic.resource(namespacesGVR), 'dynamic-e2e');
 });
 
 describe('DynamicClient against a real kube-apiserver', () => {

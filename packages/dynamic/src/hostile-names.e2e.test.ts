@@ -4,13 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { isStatusError } from '@kubets/apimachinery';
 import { isInvalidRequestError, loadConfig } from '@kubets/rest';
-import { rejectionOf } from '@kubets/test-utils';
+import { configMapOf, rejectionOf, useEnvtest } from '@kubets/test-utils';
 import { hostileGroups, hostileSegments } from '@kubets/test-utils/hostile-segments';
-import { type Envtest, startEnvtest } from '@kubets/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DynamicClient } from './client.js';
 
-let env: Envtest;
 let dynamic: DynamicClient;
 const suffix = randomUUID().slice(0, 8);
 const home = `hostile-a-${suffix}`;
@@ -31,9 +29,8 @@ async function snapshot(): Promise<Record<string, string>> {
   return state;
 }
 
-beforeAll(async () => {
-  env = await startEnvtest();
-  dynamic = new DynamicClient({ ...loadConfig({ kubeconfig: env.kubeconfigPath }), qps: -1 });
+useEnvtest(async ({ kubeconfigPath: kubeconfig }) => {
+  dynamic = new DynamicClient({ ...loadConfig({ kubeconfig }), qps: -1 });
   for (const ns of [home, victim]) {
     await dynamic
       .resource(namespaces)
@@ -41,17 +38,8 @@ beforeAll(async () => {
     await dynamic
       .resource(configMaps)
       .namespace(ns)
-      .create({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'cm' },
-        data: { keep: 'me' },
-      });
+      .create(configMapOf('cm', { keep: 'me' }));
   }
-});
-
-afterAll(async () => {
-  await env?.stop();
 });
 
 describe('hostile input to the dynamic client against a real kube-apiserver', () => {

@@ -8,9 +8,16 @@ import {
   type corev1,
   defineResource,
 } from '@kubets/clientset';
-import { eventually, type Mydemo, mydemoResource } from '@kubets/test-utils';
-import { type FaultRequest, type InMemoryApiServer, startApiServer } from '@kubets/testing';
-import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  eventually,
+  type Mydemo,
+  mydemoResource,
+  selectingLabels,
+  thrownBy,
+  useApiServerPerTest,
+} from '@kubets/test-utils';
+import type { FaultRequest } from '@kubets/testing';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type ClusterLister,
   GeneratedInformerFactory,
@@ -21,18 +28,13 @@ import {
   newFilteredSharedInformerFactory,
   newSharedInformerFactory,
   newSharedInformerFactoryWithOptions,
-  type SharedInformerFactory,
 } from './index.js';
 
-let server: InMemoryApiServer;
 let clientset: Clientset;
-let controller: AbortController;
-const factories: SharedInformerFactory[] = [];
-
-function track(factory: SharedInformerFactory): SharedInformerFactory {
-  factories.push(factory);
-  return factory;
-}
+const perTest = useApiServerPerTest((server) => {
+  clientset = new Clientset({ host: server.host, qps: -1 });
+});
+const { track } = perTest;
 
 async function createNamespace(name: string, labels: Record<string, string> = {}) {
   await clientset.coreV1().namespaces().create({ metadata: { name, labels } });
@@ -60,18 +62,6 @@ function createConfigMap(namespace: string, name: string, labels: Record<string,
 }
 
 async function* noEvents(): AsyncIterable<never> {}
-
-beforeEach(async () => {
-  server = await startApiServer();
-  clientset = new Clientset({ host: server.host, qps: -1 });
-  controller = new AbortController();
-});
-
-afterEach(async () => {
-  controller.abort();
-  await Promise.all(factories.splice(0).map((f) => f.shutdown()));
-  await server.stop();
-});
 
 describe('SharedInformerFactory', () => {
   it('hands out one informer per resource, whichever way it is asked for', () => {
@@ -110,8 +100,8 @@ describe('SharedInformerFactory', () => {
     deployments.informer();
     factory.coreV1().pods().informer();
     const nodes = factory.coreV1().nodes().lister(); // lister() registers the informer too
-    factory.start(controller.signal);
-    const synced = await factory.waitForCacheSync(controller.signal);
+    factory.start(perTest.controller.signal);
+    const synced = await factory.waitForCacheSync(perTest.controller.signal);
     expect(Object.fromEntries(synced)).toEqual({
       'apps/v1/deployments': true,
       'v1/pods': true,
@@ -129,12 +119,7 @@ describe('SharedInformerFactory', () => {
     ).toEqual(['db', 'web']);
     expect(lister.byNamespace('default').list('app=web')).toHaveLength(1);
     expect(lister.byNamespace('other').get('web').metadata?.namespace).toBe('other');
-    let notFound: unknown;
-    try {
-      lister.byNamespace('other').get('db');
-    } catch (err) {
-      notFound = err;
-    }
+    const notFound = thrownBy(() => lister.byNamespace('other').get('db'));
     expect(isNotFound(notFound)).toBe(true);
     expect(String((notFound as Error).message)).toContain('deployments.apps "db" not found');
     expect(nodes.get('node-1').metadata?.name).toBe('node-1');
@@ -158,8 +143,8 @@ describe('SharedInformerFactory', () => {
         seen.push(`delete ${name}`);
       },
     });
-    factory.start(controller.signal);
-    await factory.waitForCacheSync(controller.signal);
+    factory.start(perTest.controller.signal);
+    await factory.waitForCacheSync(perTest.controller.signal);
     await eventually(() => expect(seen).toHaveLength(1), { timeoutMs: 10_000, intervalMs: 5 });
     const api = await createDeployment('default', 'api');
     await eventually(() => expect(seen).toHaveLength(2), { timeoutMs: 10_000, intervalMs: 5 });
@@ -183,9 +168,7 @@ describe('SharedInformerFactory', () => {
     await createConfigMap('team', 'db-1', { app: 'db' });
     await createConfigMap('other', 'web-2', { app: 'web' });
     const factory = track(
-      newFilteredSharedInformerFactory(clientset, 0, 'team', (options) => {
-        options.labelSelector = 'app=web';
-      }),
+      newFilteredSharedInformerFactory(clientset, 0, 'team', selectingLabels('app=web')),
     );
     expect(factory.namespace).toBe('team');
     const added: string[] = [];
@@ -196,7 +179,7 @@ describe('SharedInformerFactory', () => {
     };
     factory.coreV1().configMaps().informer().addEventHandler(record);
     factory.coreV1().namespaces().informer().addEventHandler(record);
-    factory.start(controller.signal);
+    factory.start(perTest.controller.signal);
     // A namespaced URL for namespaces would 404 and never sync: give up after a while.
     const synced = await factory.waitForCacheSync(AbortSignal.timeout(4000));
     expect([...synced.values()]).toEqual([true, true]);
@@ -268,8 +251,8 @@ describe('SharedInformerFactory', () => {
     );
     const configMaps = factory.coreV1().configMaps();
     configMaps.informer();
-    factory.start(controller.signal);
-    await factory.waitForCacheSync(controller.signal);
+    factory.start(perTest.controller.signal);
+    await factory.waitForCacheSync(perTest.controller.signal);
     const cached = configMaps.lister().byNamespace('a').get('cm');
     expect(cached.metadata?.name).toBe('cm');
     expect(cached.metadata?.uid).toBe(stored.metadata?.uid);
@@ -302,8 +285,8 @@ describe('SharedInformerFactory', () => {
     const demos = factory.forResource(mydemos);
     expectTypeOf(demos.lister().list()).toEqualTypeOf<Mydemo[]>();
     demos.informer();
-    factory.start(controller.signal);
-    expect(await factory.waitForCacheSync(controller.signal)).toEqual(
+    factory.start(perTest.controller.signal);
+    expect(await factory.waitForCacheSync(perTest.controller.signal)).toEqual(
       new Map([['crddemo.k8s.io/v1/mydemos', true]]),
     );
     expect(demos.lister().byNamespace('default').get('example-mydemo').spec?.port).toBe(80);
@@ -315,7 +298,7 @@ describe('SharedInformerFactory', () => {
   it('shutdown stops every informer; start does nothing afterwards', async () => {
     // Records every API request, answering none (the predicate never matches).
     const requests: FaultRequest[] = [];
-    server.faults.respondWith(500, {
+    perTest.server.faults.respondWith(500, {
       times: Infinity,
       match: (request) => {
         requests.push(request);
@@ -324,14 +307,14 @@ describe('SharedInformerFactory', () => {
     });
     const factory = newSharedInformerFactory(clientset, 0);
     const informer = factory.coreV1().pods().informer();
-    factory.start(controller.signal);
-    await factory.waitForCacheSync(controller.signal);
+    factory.start(perTest.controller.signal);
+    await factory.waitForCacheSync(perTest.controller.signal);
     await factory.shutdown();
     expect(informer.isStopped()).toBe(true);
     expect(requests.map((r) => r.path)).toContain('/api/v1/pods');
     const before = requests.length;
     const services = factory.coreV1().services().informer();
-    factory.start(controller.signal);
+    factory.start(perTest.controller.signal);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(requests.length).toBe(before);
     expect(services.hasSynced()).toBe(false);

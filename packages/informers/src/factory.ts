@@ -5,6 +5,8 @@ import {
   type HasObjectMeta,
 } from '@kubets/apimachinery';
 import {
+  type FilteredInformerFactoryArgs,
+  filteredInformerFactoryOptions,
   type Indexer,
   informerKey,
   type KeyedInformerFactory,
@@ -287,13 +289,7 @@ export function newSharedInformerFactoryWithOptions(
  */
 export function newFilteredSharedInformerFactory(
   client: InformerClient,
-  defaultResyncMs: number,
-  namespace: string,
-  tweakListOptions?: (options: ListOptions) => void,
+  ...filter: FilteredInformerFactoryArgs
 ): SharedInformerFactory {
-  return new SharedInformerFactory(client, {
-    defaultResyncMs,
-    namespace,
-    ...(tweakListOptions ? { tweakListOptions } : {}),
-  });
+  return new SharedInformerFactory(client, filteredInformerFactoryOptions(...filter));
 }

@@ -4,43 +4,16 @@
 
 import { randomUUID } from 'node:crypto';
 import { deletedObject } from '@kubets/cache';
-import { type appsv1, Clientset, type corev1 } from '@kubets/clientset';
+import { Clientset, type corev1 } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
-import { eventually } from '@kubets/test-utils';
-import { type Envtest, startEnvtest } from '@kubets/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestNamespace, deploymentOf, eventually, useEnvtest } from '@kubets/test-utils';
+import { describe, expect, it } from 'vitest';
 import { newSharedInformerFactory } from './index.js';
 
-let env: Envtest;
 let clientset: Clientset;
 
-function deployment(name: string, replicas: number): appsv1.Deployment {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, labels: { suite: 'informers-e2e' } },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'main', image: 'busybox', command: ['sleep', '3600'] }] },
-      },
-    },
-  };
-}
-
-beforeAll(async () => {
-  env = await startEnvtest();
-  clientset = new Clientset({
-    ...loadConfig({ kubeconfig: env.kubeconfigPath }),
-    qps: 50,
-    burst: 100,
-  });
-});
-
-afterAll(async () => {
-  await env?.stop();
+useEnvtest(({ kubeconfigPath: kubeconfig }) => {
+  clientset = new Clientset({ ...loadConfig({ kubeconfig }), qps: 50, burst: 100 });
 });
 
 describe('SharedInformerFactory against a real kube-apiserver', () => {
@@ -51,7 +24,7 @@ describe('SharedInformerFactory against a real kube-apiserver', () => {
       await clientset
         .appsV1()
         .deployments('default')
-        .create(deployment(name, i + 1));
+        .create(deploymentOf(name, i + 1, { labels: { suite: 'informers-e2e' } }));
     }
 
     const factory = newSharedInformerFactory(clientset, 60_000);
@@ -129,11 +102,7 @@ describe('SharedInformerFactory against a real kube-apiserver', () => {
   });
 
   it('starts Pods and ConfigMaps informers of one factory together, limited to a namespace', async () => {
-    const namespace = `informers-e2e-${randomUUID().slice(0, 8)}`;
-    await clientset
-      .coreV1()
-      .namespaces()
-      .create({ metadata: { name: namespace } });
+    const namespace = await createTestNamespace(clientset.coreV1().namespaces(), 'informers-e2e');
     await clientset
       .coreV1()
       .configMaps(namespace)

@@ -1,13 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Clientset } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
-import { eventually } from '@kubets/test-utils';
-import { type Envtest, startEnvtest } from '@kubets/testing';
+import { createTestNamespace, eventually, useEnvtest } from '@kubets/test-utils';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
 // Short durations so the test runs in seconds: the leader gives up at most 3 s after the start
 // of its last successful renewal, a follower takes over no sooner than 4 s after it observed
@@ -18,7 +16,6 @@ const RETRY_MS = 1_000;
 
 const candidateScript = fileURLToPath(new URL('../test/candidate.ts', import.meta.url));
 
-let env: Envtest;
 let clientset: Clientset;
 let namespace: string;
 /** A kube-apiserver this test started after killing envtest's. */
@@ -43,27 +40,18 @@ interface Observation {
   transitions: number;
 }
 
-beforeAll(async () => {
-  env = await startEnvtest();
-  clientset = new Clientset({
-    ...loadConfig({ kubeconfig: env.kubeconfigPath }),
-    qps: -1,
-    timeoutMs: 5_000,
-  });
-  namespace = `le-e2e-${randomUUID().slice(0, 8)}`;
-  await clientset
-    .coreV1()
-    .namespaces()
-    .create({ metadata: { name: namespace } });
-});
+const envtest = useEnvtest(
+  async ({ kubeconfigPath: kubeconfig }) => {
+    clientset = new Clientset({ ...loadConfig({ kubeconfig }), qps: -1, timeoutMs: 5_000 });
+    namespace = await createTestNamespace(clientset.coreV1().namespaces(), 'le-e2e');
+  },
+  async () => {
+    for (const c of candidates) await kill(c, 'SIGKILL');
+  },
+);
 
 afterEach(async () => {
   await Promise.all(candidates.splice(0).map((c) => kill(c, 'SIGTERM')));
-});
-
-afterAll(async () => {
-  for (const c of candidates) await kill(c, 'SIGKILL');
-  await env?.stop();
 });
 
 function startCandidate(leaseName: string, id: string): Candidate {
@@ -72,7 +60,7 @@ function startCandidate(leaseName: string, id: string): Candidate {
     [
       '--no-warnings',
       candidateScript,
-      env.kubeconfigPath,
+      envtest().kubeconfigPath,
       namespace,
       leaseName,
       id,
@@ -202,20 +190,30 @@ async function waitForSingleLeader(leaseName: string, among: Candidate[]): Promi
   return leader!;
 }
 
+/**
+ * Polls the Lease and starts two candidates for it; resolves once one of them leads (by its
+ * output and by the Lease) and the other has observed that.
+ */
+async function electionBetween(leaseName: string, ids: [string, string]) {
+  const poller = pollLease(leaseName);
+  const pair = ids.map((id) => startCandidate(leaseName, id)) as [Candidate, Candidate];
+  const leader = await waitForSingleLeader(leaseName, pair);
+  const follower = leader === pair[0] ? pair[1] : pair[0];
+  await eventually(() => follower.lines.includes(`new leader ${leader.id}`), {
+    timeoutMs: 30_000,
+    what: 'the follower to observe the leader',
+    intervalMs: 25,
+  });
+  return { poller, pair, leader, follower };
+}
+
 describe('leader election between two processes on a real kube-apiserver', () => {
   it('elects exactly one leader; after SIGKILL the other takes over once the lease expired', async () => {
     const leaseName = 'sigkill';
-    const poller = pollLease(leaseName);
-    const a = startCandidate(leaseName, 'candidate-a');
-    const b = startCandidate(leaseName, 'candidate-b');
-
-    const leader = await waitForSingleLeader(leaseName, [a, b]);
-    const follower = leader === a ? b : a;
-    await eventually(() => follower.lines.includes(`new leader ${leader.id}`), {
-      timeoutMs: 30_000,
-      what: 'the follower to observe the leader',
-      intervalMs: 25,
-    });
+    const { poller, leader, follower } = await electionBetween(leaseName, [
+      'candidate-a',
+      'candidate-b',
+    ]);
     // Two lease durations of steady state: the follower keeps following.
     await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
     expect(leader.leading).toBe(true);
@@ -264,23 +262,18 @@ describe('leader election between two processes on a real kube-apiserver', () =>
 
   it('kube-apiserver frozen, then restarted: the leader stops when it cannot renew, leadership returns afterwards', async () => {
     const leaseName = 'restart';
-    const poller = pollLease(leaseName);
-    const c = startCandidate(leaseName, 'candidate-c');
-    const d = startCandidate(leaseName, 'candidate-d');
-    const leader = await waitForSingleLeader(leaseName, [c, d]);
-    const follower = leader === c ? d : c;
-    await eventually(() => follower.lines.includes(`new leader ${leader.id}`), {
-      timeoutMs: 30_000,
-      what: 'follower',
-      intervalMs: 25,
-    });
+    const { poller, pair, leader, follower } = await electionBetween(leaseName, [
+      'candidate-c',
+      'candidate-d',
+    ]);
+    const [c, d] = pair;
 
     // Freeze kube-apiserver: connections stay open and every request hangs, as behind a
     // blackholed network, for as long as the test needs — no race with how fast a restarted
     // server comes back (about 4 s here, longer than the 3 s renew deadline only sometimes).
     // The leader must give up within its renew deadline, and the follower must not take over
     // while nobody can write.
-    process.kill(env.pids.kubeApiserver, 'SIGSTOP');
+    process.kill(envtest().pids.kubeApiserver, 'SIGSTOP');
     try {
       await eventually(() => leader.lines.includes(`stopped leading ${leader.id}`), {
         timeoutMs: 30_000,
@@ -292,7 +285,7 @@ describe('leader election between two processes on a real kube-apiserver', () =>
       expect(follower.lines).not.toContain(`started leading ${follower.id}`);
     } finally {
       // Then crash it while frozen and start it again (etcd keeps the data).
-      await env.restartApiServer({ signal: 'SIGKILL' });
+      await envtest().restartApiServer({ signal: 'SIGKILL' });
     }
 
     const next = await waitForSingleLeader(leaseName, [c, d]);

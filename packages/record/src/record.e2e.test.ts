@@ -1,37 +1,27 @@
-import { randomUUID } from 'node:crypto';
 import { Clientset } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
-import { MemoryLogger } from '@kubets/test-utils';
-import { type Envtest, startEnvtest } from '@kubets/testing';
+import { configMapOf, createTestNamespace, MemoryLogger, useEnvtest } from '@kubets/test-utils';
 import type { ConfigMap, Event } from 'kubernetes-types/core/v1.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type EventBroadcaster, newBroadcaster } from './broadcaster.js';
 import { eventSinkFromClientset } from './sink.js';
 
-let env: Envtest;
 let clientset: Clientset;
 let namespace: string;
 let broadcaster: EventBroadcaster;
 const logger = new MemoryLogger();
 const lines: string[] = [];
 
-beforeAll(async () => {
-  env = await startEnvtest();
-  clientset = new Clientset({ ...loadConfig({ kubeconfig: env.kubeconfigPath }), qps: -1 });
-  namespace = `record-e2e-${randomUUID().slice(0, 8)}`;
-  await clientset
-    .coreV1()
-    .namespaces()
-    .create({ metadata: { name: namespace } });
-  broadcaster = newBroadcaster({ logger });
-  broadcaster.startLogging((line) => lines.push(line));
-  broadcaster.startRecordingToSink(eventSinkFromClientset(clientset));
-});
-
-afterAll(async () => {
-  await broadcaster?.shutdown();
-  await env?.stop();
-});
+useEnvtest(
+  async ({ kubeconfigPath: kubeconfig }) => {
+    clientset = new Clientset({ ...loadConfig({ kubeconfig }), qps: -1 });
+    namespace = await createTestNamespace(clientset.coreV1().namespaces(), 'record-e2e');
+    broadcaster = newBroadcaster({ logger });
+    broadcaster.startLogging((line) => lines.push(line));
+    broadcaster.startRecordingToSink(eventSinkFromClientset(clientset));
+  },
+  () => broadcaster?.shutdown(),
+);
 
 async function eventsFor(reason: string): Promise<Event[]> {
   const list = await clientset.coreV1().events(namespace).list();
@@ -43,12 +33,7 @@ describe('recording Events to a real kube-apiserver', () => {
     const cm: ConfigMap = await clientset
       .coreV1()
       .configMaps(namespace)
-      .create({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'settings' },
-        data: { a: '1' },
-      });
+      .create(configMapOf('settings', { a: '1' }));
     expect(cm.kind).toBe('ConfigMap');
     const recorder = broadcaster.newRecorder({ component: 'record-e2e', host: 'test-host' });
 

@@ -1,4 +1,11 @@
-import { type LogFields, type Logger, type Status, StatusError } from '@kubets/apimachinery';
+import {
+  isStatusError,
+  type LogFields,
+  type Logger,
+  type Status,
+  StatusError,
+} from '@kubets/apimachinery';
+import { rejectionOf } from './wait.js';
 
 /** One line a {@link MemoryLogger} was given. */
 export interface LogLine {
@@ -61,4 +68,11 @@ export function failureStatus(code: number, reason: string, message = reason): S
 /** A StatusError with the given code and reason. */
 export function statusError(code: number, reason: string, message = reason): StatusError {
   return new StatusError(failureStatus(code, reason, message));
+}
+
+/** The StatusError `promise` rejects with; throws when it fulfils or rejects with anything else. */
+export async function statusErrorOf(promise: Promise<unknown>): Promise<StatusError> {
+  const err = await rejectionOf(promise);
+  if (!isStatusError(err)) throw new Error(`expected a StatusError, got ${String(err)}`);
+  return err;
 }

@@ -1,7 +1,8 @@
 // The harness around each package's README example (src/readme.test.ts): a running API
 // server that the example finds through KUBECONFIG, as kubectl would, objects written to it
 // beforehand, and what the example prints. The server is started by the function passed in
-// (`startApiServer` of @kubets/testing), so this package needs nothing beyond node.
+// (`startApiServer` of @kubets/testing).
+import { deploymentOf } from './workloads.js';
 
 /** What the harness needs of a running API server (`InMemoryApiServer` of @kubets/testing). */
 export interface KubeconfigServer {
@@ -67,17 +68,5 @@ export function podFixture(namespace: string, name: string, app: string) {
 
 /** A Deployment of nginx in `default`, selecting `app: <name>`. */
 export function deploymentFixture(name: string, replicas: number) {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace: 'default' },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'app', image: 'nginx' }] },
-      },
-    },
-  };
+  return deploymentOf(name, replicas, { namespace: 'default' }, { name: 'app', image: 'nginx' });
 }

@@ -60,6 +60,16 @@ export function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
+/** What `fn` throws, or `undefined` when it returns: {@link rejectionOf} for synchronous calls. */
+export function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
 /** A promise with its settle functions exposed. */
 export interface Deferred<T> {
   readonly promise: Promise<T>;
