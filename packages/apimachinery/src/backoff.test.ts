@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { expectResolvesAfter } from '../test/timers.js';
 import { Backoff, ExponentialBackoffManager, jitter } from './backoff.js';
 
 afterEach(() => {
@@ -125,14 +126,6 @@ describe('ExponentialBackoffManager', () => {
   it('wait sleeps for the next delay', async () => {
     vi.useFakeTimers();
     const backoff = new ExponentialBackoffManager({ now: () => 0, random: () => 0 });
-    let done = false;
-    const waiting = backoff.wait().then(() => {
-      done = true;
-    });
-    await vi.advanceTimersByTimeAsync(799);
-    expect(done).toBe(false);
-    await vi.advanceTimersByTimeAsync(1);
-    await waiting;
-    expect(done).toBe(true);
+    await expectResolvesAfter(backoff.wait(), 800);
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { expectResolvesAfter } from '../test/timers.js';
 import { realClock, sleep } from './clock.js';
 
 afterEach(() => {
@@ -8,15 +9,7 @@ afterEach(() => {
 describe('sleep', () => {
   it('resolves after the delay and leaves no timer', async () => {
     vi.useFakeTimers();
-    let done = false;
-    const sleeping = sleep(100).then(() => {
-      done = true;
-    });
-    await vi.advanceTimersByTimeAsync(99);
-    expect(done).toBe(false);
-    await vi.advanceTimersByTimeAsync(1);
-    await sleeping;
-    expect(done).toBe(true);
+    await expectResolvesAfter(sleep(100), 100);
     expect(vi.getTimerCount()).toBe(0);
   });
 

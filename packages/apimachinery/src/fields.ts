@@ -1,4 +1,5 @@
 import type { KubeObject } from './meta.js';
+import { TermConjunction } from './selector-terms.js';
 
 /** How a {@link FieldRequirement} compares a field: `=`/`==` equal, `!=` not equal. */
 export type FieldOperator = '=' | '==' | '!=';
@@ -51,40 +52,25 @@ export interface FieldSelector {
   requiresExactMatch(field: string): string | undefined;
 }
 
-class TermsFieldSelector implements FieldSelector {
-  readonly #terms: readonly FieldRequirement[];
-
+class TermsFieldSelector
+  extends TermConjunction<FieldRequirement, Fields>
+  implements FieldSelector
+{
   constructor(terms: readonly FieldRequirement[]) {
-    this.#terms = Object.freeze(terms.map((term) => Object.freeze({ ...term })));
+    super(terms.map((term) => Object.freeze({ ...term })));
   }
 
-  matches(fields: Fields): boolean {
-    for (const { field, operator, value } of this.#terms) {
-      const actual = Object.hasOwn(fields, field) ? (fields[field] ?? '') : '';
-      if ((actual === value) !== (operator !== '!=')) return false;
-    }
-    return true;
+  protected termMatches({ field, operator, value }: FieldRequirement, fields: Fields): boolean {
+    const actual = Object.hasOwn(fields, field) ? (fields[field] ?? '') : '';
+    return (actual === value) === (operator !== '!=');
   }
 
-  empty(): boolean {
-    return this.#terms.length === 0;
+  protected termString({ field, operator, value }: FieldRequirement): string {
+    return `${field}${operator}${escapeFieldValue(value)}`;
   }
 
-  requirements(): readonly FieldRequirement[] {
-    return this.#terms;
-  }
-
-  toString(): string {
-    return this.#terms
-      .map(({ field, operator, value }) => `${field}${operator}${escapeFieldValue(value)}`)
-      .join(',');
-  }
-
-  requiresExactMatch(field: string): string | undefined {
-    for (const term of this.#terms) {
-      if (term.field === field && term.operator !== '!=') return term.value;
-    }
-    return undefined;
+  protected pinnedValue(term: FieldRequirement, field: string): string | undefined {
+    return term.field === field && term.operator !== '!=' ? term.value : undefined;
   }
 }
 

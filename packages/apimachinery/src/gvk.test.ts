@@ -15,16 +15,12 @@ import {
 } from './gvk.js';
 
 describe('parseGroupVersion', () => {
-  it('splits group/version', () => {
-    expect(parseGroupVersion('apps/v1')).toEqual({ group: 'apps', version: 'v1' });
-    expect(parseGroupVersion('crddemo.k8s.io/v1')).toEqual({
-      group: 'crddemo.k8s.io',
-      version: 'v1',
-    });
-  });
-
-  it('reads a bare version as the core group', () => {
-    expect(parseGroupVersion('v1')).toEqual({ group: '', version: 'v1' });
+  it.each([
+    ['splits group/version', 'apps/v1', { group: 'apps', version: 'v1' }],
+    ['splits group/version', 'crddemo.k8s.io/v1', { group: 'crddemo.k8s.io', version: 'v1' }],
+    ['reads a bare version as the core group', 'v1', { group: '', version: 'v1' }],
+  ])('%s: %j', (_what, input, expected) => {
+    expect(parseGroupVersion(input)).toEqual(expected);
   });
 
   it.each([

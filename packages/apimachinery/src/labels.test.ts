@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { itMatches } from '../test/selector-cases.js';
 import { thrownBy } from '../test/thrown.js';
 import {
   everything,
@@ -8,6 +9,7 @@ import {
   nothing,
   parseSelector,
   Requirement,
+  type Selector,
   SelectorParseError,
   selectorFromSet,
 } from './labels.js';
@@ -19,7 +21,7 @@ function parseError(selector: string): SelectorParseError {
 describe('parseSelector: matching', () => {
   const web = { app: 'web', tier: 'frontend', version: '3' };
 
-  it.each([
+  itMatches(parseSelector, web, [
     ['app=web', true],
     ['app==web', true],
     ['app=db', false],
@@ -39,9 +41,7 @@ describe('parseSelector: matching', () => {
     ['version>3', false],
     ['version<4', true],
     ['', true],
-  ])('%j on %j → %s', (selector, expected) => {
-    expect(parseSelector(selector).matches(web)).toBe(expected);
-  });
+  ]);
 
   it('!= and notin match when the label is absent', () => {
     expect(parseSelector('env!=prod').matches({ app: 'web' })).toBe(true);
@@ -166,14 +166,18 @@ describe('parseSelector: errors', () => {
 });
 
 describe('label key and value validation', () => {
+  // The longest name (after any `prefix/`) and the longest prefix a key may have.
+  const longestName = 'a'.repeat(63);
+  const longestPrefix = 'a'.repeat(253);
+
   it.each([
     'app',
     'a',
     'app.kubernetes.io/name',
     'example.com/my_key-1.x',
     'A9',
-    `${'a'.repeat(63)}`,
-    `${'a'.repeat(253)}/x`,
+    longestName,
+    `${longestPrefix}/x`,
   ])('accepts key %j', (key) => {
     expect(isValidLabelKey(key)).toBe(true);
   });
@@ -188,8 +192,8 @@ describe('label key and value validation', () => {
     'prefix/',
     'Example.com/name',
     'a/b/c',
-    `${'a'.repeat(64)}`,
-    `${'a'.repeat(254)}/x`,
+    `${longestName}a`,
+    `${longestPrefix}a/x`,
     '-pre.fix/name',
   ])('rejects key %j', (key) => {
     expect(isValidLabelKey(key)).toBe(false);
@@ -253,22 +257,25 @@ describe('Selector', () => {
     ]);
   });
 
+  /** Checks that `selector` answers `matches` whatever the labels, and prints as `''`. */
+  function expectConstant(selector: Selector, matches: boolean): void {
+    expect(selector.matches(undefined)).toBe(matches);
+    expect(selector.matches({ a: 'b' })).toBe(matches);
+    expect(selector.toString()).toBe('');
+  }
+
   it('everything matches all and is empty', () => {
     const all = everything();
-    expect(all.matches(undefined)).toBe(true);
-    expect(all.matches({ a: 'b' })).toBe(true);
+    expectConstant(all, true);
     expect(all.empty()).toBe(true);
-    expect(all.toString()).toBe('');
     expect(all.requirements()).toEqual([]);
     expect(all.add(new Requirement('a', 'exists')).toString()).toBe('a');
   });
 
   it('nothing matches none, is not empty, and stays nothing', () => {
     const none = nothing();
-    expect(none.matches(undefined)).toBe(false);
-    expect(none.matches({ a: 'b' })).toBe(false);
+    expectConstant(none, false);
     expect(none.empty()).toBe(false);
-    expect(none.toString()).toBe('');
     expect(none.add(new Requirement('a', 'exists')).matches({ a: 'b' })).toBe(false);
   });
 });

@@ -1,3 +1,5 @@
+import { TermConjunction } from './selector-terms.js';
+
 /**
  * How a {@link Requirement} compares a label, spelled as in client-go's `selection.Operator`:
  * `=`/`==` equal, `!=` not equal, `in`/`notin` set membership, `exists` (`key`),
@@ -255,49 +257,28 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-class RequirementsSelector implements Selector {
-  readonly #requirements: readonly Requirement[];
-
+class RequirementsSelector extends TermConjunction<Requirement, Labels> implements Selector {
   constructor(requirements: readonly Requirement[]) {
     // Stable sort by key only, as client-go's ByKey does: several requirements on one key
     // keep the order they were given in.
-    this.#requirements = Object.freeze(
-      [...requirements].sort((a, b) => compareStrings(a.key, b.key)),
-    );
+    super([...requirements].sort((a, b) => compareStrings(a.key, b.key)));
   }
 
-  matches(labels: Labels): boolean {
-    for (const requirement of this.#requirements) {
-      if (!requirement.matches(labels)) return false;
-    }
-    return true;
+  protected termMatches(requirement: Requirement, labels: Labels): boolean {
+    return requirement.matches(labels);
   }
 
-  empty(): boolean {
-    return this.#requirements.length === 0;
+  protected termString(requirement: Requirement): string {
+    return requirement.toString();
   }
 
-  requirements(): readonly Requirement[] {
-    return this.#requirements;
-  }
-
-  toString(): string {
-    return this.#requirements.map((r) => r.toString()).join(',');
+  protected pinnedValue({ key, operator, values }: Requirement, label: string): string | undefined {
+    if (key !== label || values.length !== 1) return undefined;
+    return operator === '=' || operator === '==' || operator === 'in' ? values[0] : undefined;
   }
 
   add(...requirements: Requirement[]): Selector {
-    return new RequirementsSelector([...this.#requirements, ...requirements]);
-  }
-
-  requiresExactMatch(label: string): string | undefined {
-    for (const requirement of this.#requirements) {
-      if (requirement.key !== label) continue;
-      const { operator, values } = requirement;
-      if ((operator === '=' || operator === '==' || operator === 'in') && values.length === 1) {
-        return values[0];
-      }
-    }
-    return undefined;
+    return new RequirementsSelector([...this.requirements(), ...requirements]);
   }
 }
 

@@ -17,18 +17,12 @@ async function run(
   argv: string[],
   cwd: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    cwd,
-  });
-  return { code, stdout, stderr };
+  const output = { stdout: '', stderr: '' };
+  const append = (stream: keyof typeof output) => (text: string) => {
+    output[stream] += text;
+  };
+  const code = await runCli(argv, { stdout: append('stdout'), stderr: append('stderr'), cwd });
+  return { code, ...output };
 }
 
 describe('kubets-gen', () => {

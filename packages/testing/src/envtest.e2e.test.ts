@@ -4,6 +4,7 @@ import { request } from 'node:https';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { alive } from '../test/process.js';
 import { type Envtest, startEnvtest } from './envtest.js';
 
 const execFileAsync = promisify(execFile);
@@ -53,15 +54,6 @@ function call(
     req.on('error', reject);
     req.end(payload);
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function exists(path: string): Promise<boolean> {

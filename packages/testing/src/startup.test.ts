@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { alive } from '../test/process.js';
 import { startEnvtest } from './envtest.js';
 import { EnvtestError } from './errors.js';
 
@@ -99,15 +100,6 @@ async function pidOf(name: string): Promise<number> {
   // An empty file would read as 0, and process.kill(0, 0) targets our own process group.
   if (!(pid > 0)) throw new Error(`no pid in ${name}.pid`);
   return pid;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function leftoverTempDirs(): Promise<string[]> {

@@ -15,6 +15,20 @@ async function takeAll<T>(queue: Queue<T>): Promise<T[]> {
   return out;
 }
 
+/** A delaying queue driven by a fake clock of its own. */
+function onFakeClock<T = string>(): { clock: FakeClock; q: DelayingQueue<T> } {
+  const clock = new FakeClock();
+  return { clock, q: new DelayingQueue<T>({ clock }) };
+}
+
+/** Items added with delays, the clock stepped once, and the order they come out in. */
+interface OrderCase {
+  name: string;
+  adds: [item: string, delay: number][];
+  stepMs: number;
+  order: string[];
+}
+
 describe('DelayingQueue', () => {
   it('adds the item once its delay has passed, not before', () => {
     const clock = new FakeClock();
@@ -31,8 +45,7 @@ describe('DelayingQueue', () => {
   });
 
   it('adds at once for a delay of zero, a negative delay or NaN', () => {
-    const clock = new FakeClock();
-    const q = new DelayingQueue<string>({ clock });
+    const { clock, q } = onFakeClock();
     q.addAfter('zero', 0);
     q.addAfter('negative', -10);
     q.addAfter('nan', Number.NaN);
@@ -40,43 +53,64 @@ describe('DelayingQueue', () => {
     expect(clock.pending).toBe(0);
   });
 
-  it('hands items out earliest ready time first, whatever the order of addAfter', async () => {
-    const clock = new FakeClock();
-    const q = new DelayingQueue<string>({ clock });
-    q.addAfter('c', 300);
-    q.addAfter('a', 100);
-    q.addAfter('d', 400);
-    q.addAfter('b', 200);
-    clock.step(1000);
-    expect(await takeAll(q)).toEqual(['a', 'b', 'c', 'd']);
+  it.each<OrderCase>([
+    {
+      name: 'hands items out earliest ready time first, whatever the order of addAfter',
+      adds: [
+        ['c', 300],
+        ['a', 100],
+        ['d', 400],
+        ['b', 200],
+      ],
+      stepMs: 1000,
+      order: ['a', 'b', 'c', 'd'],
+    },
+    {
+      name: 'moves a duplicate ahead of other waiting items when its new time is earlier',
+      adds: [
+        ['x', 100],
+        ['y', 200],
+        ['z', 300],
+        ['z', 50],
+      ],
+      stepMs: 300,
+      order: ['z', 'x', 'y'],
+    },
+  ])('$name', async ({ adds, stepMs, order }) => {
+    const { clock, q } = onFakeClock();
+    for (const [item, delay] of adds) q.addAfter(item, delay);
+    clock.step(stepMs);
+    expect(await takeAll(q)).toEqual(order);
   });
 
   it('uses a single timer, re-armed to the earliest waiting item', () => {
-    const clock = new FakeClock();
-    const q = new DelayingQueue<string>({ clock });
-    q.addAfter('late', 500);
-    expect(clock.pending).toBe(1);
-    expect(clock.nextDue()).toBe(500);
-    q.addAfter('later', 800);
-    expect(clock.pending).toBe(1);
-    expect(clock.nextDue()).toBe(500);
-    q.addAfter('early', 50);
-    expect(clock.pending).toBe(1);
-    expect(clock.nextDue()).toBe(50);
-    clock.step(50);
-    expect(q.len()).toBe(1);
-    expect(clock.nextDue()).toBe(500);
-    clock.step(450);
-    expect(q.len()).toBe(2);
-    expect(clock.nextDue()).toBe(800);
+    const { clock, q } = onFakeClock();
+    const adds: [item: string, delay: number, nextDue: number][] = [
+      ['late', 500, 500],
+      ['later', 800, 500],
+      ['early', 50, 50],
+    ];
+    for (const [item, delay, nextDue] of adds) {
+      q.addAfter(item, delay);
+      expect(clock.pending).toBe(1);
+      expect(clock.nextDue()).toBe(nextDue);
+    }
+    const steps: [ms: number, len: number, nextDue: number][] = [
+      [50, 1, 500],
+      [450, 2, 800],
+    ];
+    for (const [ms, len, nextDue] of steps) {
+      clock.step(ms);
+      expect(q.len()).toBe(len);
+      expect(clock.nextDue()).toBe(nextDue);
+    }
     clock.step(300);
     expect(q.len()).toBe(3);
     expect(clock.pending).toBe(0);
   });
 
   it('keeps the earliest ready time for a duplicate item', () => {
-    const clock = new FakeClock();
-    const q = new DelayingQueue<string>({ clock });
+    const { clock, q } = onFakeClock();
     q.addAfter('a', 100);
     q.addAfter('a', 500); // later: ignored
     expect(q.waitingLen()).toBe(1);
@@ -95,20 +129,8 @@ describe('DelayingQueue', () => {
     expect(q.len()).toBe(2);
   });
 
-  it('moves a duplicate ahead of other waiting items when its new time is earlier', async () => {
-    const clock = new FakeClock();
-    const q = new DelayingQueue<string>({ clock });
-    q.addAfter('x', 100);
-    q.addAfter('y', 200);
-    q.addAfter('z', 300);
-    q.addAfter('z', 50);
-    clock.step(300);
-    expect(await takeAll(q)).toEqual(['z', 'x', 'y']);
-  });
-
   it('adds every item that became ready by the time the timer fires', async () => {
-    const clock = new FakeClock();
-    const q = new DelayingQueue<number>({ clock });
+    const { clock, q } = onFakeClock<number>();
     for (let i = 0; i < 50; i++) q.addAfter(i, 10 + (i % 5));
     clock.step(14);
     expect(q.len()).toBe(50);
@@ -119,8 +141,7 @@ describe('DelayingQueue', () => {
   });
 
   it('wakes a waiting get when the delay passes', async () => {
-    const clock = new FakeClock();
-    const q = new DelayingQueue<string>({ clock });
+    const { clock, q } = onFakeClock();
     const got = q.get();
     q.addAfter('a', 1000);
     await clock.advance(1000);
@@ -128,8 +149,7 @@ describe('DelayingQueue', () => {
   });
 
   it('an item waiting and added directly is handed out now and again when its delay passes', async () => {
-    const clock = new FakeClock();
-    const q = new DelayingQueue<string>({ clock });
+    const { clock, q } = onFakeClock();
     q.addAfter('a', 100);
     q.add('a');
     expect(await take(q)).toBe('a');
@@ -139,8 +159,7 @@ describe('DelayingQueue', () => {
   });
 
   it('leaves no timer behind after shutDown and ignores addAfter afterwards', () => {
-    const clock = new FakeClock();
-    const q = new DelayingQueue<string>({ clock });
+    const { clock, q } = onFakeClock();
     q.addAfter('a', 100);
     q.addAfter('b', 200);
     expect(clock.pending).toBe(1);
@@ -155,16 +174,14 @@ describe('DelayingQueue', () => {
   });
 
   it('leaves no timer behind after shutDownWithDrain', async () => {
-    const clock = new FakeClock();
-    const q = new DelayingQueue<string>({ clock });
+    const { clock, q } = onFakeClock();
     q.addAfter('a', 100);
     await q.shutDownWithDrain();
     expect(clock.pending).toBe(0);
   });
 
   it('keeps an item with an infinite delay waiting without arming a timer', () => {
-    const clock = new FakeClock();
-    const q = new DelayingQueue<string>({ clock });
+    const { clock, q } = onFakeClock();
     q.addAfter('never', Number.POSITIVE_INFINITY);
     expect(q.waitingLen()).toBe(1);
     expect(clock.pending).toBe(0);

@@ -15,24 +15,19 @@ describe('PrometheusMetricsProvider', () => {
     new PrometheusMetricsProvider({ registry });
     const metrics = await registry.getMetricsAsJSON();
     const byName = new Map(metrics.map((m) => [m.name, String(m.type)]));
-    expect([...byName.keys()].sort()).toEqual(
-      [
-        'workqueue_adds_total',
-        'workqueue_depth',
-        'workqueue_longest_running_processor_seconds',
-        'workqueue_queue_duration_seconds',
-        'workqueue_retries_total',
-        'workqueue_unfinished_work_seconds',
-        'workqueue_work_duration_seconds',
-      ].sort(),
-    );
-    expect(byName.get('workqueue_depth')).toBe('gauge');
-    expect(byName.get('workqueue_adds_total')).toBe('counter');
-    expect(byName.get('workqueue_queue_duration_seconds')).toBe('histogram');
-    expect(byName.get('workqueue_work_duration_seconds')).toBe('histogram');
-    expect(byName.get('workqueue_unfinished_work_seconds')).toBe('gauge');
-    expect(byName.get('workqueue_longest_running_processor_seconds')).toBe('gauge');
-    expect(byName.get('workqueue_retries_total')).toBe('counter');
+    const expectedTypes: Record<string, string> = {
+      workqueue_depth: 'gauge',
+      workqueue_adds_total: 'counter',
+      workqueue_queue_duration_seconds: 'histogram',
+      workqueue_work_duration_seconds: 'histogram',
+      workqueue_unfinished_work_seconds: 'gauge',
+      workqueue_longest_running_processor_seconds: 'gauge',
+      workqueue_retries_total: 'counter',
+    };
+    expect([...byName.keys()].sort()).toEqual(Object.keys(expectedTypes).sort());
+    for (const [name, type] of Object.entries(expectedTypes)) {
+      expect(byName.get(name), name).toBe(type);
+    }
     expect(Object.values(WORKQUEUE_METRIC_NAMES).sort()).toEqual([...byName.keys()].sort());
   });
 
@@ -57,14 +52,17 @@ describe('PrometheusMetricsProvider', () => {
     clock.step(500);
     const text = await registry.metrics();
     // a was taken; b waits; c came in from the delaying queue at 5 ms.
-    expect(text).toContain('workqueue_depth{name="pods"} 2');
-    expect(text).toContain('workqueue_adds_total{name="pods"} 3');
-    expect(text).toContain('workqueue_retries_total{name="pods"} 1');
-    expect(text).toContain('workqueue_queue_duration_seconds_count{name="pods"} 1');
-    expect(text).toContain('workqueue_work_duration_seconds_count{name="pods"} 1');
-    expect(text).toContain('workqueue_work_duration_seconds_sum{name="pods"} 0.003');
-    expect(text).toContain('workqueue_unfinished_work_seconds{name="pods"} 0');
-    expect(text).toContain('workqueue_longest_running_processor_seconds{name="pods"} 0');
+    const samples = [
+      'workqueue_depth{name="pods"} 2',
+      'workqueue_adds_total{name="pods"} 3',
+      'workqueue_retries_total{name="pods"} 1',
+      'workqueue_queue_duration_seconds_count{name="pods"} 1',
+      'workqueue_work_duration_seconds_count{name="pods"} 1',
+      'workqueue_work_duration_seconds_sum{name="pods"} 0.003',
+      'workqueue_unfinished_work_seconds{name="pods"} 0',
+      'workqueue_longest_running_processor_seconds{name="pods"} 0',
+    ];
+    for (const sample of samples) expect(text).toContain(sample);
     q.shutDown();
     expect(clock.pending).toBe(0);
   });

@@ -35,6 +35,20 @@ export const WORKQUEUE_DURATION_BUCKETS: readonly number[] = Array.from(
   (_, i) => 1e-8 * 10 ** i,
 );
 
+/** client-go's help text of each workqueue metric. */
+const WORKQUEUE_METRIC_HELP: Readonly<Record<keyof typeof WORKQUEUE_METRIC_NAMES, string>> = {
+  depth: 'Current depth of workqueue',
+  adds: 'Total number of adds handled by workqueue',
+  latency: 'How long in seconds an item stays in workqueue before being requested.',
+  workDuration: 'How long in seconds processing an item from workqueue takes.',
+  unfinishedWork:
+    'How many seconds of work has been done that is in progress and has not been ' +
+    'observed by work_duration. Large values indicate stuck threads.',
+  longestRunningProcessor:
+    'How many seconds has the longest running processor for workqueue been running.',
+  retries: 'Total number of retries handled by workqueue',
+};
+
 /** Options of {@link PrometheusMetricsProvider}. */
 export interface PrometheusMetricsProviderOptions {
   /** The registry the metrics are registered in (default: prom-client's global `register`). */
@@ -49,79 +63,37 @@ type Label = 'name';
  * names in the registry (by another provider on the same registry) are reused.
  */
 export class PrometheusMetricsProvider implements MetricsProvider {
-  readonly #depth: Gauge<Label>;
-  readonly #adds: Counter<Label>;
-  readonly #latency: Histogram<Label>;
-  readonly #workDuration: Histogram<Label>;
-  readonly #unfinishedWork: Gauge<Label>;
-  readonly #longestRunning: Gauge<Label>;
-  readonly #retries: Counter<Label>;
+  readonly newDepthMetric: (name: string) => GaugeMetric;
+  readonly newAddsMetric: (name: string) => CounterMetric;
+  readonly newLatencyMetric: (name: string) => HistogramMetric;
+  readonly newWorkDurationMetric: (name: string) => HistogramMetric;
+  readonly newUnfinishedWorkSecondsMetric: (name: string) => SettableGaugeMetric;
+  readonly newLongestRunningProcessorSecondsMetric: (name: string) => SettableGaugeMetric;
+  readonly newRetriesMetric: (name: string) => CounterMetric;
 
   constructor(options: PrometheusMetricsProviderOptions = {}) {
     const registry = options.registry ?? register;
-    const names = WORKQUEUE_METRIC_NAMES;
     const buckets = [...WORKQUEUE_DURATION_BUCKETS];
-    this.#depth = registered(registry, Gauge<Label>, {
-      name: names.depth,
-      help: 'Current depth of workqueue',
-    });
-    this.#adds = registered(registry, Counter<Label>, {
-      name: names.adds,
-      help: 'Total number of adds handled by workqueue',
-    });
-    this.#latency = registered(registry, Histogram<Label>, {
-      name: names.latency,
-      help: 'How long in seconds an item stays in workqueue before being requested.',
-      buckets,
-    });
-    this.#workDuration = registered(registry, Histogram<Label>, {
-      name: names.workDuration,
-      help: 'How long in seconds processing an item from workqueue takes.',
-      buckets,
-    });
-    this.#unfinishedWork = registered(registry, Gauge<Label>, {
-      name: names.unfinishedWork,
-      help:
-        'How many seconds of work has been done that is in progress and has not been ' +
-        'observed by work_duration. Large values indicate stuck threads.',
-    });
-    this.#longestRunning = registered(registry, Gauge<Label>, {
-      name: names.longestRunningProcessor,
-      help: 'How many seconds has the longest running processor for workqueue been running.',
-    });
-    this.#retries = registered(registry, Counter<Label>, {
-      name: names.retries,
-      help: 'Total number of retries handled by workqueue',
-    });
+    const depth = registered(registry, Gauge<Label>, 'depth');
+    const adds = registered(registry, Counter<Label>, 'adds');
+    const latency = registered(registry, Histogram<Label>, 'latency', buckets);
+    const workDuration = registered(registry, Histogram<Label>, 'workDuration', buckets);
+    const unfinishedWork = registered(registry, Gauge<Label>, 'unfinishedWork');
+    const longestRunning = registered(registry, Gauge<Label>, 'longestRunningProcessor');
+    const retries = registered(registry, Counter<Label>, 'retries');
+    this.newDepthMetric = perQueue(depth);
+    this.newAddsMetric = perQueue(adds);
+    this.newLatencyMetric = perQueue(latency);
+    this.newWorkDurationMetric = perQueue(workDuration);
+    this.newUnfinishedWorkSecondsMetric = perQueue(unfinishedWork);
+    this.newLongestRunningProcessorSecondsMetric = perQueue(longestRunning);
+    this.newRetriesMetric = perQueue(retries);
   }
+}
 
-  newDepthMetric(name: string): GaugeMetric {
-    return this.#depth.labels({ name });
-  }
-
-  newAddsMetric(name: string): CounterMetric {
-    return this.#adds.labels({ name });
-  }
-
-  newLatencyMetric(name: string): HistogramMetric {
-    return this.#latency.labels({ name });
-  }
-
-  newWorkDurationMetric(name: string): HistogramMetric {
-    return this.#workDuration.labels({ name });
-  }
-
-  newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric {
-    return this.#unfinishedWork.labels({ name });
-  }
-
-  newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric {
-    return this.#longestRunning.labels({ name });
-  }
-
-  newRetriesMetric(name: string): CounterMetric {
-    return this.#retries.labels({ name });
-  }
+/** Each queue is one series of `metric`: the child whose `name` label is the queue's name. */
+function perQueue<M>(metric: { labels(labels: Record<Label, string>): M }): (name: string) => M {
+  return (name) => metric.labels({ name });
 }
 
 interface MetricSettings {
@@ -137,10 +109,14 @@ const labelNames: readonly Label[] = ['name'];
 function registered<M>(
   registry: Registry,
   kind: new (config: MetricSettings & { labelNames: readonly Label[]; registers: Registry[] }) => M,
-  settings: MetricSettings,
+  metric: keyof typeof WORKQUEUE_METRIC_NAMES,
+  buckets?: number[],
 ): M {
-  const metric = registry.getSingleMetric(settings.name);
-  if (metric === undefined) return new kind({ ...settings, labelNames, registers: [registry] });
-  if (metric instanceof kind) return metric;
-  throw new TypeError(`metric ${settings.name} is already registered with a different type`);
+  const name = WORKQUEUE_METRIC_NAMES[metric];
+  const settings: MetricSettings = { name, help: WORKQUEUE_METRIC_HELP[metric] };
+  if (buckets) settings.buckets = buckets;
+  const existing = registry.getSingleMetric(name);
+  if (existing === undefined) return new kind({ ...settings, labelNames, registers: [registry] });
+  if (existing instanceof kind) return existing;
+  throw new TypeError(`metric ${name} is already registered with a different type`);
 }

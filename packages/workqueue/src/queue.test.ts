@@ -23,6 +23,11 @@ function track<T>(promise: Promise<T>): { settled: () => boolean; value: () => T
   return { settled: () => settled, value: () => value };
 }
 
+/** Adds `items` one after the other. */
+function addAll<T>(queue: Queue<T>, ...items: T[]): void {
+  for (const item of items) queue.add(item);
+}
+
 async function take<T>(queue: Queue<T>): Promise<T> {
   const result = await queue.get();
   if (result.shutdown) throw new Error('unexpected shutdown');
@@ -32,9 +37,7 @@ async function take<T>(queue: Queue<T>): Promise<T> {
 describe('Queue: FIFO and deduplication', () => {
   it('hands items out in the order they were added', async () => {
     const q = newQueue<string>();
-    q.add('a');
-    q.add('b');
-    q.add('c');
+    addAll(q, 'a', 'b', 'c');
     expect(q.len()).toBe(3);
     expect(await take(q)).toBe('a');
     expect(await take(q)).toBe('b');
@@ -44,10 +47,7 @@ describe('Queue: FIFO and deduplication', () => {
 
   it('collapses adds of an item that is already waiting, keeping its first position', async () => {
     const q = new Queue<string>();
-    q.add('a');
-    q.add('b');
-    q.add('a');
-    q.add('a');
+    addAll(q, 'a', 'b', 'a', 'a');
     expect(q.len()).toBe(2);
     expect(await take(q)).toBe('a');
     expect(await take(q)).toBe('b');
@@ -61,9 +61,7 @@ describe('Queue: FIFO and deduplication', () => {
     expect(q.len()).toBe(1);
     const o1 = { key: 'x' };
     const o2 = { key: 'x' };
-    q.add(o1);
-    q.add(o2);
-    q.add(o1);
+    addAll(q, o1, o2, o1);
     expect(q.len()).toBe(3);
   });
 
@@ -95,9 +93,7 @@ describe('Queue: processing', () => {
     const q = new Queue<string>();
     q.add('a');
     await take(q);
-    q.add('a');
-    q.add('a');
-    q.add('b');
+    addAll(q, 'a', 'a', 'b');
     expect(q.len()).toBe(1);
     q.done('a');
     expect(q.len()).toBe(2);
@@ -178,8 +174,7 @@ describe('Queue: get waits', () => {
     const last = track(q.get());
     controller.abort();
     await expect(middle).rejects.toBeInstanceOf(DOMException);
-    q.add('a');
-    q.add('b');
+    addAll(q, 'a', 'b');
     await flush();
     expect(first.value()?.item).toBe('a');
     expect(last.value()?.item).toBe('b');
@@ -222,8 +217,7 @@ describe('Queue: shutdown', () => {
 
   it('still hands out queued items after shutDown, then reports shutdown', async () => {
     const q = new Queue<string>();
-    q.add('a');
-    q.add('b');
+    addAll(q, 'a', 'b');
     q.shutDown();
     expect(await q.get()).toEqual({ item: 'a', shutdown: false });
     expect(await q.get()).toEqual({ item: 'b', shutdown: false });
@@ -254,8 +248,7 @@ describe('Queue: shutdown', () => {
 
   it('shutDownWithDrain waits for an in-flight item', async () => {
     const q = new Queue<string>();
-    q.add('a');
-    q.add('b');
+    addAll(q, 'a', 'b');
     await take(q);
     await take(q);
     const drained = track(q.shutDownWithDrain());

@@ -18,13 +18,13 @@ function delays(limiter: RateLimiter<string>, item: string, times: number): numb
 describe('ItemExponentialFailureRateLimiter', () => {
   it('waits 5 ms · 2^n by default, per item, up to 1000 s', () => {
     const limiter = new ItemExponentialFailureRateLimiter<string>();
-    const delays = Array.from({ length: 20 }, () => limiter.when('a'));
+    const got = delays(limiter, 'a', 20);
     const expected = Array.from({ length: 20 }, (_, n) => Math.min(5 * 2 ** n, 1_000_000));
-    expect(delays).toEqual(expected);
-    expect(delays.slice(0, 5)).toEqual([5, 10, 20, 40, 80]);
+    expect(got).toEqual(expected);
+    expect(got.slice(0, 5)).toEqual([5, 10, 20, 40, 80]);
     // 5·2^17 = 655,360 ms is the last below the cap; 5·2^18 is capped.
-    expect(delays[17]).toBe(655_360);
-    expect(delays[18]).toBe(1_000_000);
+    expect(got[17]).toBe(655_360);
+    expect(got[18]).toBe(1_000_000);
     expect(limiter.numRequeues('a')).toBe(20);
     expect(limiter.when('b')).toBe(5);
     expect(limiter.numRequeues('b')).toBe(1);
@@ -32,8 +32,7 @@ describe('ItemExponentialFailureRateLimiter', () => {
 
   it('starts over after forget', () => {
     const limiter = new ItemExponentialFailureRateLimiter<string>(1, 1000);
-    limiter.when('a');
-    limiter.when('a');
+    delays(limiter, 'a', 2);
     expect(limiter.when('a')).toBe(4);
     limiter.forget('a');
     expect(limiter.numRequeues('a')).toBe(0);
@@ -98,7 +97,7 @@ describe('BucketRateLimiter', () => {
 describe('ItemFastSlowRateLimiter', () => {
   it('gives the fast delay for the first attempts, then the slow one, per item', () => {
     const limiter = new ItemFastSlowRateLimiter<string>(5, 10_000, 3);
-    expect([limiter.when('a'), limiter.when('a'), limiter.when('a')]).toEqual([5, 5, 5]);
+    expect(delays(limiter, 'a', 3)).toEqual([5, 5, 5]);
     expect(limiter.when('a')).toBe(10_000);
     expect(limiter.when('a')).toBe(10_000);
     expect(limiter.numRequeues('a')).toBe(5);
@@ -114,9 +113,10 @@ describe('MaxOfRateLimiter', () => {
     const fastSlow = new ItemFastSlowRateLimiter<string>(5, 3000, 3);
     const exponential = new ItemExponentialFailureRateLimiter<string>(1, 1000);
     const limiter = new MaxOfRateLimiter<string>(fastSlow, exponential);
-    const delays = Array.from({ length: 12 }, () => limiter.when('a'));
     // max(fast-slow, 1·2^n capped at 1000)
-    expect(delays).toEqual([5, 5, 5, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000]);
+    expect(delays(limiter, 'a', 12)).toEqual([
+      5, 5, 5, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000,
+    ]);
     expect(fastSlow.numRequeues('a')).toBe(12);
     expect(exponential.numRequeues('a')).toBe(12);
     expect(limiter.numRequeues('a')).toBe(12);
@@ -127,8 +127,7 @@ describe('MaxOfRateLimiter', () => {
       new ItemFastSlowRateLimiter<string>(2, 30, 2),
       new ItemExponentialFailureRateLimiter<string>(1, 100),
     );
-    const delays = Array.from({ length: 9 }, () => limiter.when('a'));
-    expect(delays).toEqual([2, 2, 30, 30, 30, 32, 64, 100, 100]);
+    expect(delays(limiter, 'a', 9)).toEqual([2, 2, 30, 30, 30, 32, 64, 100, 100]);
   });
 
   it('forgets in every limiter and reports the largest count', () => {
@@ -149,7 +148,7 @@ describe('WithMaxWaitRateLimiter', () => {
   it('caps the delay of the wrapped limiter', () => {
     const inner = new ItemExponentialFailureRateLimiter<string>(100, 100_000);
     const limiter = new WithMaxWaitRateLimiter<string>(inner, 350);
-    expect(Array.from({ length: 4 }, () => limiter.when('a'))).toEqual([100, 200, 350, 350]);
+    expect(delays(limiter, 'a', 4)).toEqual([100, 200, 350, 350]);
     expect(limiter.numRequeues('a')).toBe(4);
     limiter.forget('a');
     expect(inner.numRequeues('a')).toBe(0);
@@ -161,7 +160,7 @@ describe('defaultControllerRateLimiter', () => {
     const clock = new FakeClock();
     const limiter: RateLimiter<string> = defaultControllerRateLimiter<string>({ clock });
     // Per item: 5, 10, 20, ... while the bucket has tokens.
-    expect([limiter.when('a'), limiter.when('a'), limiter.when('a')]).toEqual([5, 10, 20]);
+    expect(delays(limiter, 'a', 3)).toEqual([5, 10, 20]);
     expect(limiter.numRequeues('a')).toBe(3);
     // 97 tokens left: drain them with distinct first failures (5 ms each).
     for (let i = 0; i < 97; i++) expect(limiter.when(`k${i}`)).toBe(5);

@@ -153,12 +153,7 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
   }
 
   when(item: T): number {
-    let max = 0;
-    for (const limiter of this.#limiters) {
-      const delay = limiter.when(item);
-      if (delay > max) max = delay;
-    }
-    return max;
+    return this.#largest((limiter) => limiter.when(item));
   }
 
   forget(item: T): void {
@@ -166,10 +161,15 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
   }
 
   numRequeues(item: T): number {
+    return this.#largest((limiter) => limiter.numRequeues(item));
+  }
+
+  // Every limiter is asked, none skipped: `when` records the failure in each of them.
+  #largest(ask: (limiter: RateLimiter<T>) => number): number {
     let max = 0;
     for (const limiter of this.#limiters) {
-      const n = limiter.numRequeues(item);
-      if (n > max) max = n;
+      const value = ask(limiter);
+      if (value > max) max = value;
     }
     return max;
   }

@@ -6,7 +6,7 @@ import type { ResourceStore } from './resource-store.js';
 import { apiVersionOf, type ResourceDefinition, type ResourceRegistry } from './resources.js';
 import { parseSelection, type Selection } from './selectors.js';
 import type { ApiError } from './status.js';
-import type { PatchOptions, PatchType, Target, WriteOptions } from './target.js';
+import type { PatchOptions, Target, TypedPatch, WriteOptions } from './target.js';
 import { type StorageHooks, VersionedStore } from './versioned-store.js';
 import { conflictFor } from './write-checks.js';
 import { createObject } from './write-create.js';
@@ -90,24 +90,17 @@ export class ApiStorage {
   }
 
   /** PATCH (json, merge, strategic or apply). Apply creates the object when it is missing. */
-  patch(
-    target: Target,
-    name: string,
-    type: PatchType,
-    patch: JsonValue,
-    options: PatchOptions,
-  ): Entry {
-    return patchObject(this.#store, target, name, type, patch, options);
+  patch(target: Target, name: string, typed: TypedPatch, options: PatchOptions): Entry {
+    return patchObject(this.#store, target, name, typed, options);
   }
 
   /** Applies a json, merge or strategic patch (apply is treated as merge) to a value. */
   applyPatchToValue(
     base: JsonObject,
-    type: PatchType,
-    patch: JsonValue,
+    typed: TypedPatch,
     definition: ResourceDefinition,
   ): JsonValue {
-    return applyPatchToValue(base, type, patch, definition);
+    return applyPatchToValue(base, typed, definition);
   }
 
   /** The 409 Conflict of a stale resourceVersion on `name`. */

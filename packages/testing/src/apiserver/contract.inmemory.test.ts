@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe } from 'vitest';
+import { beforeAll, describe } from 'vitest';
 import { defineContractSuite } from '../../test/contract.js';
 import { type InMemoryApiServer, startApiServer } from './server.js';
 
 describe('contract: in-memory API server', () => {
   let server: InMemoryApiServer;
+  // The function beforeAll returns runs after all the tests, as afterAll would.
   beforeAll(async () => {
     server = await startApiServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
+    return () => server.stop();
   });
 
   defineContractSuite(() => ({

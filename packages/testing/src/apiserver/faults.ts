@@ -157,34 +157,28 @@ function ruleMatches(match: FaultMatcher | undefined, request: FaultRequest): bo
   return match(request);
 }
 
+/** The reason and message the real server sends with each fault code. */
+const FAULT_MESSAGES: Readonly<Record<number, { reason: string; message: string }>> = {
+  429: { reason: 'TooManyRequests', message: 'Too many requests, please try again later.' },
+  500: { reason: 'InternalError', message: 'Internal error occurred: injected fault' },
+  503: {
+    reason: 'ServiceUnavailable',
+    message: 'The server is currently unable to handle the request',
+  },
+  504: { reason: 'Timeout', message: 'The request timed out' },
+  410: { reason: 'Gone', message: 'The resource is gone' },
+  409: { reason: 'Conflict', message: 'Operation cannot be fulfilled: injected conflict' },
+  404: { reason: 'NotFound', message: 'the server could not find the requested resource' },
+  403: { reason: 'Forbidden', message: 'forbidden: injected fault' },
+  401: { reason: 'Unauthorized', message: 'Unauthorized' },
+};
+
 /** The message the real server sends with each fault code. */
 export function defaultFaultMessage(status: number): { reason: string; message: string } {
-  switch (status) {
-    case 429:
-      return { reason: 'TooManyRequests', message: 'Too many requests, please try again later.' };
-    case 500:
-      return { reason: 'InternalError', message: 'Internal error occurred: injected fault' };
-    case 503:
-      return {
-        reason: 'ServiceUnavailable',
-        message: 'The server is currently unable to handle the request',
-      };
-    case 504:
-      return { reason: 'Timeout', message: 'The request timed out' };
-    case 410:
-      return { reason: 'Gone', message: 'The resource is gone' };
-    case 409:
-      return { reason: 'Conflict', message: 'Operation cannot be fulfilled: injected conflict' };
-    case 404:
-      return { reason: 'NotFound', message: 'the server could not find the requested resource' };
-    case 403:
-      return { reason: 'Forbidden', message: 'forbidden: injected fault' };
-    case 401:
-      return { reason: 'Unauthorized', message: 'Unauthorized' };
-    default:
-      return {
-        reason: status >= 500 ? 'InternalError' : 'BadRequest',
-        message: `injected HTTP ${status}`,
-      };
-  }
+  const known = FAULT_MESSAGES[status];
+  if (known) return { ...known };
+  return {
+    reason: status >= 500 ? 'InternalError' : 'BadRequest',
+    message: `injected HTTP ${status}`,
+  };
 }

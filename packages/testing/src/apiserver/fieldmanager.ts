@@ -1,5 +1,5 @@
 import type { ManagedFieldsEntry } from '@kubets/apimachinery';
-import { timestamp } from './object-meta.js';
+import { SERVER_SET_METADATA, timestamp } from './object-meta.js';
 import {
   clone,
   isObject,
@@ -18,18 +18,14 @@ import {
 const SEP = '\u0000';
 const ITEM = '\u0001';
 
+// Naming fields and what the server sets: no manager owns them.
 const IGNORED_METADATA = new Set([
   'name',
   'namespace',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'managedFields',
-  'selfLink',
   'generateName',
+  'selfLink',
+  'managedFields',
+  ...SERVER_SET_METADATA,
 ]);
 
 /** Which part of an object a write covers. */

@@ -86,16 +86,12 @@ describe('kubets-apiserver CLI output', () => {
   it.each([[[] as string[]], [['--tls']]])(
     'prints the path of a 0600 kubeconfig, never key material (args %j)',
     async (args) => {
-      let stdout = '';
-      let stderr = '';
-      const cli = await startCli(args, {
-        stdout: (text) => {
-          stdout += text;
-        },
-        stderr: (text) => {
-          stderr += text;
-        },
-      });
+      const output = { stdout: '', stderr: '' };
+      const append = (stream: keyof typeof output) => (text: string) => {
+        output[stream] += text;
+      };
+      const cli = await startCli(args, { stdout: append('stdout'), stderr: append('stderr') });
+      const { stdout, stderr } = output;
       expect(cli).toBeDefined();
       try {
         const path = stdout.trim();

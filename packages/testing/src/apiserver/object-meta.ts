@@ -5,17 +5,22 @@ export function timestamp(date = new Date()): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-const METADATA_ORDER = [
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
+/** The metadata fields the server sets on its own: identity, versions and lifecycle. */
+export const SERVER_SET_METADATA: readonly string[] = [
   'uid',
   'resourceVersion',
   'generation',
   'creationTimestamp',
   'deletionTimestamp',
   'deletionGracePeriodSeconds',
+];
+
+const METADATA_ORDER = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  ...SERVER_SET_METADATA,
   'labels',
   'annotations',
   'ownerReferences',

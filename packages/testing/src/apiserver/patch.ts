@@ -1,11 +1,5 @@
 /** A JSON value as `JSON.parse` yields it. */
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | JsonValue[]
-  | { [key: string]: JsonValue };
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
 

@@ -3,7 +3,7 @@ import type { RequestContext } from './http.js';
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
 import type { ResourceDefinition } from './resources.js';
 import { ApiError, badRequest, failure, unsupportedMediaType } from './status.js';
-import type { PatchType } from './target.js';
+import type { PatchType, TypedPatch } from './target.js';
 
 /** The media type of the request body, without parameters; `fallback` when none is sent. */
 function contentTypeOf(ctx: RequestContext, fallback: string): string {
@@ -57,7 +57,7 @@ export function parseObjectBody(ctx: RequestContext, def: ResourceDefinition): J
 }
 
 /** The patch of a PATCH and its type, from the Content-Type. */
-export function parsePatch(ctx: RequestContext): { type: PatchType; patch: JsonValue } {
+export function parsePatch(ctx: RequestContext): TypedPatch {
   const contentType = contentTypeOf(ctx, '');
   const types: Record<string, PatchType> = {
     'application/json-patch+json': 'json',

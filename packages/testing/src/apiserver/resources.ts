@@ -293,34 +293,19 @@ export function apiResourceList(
       ...(d.shortNames.length > 0 ? { shortNames: d.shortNames } : {}),
       ...(d.categories.length > 0 ? { categories: d.categories } : {}),
     });
-    if (d.log) {
-      resources.push({
-        name: `${d.resource}/log`,
-        singularName: '',
-        namespaced: d.namespaced,
-        kind: d.kind,
-        verbs: ['get'],
-      });
-    }
-    if (d.status) {
-      resources.push({
-        name: `${d.resource}/status`,
-        singularName: '',
-        namespaced: d.namespaced,
-        kind: d.kind,
-        verbs: ['get', 'patch', 'update'],
-      });
-    }
+    // `kind` is the kind the subresource serves: the resource's own, or autoscaling/v1 Scale.
+    const subresource = (name: string, verbs: string[], kind: object = { kind: d.kind }) => ({
+      name: `${d.resource}/${name}`,
+      singularName: '',
+      namespaced: d.namespaced,
+      ...kind,
+      verbs,
+    });
+    if (d.log) resources.push(subresource('log', ['get']));
+    if (d.status) resources.push(subresource('status', ['get', 'patch', 'update']));
     if (d.scale) {
-      resources.push({
-        name: `${d.resource}/scale`,
-        singularName: '',
-        namespaced: d.namespaced,
-        group: 'autoscaling',
-        version: 'v1',
-        kind: 'Scale',
-        verbs: ['get', 'patch', 'update'],
-      });
+      const scale = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+      resources.push(subresource('scale', ['get', 'patch', 'update'], scale));
     }
   }
   return {

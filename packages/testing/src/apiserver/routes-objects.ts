@@ -77,11 +77,12 @@ export function serveObject(
       return;
     }
     case 'PATCH': {
-      const { type, patch } = parsePatch(ctx);
+      const typed = parsePatch(ctx);
       const existed =
         state.storage.storeOf(def).get(storeKey(keyNamespace(target), name)) !== undefined;
-      const entry = state.storage.patch(target, name, type, patch, {
-        manager: type === 'apply' && !query.get('fieldManager') ? requireApplyManager() : manager(),
+      const entry = state.storage.patch(target, name, typed, {
+        manager:
+          typed.type === 'apply' && !query.get('fieldManager') ? requireApplyManager() : manager(),
         dryRun,
         subresource,
         force: query.get('force') === 'true',

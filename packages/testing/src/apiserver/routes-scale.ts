@@ -49,9 +49,9 @@ export function serveScale(
   let scale: JsonValue;
   if (req.method === 'PUT') scale = parseObjectBody(ctx, { ...target.definition, kind: 'Scale' });
   else if (req.method === 'PATCH') {
-    const { type, patch } = parsePatch(ctx);
+    const typed = parsePatch(ctx);
     const base = JSON.parse(render(current)) as JsonObject;
-    scale = state.storage.applyPatchToValue(base, type, patch, target.definition);
+    scale = state.storage.applyPatchToValue(base, typed, target.definition);
   } else throw methodNotAllowed(req.method ?? '', 'Scale');
   if (!isObject(scale) || !isObject(scale.spec) || typeof scale.spec.replicas !== 'number') {
     throw badRequest('the Scale must set spec.replicas');
@@ -60,12 +60,10 @@ export function serveScale(
   if (typeof rv === 'string' && rv !== '' && rv !== String(current.rv)) {
     throw state.storage.conflictFor(target, name);
   }
-  const entry = state.storage.patch(
-    target,
-    name,
-    'merge',
-    { spec: { replicas: scale.spec.replicas } },
-    { manager, dryRun },
-  );
+  const setReplicas = {
+    type: 'merge',
+    patch: { spec: { replicas: scale.spec.replicas } },
+  } as const;
+  const entry = state.storage.patch(target, name, setReplicas, { manager, dryRun });
   sendJson(res, 200, render(entry));
 }

@@ -50,14 +50,28 @@ const err = (
   details?: Status['details'],
 ): ApiError => new ApiError(failure(code, reason, message, details));
 
-/** `404 NotFound`: `configmaps "x" not found`. */
-export function notFound(resource: string, name: string, group = ''): ApiError {
+/**
+ * An error about one object: `describe` gets the resource as the message names it
+ * (`configmaps`, `deployments.apps`), and the details carry the name, group and resource.
+ */
+function objectError(
+  code: number,
+  reason: string,
+  object: { resource: string; name: string; group: string },
+  describe: (qualified: string) => string,
+): ApiError {
+  const { resource, name, group } = object;
   const qualified = group ? `${resource}.${group}` : resource;
-  return err(404, 'NotFound', `${qualified} "${name}" not found`, {
+  return err(code, reason, describe(qualified), {
     name,
     ...(group ? { group } : {}),
     kind: resource,
   });
+}
+
+/** `404 NotFound`: `configmaps "x" not found`. */
+export function notFound(resource: string, name: string, group = ''): ApiError {
+  return objectError(404, 'NotFound', { resource, name, group }, (q) => `${q} "${name}" not found`);
 }
 
 /** `404 NotFound` for a path the server does not serve. */
@@ -67,22 +81,22 @@ export function pathNotFound(): ApiError {
 
 /** `409 AlreadyExists`. */
 export function alreadyExists(resource: string, name: string, group = ''): ApiError {
-  const qualified = group ? `${resource}.${group}` : resource;
-  return err(409, 'AlreadyExists', `${qualified} "${name}" already exists`, {
-    name,
-    ...(group ? { group } : {}),
-    kind: resource,
-  });
+  return objectError(
+    409,
+    'AlreadyExists',
+    { resource, name, group },
+    (q) => `${q} "${name}" already exists`,
+  );
 }
 
 /** `409 Conflict`: `Operation cannot be fulfilled on configmaps "x": <why>`. */
 export function conflict(resource: string, name: string, why: string, group = ''): ApiError {
-  const qualified = group ? `${resource}.${group}` : resource;
-  return err(409, 'Conflict', `Operation cannot be fulfilled on ${qualified} "${name}": ${why}`, {
-    name,
-    ...(group ? { group } : {}),
-    kind: resource,
-  });
+  return objectError(
+    409,
+    'Conflict',
+    { resource, name, group },
+    (q) => `Operation cannot be fulfilled on ${q} "${name}": ${why}`,
+  );
 }
 
 /** The message of a stale-resourceVersion conflict. */

@@ -1,4 +1,5 @@
 import type { FieldScope } from './fieldmanager.js';
+import type { JsonValue } from './patch.js';
 import type { ResourceDefinition } from './resources.js';
 
 /** Where a request points: resource, version and namespace. */
@@ -24,6 +25,12 @@ export type PatchOptions = WriteOptions & { force?: boolean };
 
 /** The patch content types the server understands. */
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
+
+/** A PATCH body and the content type that says how to apply it. */
+export interface TypedPatch {
+  readonly type: PatchType;
+  readonly patch: JsonValue;
+}
 
 /** The namespace part of the store key of an object at `target` (`''` when cluster-scoped). */
 export function keyNamespace(target: Target): string {

@@ -11,7 +11,7 @@ import {
 } from './patch.js';
 import type { ResourceDefinition } from './resources.js';
 import { ApiError, badRequest, failure, notFound, unsupportedMediaType } from './status.js';
-import { keyNamespace, type PatchOptions, type PatchType, type Target } from './target.js';
+import { keyNamespace, type PatchOptions, type Target, type TypedPatch } from './target.js';
 import type { VersionedStore } from './versioned-store.js';
 import { writeApply } from './write-apply.js';
 import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
@@ -24,18 +24,18 @@ export function patchObject(
   store: VersionedStore,
   target: Target,
   name: string,
-  type: PatchType,
-  patch: JsonValue,
+  typed: TypedPatch,
   options: PatchOptions,
 ): Entry {
   const { definition } = target;
-  if (type === 'strategic' && definition.custom) {
+  if (typed.type === 'strategic' && definition.custom) {
     throw unsupportedMediaType('application/strategic-merge-patch+json');
   }
   const existing = store.storeOf(definition).get(storeKey(keyNamespace(target), name));
-  if (type === 'apply') return writeApply(store, target, name, existing, patch, options);
+  if (typed.type === 'apply')
+    return writeApply(store, target, name, existing, typed.patch, options);
   if (!existing) throw notFound(definition.resource, name, definition.group);
-  const patched = applyPatchToValue(existing.obj, type, patch, definition);
+  const patched = applyPatchToValue(existing.obj, typed, definition);
   if (!isObject(patched)) throw badRequest('the patch did not produce an object');
   const patchedMd = meta(patched);
   if (patchedMd.name !== undefined && patchedMd.name !== name) {
@@ -53,8 +53,7 @@ export function patchObject(
 /** Applies a json, merge or strategic patch (apply is treated as merge) to a value. */
 export function applyPatchToValue(
   base: JsonObject,
-  type: PatchType,
-  patch: JsonValue,
+  { type, patch }: TypedPatch,
   definition: ResourceDefinition,
 ): JsonValue {
   try {
