@@ -41,6 +41,12 @@ function recorder(): { log: string[]; handler: ResourceEventHandler<TestPod> } {
   };
 }
 
+/** Waits until the handler has seen as many events as expected, then compares them in order. */
+async function expectLog(r: { log: string[] }, expected: string[]): Promise<void> {
+  await eventually(() => r.log.length === expected.length);
+  expect(r.log).toEqual(expected);
+}
+
 function setup(options: SharedIndexInformerOptions<TestPod> = {}) {
   const { lw, clock, errors: handlerErrors, ac, timing } = runFakes();
   const informer = newSharedIndexInformer(lw, 'pods', {
@@ -74,8 +80,7 @@ describe('SharedIndexInformer', () => {
     w.push({ type: 'MODIFIED', object: pod('a', '2') });
     w.push({ type: 'DELETED', object: pod('b', '3') });
     w.push({ type: 'ADDED', object: pod('c', '4', 'other') });
-    await eventually(() => r.log.length === 5);
-    expect(r.log).toEqual([
+    await expectLog(r, [
       'add a@1 (initial)',
       'add b@1 (initial)',
       'update a 1->2',
@@ -102,8 +107,7 @@ describe('SharedIndexInformer', () => {
     w.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '5' } } });
     w.push({ type: 'ERROR', object: expiredStatus() });
     await lw.watchNumber(2);
-    await eventually(() => r.log.length === 5);
-    expect(r.log).toEqual([
+    await expectLog(r, [
       'add a@1 (initial)',
       'add b@1 (initial)',
       'add c@1 (initial)',

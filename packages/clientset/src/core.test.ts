@@ -25,6 +25,16 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** The requests the stub server received, as `METHOD path` lines. */
+function requestLines(): string[] {
+  return (server?.requests ?? []).map((r) => `${r.method} ${r.path}`);
+}
+
+/** The JSON body of the index-th request the stub server received. */
+function requestBody(index: number): Record<string, unknown> {
+  return JSON.parse(server?.requests[index]?.body ?? '') as Record<string, unknown>;
+}
+
 describe('pods/log', () => {
   it('streams the log with the log options as query parameters', async () => {
     const { clientset, stub } = await clientsetWith((_request, response) => {
@@ -142,23 +152,23 @@ describe('pods/eviction', () => {
     const pods = clientset.coreV1().pods('ns');
     await pods.evict('web', { gracePeriodSeconds: 0 });
     await clientset.coreV1().pods('ns').evict('db', { dryRun: true });
-    expect(stub.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+    expect(requestLines()).toEqual([
       'GET /api/v1',
       'POST /api/v1/namespaces/ns/pods/web/eviction',
       'POST /api/v1/namespaces/ns/pods/db/eviction',
     ]);
-    expect(JSON.parse(stub.requests[1]?.body ?? '')).toEqual({
+    expect(requestBody(1)).toEqual({
       apiVersion: 'policy/v1beta1',
       kind: 'Eviction',
       metadata: { name: 'web', namespace: 'ns' },
       deleteOptions: { gracePeriodSeconds: 0 },
     });
     expect(stub.requests[2]?.query.get('dryRun')).toBe('All');
-    expect(JSON.parse(stub.requests[2]?.body ?? '').deleteOptions).toEqual({ dryRun: ['All'] });
+    expect(requestBody(2).deleteOptions).toEqual({ dryRun: ['All'] });
   });
 
   it('uses policy/v1 when discovery says so, or the version given', async () => {
-    const { clientset, stub } = await clientsetWith((request, response) => {
+    const { clientset } = await clientsetWith((request, response) => {
       if (request.path === '/api/v1') {
         sendJson(response, 200, {
           resources: [{ name: 'pods/eviction', group: 'policy', version: 'v1', kind: 'Eviction' }],
@@ -168,15 +178,15 @@ describe('pods/eviction', () => {
       }
     });
     await clientset.coreV1().pods('ns').evict('a');
-    expect(JSON.parse(stub.requests[1]?.body ?? '').apiVersion).toBe('policy/v1');
+    expect(requestBody(1).apiVersion).toBe('policy/v1');
     await clientset.coreV1().pods('ns').evict('b', { version: 'v1beta1' });
-    expect(JSON.parse(stub.requests[2]?.body ?? '').apiVersion).toBe('policy/v1beta1');
+    expect(requestBody(2).apiVersion).toBe('policy/v1beta1');
   });
 });
 
 describe('other subresources', () => {
   it('scale: getScale, updateScale and patchScale use autoscaling/v1 Scale on .../scale', async () => {
-    const { clientset, stub } = await clientsetWith((request, response) => {
+    const { clientset } = await clientsetWith((request, response) => {
       sendJson(response, 200, {
         apiVersion: 'autoscaling/v1',
         kind: 'Scale',
@@ -196,13 +206,13 @@ describe('other subresources', () => {
         spec: { replicas: 0 },
       });
     await clientset.coreV1().replicationControllers('ns').getScale('rc');
-    expect(stub.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+    expect(requestLines()).toEqual([
       'GET /apis/apps/v1/namespaces/ns/deployments/web/scale',
       'PUT /apis/apps/v1/namespaces/ns/deployments/web/scale',
       'PATCH /apis/apps/v1/namespaces/ns/statefulsets/db/scale',
       'GET /api/v1/namespaces/ns/replicationcontrollers/rc/scale',
     ]);
-    expect(JSON.parse(stub.requests[1]?.body ?? '')).toMatchObject({
+    expect(requestBody(1)).toMatchObject({
       apiVersion: 'autoscaling/v1',
       kind: 'Scale',
       metadata: { name: 'web' },
@@ -211,7 +221,7 @@ describe('other subresources', () => {
   });
 
   it('createToken, finalize and bind', async () => {
-    const { clientset, stub } = await clientsetWith((request, response) => {
+    const { clientset } = await clientsetWith((request, response) => {
       sendJson(response, 201, JSON.parse(request.body));
     });
     const token = await clientset
@@ -227,13 +237,13 @@ describe('other subresources', () => {
       .coreV1()
       .pods('ns')
       .bind({ metadata: { name: 'web' }, target: { kind: 'Node', name: 'node-a' } });
-    expect(stub.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+    expect(requestLines()).toEqual([
       'POST /api/v1/namespaces/ns/serviceaccounts/builder/token',
       'PUT /api/v1/namespaces/old/finalize',
       'POST /api/v1/namespaces/ns/pods/web/binding',
     ]);
-    expect(JSON.parse(stub.requests[0]?.body ?? '').apiVersion).toBe('authentication.k8s.io/v1');
-    expect(JSON.parse(stub.requests[2]?.body ?? '')).toEqual({
+    expect(requestBody(0).apiVersion).toBe('authentication.k8s.io/v1');
+    expect(requestBody(2)).toEqual({
       apiVersion: 'v1',
       kind: 'Binding',
       metadata: { name: 'web' },
@@ -242,7 +252,7 @@ describe('other subresources', () => {
   });
 
   it('reviews are create-only and POST to the collection', async () => {
-    const { clientset, stub } = await clientsetWith((request, response) => {
+    const { clientset } = await clientsetWith((request, response) => {
       sendJson(response, 201, { ...JSON.parse(request.body), status: { allowed: true } });
     });
     const review = await clientset
@@ -260,12 +270,12 @@ describe('other subresources', () => {
       .authenticationV1()
       .tokenReviews()
       .create({ spec: { token: 't' } });
-    expect(stub.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+    expect(requestLines()).toEqual([
       'POST /apis/authorization.k8s.io/v1/subjectaccessreviews',
       'POST /apis/authorization.k8s.io/v1/namespaces/ns/localsubjectaccessreviews',
       'POST /apis/authentication.k8s.io/v1/tokenreviews',
     ]);
-    expect(JSON.parse(stub.requests[0]?.body ?? '')).toMatchObject({
+    expect(requestBody(0)).toMatchObject({
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SubjectAccessReview',
     });
