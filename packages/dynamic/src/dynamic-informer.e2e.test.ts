@@ -2,7 +2,6 @@
 // informer factory, `forResource(gvr)` for Deployments, handlers that see Unstructured
 // objects, and the dynamic lister.
 
-import { randomUUID } from 'node:crypto';
 import { deletedObject } from '@kubets/cache';
 import { loadConfig } from '@kubets/rest';
 import {
@@ -10,6 +9,7 @@ import {
   deploymentOf,
   eventually,
   selectingLabels,
+  uniqueNames,
   useEnvtest,
 } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
@@ -34,8 +34,7 @@ useEnvtest(({ kubeconfigPath: kubeconfig }) => {
 
 describe('DynamicSharedInformerFactory against a real kube-apiserver', () => {
   it("runs seed 001's example 2: forResource(deployments) with handlers on Unstructured objects and a lister", async () => {
-    const suffix = randomUUID().slice(0, 6);
-    const names = [`web-${suffix}`, `api-${suffix}`];
+    const { names, suffix } = uniqueNames('web', 'api');
     const deployments = dynamic.resource(deploymentsGVR).namespace('default');
     for (const name of names) await deployments.create(deploymentOf(name, 1, suiteLabel));
 

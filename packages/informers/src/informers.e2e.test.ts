@@ -6,7 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { deletedObject } from '@kubets/cache';
 import { Clientset, type corev1 } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
-import { createTestNamespace, deploymentOf, eventually, useEnvtest } from '@kubets/test-utils';
+import {
+  createTestNamespace,
+  deploymentOf,
+  eventually,
+  uniqueNames,
+  useEnvtest,
+} from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import { newSharedInformerFactory } from './index.js';
 
@@ -18,8 +24,7 @@ useEnvtest(({ kubeconfigPath: kubeconfig }) => {
 
 describe('SharedInformerFactory against a real kube-apiserver', () => {
   it("runs seed 001's example 1: Deployments through the factory, handlers and the lister", async () => {
-    const suffix = randomUUID().slice(0, 6);
-    const names = [`web-${suffix}`, `api-${suffix}`, `db-${suffix}`];
+    const { names } = uniqueNames('web', 'api', 'db');
     for (const [i, name] of names.entries()) {
       await clientset
         .appsV1()

@@ -52,3 +52,13 @@ export async function createTestNamespace(
   await namespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   return name;
 }
+
+/**
+ * Object names `<prefix>-<suffix>` sharing one random 6-hex-digit suffix, so that a test's
+ * objects do not collide with another run's in a shared namespace; the suffix comes last
+ * in the result, for names made later in the same test.
+ */
+export function uniqueNames(...prefixes: string[]): { names: string[]; suffix: string } {
+  const suffix = randomUUID().slice(0, 6);
+  return { names: prefixes.map((prefix) => `${prefix}-${suffix}`), suffix };
+}
