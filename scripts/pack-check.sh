@@ -10,7 +10,10 @@
 #      CommonJS (Node >= 22 require(esm)), checks that a known export is present, and
 #      type-checks a consumer file with tsc (strict) under module/moduleResolution
 #      nodenext and under module esnext + moduleResolution bundler;
-#   5. runs publint (--strict) and @arethetypeswrong/cli (--profile esm-only: the packages are
+#   5. type-checks every ```ts block of every installed package README (what npm shows) as a
+#      module of its own, as a user pasting it would: strict, exactOptionalPropertyTypes,
+#      noUncheckedIndexedAccess (codegen's README imports code kubets-gen generates first);
+#   6. runs publint (--strict) and @arethetypeswrong/cli (--profile esm-only: the packages are
 #      ESM-only, which Node >= 22 can require()) on every tarball.
 # Exits non-zero with a message naming the failing step. KEEP_TMP=1 keeps the temp dir;
 set -euo pipefail
@@ -21,6 +24,7 @@ start=$SECONDS
 TS_VERSION=6.0.3
 PUBLINT_VERSION=0.3.25
 ATTW_VERSION=0.18.5
+VITEST_VERSION="$(node -p 'require("./package.json").devDependencies.vitest')"
 
 # Package dir -> an export that must exist (value) in its main entry.
 declare -A known=(
@@ -138,9 +142,10 @@ cd "$app"
 cat >package.json <<'JSON'
 { "name": "kubets-pack-check-consumer", "version": "0.0.0", "private": true, "type": "module" }
 JSON
-# prom-client: optional peer of @kubets/workqueue/prometheus; @types/node: what a Node consumer has.
+# prom-client: optional peer of @kubets/workqueue/prometheus; @types/node: what a Node consumer has;
+# vitest: what @kubets/testing's README examples are written for.
 npm install --no-audit --no-fund --loglevel=error \
-  "$tmp"/tarballs/*.tgz "typescript@$TS_VERSION" "@types/node@24" "prom-client@15" \
+  "$tmp"/tarballs/*.tgz "typescript@$TS_VERSION" "@types/node@24" "prom-client@15" "vitest@$VITEST_VERSION" \
   "publint@$PUBLINT_VERSION" "@arethetypeswrong/cli@$ATTW_VERSION" >"$tmp/npm.log" 2>&1 ||
   { cat "$tmp/npm.log" >&2; fail "npm install of the tarballs failed"; }
 for name in "${pkgs[@]}"; do
@@ -214,6 +219,36 @@ for mode in "nodenext nodenext" "esnext bundler"; do
   fi
 done
 
+step "tsc --strict --exactOptionalPropertyTypes on every README's ts blocks"
+node "$root/scripts/readme-snippets.mjs" snippets node_modules/@kubets/*/README.md >"$tmp/snippets.txt" ||
+  fail "could not extract the README examples"
+npx --no-install kubets-gen --crd "$root/apps/crd-controller/crd/mydemo.yaml" --out snippets/generated \
+  --no-format >"$tmp/kubets-gen.log" 2>&1 || { cat "$tmp/kubets-gen.log" >&2; fail "kubets-gen failed"; }
+cat >tsconfig.snippets.json <<'JSON'
+{
+  "compilerOptions": {
+    "strict": true,
+    "noEmit": true,
+    "target": "es2023",
+    "module": "esnext",
+    "moduleResolution": "bundler",
+    "types": ["node"],
+    "skipLibCheck": true,
+    "noUncheckedIndexedAccess": true,
+    "exactOptionalPropertyTypes": true
+  },
+  "include": ["snippets/**/*.ts"]
+}
+JSON
+if ! npx --no-install tsc -p tsconfig.snippets.json >"$tmp/tsc-snippets.log" 2>&1; then
+  # Name the README and line of each failing block, not just the scratch file.
+  sed 's/^/  /' "$tmp/tsc-snippets.log" >&2
+  echo "  (module -> README block:)" >&2
+  sed 's/^/    /' "$tmp/snippets.txt" >&2
+  fail "a README example does not type-check"
+fi
+[[ $(wc -l <"$tmp/snippets.txt") -gt 0 ]] || fail "no README examples found"
+
 step "publint --strict and attw --profile esm-only on every tarball"
 for tgz in "$tmp"/tarballs/*.tgz; do
   npx --no-install publint run "$tgz" --strict >"$tmp/publint.log" 2>&1 ||
@@ -222,4 +257,4 @@ for tgz in "$tmp"/tarballs/*.tgz; do
     { cat "$tmp/attw.log" >&2; fail "arethetypeswrong reported problems in $(basename "$tgz")"; }
 done
 
-step "OK: ${#pkgs[@]} packages packed, installed, imported (ESM + CJS), type-checked, publint + attw clean"
+step "OK: ${#pkgs[@]} packages packed, installed, imported (ESM + CJS), type-checked, README examples ($(wc -l <"$tmp/snippets.txt")) type-checked, publint + attw clean"

@@ -29,8 +29,12 @@ export interface ManagedFieldsEntry {
   time?: string;
   /** The format of `fieldsV1`; only `FieldsV1` exists. */
   fieldsType?: 'FieldsV1' | (string & {});
-  /** The set of fields this manager owns, in the server's FieldsV1 trie format. */
-  fieldsV1?: Record<string, unknown>;
+  /**
+   * The set of fields this manager owns, in the server's FieldsV1 trie format. Typed as
+   * `object` so that other typings of the same JSON (kubernetes-types' empty `FieldsV1`
+   * interface) are assignable to it.
+   */
+  fieldsV1?: object;
   /** The subresource the fields were written through (`status`, `scale`), if any. */
   subresource?: string;
 }

@@ -13,18 +13,18 @@ export type { Preconditions, PropagationPolicy, ResourceVersionMatch } from '@ku
 /** Options every typed-client call takes. */
 export interface CallOptions {
   /** Aborting cancels the request (for `watch` and `getLog`: ends the stream). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Gives up after this many milliseconds and asks the server to finish within that time
    * too (the `timeout` query parameter). Overrides `Config.timeoutMs`.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** Options of `get` (meta/v1 `GetOptions`). */
 export interface GetOptions extends CallOptions {
   /** `'0'` lets the server answer from its cache; unset reads the latest state. */
-  resourceVersion?: string;
+  resourceVersion?: string | undefined;
 }
 
 /** Options of `list` (meta/v1 `ListOptions`). */
@@ -39,11 +39,11 @@ export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 /** Options of `create` (meta/v1 `CreateOptions`). */
 export interface CreateOptions extends CallOptions {
   /** Validate and admit the request without persisting it (`dryRun=All`). */
-  dryRun?: boolean;
+  dryRun?: boolean | undefined;
   /** The field manager recorded in `metadata.managedFields`. */
-  fieldManager?: string;
+  fieldManager?: string | undefined;
   /** What the server does with unknown or duplicate fields: ignore, warn, or reject. */
-  fieldValidation?: FieldValidation;
+  fieldValidation?: FieldValidation | undefined;
 }
 
 /** Options of `update` and `updateStatus` (meta/v1 `UpdateOptions`). */
@@ -52,7 +52,7 @@ export interface UpdateOptions extends CreateOptions {}
 /** Options of `patch` (meta/v1 `PatchOptions`). */
 export interface PatchOptions extends CreateOptions {
   /** Apply patches only: take ownership of conflicting fields from other managers. */
-  force?: boolean;
+  force?: boolean | undefined;
 }
 
 /** Options of `apply` (server-side apply); `fieldManager` is required. */
@@ -60,39 +60,39 @@ export interface ApplyOptions extends CallOptions {
   /** The manager that owns the applied fields, e.g. your controller's name. */
   fieldManager: string;
   /** Take ownership of fields other managers own instead of failing with 409 Conflict. */
-  force?: boolean;
+  force?: boolean | undefined;
   /** Validate and admit the request without persisting it (`dryRun=All`). */
-  dryRun?: boolean;
+  dryRun?: boolean | undefined;
   /** What the server does with unknown or duplicate fields: ignore, warn, or reject. */
-  fieldValidation?: FieldValidation;
+  fieldValidation?: FieldValidation | undefined;
 }
 
 /** Options of `delete` and `deleteCollection` (meta/v1 `DeleteOptions`), sent as the body. */
 export interface DeleteOptions extends CallOptions {
   /** What happens to dependents: orphaned, or deleted in the background or foreground. */
-  propagationPolicy?: PropagationPolicy;
+  propagationPolicy?: PropagationPolicy | undefined;
   /** Conditions that must hold, or the delete fails with 409 Conflict. */
-  preconditions?: Preconditions;
+  preconditions?: Preconditions | undefined;
   /** Seconds before the object is deleted; 0 deletes immediately. */
-  gracePeriodSeconds?: number;
+  gracePeriodSeconds?: number | undefined;
   /** Validate the delete without performing it (`dryRun=All`). */
-  dryRun?: boolean;
+  dryRun?: boolean | undefined;
 }
 
 /** The wire form of {@link DeleteOptions} (meta/v1 `DeleteOptions`). */
 export interface DeleteOptionsBody {
   /** `v1` when set; the server accepts the body without it. */
-  apiVersion?: string;
+  apiVersion?: string | undefined;
   /** `DeleteOptions` when set; the server accepts the body without it. */
-  kind?: string;
+  kind?: string | undefined;
   /** What happens to dependents: orphaned, or deleted in the background or foreground. */
-  propagationPolicy?: PropagationPolicy;
+  propagationPolicy?: PropagationPolicy | undefined;
   /** Conditions that must hold, or the delete fails with 409 Conflict. */
-  preconditions?: Preconditions;
+  preconditions?: Preconditions | undefined;
   /** Seconds before the object is deleted; 0 deletes immediately. */
-  gracePeriodSeconds?: number;
+  gracePeriodSeconds?: number | undefined;
   /** `['All']` to validate the delete without performing it. */
-  dryRun?: string[];
+  dryRun?: string[] | undefined;
 }
 
 /** Query parameters of a request, by name; `undefined` values are left out when it is sent. */

@@ -190,23 +190,23 @@ export function defaultUserAgent(): string {
 /** Where {@link loadConfig} looks, and what it overrides. */
 export interface LoadConfigOptions {
   /** An explicit kubeconfig path; a missing file is an error. */
-  kubeconfig?: string;
+  kubeconfig?: string | undefined;
   /** The context to use instead of the kubeconfig's `current-context`. */
-  context?: string;
+  context?: string | undefined;
   /**
    * The server URL, overriding the kubeconfig's, like client-go's
    * `BuildConfigFromFlags(master, kubeconfig)`: without `kubeconfig` the result is a plain
    * config for that URL (KUBECONFIG and `~/.kube/config` are not consulted).
    */
-  master?: string;
+  master?: string | undefined;
   /** `true`: use the in-cluster service account only. `false`: never fall back to it. */
-  inCluster?: boolean;
+  inCluster?: boolean | undefined;
   /** The environment to read `KUBECONFIG` and `KUBERNETES_SERVICE_*` from; `process.env` by default. */
-  env?: Readonly<Record<string, string | undefined>>;
+  env?: Readonly<Record<string, string | undefined>> | undefined;
   /** The home directory holding `.kube/config`; the user's home by default. */
-  homeDir?: string;
+  homeDir?: string | undefined;
   /** The service-account directory for in-cluster configuration; `/var/run/secrets/kubernetes.io/serviceaccount` by default. */
-  serviceAccountDir?: string;
+  serviceAccountDir?: string | undefined;
 }
 
 /** Where a pod's service-account token, CA and namespace are mounted. */
