@@ -1,18 +1,12 @@
-import { Clientset, type corev1 } from '@kubets/clientset';
+import type { corev1 } from '@kubets/clientset';
 import { configMapOf, deploymentOf, rejectionOf, statusError } from '@kubets/test-utils';
-import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useSharedApiServer } from '../test/server.js';
 import { createOrPatch, createOrUpdate } from './index.js';
 
-let server: InMemoryApiServer;
-let clientset: Clientset;
-beforeAll(async () => {
-  server = await startApiServer();
-  clientset = new Clientset({ host: server.host, qps: -1 });
-});
-afterAll(() => server.stop());
+const shared = useSharedApiServer();
 
-const configMaps = () => clientset.coreV1().configMaps('default');
+const configMaps = () => shared.clientset.coreV1().configMaps('default');
 let counter = 0;
 const uniqueName = () => `cm-${++counter}`;
 
@@ -92,7 +86,7 @@ describe.each([
 });
 
 describe('createOrPatch and the status', () => {
-  const deployments = () => clientset.appsV1().deployments('default');
+  const deployments = () => shared.clientset.appsV1().deployments('default');
   const replicasAndStatus =
     (replicas?: number, observedGeneration?: number) =>
     (d: { spec?: { replicas?: number }; status?: { observedGeneration?: number } }) => {
