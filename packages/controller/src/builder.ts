@@ -194,6 +194,9 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> {
     if (this.#completed) throw new TypeError(`controller ${this.#name} was already completed`);
     const primary = this.#deps.informers.forResource(this.#primary);
     const logger = this.#options.logger ?? this.#deps.logger;
+    // Filled once the controller exists and the manager took it: a bad option or a taken
+    // name must leave no handler behind on the shared informers.
+    const cacheSyncs: (() => boolean)[] = [];
     const ctl = new Controller<T>({
       name: this.#name,
       reconciler,
@@ -204,16 +207,17 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> {
       ...(this.#options.rateLimiter ? { rateLimiter: this.#options.rateLimiter } : {}),
       ...(logger ? { logger } : {}),
       ...(this.#deps.clock ? { clock: this.#deps.clock } : {}),
-      cacheSyncs: this.#watches.map((w) => {
-        const informer = this.#deps.informers.forResource(w.descriptor).informer();
-        const registration = informer.addEventHandler(
-          enqueueingHandler((request) => ctl.enqueue(request), w.map, w.predicates),
-        );
-        return () => registration.hasSynced();
-      }),
+      cacheSyncs,
     });
-    this.#completed = true;
     this.#deps.add?.(ctl);
+    this.#completed = true;
+    for (const w of this.#watches) {
+      const informer = this.#deps.informers.forResource(w.descriptor).informer();
+      const registration = informer.addEventHandler(
+        enqueueingHandler((request) => ctl.enqueue(request), w.map, w.predicates),
+      );
+      cacheSyncs.push(() => registration.hasSynced());
+    }
     return ctl;
   }
 
