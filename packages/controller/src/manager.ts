@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { type Clock, type Logger, silentLogger } from '@kubets/apimachinery';
 import { Clientset } from '@kubets/clientset';
 import {
@@ -6,12 +8,40 @@ import {
   newDynamicSharedInformerFactoryWithOptions,
 } from '@kubets/dynamic';
 import { newSharedInformerFactory, type SharedInformerFactory } from '@kubets/informers';
+import { LeaseLock, runLeaderElection } from '@kubets/leaderelection';
 import type { Config } from '@kubets/rest';
 import type { ControllerDeps } from './builder.js';
 import type { Runnable } from './runnable.js';
 
+/**
+ * Leader election of a {@link Manager} over a `coordination.k8s.io/v1` Lease: of several
+ * replicas, only the leader runs the controllers; all of them keep their caches warm.
+ */
+export interface ManagerLeaderElection {
+  /** Namespace of the Lease. */
+  namespace: string;
+  /** Name of the Lease, the same for every replica. */
+  name: string;
+  /** This replica's identity; default the hostname and a random UUID. */
+  identity?: string;
+  /** How long a lease lasts without renewal (default 15 s). */
+  leaseDurationMs?: number;
+  /** How long the leader keeps trying to renew before it gives up (default 10 s). */
+  renewDeadlineMs?: number;
+  /** Time between attempts to acquire or renew (default 2 s). */
+  retryPeriodMs?: number;
+  /**
+   * Give the Lease up on shutdown so another replica takes over at once, instead of after
+   * the lease expired. Default false: the controllers may still be draining when it is
+   * released.
+   */
+  releaseOnCancel?: boolean;
+}
+
 /** Settings of a {@link Manager}. */
 export interface ManagerOptions {
+  /** Run the controllers only while this replica holds the Lease. Default: always run them. */
+  leaderElection?: ManagerLeaderElection;
   /** Limit the informers of namespaced resources to one namespace; `''` (default) for all. */
   namespace?: string;
   /**
@@ -51,7 +81,9 @@ export class Manager implements ControllerDeps {
   /** The controllers' clock. */
   readonly clock: Clock | undefined;
   readonly #runnables: Runnable[] = [];
+  readonly #leaderElection: ManagerLeaderElection | undefined;
   #started = false;
+  #leading = false;
 
   constructor(config: Config, options: ManagerOptions = {}) {
     const resyncMs = options.resyncMs ?? defaultResyncMs;
@@ -61,6 +93,7 @@ export class Manager implements ControllerDeps {
       );
     }
     this.config = config;
+    this.#leaderElection = options.leaderElection;
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock;
     this.clientset = new Clientset(config, options.clock ? { clock: options.clock } : {});
@@ -115,21 +148,90 @@ export class Manager implements ControllerDeps {
       ]);
       if (stop.signal.aborted) return;
       this.logger.info('Caches synced', { informers: synced.reduce((n, m) => n + m.size, 0) });
-      await Promise.all(
-        this.#runnables.map((r) =>
-          r.run(stop.signal).catch((error: unknown) => {
-            this.logger.error('Runnable failed; stopping the manager', { runnable: r.name, error });
-            failure ??= { error };
-            stop.abort(error);
-          }),
-        ),
-      );
+      const runAll = (runSignal: AbortSignal): Promise<unknown> =>
+        Promise.all(
+          this.#runnables.map((r) =>
+            r.run(runSignal).catch((error: unknown) => {
+              this.logger.error('Runnable failed; stopping the manager', {
+                runnable: r.name,
+                error,
+              });
+              failure ??= { error };
+              stop.abort(error);
+            }),
+          ),
+        );
+      if (this.#leaderElection === undefined) {
+        this.#leading = true;
+        await runAll(stop.signal);
+      } else {
+        await this.#runElected(runAll, stop, (error) => {
+          failure ??= { error };
+        });
+      }
     } finally {
       signal.removeEventListener('abort', onAbort);
+      this.#leading = false;
       stop.abort();
       await Promise.all([this.informers.shutdown(), this.dynamicInformers.shutdown()]);
       this.logger.info('Manager stopped');
     }
     if (failure) throw failure.error;
+  }
+
+  /**
+   * Whether this replica runs its controllers now: true while started without leader
+   * election, or while holding the Lease.
+   */
+  isLeader(): boolean {
+    return this.#leading;
+  }
+
+  async #runElected(
+    runAll: (signal: AbortSignal) => Promise<unknown>,
+    stop: AbortController,
+    fail: (error: unknown) => void,
+  ): Promise<void> {
+    const election = this.#leaderElection as ManagerLeaderElection;
+    const identity = election.identity ?? `${hostname()}_${randomUUID()}`;
+    let running: Promise<unknown> | undefined;
+    await runLeaderElection(
+      {
+        lock: new LeaseLock({
+          namespace: election.namespace,
+          name: election.name,
+          client: this.clientset,
+          identity,
+        }),
+        leaseDurationMs: election.leaseDurationMs,
+        renewDeadlineMs: election.renewDeadlineMs,
+        retryPeriodMs: election.retryPeriodMs,
+        releaseOnCancel: election.releaseOnCancel ?? false,
+        logger: this.logger,
+        ...(this.clock ? { clock: this.clock } : {}),
+        callbacks: {
+          onStartedLeading: (leading) => {
+            this.#leading = true;
+            this.logger.info('Became leader; starting controllers', { identity });
+            running = runAll(leading);
+          },
+          onStoppedLeading: () => {
+            this.#leading = false;
+            // Losing the Lease while still meant to run: another replica may be acting
+            // already, so this one must stop, as controller-runtime's manager exits.
+            if (!stop.signal.aborted) {
+              fail(
+                new Error(
+                  `leader election lost: ${identity} no longer holds lease ${election.namespace}/${election.name}`,
+                ),
+              );
+              stop.abort();
+            }
+          },
+        },
+      },
+      stop.signal,
+    );
+    await running;
   }
 }
