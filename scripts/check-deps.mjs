@@ -33,6 +33,18 @@ const allowed = {
   ],
   '@kubets/record': ['@kubets/apimachinery', '@kubets/rest', '@kubets/clientset'],
   '@kubets/leaderelection': ['@kubets/apimachinery', '@kubets/rest', '@kubets/clientset'],
+  '@kubets/controller': [
+    '@kubets/apimachinery',
+    '@kubets/rest',
+    '@kubets/clientset',
+    '@kubets/dynamic',
+    '@kubets/cache',
+    '@kubets/listers',
+    '@kubets/informers',
+    '@kubets/workqueue',
+    '@kubets/record',
+    '@kubets/leaderelection',
+  ],
   '@kubets/testing': ['@kubets/apimachinery'],
   '@kubets/codegen': [],
 };

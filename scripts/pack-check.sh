@@ -32,6 +32,7 @@ declare -A known=(
   [cache]=DeltaFIFO
   [clientset]=Clientset
   [codegen]=CodegenError
+  [controller]=Manager
   [discovery]=DiscoveryClient
   [dynamic]=DynamicClient
   [informers]=SharedInformerFactory
@@ -43,7 +44,7 @@ declare -A known=(
   [workqueue]=DelayingQueue
 )
 # Subpath exports: "specifier export".
-subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/apimachinery/testing FakeClock")
+subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/apimachinery/testing FakeClock" "@kubets/controller/testing newTestContext")
 
 fail() {
   echo "pack-check: FAIL: $*" >&2

@@ -16,6 +16,7 @@ const specificKeywords = {
   cache: ['informer', 'reflector', 'deltafifo', 'indexer', 'controller'],
   clientset: ['clientset', 'typed-client', 'api-client'],
   codegen: ['codegen', 'code-generator', 'crd', 'customresourcedefinition', 'cli'],
+  controller: ['controller-runtime', 'controller', 'operator', 'reconcile'],
   discovery: ['discovery', 'restmapper', 'api-resources'],
   dynamic: ['dynamic-client', 'unstructured', 'crd'],
   informers: ['informer', 'shared-informer-factory', 'lister'],

@@ -1,0 +1,91 @@
+// A small controller on a real kube-apiserver: every ConfigMap gets a Secret mirroring its
+// data, owned by it; the controller converges after creates, updates and deletes of the
+// ConfigMap, and puts back a Secret someone else changed or deleted. envtest runs no garbage
+// collector, so the controller deletes the Secret of a deleted ConfigMap itself.
+import { coreV1Resources, type corev1 } from '@kubets/clientset';
+import { loadConfig } from '@kubets/rest';
+import { configMapOf, createTestNamespace, eventually, useEnvtest } from '@kubets/test-utils';
+import { describe, expect, it } from 'vitest';
+import { controller, createOrUpdate, Manager, setControllerReference } from './index.js';
+
+let mgr: Manager;
+let namespace: string;
+const stop = new AbortController();
+let running: Promise<void> | undefined;
+
+const encoded = (data: Record<string, string>) =>
+  Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
+
+useEnvtest(
+  async ({ kubeconfigPath: kubeconfig }) => {
+    const config = { ...loadConfig({ kubeconfig }), qps: -1, timeoutMs: 10_000 };
+    const setup = new Manager(config);
+    namespace = await createTestNamespace(setup.clientset.coreV1().namespaces(), 'ctl-e2e');
+    mgr = new Manager(config, { namespace });
+    const secrets = mgr.clientset.coreV1().secrets(namespace);
+    controller(mgr)
+      .for(coreV1Resources.configMaps)
+      .owns(coreV1Resources.secrets)
+      .withOptions({ maxConcurrentReconciles: 2 })
+      .complete(async ({ name }, ctx) => {
+        const cm = ctx.cached();
+        if (cm === undefined) {
+          await secrets.delete(name).catch(() => {});
+          return;
+        }
+        const secret: corev1.Secret = { metadata: { name, namespace } };
+        await createOrUpdate(secrets, secret, (s) => {
+          s.data = encoded(cm.data ?? {});
+          setControllerReference(cm, s);
+        });
+      });
+    running = mgr.start(stop.signal);
+  },
+  async () => {
+    stop.abort();
+    await running;
+  },
+);
+
+describe('a controller on kube-apiserver', () => {
+  it('converges after create, update and delete', async () => {
+    const configMaps = mgr.clientset.coreV1().configMaps(namespace);
+    const secrets = mgr.clientset.coreV1().secrets(namespace);
+    const secretData = async (name: string) => (await secrets.get(name)).data;
+
+    await configMaps.create(configMapOf('app', { mode: 'on' }));
+    await eventually(async () => expect(await secretData('app')).toEqual(encoded({ mode: 'on' })));
+    const owner = await configMaps.get('app');
+    expect((await secrets.get('app')).metadata?.ownerReferences).toEqual([
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        name: 'app',
+        uid: owner.metadata?.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+
+    await configMaps.update({ ...owner, data: { mode: 'off', extra: 'x' } });
+    await eventually(async () =>
+      expect(await secretData('app')).toEqual(encoded({ mode: 'off', extra: 'x' })),
+    );
+
+    // Owned objects changed or deleted by someone else are put right (owns).
+    await secrets.update({ ...(await secrets.get('app')), data: encoded({ mode: 'tampered' }) });
+    await eventually(async () =>
+      expect(await secretData('app')).toEqual(encoded({ mode: 'off', extra: 'x' })),
+    );
+    await secrets.delete('app');
+    await eventually(async () =>
+      expect(await secretData('app')).toEqual(encoded({ mode: 'off', extra: 'x' })),
+    );
+
+    await configMaps.delete('app');
+    await eventually(async () => {
+      const names = (await secrets.list()).items.map((s) => s.metadata?.name);
+      expect(names).not.toContain('app');
+    });
+  });
+});

@@ -1,0 +1,301 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
+import { deferred, eventually, MemoryLogger, rejectionOf, thrownBy } from '@kubets/test-utils';
+import { ItemExponentialFailureRateLimiter } from '@kubets/workqueue';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  Controller,
+  type ControllerOptions,
+  type ReconcileContext,
+  type Reconciler,
+  type Request,
+  TerminalError,
+} from './index.js';
+import { listerOf } from './testing.js';
+
+type Obj = { metadata?: { name?: string; namespace?: string } };
+const web: Request = { namespace: 'default', name: 'web' };
+
+const running: { abort: AbortController; done: Promise<void> }[] = [];
+afterEach(async () => {
+  for (const r of running.splice(0)) {
+    r.abort.abort();
+    await r.done;
+  }
+});
+
+/** A controller over a fake clock, started; `calls` records each reconcile's request key. */
+function start(reconciler: Reconciler<Obj>, options: Partial<ControllerOptions<Obj>> = {}) {
+  const clock = new FakeClock();
+  const logger = new MemoryLogger();
+  const ctl = new Controller<Obj>({
+    name: 'test',
+    reconciler,
+    lister: listerOf<Obj>([{ metadata: { name: 'web', namespace: 'default' } }]),
+    clock,
+    logger,
+    // Fixed delays, so a test can tell a rate-limited requeue by its wait.
+    rateLimiter: new ItemExponentialFailureRateLimiter(5, 1000),
+    ...options,
+  });
+  const abort = new AbortController();
+  const done = ctl.run(abort.signal);
+  running.push({ abort, done });
+  return { ctl, clock, logger, abort, done };
+}
+
+/** A reconciler answering each call from `answers` in turn (the last one repeats). */
+function answering(calls: string[], ...answers: (() => unknown)[]): Reconciler<Obj> {
+  return (request) => {
+    calls.push(`${request.namespace}/${request.name}`);
+    const answer = answers[Math.min(calls.length, answers.length) - 1];
+    return answer?.() as undefined;
+  };
+}
+
+describe('Controller: what a reconcile returns', () => {
+  it('nothing: done, the failures are forgotten', async () => {
+    const calls: string[] = [];
+    const { ctl } = start(answering(calls, () => undefined));
+    ctl.queue.rateLimiter.when('default/web'); // an earlier failure
+    ctl.enqueue(web);
+    await eventually(() => ctl.stats().reconcileTotal.success === 1);
+    expect(calls).toEqual(['default/web']);
+    expect(ctl.queue.numRequeues('default/web')).toBe(0);
+    expect(ctl.queue.len() + ctl.queue.waitingLen()).toBe(0);
+  });
+
+  it('{ requeueAfter }: forgotten, then reconciled again after exactly that wait', async () => {
+    const calls: string[] = [];
+    const { ctl, clock } = start(
+      answering(
+        calls,
+        () => ({ requeueAfter: 30_000 }),
+        () => undefined,
+      ),
+    );
+    ctl.queue.rateLimiter.when('default/web');
+    ctl.enqueue(web);
+    await eventually(() => ctl.stats().reconcileTotal.requeue_after === 1);
+    expect(ctl.queue.numRequeues('default/web')).toBe(0);
+    clock.step(29_999);
+    expect(ctl.queue.len()).toBe(0);
+    clock.step(1);
+    await eventually(() => calls.length === 2);
+    expect(ctl.stats().reconcileTotal).toEqual({
+      success: 1,
+      error: 0,
+      requeue: 0,
+      requeue_after: 1,
+    });
+  });
+
+  it('{ requeue: true }: rate-limited, without an error', async () => {
+    const calls: string[] = [];
+    const { ctl, clock, logger } = start(
+      answering(
+        calls,
+        () => ({ requeue: true }),
+        () => ({ requeue: true }),
+        () => undefined,
+      ),
+    );
+    ctl.enqueue(web);
+    await eventually(() => ctl.queue.waitingLen() === 1);
+    clock.step(5);
+    await eventually(() => ctl.stats().reconcileTotal.requeue === 2);
+    clock.step(9);
+    expect(calls).toHaveLength(2); // the second wait is 10 ms
+    clock.step(1);
+    await eventually(() => ctl.stats().reconcileTotal.success === 1);
+    expect(calls).toHaveLength(3);
+    expect(ctl.stats().reconcileErrors).toBe(0);
+    expect(logger.errors()).toEqual([]);
+  });
+
+  it('a throw: rate-limited requeue, logged and counted', async () => {
+    const calls: string[] = [];
+    const { ctl, clock, logger } = start(
+      answering(
+        calls,
+        () => {
+          throw new Error('boom');
+        },
+        () => undefined,
+      ),
+    );
+    ctl.enqueue(web);
+    await eventually(() => ctl.stats().reconcileErrors === 1);
+    expect(ctl.queue.numRequeues('default/web')).toBe(1);
+    const line = logger.lines.find((l) => l.level === 'error');
+    expect(line?.message).toBe('Reconciler error');
+    expect(line?.fields).toMatchObject({ controller: 'test', namespace: 'default', name: 'web' });
+    expect(String(line?.fields?.error)).toContain('boom');
+    clock.step(5);
+    await eventually(() => ctl.stats().reconcileTotal.success === 1);
+    expect(ctl.stats().reconcileTotal.error).toBe(1);
+    expect(ctl.queue.numRequeues('default/web')).toBe(0);
+  });
+
+  it('a TerminalError: logged and counted, not retried', async () => {
+    const calls: string[] = [];
+    const { ctl, logger } = start(
+      answering(calls, () => {
+        throw new TerminalError('spec.port is out of range');
+      }),
+    );
+    ctl.enqueue(web);
+    await eventually(() => ctl.stats().terminalReconcileErrors === 1);
+    expect(ctl.queue.waitingLen() + ctl.queue.len()).toBe(0);
+    expect(ctl.queue.numRequeues('default/web')).toBe(0);
+    expect(logger.errors()).toEqual(['Reconciler error (terminal: not retried)']);
+  });
+
+  it.each([
+    { returned: 'done', value: 'done' },
+    { returned: 'a negative requeueAfter', value: { requeueAfter: -1 } },
+    { returned: 'a requeueAfter in text', value: { requeueAfter: '5s' } },
+  ])('$returned is reported as an error and retried', async ({ value }) => {
+    const { ctl, logger } = start(() => value as unknown as undefined);
+    ctl.enqueue(web);
+    await eventually(() => ctl.stats().reconcileErrors === 1);
+    expect(String(logger.lines.find((l) => l.level === 'error')?.fields?.error)).toContain(
+      'expected nothing, { requeue: true } or { requeueAfter: <milliseconds ≥ 0> }',
+    );
+    expect(ctl.queue.numRequeues('default/web')).toBe(1);
+  });
+});
+
+describe('Controller: workers', () => {
+  it('reconciles different objects at once, never one object twice at once', async () => {
+    const gates = new Map<string, ReturnType<typeof deferred>>();
+    const active = new Set<string>();
+    let overlap = false;
+    let maxActive = 0;
+    const { ctl } = start(
+      async (request) => {
+        if (active.has(request.name)) overlap = true;
+        active.add(request.name);
+        maxActive = Math.max(maxActive, active.size);
+        const gate = deferred();
+        gates.set(request.name, gate);
+        await gate.promise;
+        active.delete(request.name);
+      },
+      { maxConcurrentReconciles: 2 },
+    );
+    ctl.enqueue({ namespace: 'default', name: 'a' });
+    ctl.enqueue({ namespace: 'default', name: 'b' });
+    await eventually(() => active.size === 2);
+    ctl.enqueue({ namespace: 'default', name: 'a' }); // while a is being reconciled
+    ctl.enqueue({ namespace: 'default', name: 'c' });
+    expect(ctl.stats().activeWorkers).toBe(2);
+    gates.get('b')?.resolve(undefined);
+    await eventually(() => active.has('c'));
+    expect(active.has('a')).toBe(true);
+    gates.get('a')?.resolve(undefined);
+    await eventually(() => ctl.stats().reconcileTotal.success === 2 && active.has('a'));
+    gates.get('a')?.resolve(undefined);
+    gates.get('c')?.resolve(undefined);
+    await eventually(() => ctl.stats().reconcileTotal.success === 4);
+    expect(overlap).toBe(false);
+    expect(maxActive).toBe(2);
+  });
+
+  it('gives the reconciler the cached object, a signal and a logger', async () => {
+    let seen: ReconcileContext<Obj> | undefined;
+    const { ctl } = start((_request, ctx) => {
+      seen = ctx;
+    });
+    ctl.enqueue(web);
+    await eventually(() => seen !== undefined);
+    expect(seen?.cached()).toEqual({ metadata: { name: 'web', namespace: 'default' } });
+    expect(seen?.lister.list()).toHaveLength(1);
+    expect(seen?.controller).toBe('test');
+    expect(seen?.signal.aborted).toBe(false);
+  });
+
+  it('on shutdown waits for reconciles in flight, which see their signal abort, and starts no new one', async () => {
+    const gate = deferred();
+    let signal: AbortSignal | undefined;
+    const calls: string[] = [];
+    const { ctl, abort, done } = start(async (request, ctx) => {
+      calls.push(request.name);
+      signal = ctx.signal;
+      await gate.promise;
+    });
+    ctl.enqueue(web);
+    await eventually(() => signal !== undefined);
+    ctl.enqueue({ namespace: 'default', name: 'queued' });
+    let stopped = false;
+    void done.then(() => {
+      stopped = true;
+    });
+    abort.abort();
+    expect(signal?.aborted).toBe(true);
+    await eventually(() => ctl.queue.shuttingDown());
+    expect(stopped).toBe(false);
+    gate.resolve();
+    await done;
+    expect(calls).toEqual(['web']);
+    expect(ctl.stats().activeWorkers).toBe(0);
+  });
+
+  it('reconciles nothing until its caches have synced', async () => {
+    let synced = false;
+    const calls: string[] = [];
+    const { ctl } = start(
+      answering(calls, () => undefined),
+      { cacheSyncs: [() => synced] },
+    );
+    ctl.enqueue(web);
+    await eventually(() => ctl.queue.len() === 1);
+    expect(calls).toEqual([]);
+    synced = true;
+    await eventually(() => calls.length === 1, { what: 'the reconcile after the sync' });
+  });
+
+  it('runs once', async () => {
+    const { ctl } = start(() => undefined);
+    expect(String(await rejectionOf(ctl.run(new AbortController().signal)))).toContain(
+      'controller test was already started',
+    );
+  });
+});
+
+describe('Controller: bad settings', () => {
+  const lister = listerOf<Obj>();
+  it.each([
+    {
+      name: 'no name',
+      options: { name: '', reconciler: () => undefined },
+      message: 'controller name must be a non-empty string',
+    },
+    {
+      name: 'zero workers',
+      options: { name: 'c', reconciler: () => undefined, maxConcurrentReconciles: 0 },
+      message: 'controller c: maxConcurrentReconciles must be a positive integer, got 0',
+    },
+    {
+      name: 'fractional workers',
+      options: { name: 'c', reconciler: () => undefined, maxConcurrentReconciles: 1.5 },
+      message: 'got 1.5',
+    },
+    {
+      name: 'no reconciler',
+      options: { name: 'c', reconciler: {} as Reconciler<Obj> },
+      message:
+        'controller c: the reconciler must be a function or an object with a reconcile method',
+    },
+  ])('$name', ({ options, message }) => {
+    expect(String(thrownBy(() => new Controller<Obj>({ lister, ...options })))).toContain(message);
+  });
+
+  it('accepts an object with a reconcile method', async () => {
+    const calls: string[] = [];
+    const { ctl } = start({
+      reconcile: answering(calls, () => undefined) as (r: Request) => undefined,
+    });
+    ctl.enqueue(web);
+    await eventually(() => calls.length === 1);
+  });
+});

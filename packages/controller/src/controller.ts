@@ -1,0 +1,241 @@
+import { type Clock, type Logger, silentLogger } from '@kubets/apimachinery';
+import { waitForCacheSync } from '@kubets/cache';
+import type { GenericLister } from '@kubets/listers';
+import { type RateLimiter, RateLimitingQueue } from '@kubets/workqueue';
+import { cachedObject } from './cached.js';
+import { withFields } from './logger.js';
+import {
+  isTerminalError,
+  type ReconcileContext,
+  type Reconciler,
+  type Result,
+} from './reconciler.js';
+import { type Request, requestFromKey, requestKey } from './request.js';
+
+/** Settings of a {@link Controller}. */
+export interface ControllerOptions<T> {
+  /** The controller's name: in its logs, metrics and the work queue's name. */
+  name: string;
+  /** What each request is handed to. */
+  reconciler: Reconciler<T>;
+  /** How many requests are reconciled at once (different objects only). Default 1. */
+  maxConcurrentReconciles?: number;
+  /**
+   * Paces retries after errors and `{ requeue: true }`. Default: the workqueue's
+   * `defaultControllerRateLimiter` (5 ms doubling to 1000 s per object, 10 qps overall).
+   */
+  rateLimiter?: RateLimiter<string>;
+  /** Where reconcile errors and lifecycle lines go. Default silent. */
+  logger?: Logger;
+  /** Time source of the work queue; a `FakeClock` in tests. */
+  clock?: Clock;
+  /** The lister handed to reconcilers as `ctx.lister`, over the primary resource's cache. */
+  lister: GenericLister<T>;
+  /** Caches to wait for before the first reconcile (each informer's `hasSynced`). */
+  cacheSyncs?: readonly (() => boolean)[];
+}
+
+/** How reconciles ended, by controller-runtime's `controller_runtime_reconcile_total` labels. */
+export interface ReconcileCounts {
+  /** Done: returned nothing. */
+  success: number;
+  /** Threw (terminal errors included). */
+  error: number;
+  /** Returned `{ requeue: true }`. */
+  requeue: number;
+  /** Returned `{ requeueAfter }`. */
+  requeue_after: number;
+}
+
+/** A controller's counters, as controller-runtime exports them as metrics. */
+export interface ControllerStats {
+  /** Reconciles by result. */
+  readonly reconcileTotal: Readonly<ReconcileCounts>;
+  /** Reconciles that threw (`controller_runtime_reconcile_errors_total`). */
+  readonly reconcileErrors: number;
+  /** Reconciles that threw a `TerminalError` (`controller_runtime_terminal_reconcile_errors_total`). */
+  readonly terminalReconcileErrors: number;
+  /** Reconciles running now (`controller_runtime_active_workers`). */
+  readonly activeWorkers: number;
+}
+
+/**
+ * The reconcile loop (controller-runtime's internal `Controller`): a rate-limited work
+ * queue of request keys and `maxConcurrentReconciles` workers. The queue never hands one
+ * key to two workers, so an object is reconciled by one worker at a time; events for it
+ * during a reconcile queue exactly one more. Usually built with `controller(...)`.
+ */
+export class Controller<T> {
+  /** The controller's name. */
+  readonly name: string;
+  /** The work queue of request keys (`namespace/name`). */
+  readonly queue: RateLimitingQueue<string>;
+  readonly #reconcile: (request: Request, ctx: ReconcileContext<T>) => unknown;
+  readonly #workers: number;
+  readonly #logger: Logger;
+  readonly #lister: GenericLister<T>;
+  readonly #cacheSyncs: readonly (() => boolean)[];
+  readonly #counts: ReconcileCounts = { success: 0, error: 0, requeue: 0, requeue_after: 0 };
+  #errors = 0;
+  #terminal = 0;
+  #active = 0;
+  #started = false;
+
+  /**
+   * @throws {TypeError} when the reconciler is neither a function nor has a `reconcile`
+   *   method, or the name is empty.
+   * @throws {RangeError} when `maxConcurrentReconciles` is not a positive integer.
+   */
+  constructor(options: ControllerOptions<T>) {
+    if (typeof options.name !== 'string' || options.name === '') {
+      throw new TypeError('controller name must be a non-empty string');
+    }
+    this.name = options.name;
+    this.#reconcile = reconcileFuncOf(options.reconciler, options.name);
+    const workers = options.maxConcurrentReconciles ?? 1;
+    if (!Number.isInteger(workers) || workers < 1) {
+      throw new RangeError(
+        `controller ${options.name}: maxConcurrentReconciles must be a positive integer, got ${workers}`,
+      );
+    }
+    this.#workers = workers;
+    this.#logger = withFields(options.logger ?? silentLogger, { controller: options.name });
+    this.#lister = options.lister;
+    this.#cacheSyncs = options.cacheSyncs ?? [];
+    this.queue = new RateLimitingQueue<string>({
+      name: options.name,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+    });
+  }
+
+  /** Queues `request` (a no-op once the controller is shutting down). */
+  enqueue(request: Request): void {
+    this.queue.add(requestKey(request));
+  }
+
+  /** The counters of this controller's reconciles so far. */
+  stats(): ControllerStats {
+    return {
+      reconcileTotal: { ...this.#counts },
+      reconcileErrors: this.#errors,
+      terminalReconcileErrors: this.#terminal,
+      activeWorkers: this.#active,
+    };
+  }
+
+  /**
+   * Waits for the caches to sync, then reconciles until `signal` aborts. On abort, workers
+   * take no new request; the reconciles in flight see their `ctx.signal` abort and are
+   * awaited. Resolves once every worker has stopped.
+   *
+   * @throws {Error} when the controller was already started (a controller runs once).
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new Error(`controller ${this.name} was already started`);
+    this.#started = true;
+    const stop = (): void => this.queue.shutDown();
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+    try {
+      if (!(await waitForCacheSync(signal, ...this.#cacheSyncs))) return;
+      this.#logger.info('Starting workers', { workerCount: this.#workers });
+      await Promise.all(Array.from({ length: this.#workers }, () => this.#worker(signal)));
+      this.#logger.info('All workers finished');
+    } finally {
+      signal.removeEventListener('abort', stop);
+      stop();
+    }
+  }
+
+  async #worker(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const next = await this.queue.get();
+      if (next.shutdown) return;
+      if (signal.aborted) {
+        // Queued but not started: left for the next run of the process.
+        this.queue.done(next.item);
+        return;
+      }
+      try {
+        await this.#reconcileHandler(next.item, signal);
+      } finally {
+        this.queue.done(next.item);
+      }
+    }
+  }
+
+  async #reconcileHandler(key: string, signal: AbortSignal): Promise<void> {
+    const request = requestFromKey(key);
+    const logger = withFields(this.#logger, { namespace: request.namespace, name: request.name });
+    const ctx: ReconcileContext<T> = {
+      signal,
+      logger,
+      controller: this.name,
+      lister: this.#lister,
+      cached: () => cachedObject(this.#lister, request),
+    };
+    this.#active++;
+    let result: Result | undefined;
+    try {
+      result = checkResult(await this.#reconcile(request, ctx), this.name);
+    } catch (err) {
+      this.#errors++;
+      this.#counts.error++;
+      if (isTerminalError(err)) {
+        this.#terminal++;
+        this.queue.forget(key);
+        logger.error('Reconciler error (terminal: not retried)', { error: err });
+      } else {
+        this.queue.addRateLimited(key);
+        logger.error('Reconciler error', { error: err });
+      }
+      return;
+    } finally {
+      this.#active--;
+    }
+    if (result?.requeueAfter !== undefined && result.requeueAfter > 0) {
+      // The wait was asked for: it must not grow with earlier failures.
+      this.queue.forget(key);
+      this.queue.addAfter(key, result.requeueAfter);
+      this.#counts.requeue_after++;
+    } else if (result?.requeue === true) {
+      this.queue.addRateLimited(key);
+      this.#counts.requeue++;
+    } else {
+      this.queue.forget(key);
+      this.#counts.success++;
+    }
+  }
+}
+
+function reconcileFuncOf<T>(
+  reconciler: Reconciler<T>,
+  name: string,
+): (request: Request, ctx: ReconcileContext<T>) => unknown {
+  if (typeof reconciler === 'function') return reconciler;
+  if (typeof reconciler?.reconcile === 'function') {
+    return (request, ctx) => reconciler.reconcile(request, ctx);
+  }
+  throw new TypeError(
+    `controller ${name}: the reconciler must be a function or an object with a reconcile method`,
+  );
+}
+
+// A wrong return value would otherwise be treated as "done" and the object never reconciled
+// again; reporting it as a failed reconcile makes the mistake visible.
+function checkResult(value: unknown, name: string): Result | undefined {
+  if (value === undefined || value === null) return undefined;
+  const result = value as Result;
+  if (
+    typeof value !== 'object' ||
+    (result.requeue !== undefined && typeof result.requeue !== 'boolean') ||
+    (result.requeueAfter !== undefined &&
+      !(typeof result.requeueAfter === 'number' && result.requeueAfter >= 0))
+  ) {
+    throw new TypeError(
+      `controller ${name}: the reconciler returned ${JSON.stringify(value)}; expected nothing, { requeue: true } or { requeueAfter: <milliseconds ≥ 0> }`,
+    );
+  }
+  return result;
+}

@@ -1,0 +1,69 @@
+import { getControllerOf } from '@kubets/apimachinery';
+import type { ResourceEventHandler } from '@kubets/cache';
+import {
+  type DeletedFinalStateUnknown,
+  deletedObject,
+  isDeletedFinalStateUnknown,
+} from '@kubets/cache';
+import { groupOf } from './api-version.js';
+import type { MetaObject } from './object.js';
+import type { Predicate } from './predicates.js';
+import { type Request, requestFor } from './request.js';
+
+/** Maps a watched object to the requests it should trigger (controller-runtime's `MapFunc`). */
+export type MapFunc<O> = (object: O) => readonly Request[];
+
+/**
+ * The informer handler of one watch: applies the predicates to each event, maps the
+ * object (on updates the old and the new one) to requests and hands them to `enqueue`.
+ */
+export function enqueueingHandler<O>(
+  enqueue: (request: Request) => void,
+  map: MapFunc<O>,
+  predicates: readonly Predicate<O>[],
+): ResourceEventHandler<O> {
+  const enqueueAll = (...objects: O[]): void => {
+    for (const object of objects) for (const request of map(object)) enqueue(request);
+  };
+  return {
+    onAdd: (object) => {
+      if (predicates.every((p) => p.create({ object }))) enqueueAll(object);
+    },
+    onUpdate: (objectOld, objectNew) => {
+      if (predicates.every((p) => p.update({ objectOld, objectNew }))) {
+        enqueueAll(objectOld, objectNew);
+      }
+    },
+    onDelete: (obj: O | DeletedFinalStateUnknown<O>) => {
+      const object = deletedObject(obj);
+      if (object === undefined) return;
+      const deleteStateUnknown = isDeletedFinalStateUnknown(obj);
+      if (predicates.every((p) => p.delete({ object, deleteStateUnknown }))) enqueueAll(object);
+    },
+  };
+}
+
+/** The object's own request (controller-runtime's `EnqueueRequestForObject`). */
+export const mapToSelf: MapFunc<MetaObject> = (object) =>
+  object.metadata?.name ? [requestFor(object)] : [];
+
+/**
+ * Maps an owned object to its controller when that controller is of `owner`'s group and
+ * kind (controller-runtime's `EnqueueRequestForOwner` with `OnlyControllerOwner`). The
+ * version is ignored: every version of a group is the same object.
+ */
+export function mapToControllerOwner(owner: {
+  readonly group: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+}): MapFunc<MetaObject> {
+  return (object) => {
+    const ref = getControllerOf(object as Parameters<typeof getControllerOf>[0]);
+    if (ref === undefined || ref.kind !== owner.kind || groupOf(ref.apiVersion) !== owner.group) {
+      return [];
+    }
+    return [
+      { namespace: owner.namespaced ? (object.metadata?.namespace ?? '') : '', name: ref.name },
+    ];
+  };
+}

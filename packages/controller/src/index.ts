@@ -1,0 +1,24 @@
+/**
+ * Kubernetes controllers for TypeScript, after controller-runtime: the reconcile loop on a
+ * rate-limited workqueue, a typed builder (`for` / `owns` / `watches`, predicates), a
+ * manager over shared informers, and the controllerutil helpers (owner references,
+ * finalizers, create-or-update, retry on conflict, status conditions).
+ *
+ * Test support for reconcilers is in the `@kubets/controller/testing` subpath.
+ * @packageDocumentation
+ */
+
+export * from './builder.js';
+export * from './conditions.js';
+export * from './controller.js';
+export * from './create-or-update.js';
+export * from './event-handler.js';
+export * from './finalizers.js';
+export * from './manager.js';
+export * from './object.js';
+export * from './owner-references.js';
+export * from './predicates.js';
+export * from './reconciler.js';
+export * from './request.js';
+export * from './retry.js';
+export * from './runnable.js';

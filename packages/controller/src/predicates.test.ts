@@ -1,0 +1,212 @@
+import { thrownBy } from '@kubets/test-utils';
+import { describe, expect, it } from 'vitest';
+import {
+  and,
+  annotationsChanged,
+  generationChanged,
+  labelSelectorPredicate,
+  labelsChanged,
+  type MetaObject,
+  not,
+  objectPredicate,
+  or,
+  type Predicate,
+  predicateFuncs,
+  resourceVersionChanged,
+} from './index.js';
+
+const obj = (meta: NonNullable<MetaObject['metadata']>): MetaObject => ({
+  metadata: { name: 'o', ...meta },
+});
+const update = (p: Predicate<MetaObject>, o: MetaObject, n: MetaObject) =>
+  p.update({ objectOld: o, objectNew: n });
+
+// controller-runtime's predicate_test.go cases, as data: [old, new, passes].
+describe.each([
+  {
+    predicate: 'generationChanged',
+    p: generationChanged,
+    cases: [
+      {
+        name: 'same generation',
+        o: obj({ generation: 1 }),
+        n: obj({ generation: 1, resourceVersion: '2' }),
+        passes: false,
+      },
+      {
+        name: 'new generation',
+        o: obj({ generation: 1 }),
+        n: obj({ generation: 2 }),
+        passes: true,
+      },
+      {
+        name: 'no generation (ConfigMap)',
+        o: obj({ resourceVersion: '1' }),
+        n: obj({ resourceVersion: '2' }),
+        passes: false,
+      },
+    ],
+  },
+  {
+    predicate: 'labelsChanged',
+    p: labelsChanged,
+    cases: [
+      {
+        name: 'same labels',
+        o: obj({ labels: { a: '1' } }),
+        n: obj({ labels: { a: '1' } }),
+        passes: false,
+      },
+      { name: 'no labels either side', o: obj({}), n: obj({ labels: {} }), passes: false },
+      {
+        name: 'a label added',
+        o: obj({ labels: { a: '1' } }),
+        n: obj({ labels: { a: '1', b: '2' } }),
+        passes: true,
+      },
+      {
+        name: 'a label changed',
+        o: obj({ labels: { a: '1' } }),
+        n: obj({ labels: { a: '2' } }),
+        passes: true,
+      },
+      {
+        name: 'a label removed',
+        o: obj({ labels: { a: '1', b: '2' } }),
+        n: obj({ labels: { b: '2' } }),
+        passes: true,
+      },
+    ],
+  },
+  {
+    predicate: 'annotationsChanged',
+    p: annotationsChanged,
+    cases: [
+      {
+        name: 'same annotations',
+        o: obj({ annotations: { a: '1' } }),
+        n: obj({ annotations: { a: '1' } }),
+        passes: false,
+      },
+      {
+        name: 'an annotation added',
+        o: obj({}),
+        n: obj({ annotations: { a: '1' } }),
+        passes: true,
+      },
+      {
+        name: 'an annotation changed',
+        o: obj({ annotations: { a: '1' } }),
+        n: obj({ annotations: { a: '2' } }),
+        passes: true,
+      },
+    ],
+  },
+  {
+    predicate: 'resourceVersionChanged',
+    p: resourceVersionChanged,
+    cases: [
+      {
+        name: 'a resync (same resourceVersion)',
+        o: obj({ resourceVersion: '7' }),
+        n: obj({ resourceVersion: '7' }),
+        passes: false,
+      },
+      {
+        name: 'a change',
+        o: obj({ resourceVersion: '7' }),
+        n: obj({ resourceVersion: '8' }),
+        passes: true,
+      },
+    ],
+  },
+])('$predicate', ({ p, cases }) => {
+  it.each(cases)('update: $name → $passes', ({ o, n, passes }) => {
+    expect(update(p, o, n)).toBe(passes);
+  });
+
+  it('lets create, delete and generic events through', () => {
+    const object = obj({});
+    expect(p.create({ object })).toBe(true);
+    expect(p.delete({ object, deleteStateUnknown: false })).toBe(true);
+    expect(p.generic({ object })).toBe(true);
+  });
+});
+
+describe('custom predicates and combinations', () => {
+  const labelled = obj({ labels: { app: 'web' } });
+  const other = obj({ labels: { app: 'db' } });
+
+  it('predicateFuncs lets missing kinds of event through', () => {
+    const p = predicateFuncs<MetaObject>({ create: () => false });
+    expect(p.create({ object: labelled })).toBe(false);
+    expect(update(p, labelled, other)).toBe(true);
+    expect(p.delete({ object: labelled, deleteStateUnknown: true })).toBe(true);
+    expect(p.generic({ object: labelled })).toBe(true);
+  });
+
+  it('objectPredicate and labelSelectorPredicate filter every event, updates by the new object', () => {
+    for (const p of [
+      labelSelectorPredicate('app=web'),
+      objectPredicate((o: MetaObject) => o.metadata?.labels?.app === 'web'),
+    ]) {
+      expect(p.create({ object: labelled })).toBe(true);
+      expect(p.create({ object: other })).toBe(false);
+      expect(update(p, other, labelled)).toBe(true);
+      expect(update(p, labelled, other)).toBe(false);
+      expect(p.delete({ object: other, deleteStateUnknown: false })).toBe(false);
+      expect(p.generic({ object: labelled })).toBe(true);
+    }
+  });
+
+  it('labelSelectorPredicate refuses a selector that does not parse', () => {
+    expect(thrownBy(() => labelSelectorPredicate('app in (web'))).toBeInstanceOf(Error);
+  });
+
+  it.each([
+    {
+      name: 'and: both',
+      p: and(generationChanged, labelsChanged),
+      gen: 2,
+      app: 'db',
+      passes: true,
+    },
+    {
+      name: 'and: one only',
+      p: and(generationChanged, labelsChanged),
+      gen: 1,
+      app: 'db',
+      passes: false,
+    },
+    { name: 'and of none', p: and<MetaObject>(), gen: 1, app: 'web', passes: true },
+    { name: 'or: one', p: or(generationChanged, labelsChanged), gen: 1, app: 'db', passes: true },
+    {
+      name: 'or: none changed',
+      p: or(generationChanged, labelsChanged),
+      gen: 1,
+      app: 'web',
+      passes: false,
+    },
+    { name: 'or of none', p: or<MetaObject>(), gen: 2, app: 'db', passes: false },
+    { name: 'not', p: not(generationChanged), gen: 1, app: 'web', passes: true },
+    { name: 'not, changed', p: not(generationChanged), gen: 2, app: 'web', passes: false },
+  ])('$name', ({ p, gen, app, passes }) => {
+    const before = obj({ generation: 1, labels: { app: 'web' } });
+    const after = obj({ generation: gen, labels: { app } });
+    expect(update(p, before, after)).toBe(passes);
+  });
+
+  it('not inverts create, delete and generic too', () => {
+    const never = not(predicateFuncs<MetaObject>({}));
+    expect(never.create({ object: labelled })).toBe(false);
+    expect(never.delete({ object: labelled, deleteStateUnknown: false })).toBe(false);
+    expect(never.generic({ object: labelled })).toBe(false);
+  });
+
+  it('and/or refuse something that is not a predicate, naming what it lacks', () => {
+    const partial = { create: () => true } as unknown as Predicate<MetaObject>;
+    expect(String(thrownBy(() => and(generationChanged, partial)))).toContain(
+      'predicate 1 is not a predicate: it has no update, delete, generic function',
+    );
+  });
+});

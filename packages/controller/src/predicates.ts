@@ -1,0 +1,177 @@
+import { parseSelector, type Selector } from '@kubets/apimachinery';
+import type { MetaObject } from './object.js';
+
+/** An object appeared (informer add). */
+export interface CreateEvent<T> {
+  /** The new object. */
+  readonly object: T;
+}
+
+/** An object changed, or a resync re-delivered it (informer update). */
+export interface UpdateEvent<T> {
+  /** The object before the change. */
+  readonly objectOld: T;
+  /** The object after the change. */
+  readonly objectNew: T;
+}
+
+/** An object was deleted (informer delete). */
+export interface DeleteEvent<T> {
+  /** The object's last known state. */
+  readonly object: T;
+  /** True when the deletion was noticed late (by a relist), so `object` may be stale. */
+  readonly deleteStateUnknown: boolean;
+}
+
+/** An event from a source other than an informer. */
+export interface GenericEvent<T> {
+  /** The object the event is about. */
+  readonly object: T;
+}
+
+/**
+ * Decides which events reach the reconciler (controller-runtime's `predicate.Predicate`):
+ * an event is enqueued only when every predicate of its watch returns true.
+ */
+export interface Predicate<T> {
+  /** Whether an add is enqueued. */
+  readonly create: (event: CreateEvent<T>) => boolean;
+  /** Whether an update is enqueued. */
+  readonly update: (event: UpdateEvent<T>) => boolean;
+  /** Whether a delete is enqueued. */
+  readonly delete: (event: DeleteEvent<T>) => boolean;
+  /** Whether a generic event is enqueued. */
+  readonly generic: (event: GenericEvent<T>) => boolean;
+}
+
+const yes = (): boolean => true;
+
+/**
+ * A predicate from the functions given; a missing one lets every event of its kind through
+ * (controller-runtime's `predicate.Funcs`).
+ */
+export function predicateFuncs<T>(funcs: Partial<Predicate<T>>): Predicate<T> {
+  return {
+    create: funcs.create ?? yes,
+    update: funcs.update ?? yes,
+    delete: funcs.delete ?? yes,
+    generic: funcs.generic ?? yes,
+  };
+}
+
+/**
+ * A predicate that lets through the events whose object passes `filter`; for updates, the
+ * new object (controller-runtime's `predicate.NewPredicateFuncs`).
+ */
+export function objectPredicate<T>(filter: (object: T) => boolean): Predicate<T> {
+  return {
+    create: (e) => filter(e.object),
+    update: (e) => filter(e.objectNew),
+    delete: (e) => filter(e.object),
+    generic: (e) => filter(e.object),
+  };
+}
+
+function onUpdateOnly(
+  changed: (oldObj: MetaObject, newObj: MetaObject) => boolean,
+): Predicate<MetaObject> {
+  return predicateFuncs<MetaObject>({
+    update: (e) => changed(e.objectOld, e.objectNew),
+  });
+}
+
+/**
+ * Lets updates through only when `metadata.generation` changed, i.e. the spec changed, not
+ * just the status or metadata (controller-runtime's `GenerationChangedPredicate`). Other
+ * events pass. Resources without a generation (ConfigMaps, ...) never pass updates.
+ */
+export const generationChanged: Predicate<MetaObject> = onUpdateOnly(
+  (o, n) => o.metadata?.generation !== n.metadata?.generation,
+);
+
+/** Lets updates through only when the labels changed (`LabelChangedPredicate`). */
+export const labelsChanged: Predicate<MetaObject> = onUpdateOnly(
+  (o, n) => !sameMap(o.metadata?.labels, n.metadata?.labels),
+);
+
+/** Lets updates through only when the annotations changed (`AnnotationChangedPredicate`). */
+export const annotationsChanged: Predicate<MetaObject> = onUpdateOnly(
+  (o, n) => !sameMap(o.metadata?.annotations, n.metadata?.annotations),
+);
+
+/**
+ * Lets updates through only when the resourceVersion changed, dropping the re-deliveries
+ * of periodic resyncs (`ResourceVersionChangedPredicate`).
+ */
+export const resourceVersionChanged: Predicate<MetaObject> = onUpdateOnly(
+  (o, n) => o.metadata?.resourceVersion !== n.metadata?.resourceVersion,
+);
+
+/**
+ * Lets through the events whose object's labels match `selector` (`app=web,tier!=db`, or a
+ * parsed selector); for updates, the new object (controller-runtime's
+ * `LabelSelectorPredicate`).
+ *
+ * @throws {Error} for a selector that does not parse, naming the problem.
+ */
+export function labelSelectorPredicate(selector: string | Selector): Predicate<MetaObject> {
+  const parsed = typeof selector === 'string' ? parseSelector(selector) : selector;
+  return objectPredicate((object: MetaObject) => parsed.matches(object.metadata?.labels ?? {}));
+}
+
+/** Passes an event when every predicate does (true for none). */
+export function and<T>(...predicates: Predicate<T>[]): Predicate<T> {
+  return combine(predicates, (results) => results.every(Boolean));
+}
+
+/** Passes an event when at least one predicate does (false for none). */
+export function or<T>(...predicates: Predicate<T>[]): Predicate<T> {
+  return combine(predicates, (results) => results.some(Boolean));
+}
+
+/** Passes the events `predicate` rejects. */
+export function not<T>(predicate: Predicate<T>): Predicate<T> {
+  return {
+    create: (e) => !predicate.create(e),
+    update: (e) => !predicate.update(e),
+    delete: (e) => !predicate.delete(e),
+    generic: (e) => !predicate.generic(e),
+  };
+}
+
+function combine<T>(
+  predicates: Predicate<T>[],
+  join: (results: boolean[]) => boolean,
+): Predicate<T> {
+  for (const [i, p] of predicates.entries()) checkPredicate(p, `predicate ${i}`);
+  return {
+    create: (e) => join(predicates.map((p) => p.create(e))),
+    update: (e) => join(predicates.map((p) => p.update(e))),
+    delete: (e) => join(predicates.map((p) => p.delete(e))),
+    generic: (e) => join(predicates.map((p) => p.generic(e))),
+  };
+}
+
+/**
+ * @internal Throws a TypeError naming `what` unless `predicate` has the four functions.
+ */
+export function checkPredicate(predicate: unknown, what: string): void {
+  const p = predicate as Partial<Predicate<unknown>> | null | undefined;
+  const missing = (['create', 'update', 'delete', 'generic'] as const).filter(
+    (k) => typeof p?.[k] !== 'function',
+  );
+  if (missing.length > 0) {
+    throw new TypeError(
+      `${what} is not a predicate: it has no ${missing.join(', ')} function (use predicateFuncs to fill in the others)`,
+    );
+  }
+}
+
+function sameMap(
+  a: Readonly<Record<string, string>> | undefined,
+  b: Readonly<Record<string, string>> | undefined,
+): boolean {
+  const ka = Object.keys(a ?? {});
+  const kb = Object.keys(b ?? {});
+  return ka.length === kb.length && ka.every((k) => a?.[k] === b?.[k]);
+}

@@ -1,0 +1,70 @@
+import type { Logger } from '@kubets/apimachinery';
+import type { GenericLister } from '@kubets/listers';
+import type { Request } from './request.js';
+
+/**
+ * What a reconcile asks for next (controller-runtime's `reconcile.Result`). Returning
+ * nothing means done: the request's failure count is reset.
+ */
+export interface Result {
+  /**
+   * Reconcile again after this many milliseconds (e.g. to poll something outside the
+   * cluster); resets the failure count. Wins over `requeue`.
+   */
+  requeueAfter?: number;
+  /** Reconcile again after the rate limiter's backoff, as for an error, without logging one. */
+  requeue?: boolean;
+}
+
+/** What a reconciler gets besides the request. */
+export interface ReconcileContext<T> {
+  /** Aborted when the controller shuts down: pass it to every call that waits. */
+  readonly signal: AbortSignal;
+  /** A logger whose lines carry the controller's name and the request. */
+  readonly logger: Logger;
+  /** The name of the controller running this reconcile. */
+  readonly controller: string;
+  /**
+   * The cached object of the request, or `undefined` when the cache has none (deleted, or
+   * not seen yet). The cache may lag behind the server: after a write, the next reconcile
+   * can still see the old object.
+   */
+  cached(): T | undefined;
+  /** A lister over the cache of the controller's primary resource. */
+  readonly lister: GenericLister<T>;
+}
+
+/**
+ * Brings one object's world to its desired state (controller-runtime's `Reconciler`).
+ * Resolve with nothing when done, a {@link Result} to come back later; throw to be retried
+ * with backoff (a {@link TerminalError} is not retried). Must be idempotent: it is called
+ * again for every change and on resyncs.
+ */
+export type ReconcileFunc<T> = (
+  request: Request,
+  ctx: ReconcileContext<T>,
+) => Result | undefined | Promise<Result | undefined> | Promise<void> | void;
+
+/** A reconciler: a {@link ReconcileFunc}, or an object with a `reconcile` method. */
+export type Reconciler<T> =
+  | ReconcileFunc<T>
+  | {
+      /** See {@link ReconcileFunc}. */
+      reconcile: ReconcileFunc<T>;
+    };
+
+/**
+ * An error that retrying will not fix (controller-runtime's `reconcile.TerminalError`): it
+ * is logged and counted, and the request is dropped until the next change of its object.
+ */
+export class TerminalError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'TerminalError';
+  }
+}
+
+/** Whether `err` is a {@link TerminalError} (or one made by another copy of this package). */
+export function isTerminalError(err: unknown): err is TerminalError {
+  return err instanceof Error && err.name === 'TerminalError';
+}

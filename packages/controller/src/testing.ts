@@ -1,0 +1,62 @@
+/**
+ * Test support for reconcilers: a {@link ReconcileContext} over objects you give, to call a
+ * reconciler directly, and a lister over the same objects.
+ * @packageDocumentation
+ */
+import { type Logger, silentLogger } from '@kubets/apimachinery';
+import { metaNamespaceIndexFunc, namespaceIndex, newIndexer } from '@kubets/cache';
+import { type GenericLister, newGenericLister } from '@kubets/listers';
+import { cachedObject } from './cached.js';
+import type { MetaObject } from './object.js';
+import type { ReconcileContext } from './reconciler.js';
+import type { Request } from './request.js';
+
+/**
+ * A lister over `objects`, as a controller's cache would hold them: `get` throws a
+ * NotFound `StatusError` naming `resource` for a missing object.
+ */
+export function listerOf<T extends MetaObject>(
+  objects: readonly T[] = [],
+  resource: { group: string; resource: string } = { group: '', resource: 'objects' },
+): GenericLister<T> {
+  const indexer = newIndexer<T>(undefined, { [namespaceIndex]: metaNamespaceIndexFunc });
+  for (const object of objects) indexer.add(object);
+  return newGenericLister(indexer, resource) as GenericLister<T>;
+}
+
+/** Options of {@link newTestContext}. */
+export interface TestContextOptions<T> {
+  /** What the cache holds: `ctx.cached()` and `ctx.lister` read these. */
+  objects?: readonly T[];
+  /** The lister instead of one over `objects`. */
+  lister?: GenericLister<T>;
+  /** The context's signal; default one that never aborts. */
+  signal?: AbortSignal;
+  /** Where the reconciler logs; default silent. */
+  logger?: Logger;
+  /** The controller name the reconciler sees. Default `test`. */
+  controller?: string;
+}
+
+/**
+ * The context a controller would pass when reconciling `request`, over a cache holding
+ * `options.objects`: call a reconciler with it directly in a unit test.
+ *
+ * ```ts
+ * const ctx = newTestContext(request, { objects: [configMap] });
+ * await reconcile(request, ctx);
+ * ```
+ */
+export function newTestContext<T extends MetaObject>(
+  request: Request,
+  options: TestContextOptions<T> = {},
+): ReconcileContext<T> {
+  const lister = options.lister ?? listerOf(options.objects ?? []);
+  return {
+    signal: options.signal ?? new AbortController().signal,
+    logger: options.logger ?? silentLogger,
+    controller: options.controller ?? 'test',
+    lister,
+    cached: () => cachedObject(lister, request),
+  };
+}
