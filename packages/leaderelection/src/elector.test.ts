@@ -518,6 +518,31 @@ describe('renewal failures', () => {
     },
   );
 
+  it.each([
+    ['the renew deadline passes', 'deadline'],
+    ['the election is cancelled', 'cancel'],
+  ])(
+    'isLeader() is already false when the leading signal aborts because %s',
+    async (_what, how) => {
+      const store = newStore();
+      const seenOnAbort: boolean[] = [];
+      const a: Candidate = candidate(store, 'a', {
+        onStartedLeading: (signal) => {
+          signal.addEventListener('abort', () => seenOnAbort.push(a.elector.isLeader()));
+        },
+      });
+      await advance(RETRY * 2);
+      expect(a.elector.isLeader()).toBe(true);
+      if (how === 'cancel') {
+        a.stop();
+      } else {
+        store.fault = () => 'hang';
+      }
+      await advanceUntil(() => a.finished(), RENEW + RETRY);
+      expect(seenOnAbort).toEqual([false]);
+    },
+  );
+
   it('loses leadership when another holder overwrote the record (e.g. after a partition)', async () => {
     const store = newStore();
     const a = candidate(store, 'a');

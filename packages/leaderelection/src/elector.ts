@@ -282,6 +282,15 @@ export class LeaderElector {
     try {
       if (!(await this.#acquire(signal))) return;
       const leading = new AbortController();
+      // First listener: whoever hears the abort (the leader's own work) already sees
+      // isLeader() false, even if the deadline timer fired a fraction of a millisecond early.
+      leading.signal.addEventListener(
+        'abort',
+        () => {
+          this.#leading = false;
+        },
+        { once: true },
+      );
       const onCancel = (): void => leading.abort(signal?.reason);
       signal?.addEventListener('abort', onCancel, { once: true });
       this.#leading = true;
