@@ -4,7 +4,7 @@
 // command line is accepted, and -v=4 shows a debug line that -v=0 does not.
 import {
   closedLoopbackPort,
-  escapeRegExp,
+  configFromLine,
   flagErrorLine,
   klogLine,
   runCommandLine,
@@ -13,10 +13,6 @@ import {
 import { describe, expect, it } from 'vitest';
 
 const appDir = new URL('..', import.meta.url);
-
-/** connect()'s V(4) line: where the configuration came from. */
-const configFrom = (server: string): RegExp =>
-  klogLine('main.ts', `using the cluster configuration from .*: server ${escapeRegExp(server)}.*`);
 
 describe('client-tour command line', () => {
   it("accepts the seed's flags and klog's flags; -v=4 shows a debug line that -v=0 does not", async () => {
@@ -29,7 +25,7 @@ describe('client-tour command line', () => {
       const verbose = await runCommandLine(appDir, [...seed, '-v=4']);
       expect(verbose.output.count(flagErrorLine), verbose.output.lines.join('\n')).toBe(0);
       expect(verbose.code).toBe(255);
-      expect(verbose.output.count(configFrom(server))).toBe(1);
+      expect(verbose.output.count(configFromLine(server))).toBe(1);
       expect(verbose.output.count(unreachable)).toBe(1);
 
       const quiet = await runCommandLine(appDir, [...seed, '--v', '0', '-alsologtostderr=true']);

@@ -6,7 +6,7 @@
 //   3. Clientset       typed clients: Pods and Deployments in "default", 500 at most
 //   4. DynamicClient   any resource as unstructured JSON: Pods, then converted to typed Pods
 //
-//   node src/main.ts --kubeconfig ~/.kube/config [--master URL]
+//   node src/main.ts --kubeconfig ~/.kube/config [--master URL] [--request-timeout 32s]
 //
 // Without any cluster configuration it runs on an embedded API server with a few objects.
 
@@ -17,6 +17,7 @@ import { DynamicClient, toTypedList } from '@kubets/dynamic';
 import { RESTClient } from '@kubets/rest';
 import {
   connect,
+  duration,
   errorMessage,
   fatalOnUncaughtErrors,
   klog,
@@ -32,31 +33,48 @@ const flags = parseFlags(
     name: 'client-tour',
     summary: 'Lists objects with the RESTClient, DiscoveryClient, Clientset and DynamicClient.',
   },
-  {},
+  {
+    'request-timeout': {
+      type: 'string',
+      parse: duration,
+      description:
+        "how long to wait for each server request, as kubectl (default: 32s for the first GET /version, as client-go's discovery client, none for the others)",
+    },
+  },
 );
+
+/** client-go's discovery client waits this long when the config sets no timeout (its `defaultTimeout`). */
+const defaultVersionTimeoutMs = 32_000;
+const requestTimeoutMs = flags['request-timeout'] || undefined;
 
 // creates the connection (--kubeconfig/--master, KUBECONFIG, ~/.kube/config, in-cluster;
 // with none of them, the embedded API server and a few demo objects)
 const cluster = await connect(flags, clientTourDemo);
+const config =
+  requestTimeoutMs === undefined
+    ? cluster.config
+    : { ...cluster.config, timeoutMs: requestTimeoutMs };
 const { signal } = cluster; // SIGINT/SIGTERM aborts the requests
 
 // First make sure the server answers at all, as kubectl does: one request to /version without
 // the retries of a refused connection (GETs are retried for about 10 s), so that a wrong
-// server or a cluster that is down ends the tour at once with one line saying so.
+// server or a cluster that is down ends the tour at once with one line saying so; and with a
+// deadline, so that a server that accepts the connection and never answers ends it too.
 try {
-  await new RESTClient({ ...cluster.config, maxRetries: 0 })
+  await new RESTClient({ ...config, maxRetries: 0 })
     .get()
     .absPath('/version')
+    .timeout(config.timeoutMs || defaultVersionTimeoutMs)
     .signal(signal)
     .do();
 } catch (err) {
-  klog.fatal(`Unable to connect to the server ${cluster.config.host}: ${errorMessage(err)}`);
+  klog.fatal(`Unable to connect to the server ${config.host}: ${errorMessage(err)}`);
 }
 
 // 1. RESTClient: client-go sets config.APIPath = "api" and config.GroupVersion = core/v1 and
 //    calls rest.RESTClientFor(config); here the group/version picks the path (/api/v1).
 klog.info('RESTClient: GET /api/v1/nodes');
-const restClient = new RESTClient(cluster.config, { groupVersion: 'v1' });
+const restClient = new RESTClient(config, { groupVersion: 'v1' });
 const result = await restClient.get().resource('nodes').signal(signal).do<corev1.NodeList>();
 for (const d of result.items) {
   const ready = d.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown';
@@ -65,7 +83,7 @@ for (const d of result.items) {
 
 // 2. DiscoveryClient: every group/version and its resources
 klog.info('DiscoveryClient: ServerGroupsAndResources');
-const discoveryClient = new DiscoveryClient(cluster.config);
+const discoveryClient = new DiscoveryClient(config);
 const { resources: apiResourceList } = await discoveryClient.serverGroupsAndResources({ signal });
 for (const list of apiResourceList) {
   const gv = parseGroupVersion(list.groupVersion);
@@ -75,7 +93,7 @@ for (const list of apiResourceList) {
 }
 
 // 3. Clientset: the typed client of each group/version
-const clientset = new Clientset(cluster.config);
+const clientset = new Clientset(config);
 
 klog.info('Clientset: CoreV1().Pods("default").List(limit 500)');
 const podClient = clientset.coreV1().pods('default');
@@ -98,7 +116,7 @@ for (const d of deployList.items) {
 // 4. DynamicClient: a GroupVersionResource becomes the URL; objects are unstructured JSON,
 //    converted to typed Pods (client-go: runtime.DefaultUnstructuredConverter.FromUnstructured)
 klog.info('DynamicClient: Resource(v1/pods).Namespace("default").List(limit 500), as typed Pods');
-const dynamicClient = new DynamicClient(cluster.config);
+const dynamicClient = new DynamicClient(config);
 const gvr = { group: '', version: 'v1', resource: 'pods' };
 const unstructObj = await dynamicClient
   .resource(gvr)

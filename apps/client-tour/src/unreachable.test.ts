@@ -1,9 +1,20 @@
 // A one-shot program against an API server that cannot be reached: it must end at once,
-// non-zero, with one line on stderr naming the server and the error — no stack trace.
+// non-zero, with one line on stderr naming the server and the error — no stack trace. The
+// same when the server accepts the connection and never answers (a blackholed route): the
+// first request has a deadline (client-go's discovery timeout, 32 s, unless
+// --request-timeout says otherwise).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { closedLoopbackPort, escapeRegExp, noClusterEnv } from '@kubets-apps/shared/testing';
+import { ChaosProxy } from '@kubets/test-utils';
+import {
+  closedLoopbackPort,
+  escapeRegExp,
+  noClusterEnv,
+  runCommandLine,
+} from '@kubets-apps/shared/testing';
 import { describe, expect, it } from 'vitest';
+
+const appDir = new URL('..', import.meta.url);
 
 describe('client-tour against an unreachable server', () => {
   it('exits non-zero with one klog line naming the server and the error', async () => {
@@ -12,7 +23,7 @@ describe('client-tour against an unreachable server', () => {
     const { env, cleanup } = noClusterEnv();
     try {
       const child = spawn(process.execPath, ['src/main.ts', `--master=${server}`], {
-        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        cwd: fileURLToPath(appDir),
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -40,6 +51,30 @@ describe('client-tour against an unreachable server', () => {
       );
     } finally {
       cleanup();
+    }
+  }, 120_000);
+
+  it('gives up on a server that never answers after --request-timeout, with one klog line saying so', async () => {
+    const closed = await closedLoopbackPort();
+    // Connections are accepted and held: the TLS handshake never even starts.
+    const proxy = await ChaosProxy.start(`https://127.0.0.1:${closed}`);
+    proxy.hold(true);
+    try {
+      const server = proxy.url();
+      const { output, code } = await runCommandLine(appDir, [
+        `--master=${server}`,
+        '--request-timeout=1s',
+      ]);
+      expect(code, output.lines.join('\n')).toBe(255);
+      expect(output.lines, output.lines.join('\n')).toHaveLength(1);
+      expect(output.lines[0]).toMatch(
+        new RegExp(
+          `^F\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} +\\d+ main\\.ts:\\d+\\] Unable to connect to the server ${escapeRegExp(server)}: .*timed out after 1000 ms$`,
+        ),
+      );
+      expect(proxy.held).toBeGreaterThan(0);
+    } finally {
+      await proxy.close();
     }
   }, 120_000);
 });

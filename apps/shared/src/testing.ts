@@ -5,13 +5,15 @@
  * @module
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { type Envtest, startEnvtest } from '@kubets/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LineLog, type LinePattern, type WaitForOptions } from './lines.ts';
+import { demoDeployment } from './objects.ts';
 
 /** An app running as a child process. */
 export interface AppProcess {
@@ -277,6 +279,17 @@ export interface SeedCommandLine {
   readonly seedArgs: (kubeconfigPath: string, server: string) => string[];
 }
 
+/** connect()'s V(4) line: where the configuration came from. */
+export function configFromLine(server: string): RegExp {
+  return klogLine(
+    'main.ts',
+    `using the cluster configuration from .*: server ${escapeRegExp(server)}.*`,
+  );
+}
+
+/** klogLogger's debug report of an informer's reflector starting: a V(4) line. */
+export const startingReflectorLine = libraryLogLine('@kubets/cache', 'Starting reflector .*', 'I');
+
 /**
  * The command-line tests every long-running app shares, against a server that refuses
  * connections: the seed's command line and klog's flags are accepted, `-v=4` shows the
@@ -284,19 +297,11 @@ export interface SeedCommandLine {
  * refused as Go's flag package does (the flag named, the usage, exit status 2).
  */
 export function describeSeedCommandLine({ app, appDir, seedArgs }: SeedCommandLine): void {
-  /** klogLogger's debug report of an informer's reflector: a V(4) line. */
-  const startingReflector = libraryLogLine('@kubets/cache', 'Starting reflector .*', 'I');
   /** The first request of the reflector's list, refused and retried (printed at every -v). */
   const listRetried = libraryLogLine(
     '@kubets/rest',
     'retrying after a connection error method="GET" url=".*[?&]resourceVersion=0.*',
   );
-  /** connect()'s V(4) line: where the configuration came from. */
-  const configFrom = (server: string): RegExp =>
-    klogLine(
-      'main.ts',
-      `using the cluster configuration from .*: server ${escapeRegExp(server)}.*`,
-    );
 
   describe(`${app} command line`, () => {
     it("accepts the seed's command line and klog's flags; -v=4 shows debug lines that -v=0 does not", async () => {
@@ -306,14 +311,14 @@ export function describeSeedCommandLine({ app, appDir, seedArgs }: SeedCommandLi
         const seed = seedArgs(kubeconfig.path, server);
 
         const verbose = await runCommandLine(appDir, [...seed, '-v=4'], {
-          until: startingReflector,
+          until: startingReflectorLine,
         });
         expect(verbose.output.count(flagErrorLine), verbose.output.lines.join('\n')).toBe(0);
-        expect(verbose.output.count(configFrom(server))).toBe(1);
+        expect(verbose.output.count(configFromLine(server))).toBe(1);
 
         const quiet = await runCommandLine(appDir, seed, { until: listRetried });
         expect(quiet.output.count(flagErrorLine), quiet.output.lines.join('\n')).toBe(0);
-        expect(quiet.output.count(startingReflector)).toBe(0);
+        expect(quiet.output.count(startingReflectorLine)).toBe(0);
         expect(quiet.output.count(/using the cluster configuration/)).toBe(0);
 
         // klog's other flags, one dash or two, in Go's forms
@@ -339,4 +344,125 @@ export function describeSeedCommandLine({ app, appDir, seedArgs }: SeedCommandLi
       expect(bad.output.count(/^ {2}--v <value> +number for the log level verbosity/)).toBe(1);
     }, 60_000);
   });
+}
+
+/** What {@link describeSeedCommandLineE2E} needs to know about one app. */
+export interface SeedCommandLineE2E {
+  /** The program name. */
+  readonly app: string;
+  /** The app's directory (where `src/main.ts` is). */
+  readonly appDir: URL;
+  /**
+   * The seed's command line, apart from the program name. `kubeconfigPath` is a copy of
+   * envtest's kubeconfig at `$HOME/.kube/config` (client-go's default, for a seed that runs
+   * with no flags); `server` is envtest's kube-apiserver.
+   */
+  readonly seedArgs: (kubeconfigPath: string, server: string) => string[];
+  /** True for an app that runs until stopped (SIGTERM); false for one that ends by itself. */
+  readonly longRunning: boolean;
+  /**
+   * Makes the app do its job (with kubectl) and waits for the evidence in its output. `name`
+   * is unique to the run, for the objects it creates.
+   */
+  readonly job: (run: JobRun) => Promise<void>;
+  /** Creates what the app must find when it starts (with kubectl); `name` as in `job`. */
+  readonly before?: (run: Omit<JobRun, 'app'>) => Promise<unknown>;
+}
+
+/** One run of an app in {@link describeSeedCommandLineE2E}. */
+export interface JobRun {
+  readonly app: AppProcess;
+  readonly kubeconfigPath: string;
+  readonly name: string;
+}
+
+/**
+ * Runs an app with its seed's command line, verbatim apart from the program name, against
+ * envtest's real kube-apiserver, once at klog's default verbosity and once with `-v=4`:
+ * each run accepts the flags, does the app's job, shows connect()'s V(4) line (and for an
+ * informer app the reflector's) only with `-v=4`, and ends with status 0 — by itself, or on
+ * SIGTERM for a long-running app. The kubeconfig is a temporary `$HOME/.kube/config`, and the
+ * environment names no other cluster.
+ */
+export function describeSeedCommandLineE2E(spec: SeedCommandLineE2E): void {
+  const { app, appDir, seedArgs, longRunning, job, before } = spec;
+  describe(`${app} with its seed's command line against a real kube-apiserver`, () => {
+    let env: Envtest | undefined;
+    let home: { env: NodeJS.ProcessEnv; cleanup(): void } | undefined;
+    let kubeconfigPath = '';
+    let running: AppProcess | undefined;
+
+    beforeAll(async () => {
+      env = await startEnvtest();
+      home = noClusterEnv();
+      const kubeDir = join(home.env.HOME ?? '', '.kube');
+      mkdirSync(kubeDir);
+      kubeconfigPath = join(kubeDir, 'config');
+      copyFileSync(env.kubeconfigPath, kubeconfigPath);
+    });
+
+    afterAll(async () => {
+      await running?.stop('SIGKILL');
+      home?.cleanup();
+      await env?.stop();
+    });
+
+    it.each([
+      ['the default verbosity', [] as string[], false],
+      ['-v=4', ['-v=4'], true],
+    ])(
+      '%s: accepted, does its job, stops cleanly',
+      async (_level, verbosity, verbose) => {
+        const server = env!.host;
+        const name = `seed-${verbose ? 'v4' : 'v0'}`;
+        await before?.({ kubeconfigPath, name });
+        const args = [...seedArgs(kubeconfigPath, server), ...verbosity];
+        const started = startApp(appDir, args, { env: home!.env });
+        running = started;
+        const out = started.output;
+        try {
+          await job({ app: started, kubeconfigPath, name });
+          const code = longRunning ? await started.stop('SIGTERM') : await started.exited;
+          expect(code, out.lines.join('\n')).toBe(0);
+        } finally {
+          await started.stop('SIGKILL');
+        }
+        expect(out.count(flagErrorLine), out.lines.join('\n')).toBe(0);
+        expect(out.count(/no cluster configuration found|embedded in-memory API server/)).toBe(0);
+        // Printed before anything the job waited for, so their absence at -v=0 is final.
+        expect(out.count(configFromLine(server)), out.lines.join('\n')).toBe(verbose ? 1 : 0);
+        if (longRunning) {
+          expect(out.count(startingReflectorLine) > 0, out.lines.join('\n')).toBe(verbose);
+        }
+        expect(out.count(/^\s+at /), out.lines.join('\n')).toBe(0);
+      },
+      180_000,
+    );
+  });
+}
+
+/**
+ * The job of the two Deployment watchers of seed 001 (typed and dynamic informer): a
+ * Deployment made before the start is added and listed by the lister of "default"; one made
+ * afterwards is added.
+ */
+export const watchDeploymentsJob: Pick<SeedCommandLineE2E, 'before' | 'job'> = {
+  before: async ({ kubeconfigPath, name }) => {
+    await applyDeployment(kubeconfigPath, `${name}-before`);
+  },
+  job: async ({ app, kubeconfigPath, name }) => {
+    await app.waitFor(new RegExp(`^add a deployment: ${name}-before$`));
+    await app.waitFor(new RegExp(`^\\d+ -> ${name}-before$`));
+    const since = app.output.mark();
+    await applyDeployment(kubeconfigPath, `${name}-after`);
+    await app.waitFor(new RegExp(`^add a deployment: ${name}-after$`), { since });
+  },
+};
+
+function applyDeployment(kubeconfigPath: string, name: string): Promise<string> {
+  return kubectl(
+    kubeconfigPath,
+    ['apply', '-f', '-'],
+    JSON.stringify(demoDeployment(name, 'nginx:1.25')),
+  );
 }

@@ -1,7 +1,7 @@
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { flush, MemoryLogger, statusError } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeLock, FakeLockStore } from '../test/helpers.js';
+import { type FakeFault, FakeLock, FakeLockStore } from '../test/helpers.js';
 import {
   type LeaderCallbacks,
   type LeaderElectionConfig,
@@ -484,6 +484,64 @@ describe('renewal failures', () => {
     expect(refusedLines.length).toBeGreaterThanOrEqual(2);
     for (const line of refusedLines) expect(line).toContain('ECONNREFUSED');
   });
+
+  it.each([
+    ['hang', (): FakeFault => 'hang', /no answer .*\(trying to renew\)/],
+    [
+      'are refused',
+      (): FakeFault =>
+        Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' }),
+      /ECONNREFUSED/,
+    ],
+  ])(
+    'when renewals %s, each failed renew attempt is logged with its cause before leadership ends',
+    async (_what, fault, cause) => {
+      const store = newStore();
+      const a = candidate(store, 'a');
+      await advance(RETRY * 2);
+      expect(a.elector.isLeader()).toBe(true);
+      const lastRenew = store.writes.at(-1)!.at;
+      const before = a.logger.lines.length;
+      store.fault = fault;
+      await advanceUntil(() => a.finished(), RENEW + RETRY);
+      expect(clock.now() - lastRenew).toBeGreaterThanOrEqual(RENEW);
+      const after = a.logger.lines.slice(before).map((l) => l.message);
+      const failed = after.filter((m) =>
+        m.startsWith('error retrieving resource lock default/lock'),
+      );
+      // Tries every retry period until the deadline, and the last one too is accounted for.
+      expect(failed.length, after.join('\n')).toBeGreaterThanOrEqual(1);
+      for (const m of failed) expect(m).toMatch(cause);
+      const stopped = after.findIndex((m) => m.startsWith('failed to renew lease default/lock'));
+      expect(stopped, after.join('\n')).toBeGreaterThan(-1);
+      expect(after.slice(stopped + 1).filter((m) => m.startsWith('error retrieving'))).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['the renew deadline passes', 'deadline'],
+    ['the election is cancelled', 'cancel'],
+  ])(
+    'isLeader() is already false when the leading signal aborts because %s',
+    async (_what, how) => {
+      const store = newStore();
+      const seenOnAbort: boolean[] = [];
+      const a: Candidate = candidate(store, 'a', {
+        onStartedLeading: (signal) => {
+          signal.addEventListener('abort', () => seenOnAbort.push(a.elector.isLeader()));
+        },
+      });
+      await advance(RETRY * 2);
+      expect(a.elector.isLeader()).toBe(true);
+      if (how === 'cancel') {
+        a.stop();
+      } else {
+        store.fault = () => 'hang';
+      }
+      await advanceUntil(() => a.finished(), RENEW + RETRY);
+      expect(seenOnAbort).toEqual([false]);
+    },
+  );
 
   it('loses leadership when another holder overwrote the record (e.g. after a partition)', async () => {
     const store = newStore();

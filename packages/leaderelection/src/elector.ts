@@ -225,6 +225,8 @@ export class LeaderElector {
   #leading = false;
   #renewedAt = 0;
   #running = false;
+  /** The abort reason of the renew-deadline timer, to tell it from a cancel. */
+  #renewDeadlineReason: unknown;
 
   /** Validates `config` (see {@link validateLeaderElectionConfig}); throws on a bad one. */
   constructor(config: LeaderElectionConfig) {
@@ -280,6 +282,15 @@ export class LeaderElector {
     try {
       if (!(await this.#acquire(signal))) return;
       const leading = new AbortController();
+      // First listener: whoever hears the abort (the leader's own work) already sees
+      // isLeader() false, even if the deadline timer fired a fraction of a millisecond early.
+      leading.signal.addEventListener(
+        'abort',
+        () => {
+          this.#leading = false;
+        },
+        { once: true },
+      );
       const onCancel = (): void => leading.abort(signal?.reason);
       signal?.addEventListener('abort', onCancel, { once: true });
       this.#leading = true;
@@ -394,12 +405,16 @@ export class LeaderElector {
       timer = this.#clock.setTimeout(
         () => {
           if (leading.signal.aborted) return;
+          // Aborting first lets a renew attempt still in flight log its own cause (see
+          // #attempt) before this line says that leadership ends.
+          const reason = abortError(
+            `leaderelection: renew deadline passed for ${this.#lock.describe()}`,
+          );
+          this.#renewDeadlineReason = reason;
+          leading.abort(reason);
           this.#logger.info(
             `failed to renew lease ${this.#lock.describe()}: not renewed within the renew deadline of ${renewDeadlineMs} ms`,
             this.#fields,
-          );
-          leading.abort(
-            abortError(`leaderelection: renew deadline passed for ${this.#lock.describe()}`),
           );
         },
         Math.max(0, left),
@@ -449,8 +464,9 @@ export class LeaderElector {
 
   /**
    * One `tryAcquireOrRenew`, abandoned (false) when `signal` aborts or `timeoutMs` passes.
-   * An attempt abandoned at its own deadline is logged as an error, as client-go logs the
-   * failed Get of every try: with a server that does not answer, each try says so.
+   * An attempt abandoned at its own deadline or at the renew deadline is logged as an error,
+   * as client-go logs the failed Get of every try: with a server that does not answer, each
+   * try says so. One abandoned because the election was cancelled is only a debug line.
    */
   async #attempt(
     signal: AbortSignal | undefined,
@@ -459,16 +475,37 @@ export class LeaderElector {
   ): Promise<boolean> {
     const deadline = new AbortController();
     const combined = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+    const startedAt = this.#clock.now();
+    let pending = true;
+    // Registered before untilAborted's listener, so it runs while the attempt still counts
+    // as pending.
+    combined.addEventListener(
+      'abort',
+      () => {
+        if (!pending) return;
+        const waited = Math.round(this.#clock.now() - startedAt);
+        const noAnswer = `error retrieving resource lock ${this.#lock.describe()}: no answer within ${waited} ms (trying to ${purpose})`;
+        if (deadline.signal.aborted) {
+          this.#logger.error(noAnswer, { ...this.#fields });
+        } else if (signal?.reason !== undefined && signal.reason === this.#renewDeadlineReason) {
+          this.#logger.error(`${noAnswer}: the renew deadline passed`, { ...this.#fields });
+        } else {
+          this.#logger.debug(`${purpose} attempt abandoned: the election ended`, this.#fields);
+        }
+      },
+      { once: true },
+    );
     const timer = this.#clock.setTimeout(() => {
       if (combined.aborted) return;
-      this.#logger.error(
-        `error retrieving resource lock ${this.#lock.describe()}: no answer within ${timeoutMs} ms (trying to ${purpose})`,
-        { ...this.#fields },
-      );
       deadline.abort(abortError(`leaderelection: attempt timed out after ${timeoutMs} ms`));
     }, timeoutMs);
+    const attempt = this.#tryAcquireOrRenew(combined);
+    const settled = (): void => {
+      pending = false;
+    };
+    attempt.then(settled, settled);
     try {
-      return await untilAborted(this.#tryAcquireOrRenew(combined), combined, false);
+      return await untilAborted(attempt, combined, false);
     } catch (error) {
       this.#logger.error('unexpected error in tryAcquireOrRenew', {
         ...this.#fields,

@@ -214,8 +214,15 @@ describe('leader election between two processes on a real kube-apiserver', () =>
       'candidate-a',
       'candidate-b',
     ]);
-    // Two lease durations of steady state: the follower keeps following.
-    await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
+    // Steady state for two lease durations as the leader lives them (renewals the poller saw,
+    // one per retry period at most), not as a timer counts them: the follower keeps following.
+    const renewalsSeen = (): number => poller.seen.filter((o) => o.holder === leader.id).length;
+    const before = renewalsSeen();
+    await eventually(() => renewalsSeen() - before >= (2 * LEASE_MS) / RETRY_MS, {
+      timeoutMs: 120_000,
+      what: 'two lease durations of renewals by the leader',
+      intervalMs: 25,
+    });
     expect(leader.leading).toBe(true);
     expect(follower.lines.filter((l) => l.startsWith('started leading'))).toEqual([]);
     expect(await leaseHolder(leaseName)).toBe(leader.id);

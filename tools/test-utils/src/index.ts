@@ -1,6 +1,7 @@
 // What the packages' tests share. Shipped as TypeScript source (no build step), only
 // erasable syntax. Hostile path input is the `./hostile-segments` subpath.
 export * from './api-server-per-test.js';
+export * from './chaos-proxy.js';
 export * from './custom-resource.js';
 export * from './envtest-suite.js';
 export * from './fakes.js';

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { isGone, isResourceExpired } from '@kubets/apimachinery';
 import { type Config, loadConfig, RESTClient } from '@kubets/rest';
-import { eventually, MemoryLogger } from '@kubets/test-utils';
+import { ChaosProxy, eventually, MemoryLogger } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newKeyedInformerFactory } from '../../src/factory.js';
@@ -35,7 +35,6 @@ import {
   type WritableResource,
   Writer,
 } from './helpers.js';
-import { ChaosProxy } from './proxy.js';
 
 /** Generous: the machine may be slow and kube-apiserver takes a while to restart. */
 const convergeMs = 150_000;

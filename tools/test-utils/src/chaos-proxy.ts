@@ -1,11 +1,24 @@
-// A loopback TCP proxy for chaos tests: it forwards bytes between a client and a server and
-// can break the connections it carries in the ways networks do.
+// A loopback TCP proxy for chaos and e2e tests: it forwards bytes between a client and a
+// server and breaks the connections it carries in the ways networks do, at moments the test
+// chooses (a mode switched on, a byte count reached) rather than at moments it hopes for.
 import net from 'node:net';
 
 interface Pair {
   readonly client: net.Socket;
-  readonly upstream: net.Socket;
+  /** Absent for a held connection: nothing was ever forwarded. */
+  readonly upstream: net.Socket | undefined;
   blackholed: boolean;
+  /** Bytes forwarded from the server to the client so far. */
+  down: number;
+  readonly cut: CutRule | undefined;
+}
+
+/** What {@link ChaosProxy.cutAt} does to a connection once the byte is reached. */
+export type CutAction = 'reset' | 'hold';
+
+interface CutRule {
+  readonly byte: number;
+  readonly action: CutAction;
 }
 
 /**
@@ -15,16 +28,28 @@ interface Pair {
  * - {@link blackhole}: existing connections stop forwarding bytes in both directions but stay
  *   open, as when a NAT or load balancer silently forgets them: neither end notices, not
  *   even when the server ends its response. New connections work.
+ * - {@link hold}: new connections are accepted and held open, never forwarded (a blackholed
+ *   route: the TCP handshake succeeds, nothing ever answers). With {@link blackhole}, every
+ *   request hangs, on old connections and new.
  * - {@link reset}: existing connections are closed at once.
  * - {@link refuse}: new connections are closed as soon as they are accepted.
+ * - {@link cutAt}: new connections forward the server's first N bytes, then are reset or held.
  */
 export class ChaosProxy {
   readonly #server: net.Server;
   readonly #target: { host: string; port: number };
   readonly #pairs = new Set<Pair>();
   #refusing = false;
-  /** Connections accepted so far (refused ones included). */
+  #holding = false;
+  #cut: CutRule | undefined;
+  /** Connections accepted so far (refused and held ones included). */
   accepted = 0;
+  /** Connections refused so far (see {@link refuse}). */
+  refused = 0;
+  /** Connections held so far (see {@link hold}). */
+  held = 0;
+  /** Connections cut so far (see {@link cutAt}). */
+  cuts = 0;
 
   private constructor(target: { host: string; port: number }) {
     this.#target = target;
@@ -53,7 +78,7 @@ export class ChaosProxy {
     return `${protocol}//127.0.0.1:${this.port}`;
   }
 
-  /** Open connections (blackholed ones included). */
+  /** Open connections (blackholed and held ones included). */
   get connections(): number {
     return this.#pairs.size;
   }
@@ -68,11 +93,16 @@ export class ChaosProxy {
     return n;
   }
 
+  /** While on, new connections are accepted and held open, and nothing is ever forwarded. */
+  hold(on: boolean): void {
+    this.#holding = on;
+  }
+
   /** Closes every open connection (the client sees a reset). */
   reset(): void {
     for (const pair of this.#pairs) {
       pair.client.resetAndDestroy();
-      pair.upstream.destroy();
+      pair.upstream?.destroy();
     }
     this.#pairs.clear();
   }
@@ -80,6 +110,15 @@ export class ChaosProxy {
   /** While on, new connections are closed as soon as they are accepted. */
   refuse(on: boolean): void {
     this.#refusing = on;
+  }
+
+  /**
+   * Connections accepted from now on forward exactly `byte` bytes from the server, then are
+   * reset (`'reset'`) or stop forwarding while staying open (`'hold'`). `undefined` turns it
+   * off for new connections.
+   */
+  cutAt(byte: number | undefined, action: CutAction = 'reset'): void {
+    this.#cut = byte === undefined ? undefined : { byte, action };
   }
 
   /** Stops listening and closes every connection. */
@@ -91,18 +130,29 @@ export class ChaosProxy {
   #accept(client: net.Socket): void {
     this.accepted++;
     if (this.#refusing) {
+      this.refused++;
       client.resetAndDestroy();
       return;
     }
+    if (this.#holding) {
+      this.held++;
+      const pair: Pair = { client, upstream: undefined, blackholed: true, down: 0, cut: undefined };
+      this.#pairs.add(pair);
+      const forget = (): void => {
+        this.#pairs.delete(pair);
+        client.destroy();
+      };
+      client.on('error', forget);
+      client.on('close', forget);
+      return;
+    }
     const upstream = net.connect(this.#target.port, this.#target.host);
-    const pair: Pair = { client, upstream, blackholed: false };
+    const pair: Pair = { client, upstream, blackholed: false, down: 0, cut: this.#cut };
     this.#pairs.add(pair);
     client.on('data', (chunk) => {
       if (!pair.blackholed) upstream.write(chunk);
     });
-    upstream.on('data', (chunk) => {
-      if (!pair.blackholed) client.write(chunk);
-    });
+    upstream.on('data', (chunk: Buffer) => this.#down(pair, chunk));
     // The client going away always ends the pair (it is what notices a dead connection).
     const closeBoth = (): void => {
       this.#pairs.delete(pair);
@@ -117,5 +167,28 @@ export class ChaosProxy {
     };
     upstream.on('error', upstreamGone);
     upstream.on('close', upstreamGone);
+  }
+
+  #down(pair: Pair, chunk: Buffer): void {
+    if (pair.blackholed) return;
+    const cut = pair.cut;
+    if (cut === undefined || pair.down + chunk.length < cut.byte) {
+      pair.down += chunk.length;
+      pair.client.write(chunk);
+      return;
+    }
+    const head = chunk.subarray(0, cut.byte - pair.down);
+    pair.down += head.length;
+    this.cuts++;
+    pair.blackholed = true;
+    if (cut.action === 'hold') {
+      pair.client.write(head);
+      return;
+    }
+    // The bytes before the cut reach the client before the reset does.
+    pair.client.write(head, () => {
+      pair.client.resetAndDestroy();
+      pair.upstream?.destroy();
+    });
   }
 }
