@@ -3,6 +3,7 @@ import { loadConfig, PatchType } from '@kubets/rest';
 import {
   createTestNamespace,
   deploymentOf,
+  mydemoCrd,
   sleepingBusybox,
   statusErrorOf,
   useEnvtest,
@@ -324,38 +325,7 @@ describe('typed clientset against a real kube-apiserver', () => {
       status?: { phase?: string };
     }
     const crds = clientset.apiextensionsV1().customResourceDefinitions();
-    await crds.create({
-      metadata: {
-        name: 'mydemos.crddemo.k8s.io',
-        // *.k8s.io groups are protected; seed 003's CRD needs the same annotation today.
-        annotations: { 'api-approved.kubernetes.io': 'unapproved, testing only' },
-      },
-      spec: {
-        group: 'crddemo.k8s.io',
-        scope: 'Namespaced',
-        names: { plural: 'mydemos', singular: 'mydemo', kind: 'Mydemo', listKind: 'MydemoList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: {
-                    type: 'object',
-                    properties: { ip: { type: 'string' }, port: { type: 'integer' } },
-                  },
-                  status: { type: 'object', properties: { phase: { type: 'string' } } },
-                },
-              },
-            },
-          },
-        ],
-      },
-    });
+    await crds.create(mydemoCrd);
     const deadline = Date.now() + 30_000;
     for (;;) {
       const crd = await crds.get('mydemos.crddemo.k8s.io');
@@ -380,9 +350,8 @@ describe('typed clientset against a real kube-apiserver', () => {
     let created: Mydemo | undefined;
     while (!created) {
       try {
+        // No apiVersion or kind: the client fills them in from the descriptor.
         created = await demos.create({
-          apiVersion: 'crddemo.k8s.io/v1',
-          kind: 'Mydemo',
           metadata: { name: 'example-mydemo' },
           spec: { ip: '10.0.0.1', port: 80 },
         });

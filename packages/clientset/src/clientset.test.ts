@@ -4,10 +4,12 @@ import {
   echo,
   eventually,
   type Mydemo,
+  mydemoCrd,
   mydemoResource,
   type StubServer,
   startStubServer,
 } from '@kubets/test-utils';
+import { startApiServer } from '@kubets/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Clientset, clientsetFor } from './clientset.js';
 import { defineResource } from './descriptor.js';
@@ -136,6 +138,11 @@ describe('Clientset', () => {
     });
     expect(created.spec?.port).toBe(80);
     expect(server.requests.at(-1)?.path).toBe('/apis/crddemo.k8s.io/v1/namespaces/default/mydemos');
+    // client-go's scheme fills in apiVersion and kind; the descriptor does it here.
+    expect(JSON.parse(server.requests.at(-1)?.body ?? '')).toMatchObject({
+      apiVersion: 'crddemo.k8s.io/v1',
+      kind: 'Mydemo',
+    });
     await client.apply(
       { metadata: { name: 'example-mydemo' }, spec: { port: 81 } },
       {
@@ -150,6 +157,27 @@ describe('Clientset', () => {
     expect(server.requests.at(-1)?.path).toBe(
       '/apis/crddemo.k8s.io/v1/namespaces/default/mydemos/example-mydemo/status',
     );
+    expect(JSON.parse(server.requests.at(-1)?.body ?? '')).toMatchObject({
+      apiVersion: 'crddemo.k8s.io/v1',
+      kind: 'Mydemo',
+    });
     await eventually(() => server.requests.length === 3);
+  });
+
+  it('creates and updates a custom resource that omits apiVersion and kind (the server requires them)', async () => {
+    await using api = await startApiServer();
+    const clientset = new Clientset({ host: api.host, qps: -1 });
+    await clientset.apiextensionsV1().customResourceDefinitions().create(mydemoCrd);
+    const client = clientset.resource(defineResource<Mydemo>(mydemoResource), 'default');
+    const created = await client.create({
+      metadata: { name: 'bare' },
+      spec: { ip: '10.0.0.1', port: 80 },
+    });
+    expect(created).toMatchObject({ apiVersion: 'crddemo.k8s.io/v1', kind: 'Mydemo' });
+    const updated = await client.update({
+      metadata: { name: 'bare', resourceVersion: created.metadata?.resourceVersion },
+      spec: { ip: '10.0.0.1', port: 81 },
+    });
+    expect(updated.spec?.port).toBe(81);
   });
 });

@@ -182,7 +182,12 @@ describe('query parameters', () => {
       fieldValidation: 'Strict',
     });
     expect(last().headers['content-type']).toBe('application/json');
-    expect(JSON.parse(last().body)).toEqual({ metadata: { name: 'cm' }, data: { a: '1' } });
+    expect(JSON.parse(last().body)).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cm' },
+      data: { a: '1' },
+    });
     expect(created.metadata?.resourceVersion).toBe('7');
   });
 

@@ -167,7 +167,7 @@ abstract class ResourceClientBase<T> {
     if (subresource) request.subresource(subresource);
     return request
       .params(writeParams(options))
-      .body(obj as RequestBody)
+      .body(this.withTypeMeta(obj) as RequestBody)
       .do<R>();
   }
 
@@ -306,10 +306,13 @@ export class TypedResourceClient<
     return request.params(watchParams(options)).watch<T>();
   }
 
-  /** Creates the object and resolves with what the server stored. */
+  /**
+   * Creates the object and resolves with what the server stored. `apiVersion` and `kind` are
+   * filled in from the descriptor when missing, as client-go's scheme does.
+   */
   async create(obj: T, options: CreateOptions = {}): Promise<T> {
     return this.post<T>(
-      obj as RequestBody,
+      this.withTypeMeta(obj) as RequestBody,
       this.namespaceFor('create', obj),
       undefined,
       undefined,
@@ -320,7 +323,8 @@ export class TypedResourceClient<
   /**
    * Replaces the object (named by `metadata.name`). Include `metadata.resourceVersion` to
    * fail with 409 Conflict when someone else changed it meanwhile. Changes to `status` are
-   * ignored by resources with a status subresource: use `updateStatus`.
+   * ignored by resources with a status subresource: use `updateStatus`. `apiVersion` and
+   * `kind` are filled in from the descriptor when missing.
    */
   async update(obj: T, options: UpdateOptions = {}): Promise<T> {
     return this.put<T>(obj, undefined, options, 'update');

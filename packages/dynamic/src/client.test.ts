@@ -231,6 +231,28 @@ describe('DynamicClient verbs', () => {
     ]);
   });
 
+  it('fills apiVersion from the GVR and kind from the resource options on create, update and apply', async () => {
+    const bare = { metadata: { name: 'w1', namespace: 'ns1' } };
+    const typed = dynamic
+      .resource('widgets.v1.e2e.kubets.dev', { kind: 'Widget' })
+      .namespace('ns1');
+    const writes = [
+      () => typed.create(bare),
+      () => typed.update(bare),
+      () => typed.updateStatus(bare),
+      () => typed.apply('w1', bare, { fieldManager: 'me' }),
+    ];
+    for (const write of writes) {
+      await write();
+      expect(JSON.parse(last().body)).toEqual(widget('w1'));
+    }
+    // Without a kind only the apiVersion is known; bodies for other subresources stay as sent.
+    await dynamic.resource('widgets.v1.e2e.kubets.dev').namespace('ns1').create(bare);
+    expect(JSON.parse(last().body)).toEqual({ apiVersion: 'e2e.kubets.dev/v1', ...bare });
+    await typed.update(bare, {}, 'scale');
+    expect(JSON.parse(last().body)).toEqual(bare);
+  });
+
   it('patches with the patch type as content type, and applies with fieldManager and force', async () => {
     const widgets = dynamic.resource('widgets.v1.e2e.kubets.dev').namespace('ns1');
     await widgets.patch('w1', PatchType.MergePatch, { spec: { size: 3 } });

@@ -2,6 +2,8 @@ import {
   type GroupVersion,
   type GroupVersionResource,
   groupVersionToString,
+  type KubeObject,
+  type ObjectMeta,
   type Preconditions,
   type PropagationPolicy,
   type WatchQueryOptions,
@@ -81,6 +83,15 @@ export interface DeleteOptions extends CallOptions {
   dryRun?: readonly string[];
 }
 
+/**
+ * An object to write: {@link Unstructured} whose `apiVersion` and `kind` may be left out (the
+ * client fills them in from the GVR and the kind given to {@link DynamicClient.resource}).
+ */
+export interface UnstructuredInput extends KubeObject {
+  /** Standard object metadata. */
+  metadata: ObjectMeta;
+}
+
 /** The verbs on one resource, in a namespace or cluster-wide (client-go's `dynamic.ResourceInterface`). */
 export interface ResourceInterface {
   /** The resource this interface addresses. */
@@ -95,18 +106,18 @@ export interface ResourceInterface {
   watch(options?: ListOptions): Promise<WatchStream<Unstructured>>;
   /** Creates an object (or posts to a subresource of the object named in `obj`). */
   create(
-    obj: Unstructured,
+    obj: UnstructuredInput,
     options?: CreateOptions,
     ...subresources: string[]
   ): Promise<Unstructured>;
   /** Replaces an object (named by `obj.metadata.name`), or a subresource of it. */
   update(
-    obj: Unstructured,
+    obj: UnstructuredInput,
     options?: UpdateOptions,
     ...subresources: string[]
   ): Promise<Unstructured>;
   /** Replaces the `status` subresource. */
-  updateStatus(obj: Unstructured, options?: UpdateOptions): Promise<Unstructured>;
+  updateStatus(obj: UnstructuredInput, options?: UpdateOptions): Promise<Unstructured>;
   /**
    * Patches an object: `body` is an object (sent as JSON), or text/bytes sent as they are.
    * For `PatchType.ApplyPatch` set `fieldManager` (and `force` to take over conflicts).
@@ -121,12 +132,12 @@ export interface ResourceInterface {
   /** Server-side apply of `obj` (an apply patch). */
   apply(
     name: string,
-    obj: Unstructured,
+    obj: UnstructuredInput,
     options: ApplyOptions,
     ...subresources: string[]
   ): Promise<Unstructured>;
   /** Server-side apply to the `status` subresource. */
-  applyStatus(name: string, obj: Unstructured, options: ApplyOptions): Promise<Unstructured>;
+  applyStatus(name: string, obj: UnstructuredInput, options: ApplyOptions): Promise<Unstructured>;
   /** Deletes an object; the options go in the request body. */
   delete(name: string, options?: DeleteOptions, ...subresources: string[]): Promise<void>;
   /** Deletes every object the list options select. */
@@ -168,23 +179,52 @@ function deleteBody(options: DeleteOptions | undefined): object {
   return body;
 }
 
-function nameOf(obj: Unstructured): string {
+function nameOf(obj: UnstructuredInput): string {
   return obj?.metadata?.name ?? '';
+}
+
+/** Options of {@link DynamicClient.resource}. */
+export interface ResourceOptions {
+  /**
+   * The resource's kind (`Widget`): written objects that omit `kind` get it, as client-go's
+   * scheme fills in typed objects. Custom resources without `kind` are refused by the server.
+   */
+  kind?: string;
 }
 
 class DynamicResourceClient implements NamespaceableResourceInterface {
   readonly resource: GroupVersionResource;
   readonly namespaceName: string;
   private readonly client: RESTClient;
+  private readonly kind: string | undefined;
 
-  constructor(client: RESTClient, resource: GroupVersionResource, namespace: string) {
+  constructor(
+    client: RESTClient,
+    resource: GroupVersionResource,
+    namespace: string,
+    kind: string | undefined,
+  ) {
     this.client = client;
     this.resource = resource;
     this.namespaceName = namespace;
+    this.kind = kind;
   }
 
   namespace(namespace: string): ResourceInterface {
-    return new DynamicResourceClient(this.client, this.resource, namespace);
+    return new DynamicResourceClient(this.client, this.resource, namespace, this.kind);
+  }
+
+  // The object with `apiVersion` (from the GVR) and `kind` (when known) filled in where
+  // missing; bodies for other subresources than status (eviction, scale) are left alone.
+  private withTypeMeta(obj: UnstructuredInput, subresources: readonly string[]): RequestBody {
+    if (subresources.some((s) => s !== 'status')) return obj;
+    if (obj.apiVersion && (obj.kind || !this.kind)) return obj;
+    const { group, version } = this.resource;
+    return {
+      ...obj,
+      apiVersion: obj.apiVersion || groupVersionToString({ group, version }),
+      ...(obj.kind || !this.kind ? {} : { kind: this.kind }),
+    };
   }
 
   // `/api/v1[/namespaces/<ns>]/<resource>[/<name>[/<subresource>...]]`; the Request
@@ -248,24 +288,36 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
   }
 
   async create(
-    obj: Unstructured,
+    obj: UnstructuredInput,
     options?: CreateOptions,
     ...subresources: string[]
   ): Promise<Unstructured> {
     // Posting to a subresource needs the object's name; a plain create may use generateName.
     const name = subresources.length > 0 ? nameOf(obj) : undefined;
-    return this.write(this.client.post(), name, subresources, options, obj);
+    return this.write(
+      this.client.post(),
+      name,
+      subresources,
+      options,
+      this.withTypeMeta(obj, subresources),
+    );
   }
 
   async update(
-    obj: Unstructured,
+    obj: UnstructuredInput,
     options?: UpdateOptions,
     ...subresources: string[]
   ): Promise<Unstructured> {
-    return this.write(this.client.put(), nameOf(obj), subresources, options, obj);
+    return this.write(
+      this.client.put(),
+      nameOf(obj),
+      subresources,
+      options,
+      this.withTypeMeta(obj, subresources),
+    );
   }
 
-  updateStatus(obj: Unstructured, options?: UpdateOptions): Promise<Unstructured> {
+  updateStatus(obj: UnstructuredInput, options?: UpdateOptions): Promise<Unstructured> {
     return this.update(obj, options, 'status');
   }
 
@@ -281,7 +333,7 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
 
   apply(
     name: string,
-    obj: Unstructured,
+    obj: UnstructuredInput,
     options: ApplyOptions,
     ...subresources: string[]
   ): Promise<Unstructured> {
@@ -290,10 +342,11 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
         new TypeError('apply needs options.fieldManager (who owns the applied fields)'),
       );
     }
-    return this.patch(name, PatchType.ApplyPatch, obj, options, ...subresources);
+    const body = this.withTypeMeta(obj, subresources);
+    return this.patch(name, PatchType.ApplyPatch, body, options, ...subresources);
   }
 
-  applyStatus(name: string, obj: Unstructured, options: ApplyOptions): Promise<Unstructured> {
+  applyStatus(name: string, obj: UnstructuredInput, options: ApplyOptions): Promise<Unstructured> {
     return this.apply(name, obj, options, 'status');
   }
 
@@ -362,11 +415,16 @@ export class DynamicClient {
 
   /**
    * The verbs for one resource. `gvr` is an object or a string: `deployments.v1.apps`,
-   * `pods.v1.` (core), `apps/v1/deployments` or `v1/pods`.
+   * `pods.v1.` (core), `apps/v1/deployments` or `v1/pods`. Objects written through it
+   * (create, update, apply) get the GVR's `apiVersion` when they omit it, and
+   * `options.kind` when they omit `kind`.
    */
-  resource(gvr: GroupVersionResource | string): NamespaceableResourceInterface {
+  resource(
+    gvr: GroupVersionResource | string,
+    options: ResourceOptions = {},
+  ): NamespaceableResourceInterface {
     const resolved = resolveGVR(gvr);
-    return new DynamicResourceClient(this.restClient(resolved), resolved, '');
+    return new DynamicResourceClient(this.restClient(resolved), resolved, '', options.kind);
   }
 }
 

@@ -103,7 +103,13 @@ describe('DynamicClient against a real kube-apiserver', () => {
     expect(w1.metadata.uid).toBeTruthy();
     expect(nestedInt64(w1, 'spec', 'size')).toBe(1);
     const w2 = await widgets.create(widget('w2', 2, { app: 'demo' }));
-    await widgets.create(widget('other', 9, { app: 'else' }));
+    // No apiVersion or kind: the client fills them in from the GVR and the kind it was given.
+    const { apiVersion: _, kind: __, ...bare } = widget('other', 9, { app: 'else' });
+    const other = await dynamic
+      .resource(widgetsGVR, { kind: 'Widget' })
+      .namespace(namespace)
+      .create(bare);
+    expect(other.kind).toBe('Widget');
 
     const demo = await widgets.list({ labelSelector: 'app=demo' });
     expect(demo.kind).toBe('WidgetList');

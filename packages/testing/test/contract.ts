@@ -1,13 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ContractEndpoint,
-  type RawRequestOptions,
-  type RawResponse,
-  rawRequest,
-  rawWatch,
-} from './contract-client.js';
+import { type ContractEndpoint, type RawResponse, rawWatch } from './contract-client.js';
+import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
+import { defineLifecycleContract } from './contract-lifecycle.js';
 
 /**
  * A server the contract suite runs against: the in-memory API server or envtest's real
@@ -28,41 +23,23 @@ export interface ContractTarget extends ContractEndpoint {
    * bookmarks are scheduled 2 s before the deadline); newer servers and the in-memory one do.
    */
   sendsBookmarks: boolean;
+  /**
+   * Whether the server runs a namespace controller (the in-memory one, opted in): deleted
+   * namespaces are emptied and removed. envtest runs no controllers.
+   */
+  namespaceController: boolean;
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const SUBDOMAIN_MESSAGE =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-
-const suffix = (): string => randomBytes(3).toString('hex');
 
 /**
  * Registers the contract tests (vitest) for a target created in `beforeAll`: `getTarget` is
  * called when the tests run. Everything each block creates lives in its own namespace.
  */
 export function defineContractSuite(getTarget: () => ContractTarget): void {
-  const call = (method: string, path: string, options?: RawRequestOptions): Promise<RawResponse> =>
-    rawRequest(getTarget(), method, path, options);
-  const create = async (path: string, body: unknown): Promise<RawResponse> => {
-    const res = await call('POST', path, { body });
-    if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${res.text}`);
-    return res;
-  };
-  const newNamespace = async (prefix: string): Promise<string> => {
-    const name = `${prefix}-${suffix()}`;
-    await create('/api/v1/namespaces', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name },
-    });
-    return name;
-  };
-  const cm = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, ...(extra.metadata as object | undefined) },
-    ...(extra.data ? { data: extra.data } : {}),
-  });
+  const { call, create, newNamespace, eventually } = contractCalls(getTarget);
+  defineLifecycleContract(getTarget);
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -640,13 +617,6 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
       if (res.status !== 200) return false;
       // biome-ignore lint/suspicious/noExplicitAny: discovery JSON
       return res.json.resources.some((r: any) => r.name === 'widgets');
-    };
-    const eventually = async (check: () => Promise<boolean>, want: boolean): Promise<void> => {
-      const deadline = Date.now() + 30_000;
-      while ((await check()) !== want) {
-        if (Date.now() > deadline) throw new Error(`condition did not become ${want}`);
-        await sleep(200);
-      }
     };
 
     it('serves a custom resource once its CRD exists, and stops when it is deleted', async () => {

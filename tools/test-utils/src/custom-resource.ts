@@ -17,3 +17,48 @@ export const mydemoResource = {
   kind: 'Mydemo',
   namespaced: true,
 } as const;
+
+/** A (small) OpenAPI v3 schema. */
+interface Schema {
+  type: string;
+  properties?: Record<string, Schema>;
+}
+
+/** An OpenAPI v3 object schema with these properties. */
+const objectSchema = (properties: Record<string, Schema>): Schema => ({
+  type: 'object',
+  properties,
+});
+
+/**
+ * Mydemo's CustomResourceDefinition (apiextensions.k8s.io/v1, with a status subresource and
+ * a schema), as client-go's CRD example installs it; `*.k8s.io` groups need the approval
+ * annotation.
+ */
+export const mydemoCrd = {
+  apiVersion: 'apiextensions.k8s.io/v1' as const,
+  kind: 'CustomResourceDefinition' as const,
+  metadata: {
+    name: 'mydemos.crddemo.k8s.io',
+    annotations: { 'api-approved.kubernetes.io': 'unapproved, testing only' },
+  },
+  spec: {
+    group: 'crddemo.k8s.io',
+    scope: 'Namespaced',
+    names: { plural: 'mydemos', singular: 'mydemo', kind: 'Mydemo', listKind: 'MydemoList' },
+    versions: [
+      {
+        name: 'v1',
+        schema: {
+          openAPIV3Schema: objectSchema({
+            spec: objectSchema({ ip: { type: 'string' }, port: { type: 'integer' } }),
+            status: objectSchema({ phase: { type: 'string' } }),
+          }),
+        },
+        subresources: { status: {} },
+        served: true,
+        storage: true,
+      },
+    ],
+  },
+};

@@ -1,4 +1,5 @@
 import { type ListQuery, type ListResult, listObjects } from './list.js';
+import { syncNamespace } from './namespace-controller.js';
 import type { Entry } from './object-entry.js';
 import type { JsonObject, JsonValue } from './patch.js';
 import { renderObject } from './render.js';
@@ -7,10 +8,10 @@ import { apiVersionOf, type ResourceDefinition, type ResourceRegistry } from './
 import { parseSelection, type Selection } from './selectors.js';
 import type { ApiError } from './status.js';
 import type { PatchOptions, Target, TypedPatch, WriteOptions } from './target.js';
-import { type StorageHooks, VersionedStore } from './versioned-store.js';
+import { isNamespaces, type StorageHooks, VersionedStore } from './versioned-store.js';
 import { conflictFor } from './write-checks.js';
 import { createObject } from './write-create.js';
-import { deleteObject } from './write-delete.js';
+import { type DeleteOptions, deleteObject } from './write-delete.js';
 import { applyPatchToValue, patchObject } from './write-patch.js';
 import { updateObject } from './write-update.js';
 
@@ -21,9 +22,11 @@ import { updateObject } from './write-update.js';
  */
 export class ApiStorage {
   readonly #store: VersionedStore;
+  readonly #namespaceController: boolean;
 
-  constructor(options: { historySize: number }) {
+  constructor(options: { historySize: number; namespaceController?: boolean | undefined }) {
     this.#store = new VersionedStore(options);
+    this.#namespaceController = options.namespaceController === true;
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       this.create(
         this.#target('', 'v1', 'namespaces', undefined),
@@ -86,12 +89,22 @@ export class ApiStorage {
 
   /** PUT: replaces an object (or its status). */
   update(target: Target, name: string, body: JsonObject, options: WriteOptions): Entry {
-    return updateObject(this.#store, target, name, body, options);
+    const entry = updateObject(this.#store, target, name, body, options);
+    this.#afterWrite(target, name);
+    return entry;
   }
 
   /** PATCH (json, merge, strategic or apply). Apply creates the object when it is missing. */
   patch(target: Target, name: string, typed: TypedPatch, options: PatchOptions): Entry {
-    return patchObject(this.#store, target, name, typed, options);
+    const entry = patchObject(this.#store, target, name, typed, options);
+    this.#afterWrite(target, name);
+    return entry;
+  }
+
+  /** With the namespace controller on: lets it act on a write in (or to) a terminating namespace. */
+  #afterWrite(target: Target, name: string): void {
+    if (!this.#namespaceController) return;
+    syncNamespace(this.#store, isNamespaces(target.definition) ? name : (target.namespace ?? ''));
   }
 
   /** Applies a json, merge or strategic patch (apply is treated as merge) to a value. */
@@ -109,12 +122,10 @@ export class ApiStorage {
   }
 
   /** DELETE one object. Returns the object and whether it is gone (false: finalizers pending). */
-  delete(
-    target: Target,
-    name: string,
-    options: { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: boolean },
-  ): { entry: Entry; deleted: boolean } {
-    return deleteObject(this.#store, target, name, options);
+  delete(target: Target, name: string, options: DeleteOptions): { entry: Entry; deleted: boolean } {
+    const result = deleteObject(this.#store, target, name, options);
+    this.#afterWrite(target, name);
+    return result;
   }
 
   /** Parses and checks the selectors of a list or watch. */

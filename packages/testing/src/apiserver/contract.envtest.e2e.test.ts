@@ -28,6 +28,7 @@ describe('contract: envtest kube-apiserver', () => {
       ...endpoint,
       streamingLists: false,
       sendsBookmarks: false,
+      namespaceController: false,
       compact: async () => {
         // The compactor compacts to the revision it saw one interval earlier: write once so
         // that revision is newer than everything before, then wait two intervals.

@@ -6,7 +6,7 @@ describe('contract: in-memory API server', () => {
   let server: InMemoryApiServer;
   // The function beforeAll returns runs after all the tests, as afterAll would.
   beforeAll(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ namespaceController: true });
     return () => server.stop();
   });
 
@@ -15,5 +15,6 @@ describe('contract: in-memory API server', () => {
     compact: async () => server.faults.compact(),
     streamingLists: true,
     sendsBookmarks: true,
+    namespaceController: true,
   }));
 });

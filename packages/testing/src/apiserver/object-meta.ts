@@ -73,3 +73,13 @@ export function comparable(obj: JsonObject): JsonObject {
   delete md.managedFields;
   return { ...obj, metadata: md };
 }
+
+/** Whether a namespace still has `spec.finalizers` or `metadata.finalizers`. */
+export function namespaceHasFinalizers(obj: JsonObject): boolean {
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const md = meta(obj);
+  return (
+    (Array.isArray(spec.finalizers) && spec.finalizers.length > 0) ||
+    (Array.isArray(md.finalizers) && md.finalizers.length > 0)
+  );
+}

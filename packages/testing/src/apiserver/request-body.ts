@@ -1,9 +1,11 @@
 import { parse as parseYaml } from 'yaml';
+import { rememberRawBody } from './go-decode.js';
 import type { RequestContext } from './http.js';
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
 import type { ResourceDefinition } from './resources.js';
 import { ApiError, badRequest, failure, unsupportedMediaType } from './status.js';
 import type { PatchType, TypedPatch } from './target.js';
+import type { DeleteOptions } from './write-delete.js';
 
 /** The media type of the request body, without parameters; `fallback` when none is sent. */
 function contentTypeOf(ctx: RequestContext, fallback: string): string {
@@ -53,6 +55,7 @@ export function parseObjectBody(ctx: RequestContext, def: ResourceDefinition): J
       `the object provided is unrecognized (must be of type ${def.kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
     );
   }
+  if (contentType !== 'application/yaml') rememberRawBody(value, ctx.body.toString('utf8'));
   return value;
 }
 
@@ -80,14 +83,14 @@ export function parsePatch(ctx: RequestContext): TypedPatch {
   return { type, patch };
 }
 
-/** The DeleteOptions body of a DELETE, if any: preconditions and dryRun. */
-export function parseDeleteOptions(ctx: RequestContext): {
-  preconditions?: { uid?: string; resourceVersion?: string };
-  dryRun: boolean;
-} {
-  if (ctx.body.length === 0) return { dryRun: false };
-  const value = parseJson(ctx, 'DeleteOptions');
-  if (!isObject(value)) throw badRequest('DeleteOptions must be an object');
+/** The DeleteOptions of a DELETE, from its body and query: preconditions, dryRun, policy, grace. */
+export function parseDeleteOptions(ctx: RequestContext): DeleteOptions & { dryRun: boolean } {
+  const value: JsonObject = {};
+  if (ctx.body.length > 0) {
+    const body = parseJson(ctx, 'DeleteOptions');
+    if (!isObject(body)) throw badRequest('DeleteOptions must be an object');
+    Object.assign(value, body);
+  }
   const pre = isObject(value.preconditions) ? value.preconditions : undefined;
   const preconditions = pre
     ? {
@@ -98,8 +101,43 @@ export function parseDeleteOptions(ctx: RequestContext): {
       }
     : undefined;
   const dryRun = Array.isArray(value.dryRun) && value.dryRun.includes('All');
-  return { ...(preconditions ? { preconditions } : {}), dryRun };
+  const { query } = ctx;
+  const graceText = query.get('gracePeriodSeconds');
+  const grace =
+    typeof value.gracePeriodSeconds === 'number'
+      ? value.gracePeriodSeconds
+      : graceText !== null
+        ? Number(graceText)
+        : undefined;
+  const policy = value.propagationPolicy ?? query.get('propagationPolicy') ?? undefined;
+  const orphan = value.orphanDependents === true || query.get('orphanDependents') === 'true';
+  if (policy !== undefined && policy !== null && !PROPAGATION_POLICIES.includes(policy as never)) {
+    const message = `Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"`;
+    throw new ApiError(
+      failure(
+        422,
+        'Invalid',
+        `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: ${message}`,
+        {
+          group: 'meta.k8s.io',
+          kind: 'DeleteOptions',
+          causes: [{ reason: 'FieldValueNotSupported', message, field: 'propagationPolicy' }],
+        },
+      ),
+    );
+  }
+  const propagationPolicy = (policy ?? (orphan ? 'Orphan' : undefined)) as
+    | DeleteOptions['propagationPolicy']
+    | null;
+  return {
+    ...(preconditions ? { preconditions } : {}),
+    dryRun,
+    ...(propagationPolicy ? { propagationPolicy } : {}),
+    ...(grace !== undefined && Number.isFinite(grace) ? { gracePeriodSeconds: grace } : {}),
+  };
 }
+
+const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'] as const;
 
 /** Describes a JSON syntax error the way Go's encoding/json does. */
 function goJsonError(text: string, message: string): string {

@@ -94,7 +94,7 @@ export function serveObject(
       if (subresource) throw methodNotAllowed('delete', def.kind);
       const options = parseDeleteOptions(ctx);
       const { entry, deleted } = state.storage.delete(target, name, {
-        ...(options.preconditions ? { preconditions: options.preconditions } : {}),
+        ...options,
         dryRun: dryRun || options.dryRun,
       });
       if (deleted && !def.returnDeletedObject) {

@@ -18,8 +18,12 @@ export class ServerState {
     historySize?: number | undefined;
     bookmarkIntervalMs?: number | undefined;
     maxRequestBytes?: number | undefined;
+    namespaceController?: boolean | undefined;
   }) {
-    this.storage = new ApiStorage({ historySize: options.historySize ?? 10_000 });
+    this.storage = new ApiStorage({
+      historySize: options.historySize ?? 10_000,
+      namespaceController: options.namespaceController,
+    });
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 10_000;
     this.maxRequestBytes = options.maxRequestBytes ?? 3 * 1024 * 1024;
     this.faults = new FaultState({

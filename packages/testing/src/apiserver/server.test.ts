@@ -91,17 +91,32 @@ describe('startApiServer', () => {
     expect(res.json).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
   });
 
-  it('deletes a namespace with everything in it', async () => {
-    await call('POST', '/api/v1/namespaces', {
+  /** Creates namespace `name` holding ConfigMap `inside` on `host`, then deletes it. */
+  const deleteFilledNamespace = async (host: string, name: string) => {
+    const send = (method: string, path: string, body?: unknown) =>
+      rawRequest({ host }, method, path, body === undefined ? {} : { body });
+    await send('POST', '/api/v1/namespaces', {
       apiVersion: 'v1',
       kind: 'Namespace',
-      metadata: { name: 'gone' },
+      metadata: { name },
     });
-    await call('POST', '/api/v1/namespaces/gone/configmaps', cm('inside'));
-    const res = await call('DELETE', '/api/v1/namespaces/gone');
+    await send('POST', `/api/v1/namespaces/${name}/configmaps`, cm('inside'));
+    const res = await send('DELETE', `/api/v1/namespaces/${name}`);
     expect(res.json).toMatchObject({ kind: 'Namespace', status: { phase: 'Terminating' } });
-    expect((await call('GET', '/api/v1/namespaces/gone/configmaps/inside')).status).toBe(404);
-    expect((await call('GET', '/api/v1/namespaces/gone')).status).toBe(404);
+    return send;
+  };
+
+  it('keeps a deleted namespace Terminating without the namespace controller', async () => {
+    const send = await deleteFilledNamespace(server.host, 'stays');
+    expect((await send('GET', '/api/v1/namespaces/stays/configmaps/inside')).status).toBe(200);
+    expect((await send('GET', '/api/v1/namespaces/stays')).json.status.phase).toBe('Terminating');
+  });
+
+  it('deletes a namespace with everything in it when the namespace controller runs', async () => {
+    await using other = await startApiServer({ namespaceController: true });
+    const send = await deleteFilledNamespace(other.host, 'gone');
+    expect((await send('GET', '/api/v1/namespaces/gone/configmaps/inside')).status).toBe(404);
+    expect((await send('GET', '/api/v1/namespaces/gone')).status).toBe(404);
   });
 
   it('stop() removes the kubeconfig dir and is idempotent', async () => {

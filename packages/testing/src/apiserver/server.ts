@@ -41,6 +41,12 @@ export interface ApiServerOptions {
   kubeconfigPath?: string;
   /** Largest accepted request body in bytes. Default 3 MiB, as kube-apiserver. */
   maxRequestBytes?: number;
+  /**
+   * Run a namespace controller, as kube-controller-manager does (envtest has none): a deleted
+   * namespace is emptied (pods without grace period; objects with finalizers keep it waiting)
+   * and then removed. Default false: a deleted namespace stays `Terminating`, as on envtest.
+   */
+  namespaceController?: boolean;
 }
 
 /** PEM strings of an HTTPS in-memory server's CA and admin client identity. */

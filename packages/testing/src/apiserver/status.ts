@@ -89,6 +89,33 @@ export function alreadyExists(resource: string, name: string, group = ''): ApiEr
   );
 }
 
+/** `403 Forbidden` of a create in a namespace being deleted (NamespaceLifecycle admission). */
+export function namespaceTerminating(
+  resource: string,
+  name: string,
+  namespace: string,
+  group = '',
+): ApiError {
+  const error = objectError(
+    403,
+    'Forbidden',
+    { resource, name, group },
+    (q) =>
+      `${q} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+  );
+  error.status.details = {
+    ...error.status.details,
+    causes: [
+      {
+        reason: 'NamespaceTerminating',
+        message: `namespace ${namespace} is being terminated`,
+        field: 'metadata.namespace',
+      },
+    ],
+  };
+  return error;
+}
+
 /** `409 Conflict`: `Operation cannot be fulfilled on configmaps "x": <why>`. */
 export function conflict(resource: string, name: string, why: string, group = ''): ApiError {
   return objectError(

@@ -1,5 +1,5 @@
 import { type Entry, makeEntry, storeKey } from './object-entry.js';
-import { meta, normalise, objectName } from './object-meta.js';
+import { meta, namespaceHasFinalizers, normalise, objectName } from './object-meta.js';
 import type { JsonObject } from './patch.js';
 import { ResourceStore } from './resource-store.js';
 import {
@@ -96,11 +96,14 @@ export class VersionedStore {
     const { definition } = target;
     const store = this.storeOf(definition);
     const md = meta(next);
-    // An object being deleted goes away once its last finalizer is removed.
+    // An object being deleted goes away once its last finalizer is removed (a pod in its
+    // grace period and a namespace with spec.finalizers stay).
     if (
       prev &&
       md.deletionTimestamp !== undefined &&
-      (!Array.isArray(md.finalizers) || md.finalizers.length === 0)
+      (!Array.isArray(md.finalizers) || md.finalizers.length === 0) &&
+      !(typeof md.deletionGracePeriodSeconds === 'number' && md.deletionGracePeriodSeconds > 0) &&
+      !(isNamespaces(definition) && namespaceHasFinalizers(next))
     ) {
       if (options.dryRun) return prev;
       return this.remove(target, prev, next);
@@ -124,7 +127,7 @@ export class VersionedStore {
     store.remove(prev, tombstone);
     const { definition } = target;
     if (isCrdResource(definition)) this.#crdChanged(prev.obj, undefined);
-    if (definition.group === '' && definition.resource === 'namespaces') {
+    if (isNamespaces(definition)) {
       for (const other of this.#stores.values()) {
         if (!other.definition.namespaced) continue;
         for (const entry of [...other.entries(prev.name)]) {
@@ -188,4 +191,9 @@ export function isCrdResource(definition: ResourceDefinition): boolean {
     definition.group === 'apiextensions.k8s.io' &&
     definition.resource === 'customresourcedefinitions'
   );
+}
+
+/** Whether `definition` is the core namespaces resource. */
+export function isNamespaces(definition: ResourceDefinition): boolean {
+  return definition.group === '' && definition.resource === 'namespaces';
 }

@@ -1,25 +1,79 @@
+import { iteratorContext, rawBodyOf } from './go-decode.js';
 import type { Entry } from './object-entry.js';
 import { meta } from './object-meta.js';
 import type { JsonObject } from './patch.js';
 import { apiVersionOf } from './resources.js';
-import { type ApiError, badRequest, conflict, notFound, OBJECT_MODIFIED } from './status.js';
+import {
+  type ApiError,
+  badRequest,
+  conflict,
+  internalError,
+  invalid,
+  namespaceTerminating,
+  notFound,
+  OBJECT_MODIFIED,
+} from './status.js';
 import type { Target } from './target.js';
 import type { VersionedStore } from './versioned-store.js';
 
-/** Refuses a body whose kind/apiVersion is not the target's (both absent is fine). */
-export function checkKind(target: Target, body: JsonObject): void {
+/**
+ * Refuses a body whose kind/apiVersion is not the target's. Built-in objects may leave either
+ * out; custom resources must carry both (`requireKind`, on create and update), as
+ * kube-apiserver's unstructured decoder demands.
+ */
+export function checkKind(target: Target, body: JsonObject, requireKind = false): void {
   const { definition, version } = target;
   const apiVersion = apiVersionOf(definition.group, version);
   const kind = body.kind;
   const bodyVersion = body.apiVersion;
-  if (kind === undefined && bodyVersion === undefined) return;
-  if (kind !== definition.kind || bodyVersion !== apiVersion) {
-    if (typeof kind !== 'string' || kind === '') {
-      throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(body).slice(0, 200)}'`);
+  if (definition.custom) {
+    if (requireKind) checkCustomKindPresent(target, body);
+    else if (kind === undefined && bodyVersion === undefined) return;
+    if (bodyVersion !== apiVersion) {
+      throw badRequest(
+        `the API version in the data (${String(bodyVersion)}) does not match the expected API version (${apiVersion})`,
+      );
     }
+    if (kind !== definition.kind) {
+      const name = typeof meta(body).name === 'string' ? String(meta(body).name) : '';
+      throw invalid(
+        String(kind),
+        name,
+        [
+          {
+            reason: 'FieldValueInvalid',
+            message: `Invalid value: ${JSON.stringify(kind)}: must be ${definition.kind}`,
+            field: 'kind',
+          },
+        ],
+        definition.group,
+      );
+    }
+    return;
+  }
+  if ((kind ?? definition.kind) === definition.kind && (bodyVersion ?? apiVersion) === apiVersion) {
+    return;
+  }
+  if (typeof kind !== 'string' || kind === '') {
+    throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(body).slice(0, 200)}'`);
+  }
+  throw badRequest(
+    `${kind} in version ${JSON.stringify(typeof bodyVersion === 'string' ? bodyVersion.split('/').pop() : '')} cannot be handled as a ${definition.kind}: no kind "${kind}" is registered for version "${String(bodyVersion)}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`,
+  );
+}
+
+/** A custom resource without `kind` is a 400 from the decoder; without `apiVersion`, a 500. */
+function checkCustomKindPresent(target: Target, body: JsonObject): void {
+  const { definition, version } = target;
+  if (typeof body.kind !== 'string' || body.kind === '') {
+    const raw = rawBodyOf(body);
     throw badRequest(
-      `${kind} in version ${JSON.stringify(typeof bodyVersion === 'string' ? bodyVersion.split('/').pop() : '')} cannot be handled as a ${definition.kind}: no kind "${kind}" is registered for version "${String(bodyVersion)}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`,
+      `${definition.kind} in version ${JSON.stringify(version)} cannot be handled as a ${definition.kind}: unmarshalerDecoder: Object 'Kind' is missing in '${raw}'${iteratorContext(raw, Buffer.byteLength(raw, 'utf8'))}`,
     );
+  }
+  if (typeof body.apiVersion !== 'string' || body.apiVersion === '') {
+    // kube-apiserver 1.20 answers this with a 500 InternalError, not a 400.
+    throw internalError("Object 'apiVersion' is missing in 'object has no apiVersion field'");
   }
 }
 
@@ -39,12 +93,18 @@ export function checkNamespace(target: Target, obj: JsonObject): void {
   md.namespace = target.namespace ?? '';
 }
 
-/** 404 unless the target's namespace exists (namespaced resources only). */
-export function requireNamespace(store: VersionedStore, target: Target): void {
+/**
+ * 404 unless the target's namespace exists, 403 when it is being deleted (namespaced
+ * resources only): what kube-apiserver's NamespaceLifecycle admission answers a create.
+ */
+export function requireNamespace(store: VersionedStore, target: Target, name = ''): void {
   const { definition, namespace } = target;
   if (!definition.namespaced || namespace === undefined) return;
-  if (!store.existingStore('', 'namespaces')?.get(namespace))
-    throw notFound('namespaces', namespace);
+  const ns = store.existingStore('', 'namespaces')?.get(namespace);
+  if (!ns) throw notFound('namespaces', namespace);
+  if (meta(ns.obj).deletionTimestamp !== undefined) {
+    throw namespaceTerminating(definition.resource, name, namespace, definition.group);
+  }
 }
 
 /** The 409 Conflict of a stale resourceVersion on `name`. */

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { prepareSecret } from './data-objects.js';
 import { recordUpdate } from './fieldmanager.js';
+import { rawBodyOf } from './go-decode.js';
 import { type Entry, storeKey } from './object-entry.js';
 import { meta, objectName, timestamp } from './object-meta.js';
 import { isObject, type JsonObject } from './patch.js';
@@ -18,7 +20,7 @@ export function createObject(
   options: WriteOptions,
 ): Entry {
   const { definition, version } = target;
-  checkKind(target, body);
+  checkKind(target, body, true);
   // The body is owned by this call (freshly parsed): copy only what is changed in place.
   const obj: JsonObject = {
     ...body,
@@ -26,15 +28,16 @@ export function createObject(
   };
   obj.kind = definition.kind;
   obj.apiVersion = apiVersionOf(definition.group, version);
+  prepareSecret(target, obj, rawBodyOf(body));
   const md = meta(obj);
   checkNamespace(target, obj);
+  requireNamespace(store, target, objectName(obj));
   const generateName = typeof md.generateName === 'string' ? md.generateName : undefined;
   let name = objectName(obj);
   const problems = validateObjectName(name || undefined, generateName, definition.nameRule);
   if (problems.length > 0) {
     throw invalid(definition.kind, name, problems, definition.custom ? definition.group : '');
   }
-  requireNamespace(store, target);
   const objects = store.storeOf(definition);
   if (!name && generateName) {
     do name = generateNameSuffix(generateName);
@@ -73,10 +76,11 @@ export function createApplied(
 ): Entry {
   const managed = meta(obj).managedFields;
   const { definition } = target;
+  prepareSecret(target, obj);
   const name = objectName(obj);
   const problems = validateObjectName(name, undefined, definition.nameRule);
   if (problems.length > 0) throw invalid(definition.kind, name, problems);
-  requireNamespace(store, target);
+  requireNamespace(store, target, name);
   const md = meta(obj);
   md.uid = randomUUID();
   md.creationTimestamp = timestamp();

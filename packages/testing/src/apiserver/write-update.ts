@@ -1,9 +1,11 @@
+import { checkDataUpdate, prepareSecret } from './data-objects.js';
 import { recordUpdate } from './fieldmanager.js';
+import { rawBodyOf } from './go-decode.js';
 import type { Entry } from './object-entry.js';
 import { comparable, meta, objectName, withoutMetaAndStatus } from './object-meta.js';
 import { type JsonObject, type JsonValue, jsonEqual } from './patch.js';
 import { apiVersionOf } from './resources.js';
-import { badRequest } from './status.js';
+import { badRequest, invalid } from './status.js';
 import { fieldScope, type Target, type WriteOptions } from './target.js';
 import type { VersionedStore } from './versioned-store.js';
 import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
@@ -17,7 +19,7 @@ export function updateObject(
   options: WriteOptions,
 ): Entry {
   const { definition } = target;
-  checkKind(target, body);
+  checkKind(target, body, true);
   const bodyName = objectName(body);
   if (bodyName !== name) {
     throw badRequest(
@@ -25,6 +27,7 @@ export function updateObject(
     );
   }
   const obj: JsonObject = { ...body, metadata: { ...meta(body) } };
+  if (options.subresource !== 'status') prepareSecret(target, obj, rawBodyOf(body));
   checkNamespace(target, obj);
   const prev = store.get(target, name);
   checkPreconditionRv(target, prev, obj);
@@ -75,6 +78,11 @@ export function prepareUpdate(
     if (oldMd[key] === undefined) delete md[key];
     else md[key] = oldMd[key] as JsonValue;
   }
+  checkFinalizersWhileDeleting(target, oldMd, md);
+  if (subresource !== 'status') {
+    prepareSecret(target, next);
+    checkDataUpdate(target, old, next);
+  }
   if (subresource === 'status') {
     md.managedFields = oldMd.managedFields ?? null;
     if (oldMd.managedFields === undefined) delete md.managedFields;
@@ -112,4 +120,28 @@ export function finishUpdate(
     );
   }
   return store.commit(target, prev, next, options);
+}
+
+/** An object being deleted may lose finalizers but gain none (422, as kube-apiserver). */
+function checkFinalizersWhileDeleting(target: Target, oldMd: JsonObject, md: JsonObject): void {
+  if (oldMd.deletionTimestamp === undefined) return;
+  const before = Array.isArray(oldMd.finalizers) ? oldMd.finalizers : [];
+  const after = Array.isArray(md.finalizers) ? md.finalizers : [];
+  const added = after.filter((f) => !before.includes(f));
+  if (added.length === 0) return;
+  const cause = {
+    reason: 'FieldValueForbidden',
+    message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+    field: 'metadata.finalizers',
+  };
+  const { definition } = target;
+  const error = invalid(
+    definition.kind,
+    String(md.name ?? ''),
+    [cause],
+    definition.custom ? definition.group : '',
+  );
+  // kube-apiserver 1.20 validates object metadata twice on update and lists the cause twice.
+  error.status.details = { ...error.status.details, causes: [cause, cause] };
+  throw error;
 }
