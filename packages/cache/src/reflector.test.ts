@@ -281,6 +281,31 @@ describe('Reflector watch', () => {
     expect(lw.listCalls).toHaveLength(1);
   });
 
+  it('re-watches after a backoff when the stream broke, relists when an event was undecodable', async () => {
+    const { lw, clock, start, errors } = setup();
+    lw.listFn = () => listOf([], '7');
+    const decodeFailure = (message: string): WatchEvent<TestPod> => ({
+      type: 'ERROR',
+      object: { kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message },
+    });
+    void start();
+    const w1 = await lw.watchNumber(1);
+    w1.push({ type: 'ADDED', object: pod('q', '8') });
+    w1.push(decodeFailure('the watch stream broke: socket hang up'));
+    await endBackoff(clock);
+    const w2 = await lw.watchNumber(2);
+    expect(w2.options.resourceVersion).toBe('8');
+    w2.push(decodeFailure('the watch stream ended in the middle of an event: bad JSON'));
+    await endBackoff(clock);
+    const w3 = await lw.watchNumber(3);
+    expect(lw.listCalls).toHaveLength(1);
+    w3.push(decodeFailure('unable to decode an event from the watch stream: bad JSON'));
+    await endBackoff(clock);
+    await lw.watchNumber(4);
+    expect(lw.listCalls).toHaveLength(2);
+    expect(errors).toHaveLength(3);
+  });
+
   it('caps the backoff at 30 s and resets it after 2 minutes without failures', async () => {
     const { lw, clock, start } = setup({ random: () => 0 });
     lw.watchErrors.push(...Array.from({ length: 8 }, () => statusError(500, 'InternalError')));

@@ -648,6 +648,12 @@ export class Reflector<T> {
         continue;
       }
       const err = result.error;
+      if (isBrokenStream(err)) {
+        // A dropped connection, not a server's verdict: resume from the last resourceVersion.
+        this.#reportError(err);
+        if (!(await this.#sleepBackoff(signal))) return;
+        continue;
+      }
       internalErrors.after(err);
       if (err !== undefined) {
         if (isResourceExpired(err) || isGone(err)) {
@@ -901,6 +907,23 @@ function isTooLargeRV(err: unknown): boolean {
 
 /** The text by which servers older than 1.18.6 say that a resourceVersion is too large. */
 const tooLargeResourceVersionText = 'Too large resource version';
+
+/**
+ * A watch whose connection broke, or ended in the middle of an event: `@kubets/rest` reports
+ * it as an InternalError ERROR event whose message says so, where client-go's stream watcher
+ * ends the watch quietly (a probable EOF) and re-watches instead of relisting.
+ */
+function isBrokenStream(err: unknown): boolean {
+  if (!isStatusError(err) || !isInternalError(err)) return false;
+  const message = err.status.message ?? '';
+  return brokenStreamMessages.some((prefix) => message.startsWith(prefix));
+}
+
+/** How `@kubets/rest` words a broken watch stream (see {@link isBrokenStream}). */
+const brokenStreamMessages = [
+  'the watch stream broke',
+  'the watch stream ended in the middle of an event',
+];
 
 /**
  * The connection to the server was refused (its Node error code, on the error or on one of
