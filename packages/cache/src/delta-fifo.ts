@@ -64,8 +64,10 @@ export interface DeltaFIFOOptions<T> {
    */
   emitDeltaTypeReplaced?: boolean;
   /**
-   * Applied once to every object entering the queue (not to tombstones, nor to `Sync`
-   * deltas, whose objects come from `knownObjects` and were transformed already). Use it to
+   * Applied once to every object entering the queue, relisted ones included (`Replaced`,
+   * or `Sync` without `emitDeltaTypeReplaced`); not to tombstones, nor to the `Sync` deltas
+   * of {@link DeltaFIFO.resync}, whose objects come from `knownObjects` and were transformed
+   * already. Use it to
    * drop what you do not need, e.g. `metadata.managedFields`. It may mutate and return its
    * argument.
    */
@@ -147,6 +149,8 @@ interface Waiter {
  * - {@link replace} queues `Replaced` (or `Sync`) for each listed object and a `Deleted`
  *   with a {@link DeletedFinalStateUnknown} for each known or queued key missing from the list;
  * - {@link resync} queues `Sync` for known keys with nothing queued;
+ * - the transformer sees every object that enters the queue once, relisted ones too,
+ *   whatever the delta type; never tombstones or the known objects {@link resync} queues;
  * - {@link hasSynced} becomes true once every item of the first `replace`, deletes
  *   included, has been popped and processed.
  *
@@ -226,7 +230,7 @@ export class DeltaFIFO<T> {
     for (const item of list) {
       const key = this.#keyFunc(item);
       keys.add(key);
-      this.#queueAction(action, item, key);
+      this.#queueAction(action, item, key, true);
     }
 
     let queuedDeletions = 0;
@@ -394,14 +398,23 @@ export class DeltaFIFO<T> {
     this.#transformer = transformer;
   }
 
-  #queueAction(type: DeltaType, obj: T | DeletedFinalStateUnknown<T>, id: string): void {
+  /**
+   * Queues one delta. `relisted` marks the objects of a {@link replace}: new objects even
+   * when queued as `Sync`, so they are transformed, unlike the known objects of a resync.
+   */
+  #queueAction(
+    type: DeltaType,
+    obj: T | DeletedFinalStateUnknown<T>,
+    id: string,
+    relisted = false,
+  ): void {
     let object = obj;
     if (
       this.#transformer !== undefined &&
-      type !== 'Sync' &&
+      (relisted || type !== 'Sync') &&
       !isDeletedFinalStateUnknown(obj) &&
       // A relist may hand back the very object the store holds, transformed already.
-      !(type === 'Replaced' && this.#knownObjects?.getByKey(id) === obj)
+      !(relisted && this.#knownObjects?.getByKey(id) === obj)
     ) {
       object = this.#transformer(obj as T);
     }

@@ -10,7 +10,7 @@ export interface ListPagerOptions {
   pageSize?: number;
   /**
    * When a `continue` token has expired (410 `Expired` on page 2 or later), list everything
-   * once more in a single request at the latest resourceVersion. Default true.
+   * once more in a single request at the resourceVersion first asked for. Default true.
    */
   fullListIfExpired?: boolean;
 }
@@ -30,7 +30,8 @@ export interface PagedList<T> {
  * copying pages around.
  *
  * @throws the error of the page function, except an expired `continue` token with
- *   `fullListIfExpired`, which is answered by one full list at the latest resourceVersion.
+ *   `fullListIfExpired`, which is answered by one full list at the resourceVersion (and
+ *   resourceVersionMatch) of `initial`.
  */
 export async function listAllPages<T>(
   pageFn: (options: ListOptions, signal: AbortSignal) => Promise<ObjectList<T>>,
@@ -52,11 +53,18 @@ export async function listAllPages<T>(
       page = await pageFn(options, signal);
     } catch (err) {
       if (!isResourceExpired(err) || !fullListIfExpired || !options.continue) throw err;
-      // The token fell out of the server's history: list everything at once, at the
-      // latest resourceVersion (the token's one is gone).
+      // The token fell out of the server's history while paging: list everything at once,
+      // at the resourceVersion first asked for, which may still be served from the watch
+      // cache (the token's own one is gone).
       const full: ListOptions = { ...options };
       delete full.limit;
       delete full.continue;
+      delete full.resourceVersion;
+      delete full.resourceVersionMatch;
+      if (initial.resourceVersion !== undefined) full.resourceVersion = initial.resourceVersion;
+      if (initial.resourceVersionMatch !== undefined) {
+        full.resourceVersionMatch = initial.resourceVersionMatch;
+      }
       return { list: await pageFn(full, signal), paginated };
     }
     const token = page.metadata?.continue;

@@ -332,6 +332,7 @@ describe('Reflector list deadline against a misbehaving server', () => {
       const { store, clock, entries } = startReflector(server, {
         useStreamingList: true,
         minWatchTimeoutSeconds: 1,
+        minWatchTimeoutFloorSeconds: 1,
         watchDeadlineGraceSeconds: 0.2,
         listTimeoutSeconds: 0.3,
       });
@@ -348,7 +349,7 @@ describe('Reflector list deadline against a misbehaving server', () => {
 
 describe('Reflector after a watch event over the size cap', () => {
   it(
-    'reports the ERROR, watches again from the last resourceVersion and keeps applying events',
+    'reports the ERROR, relists (the event is lost) and keeps applying events',
     async () => {
       const server = await startServer();
       const watchesClosed: number[] = [];
@@ -371,12 +372,12 @@ describe('Reflector after a watch event over the size cap', () => {
       };
       const { store, clock, errors } = startReflector(server, {}, { maxWatchEventBytes: 1024 });
       await until(() => store.items.has('d'), clock, 'an event of the second watch');
-      expect(store.items.has('c')).toBe(true);
       expect(store.items.has('huge')).toBe(false);
       expect(errors).toHaveLength(1);
       expect(String(errors[0])).toMatch(/watch event larger than 1024 bytes/);
-      expect(server.lists).toHaveLength(1); // a re-watch, not a relist
-      expect(server.watches[1]?.get('resourceVersion')).toBe('11');
+      // An ERROR event ends the watch: only a list recovers what it lost.
+      expect(server.lists).toHaveLength(2);
+      expect(server.watches[1]?.get('resourceVersion')).toBe('10');
       await until(() => watchesClosed.includes(1), clock, 'the first watch connection to close');
     },
     testTimeoutMs,

@@ -109,7 +109,7 @@ describe('Reflector list', () => {
     expect(store.ops).toEqual(['replace [a,b,c]@10']);
   });
 
-  it('answers an expired continue token with one full list at the latest resourceVersion', async () => {
+  it('answers an expired continue token with one full list at the resourceVersion asked for', async () => {
     const { lw, store, start, errors } = setup();
     lw.listFn = (o) => {
       if (o.continue) throw expiredError('continue token expired');
@@ -121,7 +121,7 @@ describe('Reflector list', () => {
     expect(lw.listCalls).toEqual([
       { resourceVersion: '0', limit: 500 },
       { limit: 500, continue: 'tok1' },
-      {},
+      { resourceVersion: '0' },
     ]);
     expect(store.ops).toEqual(['replace [a,b,c]@20']);
     expect(w.options.resourceVersion).toBe('20');
@@ -177,13 +177,14 @@ describe('Reflector watch', () => {
     expect(lw.listCalls).toHaveLength(1);
   });
 
-  it('backs off after a very short watch with no events', async () => {
-    const { lw, clock, start } = setup();
+  it('relists after a backoff when a watch ends at once with no events', async () => {
+    const { lw, clock, start, errors } = setup();
     void start();
     (await lw.watchNumber(1)).close();
     await endBackoff(clock, () => expect(lw.watches).toHaveLength(1));
     await lw.watchNumber(2);
-    expect(lw.listCalls).toHaveLength(1);
+    expect(lw.listCalls).toHaveLength(2);
+    expect(String(errors[0])).toMatch(/^VeryShortWatchError: very short watch/);
   });
 
   it('relists after 410 thrown by the watch call', async () => {
@@ -247,13 +248,17 @@ describe('Reflector watch', () => {
     expect(lw.listCalls).toHaveLength(2);
   });
 
-  it('backs off on other errors with growing delays, re-watching from the same RV', async () => {
+  it('backs off on refused connections and 429s with growing delays, re-watching from the same RV', async () => {
     const { lw, clock, start, errors } = setup();
     lw.listFn = () => listOf([], '7');
+    const refused = (): Error =>
+      new Error('watch failed', {
+        cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }),
+      });
     const failures = [
-      statusError(500, 'InternalError'),
-      statusError(503, 'ServiceUnavailable'),
-      new Error('ECONNREFUSED'),
+      refused(),
+      statusError(429, 'TooManyRequests'),
+      refused(),
       statusError(429, 'TooManyRequests'),
     ];
     lw.watchErrors.push(...failures);
@@ -274,6 +279,31 @@ describe('Reflector watch', () => {
     const w2 = await lw.watchNumber(2);
     expect(w2.options.resourceVersion).toBe('8');
     expect(lw.listCalls).toHaveLength(1);
+  });
+
+  it('re-watches after a backoff when the stream broke, relists when an event was undecodable', async () => {
+    const { lw, clock, start, errors } = setup();
+    lw.listFn = () => listOf([], '7');
+    const decodeFailure = (message: string): WatchEvent<TestPod> => ({
+      type: 'ERROR',
+      object: { kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message },
+    });
+    void start();
+    const w1 = await lw.watchNumber(1);
+    w1.push({ type: 'ADDED', object: pod('q', '8') });
+    w1.push(decodeFailure('the watch stream broke: socket hang up'));
+    await endBackoff(clock);
+    const w2 = await lw.watchNumber(2);
+    expect(w2.options.resourceVersion).toBe('8');
+    w2.push(decodeFailure('the watch stream ended in the middle of an event: bad JSON'));
+    await endBackoff(clock);
+    const w3 = await lw.watchNumber(3);
+    expect(lw.listCalls).toHaveLength(1);
+    w3.push(decodeFailure('unable to decode an event from the watch stream: bad JSON'));
+    await endBackoff(clock);
+    await lw.watchNumber(4);
+    expect(lw.listCalls).toHaveLength(2);
+    expect(errors).toHaveLength(3);
   });
 
   it('caps the backoff at 30 s and resets it after 2 minutes without failures', async () => {
@@ -453,7 +483,10 @@ describe('Reflector watch deadline', () => {
   });
 
   it('a watch that keeps delivering events is still cut at its deadline', async () => {
-    const { lw, store, start } = setup({ minWatchTimeoutSeconds: 10 });
+    const { lw, store, start } = setup({
+      minWatchTimeoutSeconds: 10,
+      minWatchTimeoutFloorSeconds: 10,
+    });
     void start();
     const w1 = await lw.watchNumber(1);
     expect(w1.options.timeoutSeconds).toBe(15); // deadline: 15 s + max(5 s, 1.5 s)
@@ -487,6 +520,7 @@ describe('Reflector watch deadline', () => {
       clock: new FakeClock(),
       random: () => 0,
       minWatchTimeoutSeconds: 10,
+      minWatchTimeoutFloorSeconds: 10,
       watchDeadlineGraceSeconds: 2,
       watchErrorHandler: (err) => errors.push(err),
     });
@@ -530,6 +564,7 @@ describe('Reflector watch deadline', () => {
       clock,
       random: () => 0,
       minWatchTimeoutSeconds: 60,
+      minWatchTimeoutFloorSeconds: 60,
       watchErrorHandler: (err) => errors.push(err),
     });
     void reflector.run(ac.signal);
@@ -565,7 +600,11 @@ describe('Reflector watch deadline', () => {
   });
 
   it('covers a streaming list that stalls: falls back to a paged list', async () => {
-    const { lw, store, start } = setup({ useStreamingList: true, minWatchTimeoutSeconds: 10 });
+    const { lw, store, start } = setup({
+      useStreamingList: true,
+      minWatchTimeoutSeconds: 10,
+      minWatchTimeoutFloorSeconds: 10,
+    });
     lw.listFn = () => listOf([pod('a', '3')], '3');
     void start();
     const w1 = await lw.watchNumber(1);

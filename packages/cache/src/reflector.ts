@@ -6,10 +6,13 @@ import {
   isBadRequest,
   isGone,
   isInitialEventsEndBookmark,
+  isInternalError,
   isInvalid,
   isMethodNotSupported,
   isResourceExpired,
   isStatusError,
+  isTimeout,
+  isTooManyRequests,
   type Logger,
   type ObjectList,
   type RandomSource,
@@ -21,6 +24,7 @@ import {
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
 import type { ListerWatcher, ListOptions, WatchOptions } from './listwatch.js';
 import { defaultPageSize, listAllPages } from './pager.js';
+import { RetryWithDeadline } from './retry-with-deadline.js';
 
 /**
  * What a {@link Reflector} writes into: usually a {@link DeltaFIFO}, or any {@link Store}.
@@ -84,8 +88,26 @@ export interface ReflectorOptions {
    * back to a paged list when the server refuses. Default false.
    */
   useStreamingList?: boolean;
-  /** Watches ask the server to end them after a random time in [min, 2×min) seconds. Default 300. */
+  /**
+   * Watches ask the server to end them after a random time in [min, 2×min) seconds. Default
+   * and minimum 300: a smaller value is raised to 300, as in client-go, so that watches are
+   * not restarted more often than the API server is built for.
+   */
   minWatchTimeoutSeconds?: number;
+  /**
+   * The smallest {@link ReflectorOptions.minWatchTimeoutSeconds} honoured (300). Tests that
+   * need a watch deadline within seconds (chaos tests against a real API server) lower it.
+   * @internal
+   */
+  minWatchTimeoutFloorSeconds?: number;
+  /**
+   * For how long, in milliseconds, a watch ending with an InternalError (HTTP 500, e.g.
+   * `etcdserver: no leader`) is answered by watching again at once from the last
+   * resourceVersion rather than by a relist (client-go `MaxInternalErrorRetryDuration`).
+   * The time counts from the first of a run of such errors; a run ends after a minute
+   * without one. Default `0`: every such watch error leads to a relist after a backoff.
+   */
+  maxInternalErrorRetryDurationMs?: number;
   /**
    * How long, in seconds, a watch may run past the `timeoutSeconds` it asked the server for
    * before the reflector gives up on it. Default: the larger of 5 s and 10% of that watch's
@@ -143,6 +165,12 @@ export interface ReflectorOptions {
 
 /** A clean end of a watch that lasted less than this, with no events, counts as a failure. */
 const veryShortWatchMs = 1000;
+
+/** The default and smallest watch timeout, in seconds (client-go `defaultMinWatchTimeout`). */
+const defaultMinWatchTimeoutSeconds = 300;
+
+/** A pause without InternalErrors this long starts a new run of retries, in milliseconds. */
+const internalErrorRetryResetMs = 60_000;
 
 /** The smallest default grace of a watch deadline, in seconds. */
 const minWatchDeadlineGraceSeconds = 5;
@@ -205,14 +233,28 @@ class WatchListUnsupportedError extends Error {
   }
 }
 
+/** A watch that the server closed at once, with no events (client-go `VeryShortWatchError`). */
+class VeryShortWatchError extends Error {
+  constructor(reflectorName: string) {
+    super(
+      `very short watch: reflector "${reflectorName}": unexpected watch close: ` +
+        'the watch lasted less than a second and no items were received',
+    );
+    this.name = 'VeryShortWatchError';
+  }
+}
+
 /** A watch already open (by a streaming list), with its deadline. */
 interface OpenWatch<T> {
   readonly it: AsyncIterator<WatchEvent<T>>;
   readonly deadline: RequestDeadline;
 }
 
-/** Why the watch phase ended and the reflector should list again. */
-type WatchOutcome = 'relist';
+/** How one watch ended without throwing: its event count, and the Status of an ERROR event. */
+interface WatchResult {
+  readonly events: number;
+  readonly error: unknown;
+}
 
 /**
  * Keeps a store in step with the server (client-go `cache.Reflector`): lists everything,
@@ -227,13 +269,20 @@ type WatchOutcome = 'relist';
  *   from the last resourceVersion.
  * - Each list request that takes longer than {@link ReflectorOptions.listTimeoutSeconds}
  *   (default 60 s) is aborted, reported and retried with backoff.
- * - A watch ended cleanly by the server is restarted at once, without a list.
+ * - A watch ended cleanly by the server is restarted at once, without a list; one that
+ *   ends at once with no events leads to a new list after a backoff.
  * - 410 Gone / Expired (as an HTTP error or an ERROR event) leads to a new list.
- * - Any other failure is retried after a backoff: 800 ms doubling with jitter, capped at
- *   30 s, starting over after 2 minutes without failures.
+ * - A watch request refused with "connection refused" or 429, or a watch stream that
+ *   breaks, is retried from the last resourceVersion after a backoff; so is an ERROR event
+ *   429 (and an InternalError within `maxInternalErrorRetryDurationMs`, at once).
+ * - Any other ERROR event ends the watch and leads to a new list after a backoff; any other
+ *   failure of the watch request ends {@link Reflector.listAndWatch} with that error.
+ * - Backoffs: 800 ms doubling with jitter, capped at 30 s, starting over after 2 minutes
+ *   without failures.
  * - With `useStreamingList`, the list is a watch with `sendInitialEvents=true`, ended by the
  *   bookmark annotated `k8s.io/initial-events-end`; a refusal falls back to a paged list.
- * - Every `resyncPeriodMs`, `store.resync()` is called (when `shouldResync` allows).
+ * - Every `resyncPeriodMs`, `store.resync()` is called (when `shouldResync` allows); if it
+ *   throws, the watch ends and a new list follows after a backoff.
  */
 export class Reflector<T> {
   readonly #lw: ListerWatcher<T>;
@@ -245,6 +294,7 @@ export class Reflector<T> {
   readonly #pageSize: number | undefined;
   #useStreamingList: boolean;
   readonly #minWatchTimeoutSeconds: number;
+  readonly #maxInternalErrorRetryDurationMs: number;
   readonly #watchDeadlineGraceSeconds: number | undefined;
   readonly #listTimeoutSeconds: number;
   readonly #backoff: BackoffManager;
@@ -257,10 +307,10 @@ export class Reflector<T> {
   #lastSyncResourceVersion = '';
   #lastSyncResourceVersionUnavailable = false;
   #paginatedResult = false;
-  /** Events received by watches since the last list. */
-  #watchEventsSinceList = 0;
   /** Objects and bookmarks received by watches since the last list (no ERRORs). */
   #watchProgressSinceList = 0;
+  /** Set when the last listAndWatch ended with a 410 after watch progress: relist at once. */
+  #relistPromptly = false;
 
   constructor(lw: ListerWatcher<T>, store: ReflectorStore<T>, options: ReflectorOptions = {}) {
     this.#lw = lw;
@@ -271,7 +321,9 @@ export class Reflector<T> {
     this.#shouldResync = options.shouldResync;
     this.#pageSize = options.pageSize;
     this.#useStreamingList = options.useStreamingList ?? false;
-    this.#minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
+    const floor = options.minWatchTimeoutFloorSeconds ?? defaultMinWatchTimeoutSeconds;
+    this.#minWatchTimeoutSeconds = Math.max(floor, options.minWatchTimeoutSeconds ?? floor);
+    this.#maxInternalErrorRetryDurationMs = options.maxInternalErrorRetryDurationMs ?? 0;
     this.#watchDeadlineGraceSeconds = options.watchDeadlineGraceSeconds;
     this.#listTimeoutSeconds = options.listTimeoutSeconds ?? defaultListTimeoutSeconds;
     this.#clock = options.clock ?? realClock;
@@ -311,6 +363,7 @@ export class Reflector<T> {
     });
     while (!signal.aborted) {
       let failed = false;
+      this.#relistPromptly = false;
       try {
         await this.listAndWatch(signal);
       } catch (err) {
@@ -320,8 +373,8 @@ export class Reflector<T> {
       }
       if (signal.aborted) break;
       // A relist after 410 happens at once when the watch made progress; otherwise (and
-      // after failures) wait, so that a server answering everything with 410 is not hammered.
-      if (failed || this.#watchEventsSinceList === 0) {
+      // after failures) wait, so that a server failing every watch is not hammered.
+      if (failed || !this.#relistPromptly) {
         if (!(await this.#sleepBackoff(signal))) break;
       }
     }
@@ -330,10 +383,13 @@ export class Reflector<T> {
 
   /**
    * One list followed by watches (client-go `ListAndWatch`). Resolves when `signal` aborts
-   * or when a watch reported 410 Gone/Expired and a new list is needed; rejects when the
-   * list fails. Watch failures other than 410 are retried inside, after a backoff.
+   * or when the watch ended in a way that calls for a new list (410 Gone/Expired, an ERROR
+   * event, a watch closed at once, a failed `store.resync()`); rejects when the list fails
+   * or the watch request fails with anything but "connection refused", 429 or 410. Those
+   * two, and broken watch streams, are retried inside after a backoff.
    */
   async listAndWatch(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
     let stream: OpenWatch<T> | undefined;
     if (this.#useStreamingList) {
       try {
@@ -354,19 +410,27 @@ export class Reflector<T> {
       await this.#list(signal);
       if (signal.aborted) return;
     }
-    this.#watchEventsSinceList = 0;
     this.#watchProgressSinceList = 0;
 
-    const resync = new AbortController();
-    const stopResync = (): void => resync.abort();
-    signal.addEventListener('abort', stopResync, { once: true });
-    const resyncLoop = this.#startResync(resync.signal);
+    // Ends the watch when the reflector stops or a resync fails.
+    const watching = new AbortController();
+    const stopWatching = (): void => watching.abort(signal.reason);
+    signal.addEventListener('abort', stopWatching, { once: true });
+    let resyncError: { error: unknown } | undefined;
+    const resyncLoop = this.#startResync(watching.signal, (error) => {
+      resyncError = { error };
+      watching.abort(error);
+    });
     try {
-      await this.#watchLoop(signal, stream);
+      await this.#watchLoop(watching.signal, stream);
     } finally {
-      signal.removeEventListener('abort', stopResync);
-      resync.abort();
+      signal.removeEventListener('abort', stopWatching);
+      watching.abort();
       await resyncLoop;
+    }
+    if (resyncError !== undefined && !signal.aborted) {
+      this.#logger.warn('Resync failed; ending the watch', this.#fields(resyncError.error));
+      this.#callWatchErrorHandler(resyncError.error);
     }
   }
 
@@ -511,88 +575,147 @@ export class Reflector<T> {
     }
   }
 
-  async #watchLoop(
-    signal: AbortSignal,
-    first: OpenWatch<T> | undefined,
-  ): Promise<WatchOutcome | undefined> {
+  /**
+   * Watches from the last resourceVersion again and again (client-go `watch`), until
+   * `signal` aborts or a watch ends in a way that calls for a new list (then it resolves),
+   * or the watch request fails with an error that is not retried here (then it rejects).
+   */
+  async #watchLoop(signal: AbortSignal, first: OpenWatch<T> | undefined): Promise<void> {
     let stream = first;
+    const internalErrors = new RetryWithDeadline({
+      maxRetryDurationMs: this.#maxInternalErrorRetryDurationMs,
+      minResetPeriodMs: internalErrorRetryResetMs,
+      isRetryable: isInternalError,
+      clock: this.#clock,
+    });
     while (!signal.aborted) {
       const started = this.#clock.now();
-      let events = 0;
       let deadline = stream?.deadline;
-      try {
-        let it = stream?.it;
-        stream = undefined;
-        if (it === undefined) {
-          const timeoutSeconds = this.#watchTimeoutSeconds();
-          const options: WatchOptions = {
-            resourceVersion: this.#lastSyncResourceVersion,
-            allowWatchBookmarks: true,
-            timeoutSeconds,
-          };
-          deadline = this.#armWatchDeadline(timeoutSeconds, signal);
+      let it = stream?.it;
+      stream = undefined;
+      if (it === undefined) {
+        const timeoutSeconds = this.#watchTimeoutSeconds();
+        const options: WatchOptions = {
+          resourceVersion: this.#lastSyncResourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds,
+        };
+        deadline = this.#armWatchDeadline(timeoutSeconds, signal);
+        try {
           it = (await this.#lw.watch(options, deadline.signal))[Symbol.asyncIterator]();
+        } catch (err) {
+          deadline.cancel();
+          if (signal.aborted) return;
+          if (deadline.expired) {
+            this.#reportWatchDeadline(deadline);
+            continue;
+          }
+          if (isResourceExpired(err) || isGone(err)) {
+            this.#relistAfterExpired(err);
+            return;
+          }
+          if (isConnectionRefused(err) || isTooManyRequests(err)) {
+            // The server is down or throttling: relisting would only add load, and the
+            // watch can resume where it was once the server is back.
+            this.#reportError(err);
+            if (!(await this.#sleepBackoff(signal))) return;
+            continue;
+          }
+          throw err;
         }
-        events = await this.#watchHandler(it, signal);
-        deadline?.cancel();
+      }
+      let result: WatchResult;
+      try {
+        result = await this.#watchHandler(it, signal);
       } catch (err) {
+        // The stream broke (a reset connection, an undecodable line): resume from the
+        // last resourceVersion seen.
         deadline?.cancel();
-        if (signal.aborted) return undefined;
+        if (signal.aborted) return;
         if (deadline?.expired) {
           this.#reportWatchDeadline(deadline);
           continue;
         }
-        if (isResourceExpired(err) || isGone(err)) {
-          if (this.#watchProgressSinceList === 0) {
-            // The list just made was older than what the server can watch from (an exact,
-            // paged list from etcd behind a newer watch cache): listing at that
-            // resourceVersion again would go round in circles, so list the latest.
-            this.#lastSyncResourceVersionUnavailable = true;
-          }
-          this.#logger.info('Watch closed with 410; relisting', {
-            name: this.#name,
-            type: this.#typeDescription,
-            error: String(err),
-          });
-          this.#callWatchErrorHandler(err);
-          return 'relist';
-        }
         this.#reportError(err);
-        if (!(await this.#sleepBackoff(signal))) return undefined;
+        if (!(await this.#sleepBackoff(signal))) return;
         continue;
       }
-      if (signal.aborted) return undefined;
+      deadline?.cancel();
+      if (signal.aborted) return;
       if (deadline?.expired) {
         // Aborted at its deadline (a watch stream may end quietly when aborted).
         this.#reportWatchDeadline(deadline);
         continue;
       }
-      if (events === 0 && this.#clock.now() - started < veryShortWatchMs) {
-        // The server keeps closing watches at once: do not spin.
-        this.#reportError(new Error('very short watch: ended cleanly with no events'));
-        if (!(await this.#sleepBackoff(signal))) return undefined;
+      const err = result.error;
+      if (isBrokenStream(err)) {
+        // A dropped connection, not a server's verdict: resume from the last resourceVersion.
+        this.#reportError(err);
+        if (!(await this.#sleepBackoff(signal))) return;
+        continue;
+      }
+      internalErrors.after(err);
+      if (err !== undefined) {
+        if (isResourceExpired(err) || isGone(err)) {
+          this.#relistAfterExpired(err);
+          return;
+        }
+        if (isTooManyRequests(err)) {
+          this.#reportError(err);
+          if (!(await this.#sleepBackoff(signal))) return;
+          continue;
+        }
+        if (isInternalError(err) && internalErrors.shouldRetry()) {
+          this.#logger.info('Retrying the watch after an internal error', this.#fields(err));
+          this.#callWatchErrorHandler(err);
+          continue;
+        }
+        // Whatever the server reports, the cache may have missed changes (e.g. an object
+        // deleted unsafely, answered by a 500 StorageReadError): only a list can tell.
+        this.#logger.warn('The watch ended with an error; relisting', this.#fields(err));
+        this.#callWatchErrorHandler(err);
+        return;
+      }
+      if (result.events === 0 && this.#clock.now() - started < veryShortWatchMs) {
+        // The server keeps closing watches at once: list again, after a backoff.
+        this.#reportError(new VeryShortWatchError(this.#name));
+        return;
       }
       // A clean end (the server's timeout): watch again at once from where we are.
     }
-    return undefined;
   }
 
-  /** Applies one watch's events to the store; resolves with how many were received. */
-  async #watchHandler(it: AsyncIterator<WatchEvent<T>>, signal: AbortSignal): Promise<number> {
-    let count = 0;
+  /** A 410 ended the watch: the reflector lists again, at once if the watch made progress. */
+  #relistAfterExpired(err: unknown): void {
+    if (this.#watchProgressSinceList === 0) {
+      // The list just made was older than what the server can watch from (an exact,
+      // paged list from etcd behind a newer watch cache): listing at that
+      // resourceVersion again would go round in circles, so list the latest.
+      this.#lastSyncResourceVersionUnavailable = true;
+    } else {
+      this.#relistPromptly = true;
+    }
+    this.#logger.info('Watch closed with 410; relisting', this.#fields(err));
+    this.#callWatchErrorHandler(err);
+  }
+
+  /**
+   * Applies one watch's events to the store until the stream ends, an ERROR event arrives
+   * (its Status is returned, the stream stopped) or `signal` aborts.
+   */
+  async #watchHandler(it: AsyncIterator<WatchEvent<T>>, signal: AbortSignal): Promise<WatchResult> {
+    let events = 0;
     let done = false;
     try {
       for (;;) {
         const r = await it.next();
         if (r.done) {
           done = true;
-          return count;
+          return { events, error: undefined };
         }
-        if (signal.aborted) return count;
+        if (signal.aborted) return { events, error: undefined };
         const event = r.value;
-        count++;
-        this.#watchEventsSinceList++;
-        if (event.type !== 'ERROR') this.#watchProgressSinceList++;
+        events++;
         switch (event.type) {
           case 'ADDED':
             this.#apply('add', event.object);
@@ -606,8 +729,9 @@ export class Reflector<T> {
           case 'BOOKMARK':
             break;
           case 'ERROR':
-            throw watchErrorToStatusError(event);
+            return { events, error: watchErrorToStatusError(event) };
         }
+        this.#watchProgressSinceList++;
         const rv = getResourceVersion(event.object as HasObjectMeta);
         if (rv) this.#lastSyncResourceVersion = rv;
       }
@@ -706,7 +830,7 @@ export class Reflector<T> {
     };
   }
 
-  async #startResync(signal: AbortSignal): Promise<void> {
+  async #startResync(signal: AbortSignal, onError: (err: unknown) => void): Promise<void> {
     const period = this.#resyncPeriodMs;
     if (!(period > 0)) return;
     for (;;) {
@@ -721,7 +845,8 @@ export class Reflector<T> {
         try {
           this.#store.resync();
         } catch (err) {
-          this.#logger.error('Resync failed', { name: this.#name, error: String(err) });
+          onError(err);
+          return;
         }
       }
     }
@@ -738,12 +863,13 @@ export class Reflector<T> {
   }
 
   #reportError(err: unknown): void {
-    this.#logger.warn('List/watch failed', {
-      name: this.#name,
-      type: this.#typeDescription,
-      error: String(err),
-    });
+    this.#logger.warn('List/watch failed', this.#fields(err));
     this.#callWatchErrorHandler(err);
+  }
+
+  /** The log fields of a failure: which reflector, what it lists, the error. */
+  #fields(err: unknown): { name: string; type: string; error: string } {
+    return { name: this.#name, type: this.#typeDescription, error: String(err) };
   }
 
   #callWatchErrorHandler(err: unknown): void {
@@ -765,11 +891,48 @@ function isRefusal(err: unknown): boolean {
   return isBadRequest(err) || isInvalid(err) || isMethodNotSupported(err);
 }
 
-/** The API server's "Too large resource version" error (a 504 Timeout with that cause). */
+/**
+ * The API server's "Too large resource version" error: a cause `ResourceVersionTooLarge`,
+ * or, from servers older than 1.18.6 that set no such cause, a Timeout whose cause message
+ * (1.17.0–1.18.5) or message (before 1.17) says so.
+ */
 function isTooLargeRV(err: unknown): boolean {
   if (!isStatusError(err)) return false;
-  return (
-    err.status.details?.causes?.some((c) => c.reason === 'ResourceVersionTooLarge') === true ||
-    (err.status.message ?? '').includes('Too large resource version')
-  );
+  const causes = err.status.details?.causes ?? [];
+  if (causes.some((c) => c.reason === 'ResourceVersionTooLarge')) return true;
+  if (!isTimeout(err)) return false;
+  if (causes.some((c) => c.message === tooLargeResourceVersionText)) return true;
+  return (err.status.message ?? '').includes(tooLargeResourceVersionText);
+}
+
+/** The text by which servers older than 1.18.6 say that a resourceVersion is too large. */
+const tooLargeResourceVersionText = 'Too large resource version';
+
+/**
+ * A watch whose connection broke, or ended in the middle of an event: `@kubets/rest` reports
+ * it as an InternalError ERROR event whose message says so, where client-go's stream watcher
+ * ends the watch quietly (a probable EOF) and re-watches instead of relisting.
+ */
+function isBrokenStream(err: unknown): boolean {
+  if (!isStatusError(err) || !isInternalError(err)) return false;
+  const message = err.status.message ?? '';
+  return brokenStreamMessages.some((prefix) => message.startsWith(prefix));
+}
+
+/** How `@kubets/rest` words a broken watch stream (see {@link isBrokenStream}). */
+const brokenStreamMessages = [
+  'the watch stream broke',
+  'the watch stream ended in the middle of an event',
+];
+
+/**
+ * The connection to the server was refused (its Node error code, on the error or on one of
+ * its causes): the server is down, and a watch can resume where it was once it is back.
+ */
+function isConnectionRefused(err: unknown): boolean {
+  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 8; depth++) {
+    if ((e as { code?: unknown }).code === 'ECONNREFUSED') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }

@@ -118,7 +118,7 @@ describe('SharedIndexInformer', () => {
   });
 
   it('keeps the cached object for each relisted item whose resourceVersion did not change', async () => {
-    const { lw, informer, start } = setup();
+    const { lw, clock, informer, start } = setup();
     const transformed: string[] = [];
     informer.setTransform((obj) => {
       transformed.push(`${obj.metadata.name}@${obj.metadata.resourceVersion}`);
@@ -136,6 +136,9 @@ describe('SharedIndexInformer', () => {
     const cachedA = store.getByKey('default/a');
     const cachedB = store.getByKey('default/b');
     w.push({ type: 'ERROR', object: expiredStatus() });
+    // A 410 right after the list: the relist waits out a backoff.
+    await eventually(() => clock.pending === 1);
+    clock.stepToNext();
     await lw.watchNumber(2);
     await eventually(() => store.getByKey('default/b')?.metadata.resourceVersion === '7');
     expect(store.getByKey('default/a')).toBe(cachedA);

@@ -9,6 +9,13 @@ export interface ReflectorTuning {
   pageSize?: number;
   /** See {@link ReflectorOptions.minWatchTimeoutSeconds}. */
   minWatchTimeoutSeconds?: number;
+  /**
+   * See {@link ReflectorOptions.minWatchTimeoutFloorSeconds}.
+   * @internal
+   */
+  minWatchTimeoutFloorSeconds?: number;
+  /** See {@link ReflectorOptions.maxInternalErrorRetryDurationMs}. */
+  maxInternalErrorRetryDurationMs?: number;
   /** See {@link ReflectorOptions.watchDeadlineGraceSeconds}. */
   watchDeadlineGraceSeconds?: number;
   /** See {@link ReflectorOptions.listTimeoutSeconds}. */
@@ -26,6 +33,12 @@ export function pickTuning(options: ReflectorTuning): ReflectorTuning {
   if (options.pageSize !== undefined) out.pageSize = options.pageSize;
   if (options.minWatchTimeoutSeconds !== undefined) {
     out.minWatchTimeoutSeconds = options.minWatchTimeoutSeconds;
+  }
+  if (options.minWatchTimeoutFloorSeconds !== undefined) {
+    out.minWatchTimeoutFloorSeconds = options.minWatchTimeoutFloorSeconds;
+  }
+  if (options.maxInternalErrorRetryDurationMs !== undefined) {
+    out.maxInternalErrorRetryDurationMs = options.maxInternalErrorRetryDurationMs;
   }
   if (options.watchDeadlineGraceSeconds !== undefined) {
     out.watchDeadlineGraceSeconds = options.watchDeadlineGraceSeconds;

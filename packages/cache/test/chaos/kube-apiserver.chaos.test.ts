@@ -241,7 +241,11 @@ describe('a. kube-apiserver SIGKILLed and restarted three times', () => {
 
 describe('b. a stalled kube-apiserver and a blackholed connection', () => {
   // Watches ask for 4–8 s; a watch not over 2 s after that is presumed dead.
-  const tuning = { minWatchTimeoutSeconds: 4, watchDeadlineGraceSeconds: 2 };
+  const tuning = {
+    minWatchTimeoutSeconds: 4,
+    minWatchTimeoutFloorSeconds: 4,
+    watchDeadlineGraceSeconds: 2,
+  };
 
   it('SIGSTOP for longer than the watch timeout, then SIGCONT: the stalled watch is replaced', async () => {
     const ns = await newNamespace('chaos-b1');
