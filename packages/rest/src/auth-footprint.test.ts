@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fakePemData, singleUserKubeconfig } from '@kubets/test-utils';
 import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -71,17 +72,7 @@ interface Report {
 
 function loadIn(user: Record<string, unknown>): Report {
   const file = join(work, `kubeconfig-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      'current-context': 'c',
-      clusters: [{ name: 'k', cluster: { server: 'https://127.0.0.1:6443' } }],
-      users: [{ name: 'u', user }],
-      contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
-    }),
-  );
+  writeFileSync(file, singleUserKubeconfig(user));
   const output = execFileSync(
     process.execPath,
     ['--input-type=module', '-e', child, bundle, file],
@@ -92,9 +83,6 @@ function loadIn(user: Record<string, unknown>): Report {
   );
   return JSON.parse(output) as Report;
 }
-
-const pem = (label: string) =>
-  Buffer.from(`-----BEGIN ${label}-----\nAAAA\n-----END ${label}-----\n`).toString('base64');
 
 // An unsigned JWT that expires in 2100: client-node's OIDC authenticator uses it as it is.
 const idToken = [{ alg: 'none' }, { exp: 4_102_444_800, sub: 'jane' }, 'signature']
@@ -113,8 +101,8 @@ describe('client-node modules a process loads, by kubeconfig user', () => {
 
   it('a client-certificate kubeconfig loads config_types.js alone', () => {
     const report = loadIn({
-      'client-certificate-data': pem('CERTIFICATE'),
-      'client-key-data': pem('PRIVATE KEY'),
+      'client-certificate-data': fakePemData('CERTIFICATE'),
+      'client-key-data': fakePemData('PRIVATE KEY'),
     });
     expect(report.afterCredentials).toEqual(['dist/config_types.js']);
   });
