@@ -256,10 +256,14 @@ function homeKubeconfig(options: LoadConfigOptions): string | undefined {
  * Builds a {@link Config} the way kubectl and controllers find one: an explicit kubeconfig
  * path, else the files in `KUBECONFIG` (merged: the first file to set a value wins), else
  * `~/.kube/config`, else the in-cluster service account ({@link configSource} says which).
- * `master` overrides the server URL. Authentication (client certificates, tokens, exec
- * plugins, OIDC, auth providers) is handled by `@kubernetes/client-node`'s `KubeConfig`.
+ * `master` overrides the server URL. Client certificates, tokens and basic authentication
+ * are read here; exec plugins, token files, OIDC and the gcp/azure auth providers run through
+ * `@kubernetes/client-node`'s authenticators, each loaded on the first request that needs it
+ * ({@link kubeConfigAuthProvider}). The kubeconfig is parsed with client-node's
+ * `config_types.js` and js-yaml, loaded on the first parse.
  *
- * @throws {ConfigError} naming the file, context or field when nothing usable is found.
+ * @throws {ConfigError} naming the file, context or field when nothing usable is found, an
+ * auth provider no authenticator handles, or an exec plugin without a command.
  */
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
