@@ -17,6 +17,10 @@ export interface BenchArgs {
   cpuProf: string | undefined;
   /** Append every runner's result to this JSON-lines file as it comes. */
   jsonl: string | undefined;
+  /** Run the startup benchmark (import time and RSS, idle controller); default on. */
+  startup: boolean;
+  /** Run only the startup benchmark (no envtest, no informer benchmark). */
+  startupOnly: boolean;
   help: boolean;
 }
 
@@ -31,6 +35,9 @@ export const usage = `Usage: node src/main.ts [options]      (root: pnpm bench -
   --docs            write docs/benchmarks.md (default only when --pods >= 10000)
   --no-docs         never write docs/benchmarks.md
   --jsonl FILE      append each runner's result to FILE (JSON lines) as it arrives
+  --startup-only    only the startup benchmark: import time and RSS of each package, an idle
+                    controller (embedded API server, no envtest), client-node alongside
+  --no-startup      skip the startup benchmark
   --cpu-prof DIR    profile the kubets runners into DIR: CPU (whole run, update window), relist allocations
   --help`;
 
@@ -58,6 +65,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       'no-docs': { type: 'boolean' },
       'cpu-prof': { type: 'string' },
       jsonl: { type: 'string' },
+      'startup-only': { type: 'boolean' },
+      'no-startup': { type: 'boolean' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -84,6 +93,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     timeoutMs: positive('timeout', values.timeout, 600) * 1000,
     cpuProf: values['cpu-prof'],
     jsonl: values.jsonl,
+    startup: !(values['no-startup'] ?? false),
+    startupOnly: values['startup-only'] ?? false,
     help: values.help ?? false,
   };
 }

@@ -11,6 +11,9 @@
 //    first to the N-th update; then the runner forces a relist and samples its peak memory.
 // 3. Prints the medians, the ratios to client-node and the BRIEF §6 targets as markdown, and
 //    (for runs of 10,000 Pods or more, or with --docs) writes them to docs/benchmarks.md.
+// 4. Before that, the startup benchmark (startup-run.ts; --startup-only runs it alone, with no
+//    envtest): import time and RSS of each package and of an idle controller, each in a fresh
+//    process, client-node alongside; written to docs/benchmarks.md between its own markers.
 
 import { fork } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,6 +26,7 @@ import { type Envtest, startEnvtest } from '@kubets/testing';
 import { type BenchArgs, parseBenchArgs, usage } from './args.ts';
 import { benchNamespace, generationPatch, podFixture, podName } from './fixture.ts';
 import type { ParentMessage, RunnerConfig, RunnerMessage } from './runner.ts';
+import { runStartup } from './startup-run.ts';
 import {
   checkTargets,
   type RunnerResult,
@@ -37,8 +41,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../../..');
 const docsPath = path.join(repoRoot, 'docs/benchmarks.md');
 // One generated block per Pod count, so a 100,000-Pod run does not replace the 10,000 one.
-const startMarker = (pods: number): string => `<!-- bench:results:${pods}:start -->`;
-const endMarker = (pods: number): string => `<!-- bench:results:${pods}:end -->`;
+const startMarker = (pods: number | 'startup'): string => `<!-- bench:results:${pods}:start -->`;
+const endMarker = (pods: number | 'startup'): string => `<!-- bench:results:${pods}:end -->`;
 const anyEndMarker = /<!-- bench:results:\d+:end -->/g;
 
 function log(message: string): void {
@@ -197,7 +201,7 @@ function renderResults(
   ].join('\n');
 }
 
-function writeDocs(block: string, pods: number): void {
+function writeDocs(block: string, pods: number | 'startup'): void {
   let text: string;
   try {
     text = readFileSync(docsPath, 'utf8');
@@ -228,6 +232,12 @@ async function main(): Promise<void> {
   if (args.help) {
     process.stdout.write(`${usage}\n`);
     return;
+  }
+  if (args.startup || args.startupOnly) {
+    const block = await runStartup(args.rounds, log);
+    process.stdout.write(`\n${block}\n`);
+    if (args.docs) writeDocs(block, 'startup');
+    if (args.startupOnly) return;
   }
   let envtest: Envtest | undefined;
   let kubeconfig = args.kubeconfig;

@@ -15,11 +15,10 @@ import { request } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
-import { listWatchFromClient, metaNamespaceKeyFunc, newSharedIndexInformer } from '@kubets/cache';
 import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
 import { startApiServer } from '@kubets/testing';
-import { newRateLimitingQueue } from '@kubets/workqueue';
 import { podFixture } from './fixture.ts';
+import { startPodPipeline } from './pod-pipeline.mjs';
 import { median } from './stats.ts';
 
 const namespace = 'default';
@@ -119,30 +118,9 @@ const layers: Layer[] = [
     name: '@kubets informer + rate-limiting queue + worker (the benchmark pipeline)',
     async start(config, _path, seen) {
       const core = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
-      const informer = newSharedIndexInformer(listWatchFromClient(core, 'pods', namespace), 'pods');
-      const queue = newRateLimitingQueue<string>();
-      informer.addEventHandler({
-        onUpdate: (_old, obj) => {
-          seen();
-          queue.add(metaNamespaceKeyFunc(obj));
-        },
-      });
-      const stop = new AbortController();
-      void informer.run(stop.signal);
-      void (async () => {
-        for (;;) {
-          const { item, shutdown } = await queue.get();
-          if (shutdown) return;
-          informer.getIndexer().getByKey(item);
-          queue.forget(item);
-          queue.done(item);
-        }
-      })();
-      while (!informer.hasSynced()) await new Promise((resolve) => setTimeout(resolve, 5));
-      return () => {
-        stop.abort();
-        queue.shutDown();
-      };
+      const pipeline = await startPodPipeline({ core, namespace, onUpdate: seen });
+      while (!pipeline.synced()) await new Promise((resolve) => setTimeout(resolve, 5));
+      return pipeline.stop;
     },
   },
   {

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import {
   type Config,
+  configFromKubeConfig,
   configSource,
   defaultUserAgent,
   inClusterConfig,
@@ -343,6 +344,37 @@ describe('loadConfig errors', () => {
   it('no configuration anywhere says where it looked', () => {
     expectConfigError(() => loadConfig(isolated()), /^no Kubernetes configuration found/);
   });
+
+  const withUser = (user: Record<string, unknown>) =>
+    writeKubeconfig({
+      current: 'c',
+      clusters: [{ name: 'k', cluster: { server: 'https://k.example' } }],
+      users: [{ name: 'u', user }],
+      contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
+    });
+
+  it('an auth provider no plugin handles is refused, as client-go does, naming it and the choices', () => {
+    const file = withUser({ 'auth-provider': { name: 'keystone', config: {} } });
+    const error = expectLoadError(
+      file,
+      /^unsupported auth-provider "keystone" of users\[u\] \(context "c" in kubeconfig .*\); supported: azure, gcp, exec, tokenFile, oidc \(or an exec credential plugin\)$/,
+    );
+    expect(error.field).toBe('users[u].auth-provider');
+    expectLoadError(withUser({ 'auth-provider': {} }), /^unsupported auth-provider without a name/);
+  });
+
+  it('an exec plugin without a command is refused at load time', () => {
+    const file = withUser({ exec: { apiVersion: 'client.authentication.k8s.io/v1beta1' } });
+    const error = expectLoadError(
+      file,
+      /^users\[u\]\.exec\.command is missing \(context "c" in kubeconfig .*\): it names the credential plugin to run$/,
+    );
+    expect(error.field).toBe('users[u].exec.command');
+    expectLoadError(
+      withUser({ exec: { command: ['kubelogin'] } }),
+      /^invalid users\[u\]\.exec\.command .*: expected a string, got a list$/,
+    );
+  });
 });
 
 describe('loadConfig rejects values of the wrong shape, naming the field and the file', () => {
@@ -541,6 +573,16 @@ describe('authentication through client-node', () => {
     const client = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
     expect(await client.get().resource('pods').do()).toEqual({ kind: 'PodList' });
     expect(server.requests[0]?.headers.authorization).toBe('Bearer from-exec-plugin');
+  });
+
+  it('configFromKubeConfig also takes a KubeConfig loaded by client-node itself', async () => {
+    const { KubeConfig } = await import('@kubernetes/client-node');
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(simpleKubeconfig);
+    const config = configFromKubeConfig(kubeConfig);
+    expect(config.host).toBe('https://dev.example:6443');
+    expect(config.bearerToken).toBe('dev-token');
+    expect(config.namespace).toBe('team-a');
   });
 
   it('reports a failing exec plugin as a CredentialsError naming the user', async () => {

@@ -1,13 +1,20 @@
 import { readFileSync, statSync } from 'node:fs';
-import type { RequestOptions } from 'node:https';
 import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { inspect } from 'node:util';
-import { type Cluster, type Context, KubeConfig, type User } from '@kubernetes/client-node';
+import type { Cluster, Context, User } from '@kubernetes/client-node';
 import type { Logger } from '@kubets/apimachinery';
 import { version as packageVersion } from '../package.json';
+import { type Authenticator, authPluginFor, authPluginNames } from './auth-plugins.js';
 import { ConfigError, CredentialsError } from './errors.js';
+import {
+  type KubeConfigLike,
+  type KubeconfigEntries,
+  makePathsAbsolute,
+  ParsedKubeConfig,
+  parseKubeconfig,
+} from './kubeconfig.js';
 import type { RateLimiter } from './ratelimit.js';
 import { redactedHref } from './url.js';
 import type { WarningHandler } from './warnings.js';
@@ -249,10 +256,14 @@ function homeKubeconfig(options: LoadConfigOptions): string | undefined {
  * Builds a {@link Config} the way kubectl and controllers find one: an explicit kubeconfig
  * path, else the files in `KUBECONFIG` (merged: the first file to set a value wins), else
  * `~/.kube/config`, else the in-cluster service account ({@link configSource} says which).
- * `master` overrides the server URL. Authentication (client certificates, tokens, exec
- * plugins, OIDC, auth providers) is handled by `@kubernetes/client-node`'s `KubeConfig`.
+ * `master` overrides the server URL. Client certificates, tokens and basic authentication
+ * are read here; exec plugins, token files, OIDC and the gcp/azure auth providers run through
+ * `@kubernetes/client-node`'s authenticators, each loaded on the first request that needs it
+ * ({@link kubeConfigAuthProvider}). The kubeconfig is parsed with client-node's
+ * `config_types.js` and js-yaml, loaded on the first parse.
  *
- * @throws {ConfigError} naming the file, context or field when nothing usable is found.
+ * @throws {ConfigError} naming the file, context or field when nothing usable is found, an
+ * auth provider no authenticator handles, or an exec plugin without a command.
  */
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
@@ -336,13 +347,12 @@ function describeFsError(err: unknown): string {
  * cluster, user or context name, or the current context, wins. Relative certificate paths
  * resolve against the directory of the file that names them.
  */
-function readKubeconfigFiles(files: readonly string[]): KubeConfig {
+function readKubeconfigFiles(files: readonly string[]): ParsedKubeConfig {
   const clusters: Cluster[] = [];
   const users: User[] = [];
   const contexts: Context[] = [];
   let currentContext = '';
   for (const file of files) {
-    const single = new KubeConfig();
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
@@ -355,11 +365,12 @@ function readKubeconfigFiles(files: readonly string[]): KubeConfig {
         },
       );
     }
+    let single: KubeconfigEntries;
     try {
       // What KubeConfig.loadFromFile does, on the text already read.
-      single.loadFromString(text);
+      single = parseKubeconfig(text);
       checkPathFields(single, file);
-      single.makePathsAbsolute(dirname(file));
+      makePathsAbsolute(single, dirname(file));
     } catch (err) {
       if (err instanceof ConfigError) throw err;
       const reason =
@@ -370,16 +381,16 @@ function readKubeconfigFiles(files: readonly string[]): KubeConfig {
             : String(err);
       throw new ConfigError(`invalid kubeconfig ${file}: ${reason}`, { file }, { cause: err });
     }
-    for (const cluster of single.getClusters()) {
+    for (const cluster of single.clusters) {
       if (!clusters.some((known) => known.name === cluster.name)) clusters.push(cluster);
     }
-    for (const user of single.getUsers()) {
+    for (const user of single.users) {
       if (!users.some((known) => known.name === user.name)) users.push(user);
     }
-    for (const context of single.getContexts()) {
+    for (const context of single.contexts) {
       if (!contexts.some((known) => known.name === context.name)) contexts.push(context);
     }
-    if (!currentContext && single.getCurrentContext()) currentContext = single.getCurrentContext();
+    if (!currentContext && single.currentContext) currentContext = single.currentContext;
   }
   if (clusters.length === 0 && users.length === 0 && contexts.length === 0 && !currentContext) {
     const file = files.join(delimiter);
@@ -388,8 +399,7 @@ function readKubeconfigFiles(files: readonly string[]): KubeConfig {
       { file },
     );
   }
-  const merged = new KubeConfig();
-  merged.loadFromOptions({ clusters, users, contexts, currentContext });
+  const merged = new ParsedKubeConfig({ clusters, users, contexts, currentContext });
   sourceFiles.set(merged, files);
   return merged;
 }
@@ -405,7 +415,10 @@ function kindOf(value: unknown): string {
  * Certificate paths that are not strings: client-node's `makePathsAbsolute` would fail on
  * them with a TypeError from `path.resolve`, naming no field.
  */
-function checkPathFields(kubeConfig: KubeConfig, file: string): void {
+function checkPathFields(
+  entries: { clusters: readonly Cluster[]; users: readonly User[] },
+  file: string,
+): void {
   const check = (value: unknown, field: string): void => {
     if (value === undefined || value === null || typeof value === 'string') return;
     throw new ConfigError(
@@ -413,17 +426,17 @@ function checkPathFields(kubeConfig: KubeConfig, file: string): void {
       { file, field },
     );
   };
-  for (const cluster of kubeConfig.getClusters()) {
+  for (const cluster of entries.clusters) {
     check(cluster.caFile, `clusters[${cluster.name}].certificate-authority`);
   }
-  for (const user of kubeConfig.getUsers()) {
+  for (const user of entries.users) {
     check(user.certFile, `users[${user.name}].client-certificate`);
     check(user.keyFile, `users[${user.name}].client-key`);
   }
 }
 
 // Remembers which files a merged KubeConfig came from, so errors can name them.
-const sourceFiles = new WeakMap<KubeConfig, readonly string[]>();
+const sourceFiles = new WeakMap<KubeConfigLike, readonly string[]>();
 
 /** Options for {@link configFromKubeConfig}. */
 export interface FromKubeConfigOptions {
@@ -444,7 +457,7 @@ export interface FromKubeConfigOptions {
  * field, the context and the kubeconfig file.
  */
 export function configFromKubeConfig(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeConfigLike,
   options: FromKubeConfigOptions = {},
 ): Config {
   const files = sourceFiles.get(kubeConfig);
@@ -577,10 +590,40 @@ export function configFromKubeConfig(
     if (user.password) config.password = user.password;
     if (user.impersonateUser) config.impersonate = { user: user.impersonateUser };
     if (user.exec || user.authProvider) {
+      checkAuthPlugin(user, `(context "${contextName}"${where})`, { file, context: contextName });
       config.authProvider = kubeConfigAuthProvider(kubeConfig, { context: contextName });
     }
   }
   return printRedacted(config);
+}
+
+/**
+ * A user whose `exec` or `auth-provider` no auth plugin handles would send no credentials
+ * (client-node skips it silently); client-go refuses it, and so does kubets, at load time.
+ */
+function checkAuthPlugin(
+  user: User,
+  where: string,
+  details: { file: string | undefined; context: string },
+): void {
+  const plugin = authPluginFor(user);
+  if (!plugin) {
+    const provider = user.authProvider as { name?: unknown } | null | undefined;
+    const name = typeof provider?.name === 'string' ? `"${provider.name}"` : 'without a name';
+    throw new ConfigError(
+      `unsupported auth-provider ${name} of users[${user.name}] ${where}; supported: ${authPluginNames.join(', ')} (or an exec credential plugin)`,
+      { ...details, field: `users[${user.name}].auth-provider` },
+    );
+  }
+  const exec = user.exec as { command?: unknown } | null | undefined;
+  if (exec && (typeof exec.command !== 'string' || exec.command === '')) {
+    const field = `users[${user.name}].exec.command`;
+    const message =
+      exec.command === undefined || exec.command === null || exec.command === ''
+        ? `${field} is missing ${where}: it names the credential plugin to run`
+        : `invalid ${field} ${where}: expected a string, got ${kindOf(exec.command)}`;
+    throw new ConfigError(message, { ...details, field });
+  }
 }
 
 function listNames(items: readonly { name: string }[]): string {
@@ -588,18 +631,24 @@ function listNames(items: readonly { name: string }[]): string {
 }
 
 /**
- * An {@link AuthProvider} backed by a `KubeConfig`'s authenticators (exec plugins, OIDC,
- * token-file and cloud auth providers). Each call asks the KubeConfig to apply its
- * authentication, so tokens it caches and refreshes stay current: an exec plugin runs
- * again once its credential's `expirationTimestamp` has passed.
+ * An {@link AuthProvider} backed by `@kubernetes/client-node`'s authenticators (exec
+ * plugins, OIDC, token-file and the azure/gcp auth providers), chosen as `KubeConfig`
+ * chooses them for the context's user. The authenticator's module is loaded on the first
+ * `credentials()` call, and only that one: OIDC, for instance, loads client-node's API client
+ * and openid-client, which a process with a token kubeconfig never needs. Each call asks the
+ * authenticator again, so tokens it caches and refreshes stay current: an exec plugin runs
+ * again once its credential's `expirationTimestamp` has passed; refreshed OIDC tokens are
+ * written back to the user's auth-provider config, as in client-node.
  *
  * The credentials are cached per provider (not shared with other KubeConfigs that name a
  * user the same). After a 401 answer ({@link AuthProvider.onUnauthorized}) the cache is
  * dropped, so the next request runs the exec plugin again, as client-go does; the request
  * that got the 401 is not retried. Error messages never include the plugin's output.
+ *
+ * @throws {ConfigError} when the context has no cluster or user.
  */
 export function kubeConfigAuthProvider(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeConfigLike,
   options: { context?: string } = {},
 ): AuthProvider {
   const contextName = options.context || kubeConfig.getCurrentContext();
@@ -611,38 +660,24 @@ export function kubeConfigAuthProvider(
       context: contextName,
     });
   }
-  // A view of the same user without static TLS files (read once by configFromKubeConfig),
-  // and a cluster client-node will not refuse for plain http: only the credentials the
-  // authenticators produce are taken from it (the TLS settings of the connection come
-  // from the Config). The user's auth-provider object is shared, so refreshed OIDC tokens
-  // land where client-node keeps them. Each view has its own authenticators, so its own
-  // exec-credential cache: a new view forgets cached exec credentials.
-  const newView = (): KubeConfig => {
-    const view = new KubeConfig();
-    view.loadFromOptions({
-      clusters: [{ name: cluster.name, server: cluster.server, skipTLSVerify: true }],
-      users: [
-        {
-          ...user,
-          certFile: undefined,
-          keyFile: undefined,
-          certData: undefined,
-          keyData: undefined,
-        },
-      ],
-      contexts: [{ name: contextName, cluster: cluster.name, user: user.name }],
-      currentContext: contextName,
-    });
-    return view;
-  };
-  let credentialsView = newView();
-  // Which view produced the credentials a request used, so a 401 on credentials that
+  const plugin = authPluginFor(user);
+  // One authenticator instance per "generation": each has its own credential cache (exec),
+  // so replacing it after a 401 forgets cached credentials. Loaded on first use.
+  type Generation = Promise<Authenticator | undefined>;
+  const newGeneration = (): Generation => (plugin ? plugin.load() : Promise.resolve(undefined));
+  let generation: Generation | undefined;
+  // Which generation produced the credentials a request used, so a 401 on credentials that
   // were already replaced does not throw away newer ones.
-  const issuedBy = new WeakMap<RequestCredentials, KubeConfig>();
-  const obtain = async (view: KubeConfig): Promise<RequestCredentials> => {
-    const applied: RequestOptions = {};
+  const issuedBy = new WeakMap<RequestCredentials, Generation>();
+  const obtain = async (current: Generation): Promise<RequestCredentials> => {
+    // What KubeConfig.applyToHTTPSOptions yields for a user without static TLS files (read
+    // once by configFromKubeConfig): the authenticator's headers and certificate, then
+    // `token`, then basic authentication.
+    const applied: AppliedOptions = { headers: {} };
     try {
-      await view.applyToHTTPSOptions(applied);
+      const authenticator = await current;
+      if (user.impersonateUser != null) applied.headers['Impersonate-User'] = user.impersonateUser;
+      if (authenticator) await authenticator.applyAuthentication(user, applied);
     } catch (err) {
       // JSON.parse errors quote the text they failed on: the plugin's output, which may
       // hold a token. Say what was wrong without it (and without it in `cause`).
@@ -657,38 +692,42 @@ export function kubeConfigAuthProvider(
         unparsable ? {} : { cause: err },
       );
     }
-    const result: RequestCredentials = {};
-    const headers: Record<string, string> = {};
-    const appliedHeaders = applied.headers;
-    if (appliedHeaders && !Array.isArray(appliedHeaders)) {
-      for (const [name, value] of Object.entries(appliedHeaders)) {
-        if (value !== undefined)
-          headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
-      }
+    const headers: Record<string, string> = { ...applied.headers };
+    if (user.token) headers.Authorization = `Bearer ${user.token}`;
+    if (user.username) {
+      const basic = `${user.username}:${user.password}`;
+      headers.Authorization = `Basic ${Buffer.from(basic).toString('base64')}`;
     }
-    if (applied.auth)
-      headers.Authorization = `Basic ${Buffer.from(applied.auth).toString('base64')}`;
+    const result: RequestCredentials = {};
     if (Object.keys(headers).length > 0) result.headers = headers;
     if (typeof applied.cert === 'string' || applied.cert instanceof Uint8Array)
       result.certData = applied.cert;
     if (typeof applied.key === 'string' || applied.key instanceof Uint8Array)
       result.keyData = applied.key;
-    issuedBy.set(result, view);
+    issuedBy.set(result, current);
     return result;
   };
   // Concurrent requests share one run of the plugin (client-go serializes them too).
   let pending: Promise<RequestCredentials> | undefined;
   return {
     onUnauthorized(used: RequestCredentials): void {
-      if (issuedBy.get(used) === credentialsView) credentialsView = newView();
+      if (generation !== undefined && issuedBy.get(used) === generation) generation = undefined;
     },
     credentials(): Promise<RequestCredentials> {
-      pending ??= obtain(credentialsView).finally(() => {
+      generation ??= newGeneration();
+      pending ??= obtain(generation).finally(() => {
         pending = undefined;
       });
       return pending;
     },
   };
+}
+
+/** The request options client-node's authenticators write to. */
+interface AppliedOptions {
+  headers: Record<string, string>;
+  cert?: string | Buffer | (string | Buffer)[];
+  key?: string | Buffer | (string | Buffer)[];
 }
 
 /** Options for {@link inClusterConfig}. */

@@ -17,6 +17,7 @@ export {
 } from './credentials.js';
 export * from './errors.js';
 export type { ListItemIdentity } from './item-identity.js';
+export type { KubeConfigLike } from './kubeconfig.js';
 export * from './list-decode.js';
 export * from './ratelimit.js';
 export * from './request.js';

@@ -1,0 +1,96 @@
+// One startup measurement in a fresh process (started by startup-run.ts):
+//
+//   node --expose-gc src/startup-probe.mjs '<StartupSubject JSON>'
+//
+// Plain JavaScript with no static imports: Node's TypeScript stripping would load its own
+// WASM module (about 20 MB of RSS) into what is measured. Reads the RSS first, then imports
+// only what the subject needs, and prints `{ ms, rssBeforeBytes, rssAfterBytes }` as JSON.
+// The subjects are described in startup.ts.
+
+const rssBeforeBytes = process.memoryUsage().rss;
+const t0 = performance.now();
+const subject = JSON.parse(process.argv[2] ?? '{"kind":"bare"}');
+
+const idle = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(done) {
+  while (!done()) await idle(5);
+}
+
+/** A Pod informer + rate-limiting queue + one worker (pod-pipeline.mjs), as a controller runs them. */
+async function kubetsController(kubeconfig, namespace) {
+  const { loadConfig, RESTClient } = await import('@kubets/rest');
+  const { startPodPipeline } = await import('./pod-pipeline.mjs');
+  const core = new RESTClient(loadConfig({ kubeconfig }), { groupVersion: 'v1' });
+  const pipeline = await startPodPipeline({ core, namespace });
+  await until(pipeline.idle);
+  return pipeline.stop;
+}
+
+/** client-node's makeInformer + a plain array queue, as the bench's client-node runner. */
+async function clientNodeController(kubeconfig, namespace) {
+  const k8s = await import('@kubernetes/client-node');
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const api = kc.makeApiClient(k8s.CoreV1Api);
+  const informer = k8s.makeInformer(kc, `/api/v1/namespaces/${namespace}/pods`, () =>
+    api.listNamespacedPod({ namespace }),
+  );
+  informer.on('error', () => undefined);
+  const keys = [];
+  const enqueue = (pod) => keys.push(`${pod.metadata?.namespace}/${pod.metadata?.name}`);
+  informer.on('add', enqueue);
+  informer.on('update', enqueue);
+  informer.on('delete', enqueue);
+  await informer.start();
+  keys.length = 0;
+  return () => void informer.stop();
+}
+
+async function measure() {
+  let stop;
+  switch (subject.kind) {
+    case 'bare':
+      break;
+    case 'import':
+      await import(subject.specifier);
+      break;
+    case 'kubeconfig':
+      if (subject.client === 'kubets') {
+        const { loadConfig } = await import('@kubets/rest');
+        loadConfig({ kubeconfig: subject.kubeconfig });
+      } else {
+        const { KubeConfig } = await import('@kubernetes/client-node');
+        new KubeConfig().loadFromFile(subject.kubeconfig);
+      }
+      break;
+    case 'controller':
+      stop =
+        subject.client === 'kubets'
+          ? await kubetsController(subject.kubeconfig, subject.namespace)
+          : await clientNodeController(subject.kubeconfig, subject.namespace);
+      break;
+    default:
+      throw new Error(`unknown subject ${JSON.stringify(subject)}`);
+  }
+  const ms = performance.now() - t0;
+  if (subject.kind === 'controller') {
+    // Idle: what a controller that waits for events holds.
+    await idle(1000);
+    globalThis.gc?.();
+  }
+  const rssAfterBytes = process.memoryUsage().rss;
+  stop?.();
+  return { ms, rssBeforeBytes, rssAfterBytes };
+}
+
+measure().then(
+  (sample) => {
+    process.stdout.write(`${JSON.stringify(sample)}\n`);
+    process.exit(0);
+  },
+  (err) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { type StartupSample, startupTable, subjectLabel, summarizeStartup } from './startup.ts';
+
+const MB = 2 ** 20;
+const sample = (label: string, ms: number, before: number, after: number): StartupSample => ({
+  label,
+  ms,
+  rssBeforeBytes: before * MB,
+  rssAfterBytes: after * MB,
+});
+
+describe('startup summary', () => {
+  it('labels each subject', () => {
+    expect(subjectLabel({ kind: 'bare' })).toBe('bare Node');
+    expect(subjectLabel({ kind: 'import', specifier: '@kubets/rest' })).toBe(
+      "import('@kubets/rest')",
+    );
+    expect(
+      subjectLabel({ kind: 'kubeconfig', client: 'kubets', user: 'token', kubeconfig: 'k' }),
+    ).toBe("import('@kubets/rest') + loadConfig, token kubeconfig");
+    expect(
+      subjectLabel({ kind: 'controller', client: 'client-node', kubeconfig: 'k', namespace: 'n' }),
+    ).toBe('idle controller: client-node makeInformer + array queue');
+  });
+
+  it('takes medians per label, in first-seen order, of time, added RSS and RSS', () => {
+    const rows = summarizeStartup([
+      sample('bare Node', 1, 40, 40),
+      sample("import('@kubets/rest')", 30, 40, 50),
+      sample('bare Node', 1, 42, 42),
+      sample("import('@kubets/rest')", 50, 41, 60),
+      sample("import('@kubets/rest')", 40, 40, 52),
+    ]);
+    expect(rows).toEqual([
+      { label: 'bare Node', runs: 2, ms: 1, addedMB: 0, rssMB: 41 },
+      { label: "import('@kubets/rest')", runs: 3, ms: 40, addedMB: 12, rssMB: 52 },
+    ]);
+  });
+
+  it('renders a markdown table; bare Node has no time or added RSS', () => {
+    const table = startupTable([
+      { label: 'bare Node', runs: 3, ms: 1, addedMB: 0, rssMB: 43.25 },
+      { label: "import('@kubets/rest')", runs: 3, ms: 31.26, addedMB: 12.04, rssMB: 55.3 },
+    ]);
+    expect(table.split('\n')).toEqual([
+      '| startup (fresh process each run) | runs | time (median) | RSS added (median) | RSS (median) |',
+      '| --- | ---: | ---: | ---: | ---: |',
+      '| bare Node | 3 | — | — | 43.3 MB |',
+      "| import('@kubets/rest') | 3 | 31.3 ms | +12.0 MB | 55.3 MB |",
+    ]);
+  });
+});

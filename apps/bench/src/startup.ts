@@ -1,0 +1,90 @@
+// The pure part of the startup benchmark (issue 20): what a probe reports, medians per
+// subject, and the markdown table. No I/O here, so it is unit tested; startup-run.ts starts
+// the probes (startup-probe.mjs), each in a fresh `node` process.
+
+import { median } from './stats.ts';
+
+/** What one probe process measures. */
+export type StartupSubject =
+  /** Nothing imported: the RSS of bare Node running the probe. */
+  | { kind: 'bare' }
+  /** `await import(specifier)`. */
+  | { kind: 'import'; specifier: string }
+  /** Import a client, then load a kubeconfig with it (kubets `loadConfig`, client-node `KubeConfig.loadFromFile`). */
+  | { kind: 'kubeconfig'; client: 'kubets' | 'client-node'; user: string; kubeconfig: string }
+  /** An idle controller: a Pod informer whose handler feeds a work queue drained by one worker, synced, then idle. */
+  | { kind: 'controller'; client: 'kubets' | 'client-node'; kubeconfig: string; namespace: string };
+
+/** One probe's figures. */
+export interface StartupSample {
+  /** The row the sample belongs to (see {@link subjectLabel}). */
+  label: string;
+  /** Milliseconds from before the import to done (imported, kubeconfig loaded, or controller synced). */
+  ms: number;
+  /** RSS of the probe before the import (bare Node running the probe script). */
+  rssBeforeBytes: number;
+  /** RSS when done (for a controller: after sync, one idle second and a GC). */
+  rssAfterBytes: number;
+}
+
+/** The row label of a subject. */
+export function subjectLabel(subject: StartupSubject): string {
+  switch (subject.kind) {
+    case 'bare':
+      return 'bare Node';
+    case 'import':
+      return `import('${subject.specifier}')`;
+    case 'kubeconfig':
+      return subject.client === 'kubets'
+        ? `import('@kubets/rest') + loadConfig, ${subject.user} kubeconfig`
+        : `import('@kubernetes/client-node') + KubeConfig.loadFromFile, ${subject.user} kubeconfig`;
+    case 'controller':
+      return subject.client === 'kubets'
+        ? 'idle controller: kubets informer + rate-limiting queue'
+        : 'idle controller: client-node makeInformer + array queue';
+  }
+}
+
+/** The median figures of one row. */
+export interface StartupSummary {
+  label: string;
+  runs: number;
+  ms: number;
+  /** Median of rssAfter − rssBefore within each process: what the import (or controller) added. */
+  addedMB: number;
+  /** Median RSS when done. */
+  rssMB: number;
+}
+
+const MB = 2 ** 20;
+
+/** Medians per label, in the order the labels first appear. */
+export function summarizeStartup(samples: readonly StartupSample[]): StartupSummary[] {
+  const byLabel = new Map<string, StartupSample[]>();
+  for (const sample of samples) {
+    const group = byLabel.get(sample.label) ?? [];
+    group.push(sample);
+    byLabel.set(sample.label, group);
+  }
+  return [...byLabel].map(([label, group]) => ({
+    label,
+    runs: group.length,
+    ms: median(group.map((s) => s.ms)),
+    addedMB: median(group.map((s) => (s.rssAfterBytes - s.rssBeforeBytes) / MB)),
+    rssMB: median(group.map((s) => s.rssAfterBytes / MB)),
+  }));
+}
+
+/** The markdown table of {@link summarizeStartup}'s rows (MB = MiB). */
+export function startupTable(rows: readonly StartupSummary[]): string {
+  const lines = [
+    '| startup (fresh process each run) | runs | time (median) | RSS added (median) | RSS (median) |',
+    '| --- | ---: | ---: | ---: | ---: |',
+  ];
+  for (const row of rows) {
+    const time = row.label === 'bare Node' ? '—' : `${row.ms.toFixed(1)} ms`;
+    const added = row.label === 'bare Node' ? '—' : `+${row.addedMB.toFixed(1)} MB`;
+    lines.push(`| ${row.label} | ${row.runs} | ${time} | ${added} | ${row.rssMB.toFixed(1)} MB |`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,161 @@
+// Which of @kubernetes/client-node's modules a process loads, per kubeconfig user: a token or
+// client-certificate kubeconfig loads only client-node's config_types.js (and js-yaml); each
+// auth plugin loads its own module on the first credentials() call, OIDC (client-node's API
+// client and openid-client) only for an oidc user. Deterministic: a fresh `node` process
+// imports a bundle of the current source (built here with tsup, as the package is) and
+// reports the module URLs a `module.registerHooks` load hook saw. Nothing is timed.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fakePemData, singleUserKubeconfig } from '@kubets/test-utils';
+import { build } from 'tsup';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+let work: string;
+let bundle: string;
+
+beforeAll(async () => {
+  // Inside the package, so the bundle resolves @kubernetes/client-node and js-yaml as dist/ does.
+  const cache = join(packageDir, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  work = mkdtempSync(join(cache, 'kubets-footprint-'));
+  await build({
+    entry: { index: join(packageDir, 'src/index.ts') },
+    outDir: work,
+    format: ['esm'],
+    target: 'node22',
+    platform: 'node',
+    dts: false,
+    sourcemap: false,
+    silent: true,
+    config: false,
+    external: [/^@kubernetes\/client-node/, /^@kubets\//, 'js-yaml'],
+  });
+  bundle = join(work, 'index.js');
+}, 60_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+// The child: import the bundle, load the kubeconfig, ask for credentials when there is an
+// auth provider; print the client-node modules loaded after each step and what was sent.
+const child = `
+import { registerHooks } from 'node:module';
+const loaded = [];
+registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+const [bundle, kubeconfig] = process.argv.slice(1);
+const clientNode = () =>
+  loaded.filter((url) => url.includes('/@kubernetes/client-node/')).map((url) => url.replace(/.*\\/@kubernetes\\/client-node\\//, ''));
+const { loadConfig } = await import(bundle);
+const config = loadConfig({ kubeconfig, inCluster: false });
+const afterLoad = clientNode();
+const credentials = config.authProvider ? await config.authProvider.credentials() : undefined;
+process.stdout.write(JSON.stringify({
+  afterLoad,
+  afterCredentials: clientNode(),
+  yaml: loaded.some((url) => url.includes('/js-yaml/')),
+  authorization: credentials?.headers?.Authorization ?? null,
+  bearerToken: config.bearerToken ?? null,
+}));
+`;
+
+interface Report {
+  afterLoad: string[];
+  afterCredentials: string[];
+  yaml: boolean;
+  authorization: string | null;
+  bearerToken: string | null;
+}
+
+function loadIn(user: Record<string, unknown>): Report {
+  const file = join(work, `kubeconfig-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(file, singleUserKubeconfig(user));
+  const output = execFileSync(
+    process.execPath,
+    ['--input-type=module', '-e', child, bundle, file],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '' },
+    },
+  );
+  return JSON.parse(output) as Report;
+}
+
+// An unsigned JWT that expires in 2100: client-node's OIDC authenticator uses it as it is.
+const idToken = [{ alg: 'none' }, { exp: 4_102_444_800, sub: 'jane' }, 'signature']
+  .map((part) =>
+    typeof part === 'string' ? part : Buffer.from(JSON.stringify(part)).toString('base64url'),
+  )
+  .join('.');
+
+describe('client-node modules a process loads, by kubeconfig user', () => {
+  it('a token kubeconfig loads config_types.js alone', () => {
+    const report = loadIn({ token: 'static-token' });
+    expect(report.afterCredentials).toEqual(['dist/config_types.js']);
+    expect(report.yaml).toBe(true);
+    expect(report.bearerToken).toBe('static-token');
+  });
+
+  it('a client-certificate kubeconfig loads config_types.js alone', () => {
+    const report = loadIn({
+      'client-certificate-data': fakePemData('CERTIFICATE'),
+      'client-key-data': fakePemData('PRIVATE KEY'),
+    });
+    expect(report.afterCredentials).toEqual(['dist/config_types.js']);
+  });
+
+  it('an exec user loads exec_auth.js at the first credentials() call', () => {
+    const credential = JSON.stringify({
+      apiVersion: 'client.authentication.k8s.io/v1beta1',
+      kind: 'ExecCredential',
+      status: { token: 'from-exec' },
+    });
+    const report = loadIn({
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1beta1',
+        command: process.execPath,
+        args: ['-e', `process.stdout.write(${JSON.stringify(credential)})`],
+      },
+    });
+    expect(report.afterLoad).toEqual(['dist/config_types.js']);
+    expect(report.afterCredentials).toEqual(['dist/config_types.js', 'dist/exec_auth.js']);
+    expect(report.authorization).toBe('Bearer from-exec');
+  });
+
+  it('a tokenFile auth provider loads file_auth.js', () => {
+    const tokenFile = join(work, 'token');
+    writeFileSync(tokenFile, 'from-file');
+    const report = loadIn({ 'auth-provider': { name: 'file', config: { tokenFile } } });
+    expect(report.afterLoad).toEqual(['dist/config_types.js']);
+    expect(report.afterCredentials).toEqual(['dist/config_types.js', 'dist/file_auth.js']);
+    expect(report.authorization).toBe('Bearer from-file');
+  });
+
+  it('an oidc auth provider loads oidc_auth.js (and with it client-node) only when asked for credentials', () => {
+    const report = loadIn({
+      'auth-provider': {
+        name: 'oidc',
+        config: { 'client-id': 'kubectl', 'id-token': idToken, 'idp-issuer-url': 'https://idp' },
+      },
+    });
+    expect(report.afterLoad).toEqual(['dist/config_types.js']);
+    expect(report.afterCredentials).toContain('dist/oidc_auth.js');
+    expect(report.afterCredentials).toContain('dist/gen/index.js');
+    expect(report.authorization).toBe(`Bearer ${idToken}`);
+  });
+
+  it.each([
+    ['gcp', 'dist/gcp_auth.js'],
+    ['azure', 'dist/azure_auth.js'],
+  ])('a %s auth provider loads %s alone', (name, module) => {
+    const report = loadIn({
+      'auth-provider': { name, config: { 'access-token': `${name}-token` } },
+    });
+    expect(report.afterLoad).toEqual(['dist/config_types.js']);
+    expect(report.afterCredentials).toEqual(['dist/config_types.js', module]);
+    expect(report.authorization).toBe(`Bearer ${name}-token`);
+  });
+});
