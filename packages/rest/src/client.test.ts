@@ -317,7 +317,7 @@ describe('retries', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('retries a GET on a refused connection, then reports it', async () => {
+  it('reports a refused connection at once, without retrying (client-go retries resets only)', async () => {
     const server = await serve(() => {});
     const { port } = server;
     await server.close();
@@ -328,7 +328,88 @@ describe('retries', () => {
     );
     const error = await rejection(client.get().resource('pods').do());
     expect(error).toMatchObject({ name: 'TransportError', code: 'ECONNREFUSED' });
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('never retries a stream whose connection was reset', async () => {
+    const server = await serve((_request, _response, raw) => {
+      raw.socket.destroy();
+    });
+    const { client, clock } = clientFor(server);
+    const error = await rejection(
+      client.get().resource('pods').name('p').subresource('log').stream(),
+    );
+    expect(error).toMatchObject({ name: 'TransportError', code: 'ECONNRESET' });
+    expect(server.requests).toHaveLength(1);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('retries a stream after a Retry-After answer', async () => {
+    const server = await serve(retryAfterOnce(503, '2'));
+    const { client, clock } = clientFor(server);
+    const body = await client.get().resource('pods').name('p').subresource('log').stream();
+    body.resume();
+    expect(server.requests).toHaveLength(2);
+    expect(clock.sleeps).toEqual([2000]);
+  });
+
+  it('retries a watch (any verb) whose connection was reset, then returns an empty watch', async () => {
+    const server = await serve((_request, _response, raw) => {
+      raw.socket.destroy();
+    });
+    const { client, clock } = clientFor(server, { maxRetries: 2 });
+    const watch = await client.post().resource('pods').watch();
+    const events: unknown[] = [];
+    for await (const event of watch) events.push(event);
+    expect(events).toEqual([]);
+    expect(server.requests).toHaveLength(3);
     expect(clock.sleeps).toEqual([1000, 1000]);
+  });
+
+  it('reports a watch whose connection is refused, without retrying', async () => {
+    const server = await serve(() => {});
+    const { port } = server;
+    await server.close();
+    const clock = recordingClock();
+    const client = new RESTClient(
+      { host: `http://127.0.0.1:${port}`, qps: -1, maxRetries: 2 },
+      { groupVersion: 'v1', clock },
+    );
+    const error = await rejection(client.get().resource('pods').watch());
+    expect(error).toMatchObject({ name: 'TransportError', code: 'ECONNREFUSED' });
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('does not rate limit the first request of a watch, only its retries', async () => {
+    const clock = new FakeClock();
+    const server = await serve((request, response) => {
+      if (server.requests.length === 2) {
+        response.writeHead(429, { 'Retry-After': '0' });
+        response.end();
+      } else if (request.url?.includes('watch=true')) {
+        response.writeHead(200, { 'Content-Type': 'application/json' });
+        response.end();
+      } else {
+        sendJson(response, 200, {});
+      }
+    });
+    const client = new RESTClient(
+      { host: server.url, qps: 1, burst: 1 },
+      { groupVersion: 'v1', clock },
+    );
+    // The one token goes to this request; the watch is sent without one.
+    await client.get().resource('pods').do();
+    const watching = client.get().resource('pods').watch();
+    await eventually(() => server.requests.length === 2);
+    // Its retry after the 429 waits for the next token, a second later.
+    await eventually(() => clock.pending === 1);
+    await nextTurn();
+    expect(server.requests).toHaveLength(2);
+    clock.step(1000);
+    for await (const _event of await watching) {
+      // the server ends the watch at once
+    }
+    expect(server.requests).toHaveLength(3);
   });
 
   it('waits for the rate limiter before every attempt, retries included', async () => {

@@ -1,14 +1,19 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { ObjectList } from '@kubets/apimachinery';
 import { Deadline } from './deadline.js';
-import { InvalidRequestError, ResponseDecodeError, TransportError } from './errors.js';
+import {
+  InvalidRequestError,
+  isTransportError,
+  ResponseDecodeError,
+  TransportError,
+} from './errors.js';
 import { inspectAsJSON } from './inspect.js';
 import { type ListDecodeOptions, ListStreamDecoder } from './list-decode.js';
 import { errorFromResponse, failureInSuccess, isSuccess, readBody } from './response.js';
 import type { RequestRuntime } from './runtime.js';
-import { sendWithRetries } from './send.js';
-import { networkErrorCode } from './transport.js';
+import { type SendKind, sendWithRetries } from './send.js';
+import { isRetryableWatchError, networkErrorCode } from './transport.js';
 import {
   describeValue,
   escapedSegmentsOf,
@@ -343,9 +348,10 @@ export class Request {
    * Sends the request with client-go's retries (see {@link sendWithRetries}). Resolves
    * with the final response, its body unread.
    */
-  private send(deadline: Deadline): Promise<IncomingMessage> {
+  private send(deadline: Deadline, kind: SendKind = 'request'): Promise<IncomingMessage> {
     if (this.error) return Promise.reject(this.error);
     return sendWithRetries(this.runtime, {
+      kind,
       method: this.verb,
       url: this.url(),
       headers: (credentials) => this.buildHeaders(credentials),
@@ -495,18 +501,21 @@ export class Request {
 
   // The callers read a successful body as a stream, so only a failure's body is read whole,
   // to be thrown as its Status.
-  private async sendForStream(deadline: Deadline): Promise<IncomingMessage> {
-    const response = await this.send(deadline);
+  private async sendForStream(
+    deadline: Deadline,
+    kind: SendKind = 'request',
+  ): Promise<IncomingMessage> {
+    const response = await this.send(deadline, kind);
     if (!isSuccess(response.statusCode ?? 0)) {
       throw errorFromResponse(response, await this.readWhole(response, deadline));
     }
     return response;
   }
 
-  private async open(): Promise<{ response: IncomingMessage; deadline: Deadline }> {
+  private async open(kind: SendKind): Promise<{ response: IncomingMessage; deadline: Deadline }> {
     const deadline = this.startDeadline();
     try {
-      const response = await this.sendForStream(deadline);
+      const response = await this.sendForStream(deadline, kind);
       deadline.stopTimer();
       return { response, deadline };
     } catch (err) {
@@ -518,7 +527,10 @@ export class Request {
   /**
    * Starts a watch and resolves once the server accepted it. Adds `watch=true` unless a
    * `watch` parameter was given. Iterate the result with `for await`; see
-   * {@link WatchStream} for how it ends.
+   * {@link WatchStream} for how it ends. As in client-go, the first request does not wait
+   * for the rate limiter, a connection that closes or times out before an answer is
+   * retried (any verb), and once the retries are spent the result is an empty watch that
+   * ends at once, not an error.
    *
    * @throws {StatusError} when the server refuses the watch (e.g. 410 Gone).
    * @throws {RangeError} when `options.maxEventBytes` is not a positive number.
@@ -529,7 +541,18 @@ export class Request {
       options.maxEventBytes ?? this.runtime.maxWatchEventBytes,
     );
     if (!this.query.some(([name]) => name === 'watch')) this.query.push(['watch', 'true']);
-    const { response, deadline } = await this.open();
+    let opened: Awaited<ReturnType<Request['open']>>;
+    try {
+      opened = await this.open('watch');
+    } catch (err) {
+      // As client-go: a watch whose connection kept closing or timing out, retries spent,
+      // is an empty watch, which its caller (a reflector) simply starts again.
+      if (isTransportError(err) && !err.timedOut && isRetryableWatchError(err.cause)) {
+        return new WatchStream<T>({ body: Readable.from([]), close: () => {} });
+      }
+      throw err;
+    }
+    const { response, deadline } = opened;
     return new WatchStream<T>({
       maxEventBytes,
       body: response,
@@ -541,12 +564,14 @@ export class Request {
 
   /**
    * Opens the response body as a byte stream (container logs, `follow=true`), read
-   * incrementally. Destroy it, or abort the signal, to close the connection.
+   * incrementally. Destroy it, or abort the signal, to close the connection. Only a 429 or
+   * 5xx answer with `Retry-After` is retried; a lost connection is reported at once, as in
+   * client-go.
    *
    * @throws {StatusError} when the server answers with an error.
    */
   async stream(): Promise<Readable> {
-    const { response, deadline } = await this.open();
+    const { response, deadline } = await this.open('stream');
     response.once('close', () => deadline.dispose());
     return response;
   }
