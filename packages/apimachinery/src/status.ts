@@ -80,7 +80,8 @@ const statusErrorBrand = Symbol.for('kubets.StatusError');
 /**
  * An error carrying the API server's `Status`. Thrown for every non-2xx response and
  * for watch `ERROR` events. Use the `is*` helpers rather than comparing codes yourself:
- * they match on `reason` first and fall back to the HTTP code, as client-go does.
+ * they match on `reason` first and fall back to the HTTP code, as client-go does, and find
+ * a StatusError wrapped in another error's `cause` (see {@link findStatusError}).
  */
 export class StatusError extends Error {
   /** The Status as the server sent it (or as built from the HTTP response when it sent none). */
@@ -203,11 +204,36 @@ const knownReasons: ReadonlySet<string> = new Set([
   'ServiceUnavailable',
 ]);
 
+/**
+ * The first {@link StatusError} in `err`'s chain, as Go's `errors.As` finds it: `err`
+ * itself, then depth first through `cause` and, for an `AggregateError`, each of its
+ * `errors` (Go's `errors.Join`). A chain that loops is walked once.
+ */
+export function findStatusError(err: unknown): StatusError | undefined {
+  const seen = new Set<unknown>();
+  const visit = (value: unknown): StatusError | undefined => {
+    if (typeof value !== 'object' || value === null || seen.has(value)) return undefined;
+    seen.add(value);
+    if (isStatusError(value)) return value;
+    const fromCause = visit((value as { cause?: unknown }).cause);
+    if (fromCause) return fromCause;
+    if (value instanceof AggregateError) {
+      for (const inner of value.errors) {
+        const found = visit(inner);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  return visit(err);
+}
+
 // A reason the client knows decides alone; an unknown or missing one falls back to the code.
 function matches(err: unknown, reason: StatusReason, code: number | undefined): boolean {
-  if (!isStatusError(err)) return false;
-  if (knownReasons.has(err.reason)) return err.reason === reason;
-  return code !== undefined && err.code === code;
+  const status = findStatusError(err);
+  if (!status) return false;
+  if (knownReasons.has(status.reason)) return status.reason === reason;
+  return code !== undefined && status.code === code;
 }
 
 /** The object does not exist (reason NotFound, or HTTP 404 without a reason). */
