@@ -268,3 +268,123 @@ export const isMethodNotSupported = (err: unknown): boolean =>
 /** The server is temporarily unable to serve (reason ServiceUnavailable, or HTTP 503). */
 export const isServiceUnavailable = (err: unknown): boolean =>
   matches(err, 'ServiceUnavailable', 503);
+
+/** What {@link newGenericServerResponse} needs to know about the failed request. */
+export interface GenericServerResponse {
+  /** The HTTP status code. */
+  code: number;
+  /** The HTTP method, e.g. `POST`: a 409 answering a POST means AlreadyExists. */
+  verb: string;
+  /** The resource requested, e.g. `pods`; `''` or absent when none. */
+  resource?: string | undefined;
+  /** The resource's API group; `''` for the core group. */
+  group?: string | undefined;
+  /** The object's name, when the request named one. */
+  name?: string | undefined;
+  /** What the server said: its body when that was text, else `unknown`. */
+  serverMessage: string;
+  /** The `Retry-After` seconds of the answer, when it had one. */
+  retryAfterSeconds?: number | undefined;
+  /**
+   * True when the answer was not a Status at all, recorded as a cause of reason
+   * `UnexpectedServerResponse` carrying `serverMessage`.
+   */
+  isUnexpectedResponse?: boolean | undefined;
+}
+
+// client-go's reason and fixed text for an answer that carried no usable Status.
+function genericReasonAndMessage(
+  code: number,
+  verb: string,
+  serverMessage: string,
+): [StatusReason, string] {
+  switch (code) {
+    case 409:
+      return [verb === 'POST' ? 'AlreadyExists' : 'Conflict', 'the server reported a conflict'];
+    case 404:
+      return ['NotFound', 'the server could not find the requested resource'];
+    case 400:
+      return ['BadRequest', 'the server rejected our request for an unknown reason'];
+    case 401:
+      return ['Unauthorized', 'the server has asked for the client to provide credentials'];
+    case 403:
+      // The server's text says who tried what, so it is kept.
+      return ['Forbidden', serverMessage];
+    case 406:
+      return [
+        'NotAcceptable',
+        serverMessage === '' || serverMessage === 'unknown'
+          ? 'the server was unable to respond with a content type that the client supports'
+          : serverMessage,
+      ];
+    case 415:
+      return ['UnsupportedMediaType', serverMessage];
+    case 405:
+      return [
+        'MethodNotAllowed',
+        'the server does not allow this method on the requested resource',
+      ];
+    case 422:
+      return ['Invalid', 'the server rejected our request due to an error in our request'];
+    case 503:
+      return ['ServiceUnavailable', 'the server is currently unable to handle the request'];
+    case 504:
+      return [
+        'Timeout',
+        'the server was unable to return a response in the time allotted, but may still be processing the request',
+      ];
+    case 429:
+      return [
+        'TooManyRequests',
+        'the server has received too many requests and has asked us to try again later',
+      ];
+    default:
+      if (code >= 500) {
+        return [
+          'InternalError',
+          `an error on the server (${JSON.stringify(serverMessage)}) has prevented the request from succeeding`,
+        ];
+      }
+      return [
+        '',
+        `the server responded with the status code ${code} but did not return more information`,
+      ];
+  }
+}
+
+/**
+ * The Status client-go reports (`NewGenericServerResponse`) for an answer that carried no
+ * usable Status: the reason and a fixed text from the code (409 to a POST is
+ * AlreadyExists), followed by `(verb resource.group name)` when a resource was requested.
+ */
+export function newGenericServerResponse(response: GenericServerResponse): Status {
+  const { code, verb, serverMessage } = response;
+  const resource = response.resource ?? '';
+  const group = response.group ?? '';
+  const name = response.name ?? '';
+  let [reason, message] = genericReasonAndMessage(code, verb.toUpperCase(), serverMessage);
+  if (resource !== '' || group !== '') {
+    const qualified = group === '' ? resource : `${resource}.${group}`;
+    message = `${message} (${verb.toLowerCase()} ${qualified}${name === '' ? '' : ` ${name}`})`;
+  }
+  const details: StatusDetails = {
+    ...(group ? { group } : {}),
+    ...(resource ? { kind: resource } : {}),
+    ...(name ? { name } : {}),
+    ...(response.isUnexpectedResponse
+      ? { causes: [{ reason: 'UnexpectedServerResponse', message: serverMessage }] }
+      : {}),
+    ...(response.retryAfterSeconds !== undefined
+      ? { retryAfterSeconds: response.retryAfterSeconds }
+      : {}),
+  };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    code,
+    reason,
+    message,
+    details,
+  };
+}

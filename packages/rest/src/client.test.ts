@@ -161,9 +161,118 @@ describe('RESTClient do()', () => {
     expect(error.status).toMatchObject({
       code: 500,
       reason: 'InternalError',
-      message: 'etcd is on fire',
+      message:
+        'an error on the server ("etcd is on fire") has prevented the request from succeeding (get pods)',
+      details: {
+        kind: 'pods',
+        causes: [{ reason: 'UnexpectedServerResponse', message: 'etcd is on fire' }],
+      },
     });
     expect(server.requests).toHaveLength(1);
+  });
+
+  // client-go's newUnstructuredResponseError: the reason and a fixed text from the code, the
+  // body quoted only when it is text, and a Status used only when it reports Failure.
+  it.each([
+    {
+      title: 'a 409 to a POST is AlreadyExists',
+      verb: 'post' as const,
+      code: 409,
+      headers: { 'Content-Type': 'text/plain' },
+      body: 'taken',
+      reason: 'AlreadyExists',
+      message: 'the server reported a conflict (post configmaps.apps x)',
+    },
+    {
+      title: 'a 409 to a PUT is Conflict',
+      verb: 'put' as const,
+      code: 409,
+      headers: {},
+      body: '',
+      reason: 'Conflict',
+      message: 'the server reported a conflict (put configmaps.apps x)',
+    },
+    {
+      title: 'a 404 has a fixed text',
+      verb: 'get' as const,
+      code: 404,
+      headers: { 'Content-Type': 'text/html' },
+      body: '<h1>nope</h1>',
+      reason: 'NotFound',
+      message: 'the server could not find the requested resource (get configmaps.apps x)',
+      cause: '<h1>nope</h1>',
+    },
+    {
+      title: 'a JSON body that is no Status is quoted as unknown',
+      verb: 'get' as const,
+      code: 503,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"error":"down"}',
+      reason: 'ServiceUnavailable',
+      message: 'the server is currently unable to handle the request (get configmaps.apps x)',
+      cause: 'unknown',
+    },
+    {
+      title: 'a Success Status on a 400 is still an error',
+      verb: 'get' as const,
+      code: 400,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Success',
+        message: 'fine',
+      }),
+      reason: 'BadRequest',
+      message: 'the server rejected our request for an unknown reason (get configmaps.apps x)',
+      cause: 'unknown',
+    },
+    {
+      title: 'a 403 keeps the server text',
+      verb: 'delete' as const,
+      code: 403,
+      headers: {},
+      body: 'user "x" cannot delete\n',
+      reason: 'Forbidden',
+      message: 'user "x" cannot delete (delete configmaps.apps x)',
+    },
+    {
+      title: 'another code has the generic text and no reason',
+      verb: 'get' as const,
+      code: 418,
+      headers: {},
+      body: 'teapot',
+      reason: '',
+      message:
+        'the server responded with the status code 418 but did not return more information (get configmaps.apps x)',
+    },
+  ])('$title', async ({ verb, code, headers, body, reason, message, ...rest }) => {
+    const server = await serve((_request, response) => {
+      response.writeHead(code, headers);
+      response.end(body);
+    });
+    const client = new RESTClient({ host: server.url, qps: -1 }, { groupVersion: 'apps/v1' });
+    const request = client[verb]().namespace('d').resource('configmaps').name('x');
+    const error = (await rejection(
+      (verb === 'post' || verb === 'put' ? request.body({}) : request).do(),
+    )) as StatusError;
+    expect(error.status).toMatchObject({
+      status: 'Failure',
+      code,
+      reason,
+      message,
+      details: {
+        group: 'apps',
+        kind: 'configmaps',
+        name: 'x',
+        causes: [
+          {
+            reason: 'UnexpectedServerResponse',
+            message: 'cause' in rest ? rest.cause : body.trim(),
+          },
+        ],
+      },
+    });
   });
 
   it('treats a Failure Status in a 2xx answer as an error', async () => {
@@ -663,6 +772,37 @@ describe('watch()', () => {
     expect(server.requests[0]?.url).toBe(
       '/api/v1/namespaces/default/configmaps?resourceVersion=5&watch=true',
     );
+  });
+
+  // client-go's StreamDecoder: JSON, or no/unparseable Content-Type (taken as JSON).
+  it.each([
+    { contentType: 'text/html; charset=utf-8', refused: 'text/html' },
+    {
+      contentType: 'application/vnd.kubernetes.protobuf;stream=watch',
+      refused: 'application/vnd.kubernetes.protobuf',
+    },
+    { contentType: 'application/json;stream=watch', refused: undefined },
+    { contentType: undefined, refused: undefined },
+    { contentType: 'not a media type', refused: undefined },
+  ])('watch answered with Content-Type $contentType', async ({ contentType, refused }) => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, contentType ? { 'Content-Type': contentType } : {});
+      response.end(event('ADDED', 'a'));
+    });
+    const { client } = clientFor(server);
+    const watching = client.get().resource('pods').watch();
+    if (refused) {
+      const error = await rejection(watching);
+      expect(error).toBeInstanceOf(ResponseDecodeError);
+      expect((error as Error).message).toMatch(
+        new RegExp(`: no stream serializers registered for ${refused.replace(/[.+]/g, '\\$&')}$`),
+      );
+      await server.requests[0]?.closed;
+    } else {
+      const types: string[] = [];
+      for await (const received of await watching) types.push(received.type);
+      expect(types).toEqual(['ADDED']);
+    }
   });
 
   it('closes the connection when the loop is left', async () => {

@@ -10,7 +10,14 @@ import {
 } from './errors.js';
 import { inspectAsJSON } from './inspect.js';
 import { type ListDecodeOptions, ListStreamDecoder } from './list-decode.js';
-import { errorFromResponse, failureInSuccess, isSuccess, readBody } from './response.js';
+import {
+  errorFromResponse,
+  type FailedRequest,
+  failureInSuccess,
+  isSuccess,
+  readBody,
+  responseMediaType,
+} from './response.js';
 import type { RequestRuntime } from './runtime.js';
 import { type SendKind, sendWithRetries } from './send.js';
 import { isRetryableWatchError, networkErrorCode } from './transport.js';
@@ -76,7 +83,8 @@ export interface RawResponse {
  *
  * As in client-go, the namespace, resource, name and subresource can each be set once,
  * and must be valid path segments; a mistake is remembered and thrown when the request
- * is sent, so chains stay readable.
+ * is sent, so chains stay readable. Once a mistake is remembered, the later path, query,
+ * body and timeout calls change nothing.
  */
 export class Request {
   /** The HTTP method. */
@@ -191,6 +199,7 @@ export class Request {
    * part may hold several `/`-separated segments; `.` and `..` are refused.
    */
   suffix(...segments: string[]): this {
+    if (this.error) return this;
     this.suffixSegments.push(...this.segmentsOf('suffix', ...segments));
     return this;
   }
@@ -201,6 +210,7 @@ export class Request {
    * hold several `/`-separated segments; `.` and `..` are refused rather than resolved.
    */
   absPath(...segments: string[]): this {
+    if (this.error) return this;
     this.prefixSegments = this.segmentsOf('absPath', ...segments);
     this.trailingSlash = segments.at(-1)?.endsWith('/') ?? false;
     return this;
@@ -239,6 +249,7 @@ export class Request {
 
   /** The body: objects are sent as JSON; strings and bytes as they are. */
   body(body: RequestBody): this {
+    if (this.error) return this;
     if (typeof body === 'string') this.bodyBytes = Buffer.from(body, 'utf8');
     else if (body instanceof Uint8Array) this.bodyBytes = Buffer.from(body);
     else this.bodyBytes = Buffer.from(JSON.stringify(body), 'utf8');
@@ -251,6 +262,7 @@ export class Request {
    * watch or stream the limit covers getting the response started.
    */
   timeout(ms: number): this {
+    if (this.error) return this;
     this.timeoutMs = ms;
     return this;
   }
@@ -285,6 +297,17 @@ export class Request {
     }
     url.search = query.toString();
     return url;
+  }
+
+  private failedRequest(): FailedRequest {
+    // The group of a versioned path `/apis/<group>/<version>`; the core group has none.
+    const group = /^\/?apis\/([^/]+)\/[^/]+\/?$/.exec(this.runtime.versionedPath)?.[1] ?? '';
+    return {
+      method: this.verb,
+      resource: this.resourceValue,
+      group,
+      name: this.nameValue,
+    };
   }
 
   // The URL for messages and logs, without a password the server URL may carry.
@@ -348,8 +371,31 @@ export class Request {
    * Sends the request with client-go's retries (see {@link sendWithRetries}). Resolves
    * with the final response, its body unread.
    */
+  // client-go's check of `Do`/`DoRaw` (not `Watch`/`Stream`) for an empty namespace set
+  // explicitly where one must be named.
+  private preflightError(): InvalidRequestError | undefined {
+    if (this.namespaceValue !== '') return undefined;
+    if (this.verb === 'POST') {
+      return new InvalidRequestError(
+        'namespace',
+        '',
+        'an empty namespace may not be set during creation',
+      );
+    }
+    if (['GET', 'PUT', 'DELETE'].includes(this.verb) && this.nameValue) {
+      return new InvalidRequestError(
+        'namespace',
+        '',
+        'an empty namespace may not be set when a resource name is provided',
+      );
+    }
+    return undefined;
+  }
+
   private send(deadline: Deadline, kind: SendKind = 'request'): Promise<IncomingMessage> {
     if (this.error) return Promise.reject(this.error);
+    const preflight = kind === 'request' ? this.preflightError() : undefined;
+    if (preflight) return Promise.reject(preflight);
     return sendWithRetries(this.runtime, {
       kind,
       method: this.verb,
@@ -412,7 +458,7 @@ export class Request {
       const response = await this.send(deadline);
       const body = await this.readWhole(response, deadline);
       const statusCode = response.statusCode ?? 0;
-      if (!isSuccess(statusCode)) throw errorFromResponse(response, body);
+      if (!isSuccess(statusCode)) throw errorFromResponse(response, body, this.failedRequest());
       const contentType = response.headers['content-type'];
       if (body.length === 0) {
         throw new ResponseDecodeError(
@@ -507,7 +553,11 @@ export class Request {
   ): Promise<IncomingMessage> {
     const response = await this.send(deadline, kind);
     if (!isSuccess(response.statusCode ?? 0)) {
-      throw errorFromResponse(response, await this.readWhole(response, deadline));
+      throw errorFromResponse(
+        response,
+        await this.readWhole(response, deadline),
+        this.failedRequest(),
+      );
     }
     return response;
   }
@@ -553,6 +603,17 @@ export class Request {
       throw err;
     }
     const { response, deadline } = opened;
+    // client-go decodes a watch only in a media type it has a stream decoder for; without a
+    // Content-Type (or with one that does not parse) it assumes JSON.
+    const media = responseMediaType(response);
+    if (media !== undefined && media !== '' && media !== 'application/json') {
+      response.destroy();
+      deadline.dispose();
+      throw new ResponseDecodeError(
+        `${this.verb} ${this.safeHref()}: no stream serializers registered for ${media}`,
+        { statusCode: response.statusCode ?? 0, contentType: response.headers['content-type'] },
+      );
+    }
     return new WatchStream<T>({
       maxEventBytes,
       body: response,
