@@ -118,7 +118,11 @@ describe('reason matching with code fallback', () => {
       expect(helper(new StatusError({ code }))).toBe(true);
       expect(helper(failure(code, 'SomethingNewerThanThisClient'))).toBe(true);
       // A different known reason wins over a matching code.
-      expect(helper(failure(code, reason === 'BadRequest' ? 'Invalid' : 'BadRequest'))).toBe(false);
+      if (helper !== isTooManyRequests) {
+        expect(helper(failure(code, reason === 'BadRequest' ? 'Invalid' : 'BadRequest'))).toBe(
+          false,
+        );
+      }
       expect(helper(failure(418, ''))).toBe(false);
     });
   }

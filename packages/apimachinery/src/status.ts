@@ -126,6 +126,23 @@ export function isStatusError(err: unknown): err is StatusError {
   return typeof err === 'object' && err !== null && statusErrorBrand in err;
 }
 
+function failureStatus(
+  code: number,
+  reason: StatusReason,
+  message: string,
+  details: StatusDetails | undefined,
+): Status {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    code,
+    reason,
+    message,
+    ...(details ? { details } : {}),
+  };
+}
+
 /**
  * Builds the Status a client reports for an HTTP failure whose body was not a Status,
  * with the reason client-go derives from the code.
@@ -134,15 +151,12 @@ export function statusFromHttp(code: number, message: string, retryAfterSeconds?
   const reason = reasonForCode(code);
   const details: StatusDetails | undefined =
     retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined;
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    status: 'Failure',
+  return failureStatus(
     code,
     reason,
-    message: message || `the server responded with HTTP ${code}${reason ? ` (${reason})` : ''}`,
-    ...(details ? { details } : {}),
-  };
+    message || `the server responded with HTTP ${code}${reason ? ` (${reason})` : ''}`,
+    details,
+  );
 }
 
 function reasonForCode(code: number): StatusReason {
@@ -248,8 +262,12 @@ export const isInvalid = (err: unknown): boolean => matches(err, 'Invalid', 422)
 export const isGone = (err: unknown): boolean => matches(err, 'Gone', 410);
 /** A continue token or resourceVersion expired (reason Expired, or HTTP 410 without a known reason). */
 export const isResourceExpired = (err: unknown): boolean => matches(err, 'Expired', 410);
-/** The server is throttling this client (reason TooManyRequests, or HTTP 429). */
-export const isTooManyRequests = (err: unknown): boolean => matches(err, 'TooManyRequests', 429);
+/**
+ * The server is throttling this client (reason TooManyRequests, or HTTP 429 whatever the
+ * reason: client-go's check of the code predates the reason-first rule and was kept).
+ */
+export const isTooManyRequests = (err: unknown): boolean =>
+  matches(err, 'TooManyRequests', 429) || findStatusError(err)?.code === 429;
 /** The client is not authenticated (reason Unauthorized, or HTTP 401). */
 export const isUnauthorized = (err: unknown): boolean => matches(err, 'Unauthorized', 401);
 /** The client may not do this (reason Forbidden, or HTTP 403). */
@@ -378,13 +396,5 @@ export function newGenericServerResponse(response: GenericServerResponse): Statu
       ? { retryAfterSeconds: response.retryAfterSeconds }
       : {}),
   };
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    status: 'Failure',
-    code,
-    reason,
-    message,
-    details,
-  };
+  return failureStatus(code, reason, message, details);
 }

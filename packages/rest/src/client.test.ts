@@ -426,19 +426,24 @@ describe('retries', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('reports a refused connection at once, without retrying (client-go retries resets only)', async () => {
-    const server = await serve(() => {});
-    const { port } = server;
-    await server.close();
-    const clock = recordingClock();
-    const client = new RESTClient(
-      { host: `http://127.0.0.1:${port}`, qps: -1, maxRetries: 2 },
-      { groupVersion: 'v1', clock },
-    );
-    const error = await rejection(client.get().resource('pods').do());
-    expect(error).toMatchObject({ name: 'TransportError', code: 'ECONNREFUSED' });
-    expect(clock.sleeps).toEqual([]);
-  });
+  // client-go retries resets only: a refused connection is reported at once, by do() and
+  // by watch() alike.
+  it.each(['do', 'watch'] as const)(
+    '%s() reports a refused connection without retrying',
+    async (call) => {
+      const server = await serve(() => {});
+      const { port } = server;
+      await server.close();
+      const clock = recordingClock();
+      const client = new RESTClient(
+        { host: `http://127.0.0.1:${port}`, qps: -1, maxRetries: 2 },
+        { groupVersion: 'v1', clock },
+      );
+      const error = await rejection(client.get().resource('pods')[call]());
+      expect(error).toMatchObject({ name: 'TransportError', code: 'ECONNREFUSED' });
+      expect(clock.sleeps).toEqual([]);
+    },
+  );
 
   it('never retries a stream whose connection was reset', async () => {
     const server = await serve((_request, _response, raw) => {
@@ -473,20 +478,6 @@ describe('retries', () => {
     expect(events).toEqual([]);
     expect(server.requests).toHaveLength(3);
     expect(clock.sleeps).toEqual([1000, 1000]);
-  });
-
-  it('reports a watch whose connection is refused, without retrying', async () => {
-    const server = await serve(() => {});
-    const { port } = server;
-    await server.close();
-    const clock = recordingClock();
-    const client = new RESTClient(
-      { host: `http://127.0.0.1:${port}`, qps: -1, maxRetries: 2 },
-      { groupVersion: 'v1', clock },
-    );
-    const error = await rejection(client.get().resource('pods').watch());
-    expect(error).toMatchObject({ name: 'TransportError', code: 'ECONNREFUSED' });
-    expect(clock.sleeps).toEqual([]);
   });
 
   it('does not rate limit the first request of a watch, only its retries', async () => {
