@@ -290,7 +290,10 @@ export class Request {
     segments.push(...this.suffixSegments);
     const base = this.runtime.baseUrl.pathname.replace(/\/+$/, '');
     const url = new URL(this.runtime.baseUrl.href);
-    url.pathname = `${base}/${segments.join('/')}${this.trailingSlash && segments.length > 0 ? '/' : ''}`;
+    // As client-go: absPath's trailing slash survives only when nothing follows it.
+    const keepSlash =
+      this.trailingSlash && segments.length > 0 && segments.length === this.prefixSegments.length;
+    url.pathname = `${base}/${segments.join('/')}${keepSlash ? '/' : ''}`;
     const query = new URLSearchParams(this.query);
     if (this.timeoutMs !== undefined && this.timeoutMs > 0 && !query.has('timeout')) {
       query.set('timeout', `${Math.ceil(this.timeoutMs)}ms`);
