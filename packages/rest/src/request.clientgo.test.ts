@@ -1,5 +1,14 @@
 // client-go's rest/request_test.go, as data: each describe is one Go test, keeping its
 // inputs and expectations. Go-only cases are listed in the package README.
+
+import {
+  isAlreadyExists,
+  isBadRequest,
+  isConflict,
+  isNotFound,
+  isStatusError,
+  type StatusError,
+} from '@kubets/apimachinery';
 import { rejectionOf, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
@@ -145,6 +154,82 @@ describe('TestRequestPreflightCheck', () => {
       const sent = request.do();
       if (expectsErr) expect(await rejectionOf(sent)).toBeInstanceOf(InvalidRequestError);
       else await sent;
+    },
+  );
+});
+
+describe('TestTransformUnstructuredError', () => {
+  let server: StubServer;
+  let live: RESTClient;
+  let answer: { code: number; body: string } = { code: 200, body: '{}' };
+  beforeAll(async () => {
+    // No Content-Type, as in Go's rows: the client's default (JSON) applies.
+    server = await startStubServer((_request, response) => {
+      response.writeHead(answer.code);
+      response.end(answer.body);
+    });
+    live = new RESTClient({ host: server.url, qps: -1 }, { groupVersion: 'v1' });
+  });
+  afterAll(() => server.close());
+
+  // transformed: the Status the error ends up carrying when the body's Status wins;
+  // otherwise the generic error must satisfy errFn, name the resource and name, and carry
+  // the UnexpectedServerResponse cause.
+  const rows: {
+    resource?: string;
+    name?: string;
+    verb: 'post' | 'put' | 'get';
+    code: number;
+    body: string;
+    errFn: (err: unknown) => boolean;
+    transformed?: { status: string; code: number };
+  }[] = [
+    { resource: 'foo', name: 'bar', verb: 'post', code: 409, body: '', errFn: isAlreadyExists },
+    { resource: 'foo', name: 'bar', verb: 'put', code: 409, body: '', errFn: isConflict },
+    { resource: 'foo', name: 'bar', verb: 'get', code: 404, body: '', errFn: isNotFound },
+    { verb: 'get', code: 400, body: '', errFn: isBadRequest },
+    {
+      verb: 'get',
+      code: 400,
+      body: '{"kind":"Status","apiVersion":"v1","status":"Failure","code":404}',
+      errFn: isBadRequest,
+      transformed: { status: 'Failure', code: 404 },
+    },
+    {
+      verb: 'get',
+      code: 400,
+      body: '{"kind":"Status","apiVersion":"v1","status":"Success","code":404}',
+      errFn: isBadRequest,
+    },
+    { verb: 'get', code: 400, body: '{}', errFn: isBadRequest },
+    {
+      verb: 'get',
+      code: 400,
+      body: '{"kind":"Status","status":"Failure","code":404}',
+      errFn: isBadRequest,
+      transformed: { status: 'Failure', code: 404 },
+    },
+    { verb: 'get', code: 400, body: '{"status":"Failure","code":404}', errFn: isBadRequest },
+  ];
+  it.each(rows)(
+    '$verb $code $body',
+    async ({ resource, name, verb, code, body, errFn, transformed }) => {
+      answer = { code, body };
+      let request = live[verb]();
+      if (resource) request = request.resource(resource);
+      if (name) request = request.name(name);
+      if (verb !== 'get') request = request.body({});
+      const err = await rejectionOf(request.do());
+      expect(isStatusError(err)).toBe(true);
+      const status = (err as StatusError).status;
+      if (transformed) {
+        expect(status).toMatchObject(transformed);
+        return;
+      }
+      expect(errFn(err)).toBe(true);
+      expect(status.details?.causes?.[0]?.reason).toBe('UnexpectedServerResponse');
+      if (name) expect((err as Error).message).toContain(name);
+      if (resource) expect((err as Error).message).toContain(resource);
     },
   );
 });
