@@ -96,10 +96,6 @@ describe('parseFieldSelector', () => {
       expect(err.input).toBe('a=b,nonsense');
     });
 
-    it('an empty field name', () => {
-      expect(parseError('=b').message).toContain('term "=b" at position 0 has an empty field name');
-    });
-
     it('a trailing backslash', () => {
       expect(parseError('a=x\\').message).toContain('invalid escape sequence "\\\\"');
     });
@@ -142,8 +138,12 @@ describe('fieldSelectorFromSet', () => {
     expect(fieldSelectorFromSet(undefined).empty()).toBe(true);
   });
 
-  it('rejects an empty field name', () => {
-    expect(() => fieldSelectorFromSet({ '': 'x' })).toThrow(FieldSelectorParseError);
+  it('keeps an empty field name, as client-go does', () => {
+    expect(fieldSelectorFromSet({ '': 'x' }).toString()).toBe('=x');
+    expect(parseFieldSelector('=b').requirements()).toEqual([
+      { field: '', operator: '=', value: 'b' },
+    ]);
+    expect(parseFieldSelector('=b').matches({ '': 'b' })).toBe(true);
   });
 });
 

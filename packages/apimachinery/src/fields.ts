@@ -83,16 +83,12 @@ export function everythingFieldSelector(): FieldSelector {
 
 /**
  * A field selector requiring `field=value` for every entry of `set`, sorted by field so
- * the string form is stable; `{}` or `undefined` gives an empty selector.
- *
- * @throws {FieldSelectorParseError} for an empty field name.
+ * the string form is stable; `{}` or `undefined` gives an empty selector. An empty field
+ * name is kept, as client-go keeps it (no object has such a field).
  */
 export function fieldSelectorFromSet(set: Fields | undefined): FieldSelector {
   if (!set) return everythingFields;
   const fields = Object.keys(set).sort();
-  for (const field of fields) {
-    if (field === '') throw new FieldSelectorParseError('invalid field selector: empty field name');
-  }
   return new TermsFieldSelector(
     fields.map((field) => ({ field, operator: '=' as const, value: set[field] ?? '' })),
   );
@@ -166,8 +162,7 @@ function splitTerms(input: string): { text: string; position: number }[] {
  * string form is canonical), empty terms are skipped, and whitespace is not trimmed: it is
  * part of the field or value. `''` gives an empty selector.
  *
- * @throws {FieldSelectorParseError} for a term without an operator, an empty field name,
- *   a bad escape or an unescaped `,`/`=` in a value.
+ * @throws {FieldSelectorParseError} for a term without an operator, a bad escape or an unescaped `,`/`=` in a value.
  */
 export function parseFieldSelector(selector: string): FieldSelector {
   const terms: FieldRequirement[] = [];
@@ -189,13 +184,8 @@ export function parseFieldSelector(selector: string): FieldSelector {
       : text.startsWith('==', at)
         ? '=='
         : '=';
+    // An empty field name parses, as in client-go: `=x` is the field "" equal to "x".
     const field = text.slice(0, at);
-    if (field === '') {
-      throw new FieldSelectorParseError(
-        `invalid field selector ${JSON.stringify(selector)}: term ${JSON.stringify(text)} at position ${position} has an empty field name`,
-        { input: selector, position },
-      );
-    }
     const valueStart = at + operator.length;
     const value = unescapeAt(text.slice(valueStart), selector, position + valueStart);
     terms.push({ field, operator, value });

@@ -155,9 +155,17 @@ describe('parseSelector: errors', () => {
   });
 
   it('rejects operators with the wrong values', () => {
-    expect(parseError('a in ()').message).toContain("'in' needs at least one value");
-    expect(parseError('a notin ()').message).toContain("'notin' needs at least one value");
     expect(parseError('a>x').message).toContain("'gt' needs exactly one integer value");
+  });
+
+  it('reads `()` as the value set {""} and `in`/`notin` as keys, as client-go does', () => {
+    expect(parseSelector('a in ()').toString()).toBe('a in ()');
+    expect(parseSelector('a in ()').requirements()[0]?.values).toEqual(['']);
+    expect(parseSelector('a notin ()').matches({ a: '' })).toBe(false);
+    expect(parseSelector('a notin ()').matches({ a: 'x' })).toBe(true);
+    expect(parseSelector('notin,in in (a)').toString()).toBe('in in (a),notin');
+    expect(parseSelector('!in').matches({})).toBe(true);
+    expect(parseSelector('notin notin (in)').matches({ notin: 'x' })).toBe(true);
   });
 
   it('rejects characters the API does not allow in keys', () => {

@@ -451,12 +451,13 @@ class SelectorParser {
 
   #requirement(): Requirement {
     const first = this.#take();
+    // A key is read as a value is, so `in` and `notin` are keys too, as in client-go.
     if (first.kind === '!') {
       const key = this.#take();
-      if (key.kind !== 'identifier') this.#fail(key, "expected a label key after '!'");
+      if (!isValueToken(key)) this.#fail(key, "expected a label key after '!'");
       return this.#build(key, '!', []);
     }
-    if (first.kind !== 'identifier') this.#fail(first, "expected a label key or '!'");
+    if (!isValueToken(first)) this.#fail(first, "expected a label key or '!'");
     const operator = this.#peek();
     switch (operator.kind) {
       case ',':
@@ -497,14 +498,15 @@ class SelectorParser {
     return value.text;
   }
 
-  // `(a,b)`; an empty slot (`(a,)`, `(,a)`) is the empty value, as client-go reads it.
+  // `(a,b)`; an empty slot (`(a,)`, `(,a)`) is the empty value, and so is `()`, as
+  // client-go reads them.
   #valueList(): string[] {
     const open = this.#take();
     if (open.kind !== '(') this.#fail(open, "expected '('");
     const values: string[] = [];
     if (this.#peek().kind === ')') {
       this.#take();
-      return values;
+      return [''];
     }
     for (;;) {
       const token = this.#peek();
@@ -553,7 +555,8 @@ class SelectorParser {
   }
 }
 
-// In value position the keywords are plain words: `env=in` and `x in (notin)` are valid.
+// In key and value position the keywords are plain words: `in in (a)`, `env=in` and
+// `x in (notin)` are valid.
 function isValueToken(token: Token): boolean {
   return token.kind === 'identifier' || token.kind === 'in' || token.kind === 'notin';
 }

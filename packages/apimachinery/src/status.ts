@@ -80,7 +80,8 @@ const statusErrorBrand = Symbol.for('kubets.StatusError');
 /**
  * An error carrying the API server's `Status`. Thrown for every non-2xx response and
  * for watch `ERROR` events. Use the `is*` helpers rather than comparing codes yourself:
- * they match on `reason` first and fall back to the HTTP code, as client-go does.
+ * they match on `reason` first and fall back to the HTTP code, as client-go does, and find
+ * a StatusError wrapped in another error's `cause` (see {@link findStatusError}).
  */
 export class StatusError extends Error {
   /** The Status as the server sent it (or as built from the HTTP response when it sent none). */
@@ -125,6 +126,23 @@ export function isStatusError(err: unknown): err is StatusError {
   return typeof err === 'object' && err !== null && statusErrorBrand in err;
 }
 
+function failureStatus(
+  code: number,
+  reason: StatusReason,
+  message: string,
+  details: StatusDetails | undefined,
+): Status {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    code,
+    reason,
+    message,
+    ...(details ? { details } : {}),
+  };
+}
+
 /**
  * Builds the Status a client reports for an HTTP failure whose body was not a Status,
  * with the reason client-go derives from the code.
@@ -133,15 +151,12 @@ export function statusFromHttp(code: number, message: string, retryAfterSeconds?
   const reason = reasonForCode(code);
   const details: StatusDetails | undefined =
     retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined;
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    status: 'Failure',
+  return failureStatus(
     code,
     reason,
-    message: message || `the server responded with HTTP ${code}${reason ? ` (${reason})` : ''}`,
-    ...(details ? { details } : {}),
-  };
+    message || `the server responded with HTTP ${code}${reason ? ` (${reason})` : ''}`,
+    details,
+  );
 }
 
 function reasonForCode(code: number): StatusReason {
@@ -203,11 +218,36 @@ const knownReasons: ReadonlySet<string> = new Set([
   'ServiceUnavailable',
 ]);
 
+/**
+ * The first {@link StatusError} in `err`'s chain, as Go's `errors.As` finds it: `err`
+ * itself, then depth first through `cause` and, for an `AggregateError`, each of its
+ * `errors` (Go's `errors.Join`). A chain that loops is walked once.
+ */
+export function findStatusError(err: unknown): StatusError | undefined {
+  const seen = new Set<unknown>();
+  const visit = (value: unknown): StatusError | undefined => {
+    if (typeof value !== 'object' || value === null || seen.has(value)) return undefined;
+    seen.add(value);
+    if (isStatusError(value)) return value;
+    const fromCause = visit((value as { cause?: unknown }).cause);
+    if (fromCause) return fromCause;
+    if (value instanceof AggregateError) {
+      for (const inner of value.errors) {
+        const found = visit(inner);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  return visit(err);
+}
+
 // A reason the client knows decides alone; an unknown or missing one falls back to the code.
 function matches(err: unknown, reason: StatusReason, code: number | undefined): boolean {
-  if (!isStatusError(err)) return false;
-  if (knownReasons.has(err.reason)) return err.reason === reason;
-  return code !== undefined && err.code === code;
+  const status = findStatusError(err);
+  if (!status) return false;
+  if (knownReasons.has(status.reason)) return status.reason === reason;
+  return code !== undefined && status.code === code;
 }
 
 /** The object does not exist (reason NotFound, or HTTP 404 without a reason). */
@@ -222,8 +262,12 @@ export const isInvalid = (err: unknown): boolean => matches(err, 'Invalid', 422)
 export const isGone = (err: unknown): boolean => matches(err, 'Gone', 410);
 /** A continue token or resourceVersion expired (reason Expired, or HTTP 410 without a known reason). */
 export const isResourceExpired = (err: unknown): boolean => matches(err, 'Expired', 410);
-/** The server is throttling this client (reason TooManyRequests, or HTTP 429). */
-export const isTooManyRequests = (err: unknown): boolean => matches(err, 'TooManyRequests', 429);
+/**
+ * The server is throttling this client (reason TooManyRequests, or HTTP 429 whatever the
+ * reason: client-go's check of the code predates the reason-first rule and was kept).
+ */
+export const isTooManyRequests = (err: unknown): boolean =>
+  matches(err, 'TooManyRequests', 429) || findStatusError(err)?.code === 429;
 /** The client is not authenticated (reason Unauthorized, or HTTP 401). */
 export const isUnauthorized = (err: unknown): boolean => matches(err, 'Unauthorized', 401);
 /** The client may not do this (reason Forbidden, or HTTP 403). */
@@ -242,3 +286,115 @@ export const isMethodNotSupported = (err: unknown): boolean =>
 /** The server is temporarily unable to serve (reason ServiceUnavailable, or HTTP 503). */
 export const isServiceUnavailable = (err: unknown): boolean =>
   matches(err, 'ServiceUnavailable', 503);
+
+/** What {@link newGenericServerResponse} needs to know about the failed request. */
+export interface GenericServerResponse {
+  /** The HTTP status code. */
+  code: number;
+  /** The HTTP method, e.g. `POST`: a 409 answering a POST means AlreadyExists. */
+  verb: string;
+  /** The resource requested, e.g. `pods`; `''` or absent when none. */
+  resource?: string | undefined;
+  /** The resource's API group; `''` for the core group. */
+  group?: string | undefined;
+  /** The object's name, when the request named one. */
+  name?: string | undefined;
+  /** What the server said: its body when that was text, else `unknown`. */
+  serverMessage: string;
+  /** The `Retry-After` seconds of the answer, when it had one. */
+  retryAfterSeconds?: number | undefined;
+  /**
+   * True when the answer was not a Status at all, recorded as a cause of reason
+   * `UnexpectedServerResponse` carrying `serverMessage`.
+   */
+  isUnexpectedResponse?: boolean | undefined;
+}
+
+// client-go's reason and fixed text for an answer that carried no usable Status.
+function genericReasonAndMessage(
+  code: number,
+  verb: string,
+  serverMessage: string,
+): [StatusReason, string] {
+  switch (code) {
+    case 409:
+      return [verb === 'POST' ? 'AlreadyExists' : 'Conflict', 'the server reported a conflict'];
+    case 404:
+      return ['NotFound', 'the server could not find the requested resource'];
+    case 400:
+      return ['BadRequest', 'the server rejected our request for an unknown reason'];
+    case 401:
+      return ['Unauthorized', 'the server has asked for the client to provide credentials'];
+    case 403:
+      // The server's text says who tried what, so it is kept.
+      return ['Forbidden', serverMessage];
+    case 406:
+      return [
+        'NotAcceptable',
+        serverMessage === '' || serverMessage === 'unknown'
+          ? 'the server was unable to respond with a content type that the client supports'
+          : serverMessage,
+      ];
+    case 415:
+      return ['UnsupportedMediaType', serverMessage];
+    case 405:
+      return [
+        'MethodNotAllowed',
+        'the server does not allow this method on the requested resource',
+      ];
+    case 422:
+      return ['Invalid', 'the server rejected our request due to an error in our request'];
+    case 503:
+      return ['ServiceUnavailable', 'the server is currently unable to handle the request'];
+    case 504:
+      return [
+        'Timeout',
+        'the server was unable to return a response in the time allotted, but may still be processing the request',
+      ];
+    case 429:
+      return [
+        'TooManyRequests',
+        'the server has received too many requests and has asked us to try again later',
+      ];
+    default:
+      if (code >= 500) {
+        return [
+          'InternalError',
+          `an error on the server (${JSON.stringify(serverMessage)}) has prevented the request from succeeding`,
+        ];
+      }
+      return [
+        '',
+        `the server responded with the status code ${code} but did not return more information`,
+      ];
+  }
+}
+
+/**
+ * The Status client-go reports (`NewGenericServerResponse`) for an answer that carried no
+ * usable Status: the reason and a fixed text from the code (409 to a POST is
+ * AlreadyExists), followed by `(verb resource.group name)` when a resource was requested.
+ */
+export function newGenericServerResponse(response: GenericServerResponse): Status {
+  const { code, verb, serverMessage } = response;
+  const resource = response.resource ?? '';
+  const group = response.group ?? '';
+  const name = response.name ?? '';
+  let [reason, message] = genericReasonAndMessage(code, verb.toUpperCase(), serverMessage);
+  if (resource !== '' || group !== '') {
+    const qualified = group === '' ? resource : `${resource}.${group}`;
+    message = `${message} (${verb.toLowerCase()} ${qualified}${name === '' ? '' : ` ${name}`})`;
+  }
+  const details: StatusDetails = {
+    ...(group ? { group } : {}),
+    ...(resource ? { kind: resource } : {}),
+    ...(name ? { name } : {}),
+    ...(response.isUnexpectedResponse
+      ? { causes: [{ reason: 'UnexpectedServerResponse', message: serverMessage }] }
+      : {}),
+    ...(response.retryAfterSeconds !== undefined
+      ? { retryAfterSeconds: response.retryAfterSeconds }
+      : {}),
+  };
+  return failureStatus(code, reason, message, details);
+}

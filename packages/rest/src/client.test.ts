@@ -161,9 +161,118 @@ describe('RESTClient do()', () => {
     expect(error.status).toMatchObject({
       code: 500,
       reason: 'InternalError',
-      message: 'etcd is on fire',
+      message:
+        'an error on the server ("etcd is on fire") has prevented the request from succeeding (get pods)',
+      details: {
+        kind: 'pods',
+        causes: [{ reason: 'UnexpectedServerResponse', message: 'etcd is on fire' }],
+      },
     });
     expect(server.requests).toHaveLength(1);
+  });
+
+  // client-go's newUnstructuredResponseError: the reason and a fixed text from the code, the
+  // body quoted only when it is text, and a Status used only when it reports Failure.
+  it.each([
+    {
+      title: 'a 409 to a POST is AlreadyExists',
+      verb: 'post' as const,
+      code: 409,
+      headers: { 'Content-Type': 'text/plain' },
+      body: 'taken',
+      reason: 'AlreadyExists',
+      message: 'the server reported a conflict (post configmaps.apps x)',
+    },
+    {
+      title: 'a 409 to a PUT is Conflict',
+      verb: 'put' as const,
+      code: 409,
+      headers: {},
+      body: '',
+      reason: 'Conflict',
+      message: 'the server reported a conflict (put configmaps.apps x)',
+    },
+    {
+      title: 'a 404 has a fixed text',
+      verb: 'get' as const,
+      code: 404,
+      headers: { 'Content-Type': 'text/html' },
+      body: '<h1>nope</h1>',
+      reason: 'NotFound',
+      message: 'the server could not find the requested resource (get configmaps.apps x)',
+      cause: '<h1>nope</h1>',
+    },
+    {
+      title: 'a JSON body that is no Status is quoted as unknown',
+      verb: 'get' as const,
+      code: 503,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"error":"down"}',
+      reason: 'ServiceUnavailable',
+      message: 'the server is currently unable to handle the request (get configmaps.apps x)',
+      cause: 'unknown',
+    },
+    {
+      title: 'a Success Status on a 400 is still an error',
+      verb: 'get' as const,
+      code: 400,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Success',
+        message: 'fine',
+      }),
+      reason: 'BadRequest',
+      message: 'the server rejected our request for an unknown reason (get configmaps.apps x)',
+      cause: 'unknown',
+    },
+    {
+      title: 'a 403 keeps the server text',
+      verb: 'delete' as const,
+      code: 403,
+      headers: {},
+      body: 'user "x" cannot delete\n',
+      reason: 'Forbidden',
+      message: 'user "x" cannot delete (delete configmaps.apps x)',
+    },
+    {
+      title: 'another code has the generic text and no reason',
+      verb: 'get' as const,
+      code: 418,
+      headers: {},
+      body: 'teapot',
+      reason: '',
+      message:
+        'the server responded with the status code 418 but did not return more information (get configmaps.apps x)',
+    },
+  ])('$title', async ({ verb, code, headers, body, reason, message, ...rest }) => {
+    const server = await serve((_request, response) => {
+      response.writeHead(code, headers);
+      response.end(body);
+    });
+    const client = new RESTClient({ host: server.url, qps: -1 }, { groupVersion: 'apps/v1' });
+    const request = client[verb]().namespace('d').resource('configmaps').name('x');
+    const error = (await rejection(
+      (verb === 'post' || verb === 'put' ? request.body({}) : request).do(),
+    )) as StatusError;
+    expect(error.status).toMatchObject({
+      status: 'Failure',
+      code,
+      reason,
+      message,
+      details: {
+        group: 'apps',
+        kind: 'configmaps',
+        name: 'x',
+        causes: [
+          {
+            reason: 'UnexpectedServerResponse',
+            message: 'cause' in rest ? rest.cause : body.trim(),
+          },
+        ],
+      },
+    });
   });
 
   it('treats a Failure Status in a 2xx answer as an error', async () => {
@@ -317,18 +426,90 @@ describe('retries', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('retries a GET on a refused connection, then reports it', async () => {
-    const server = await serve(() => {});
-    const { port } = server;
-    await server.close();
-    const clock = recordingClock();
+  // client-go retries resets only: a refused connection is reported at once, by do() and
+  // by watch() alike.
+  it.each(['do', 'watch'] as const)(
+    '%s() reports a refused connection without retrying',
+    async (call) => {
+      const server = await serve(() => {});
+      const { port } = server;
+      await server.close();
+      const clock = recordingClock();
+      const client = new RESTClient(
+        { host: `http://127.0.0.1:${port}`, qps: -1, maxRetries: 2 },
+        { groupVersion: 'v1', clock },
+      );
+      const error = await rejection(client.get().resource('pods')[call]());
+      expect(error).toMatchObject({ name: 'TransportError', code: 'ECONNREFUSED' });
+      expect(clock.sleeps).toEqual([]);
+    },
+  );
+
+  it('never retries a stream whose connection was reset', async () => {
+    const server = await serve((_request, _response, raw) => {
+      raw.socket.destroy();
+    });
+    const { client, clock } = clientFor(server);
+    const error = await rejection(
+      client.get().resource('pods').name('p').subresource('log').stream(),
+    );
+    expect(error).toMatchObject({ name: 'TransportError', code: 'ECONNRESET' });
+    expect(server.requests).toHaveLength(1);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('retries a stream after a Retry-After answer', async () => {
+    const server = await serve(retryAfterOnce(503, '2'));
+    const { client, clock } = clientFor(server);
+    const body = await client.get().resource('pods').name('p').subresource('log').stream();
+    body.resume();
+    expect(server.requests).toHaveLength(2);
+    expect(clock.sleeps).toEqual([2000]);
+  });
+
+  it('retries a watch (any verb) whose connection was reset, then returns an empty watch', async () => {
+    const server = await serve((_request, _response, raw) => {
+      raw.socket.destroy();
+    });
+    const { client, clock } = clientFor(server, { maxRetries: 2 });
+    const watch = await client.post().resource('pods').watch();
+    const events: unknown[] = [];
+    for await (const event of watch) events.push(event);
+    expect(events).toEqual([]);
+    expect(server.requests).toHaveLength(3);
+    expect(clock.sleeps).toEqual([1000, 1000]);
+  });
+
+  it('does not rate limit the first request of a watch, only its retries', async () => {
+    const clock = new FakeClock();
+    const server = await serve((request, response) => {
+      if (server.requests.length === 2) {
+        response.writeHead(429, { 'Retry-After': '0' });
+        response.end();
+      } else if (request.url?.includes('watch=true')) {
+        response.writeHead(200, { 'Content-Type': 'application/json' });
+        response.end();
+      } else {
+        sendJson(response, 200, {});
+      }
+    });
     const client = new RESTClient(
-      { host: `http://127.0.0.1:${port}`, qps: -1, maxRetries: 2 },
+      { host: server.url, qps: 1, burst: 1 },
       { groupVersion: 'v1', clock },
     );
-    const error = await rejection(client.get().resource('pods').do());
-    expect(error).toMatchObject({ name: 'TransportError', code: 'ECONNREFUSED' });
-    expect(clock.sleeps).toEqual([1000, 1000]);
+    // The one token goes to this request; the watch is sent without one.
+    await client.get().resource('pods').do();
+    const watching = client.get().resource('pods').watch();
+    await eventually(() => server.requests.length === 2);
+    // Its retry after the 429 waits for the next token, a second later.
+    await eventually(() => clock.pending === 1);
+    await nextTurn();
+    expect(server.requests).toHaveLength(2);
+    clock.step(1000);
+    for await (const _event of await watching) {
+      // the server ends the watch at once
+    }
+    expect(server.requests).toHaveLength(3);
   });
 
   it('waits for the rate limiter before every attempt, retries included', async () => {
@@ -582,6 +763,37 @@ describe('watch()', () => {
     expect(server.requests[0]?.url).toBe(
       '/api/v1/namespaces/default/configmaps?resourceVersion=5&watch=true',
     );
+  });
+
+  // client-go's StreamDecoder: JSON, or no/unparseable Content-Type (taken as JSON).
+  it.each([
+    { contentType: 'text/html; charset=utf-8', refused: 'text/html' },
+    {
+      contentType: 'application/vnd.kubernetes.protobuf;stream=watch',
+      refused: 'application/vnd.kubernetes.protobuf',
+    },
+    { contentType: 'application/json;stream=watch', refused: undefined },
+    { contentType: undefined, refused: undefined },
+    { contentType: 'not a media type', refused: undefined },
+  ])('watch answered with Content-Type $contentType', async ({ contentType, refused }) => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, contentType ? { 'Content-Type': contentType } : {});
+      response.end(event('ADDED', 'a'));
+    });
+    const { client } = clientFor(server);
+    const watching = client.get().resource('pods').watch();
+    if (refused) {
+      const error = await rejection(watching);
+      expect(error).toBeInstanceOf(ResponseDecodeError);
+      expect((error as Error).message).toMatch(
+        new RegExp(`: no stream serializers registered for ${refused.replace(/[.+]/g, '\\$&')}$`),
+      );
+      await server.requests[0]?.closed;
+    } else {
+      const types: string[] = [];
+      for await (const received of await watching) types.push(received.type);
+      expect(types).toEqual(['ADDED']);
+    }
   });
 
   it('closes the connection when the loop is left', async () => {

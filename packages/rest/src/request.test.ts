@@ -162,7 +162,46 @@ describe('Request validation', () => {
       'y/z',
       /invalid subresource "y\/z"/,
     ],
+    // client-go's requestPreflightCheck, run by Do/DoRaw only.
+    ...(['get', 'put', 'delete'] as const).map((verb): (typeof cases)[number] => [
+      `${verb.toUpperCase()} of a name in the empty namespace`,
+      (c) => c[verb]().namespace('').resource('pods').name('a').do(),
+      'namespace',
+      '',
+      /^an empty namespace may not be set when a resource name is provided$/,
+    ]),
+    [
+      'a create in the empty namespace',
+      (c) => c.post().namespace('').resource('pods').body({}).doRaw(),
+      'namespace',
+      '',
+      /^an empty namespace may not be set during creation$/,
+    ],
   ];
+
+  it('sends what the empty-namespace check allows: lists, PATCH, watch and stream', async () => {
+    const before = server.requests.length;
+    await client.get().namespace('').resource('pods').do();
+    await client.patch(PatchType.MergePatch).namespace('').resource('pods').name('a').body({}).do();
+    const watch = await client.get().namespace('').resource('pods').name('a').watch();
+    watch.stop();
+    const stream = await client.get().namespace('').resource('pods').name('a').stream();
+    stream.destroy();
+    expect(server.requests.slice(before).map((request) => request.url)).toEqual([
+      '/api/v1/pods',
+      '/api/v1/pods/a',
+      '/api/v1/pods/a?watch=true',
+      '/api/v1/pods/a',
+    ]);
+  });
+
+  it('ignores path, query, body and timeout calls once the request has failed', () => {
+    const failed = client.get().resource('pods').name('a/b');
+    const before = failed.url().href;
+    failed.suffix('x').absPath('/y').param('p', '1').params({ q: '2' }).timeout(1000).body('{}');
+    expect(failed.url().href).toBe(before);
+    expect(failed.toJSON()).not.toHaveProperty('bodyBytes');
+  });
 
   for (const [title, send, part, value, message] of cases) {
     it(`rejects ${title} when the request is sent, without sending it`, async () => {

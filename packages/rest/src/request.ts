@@ -1,14 +1,26 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { ObjectList } from '@kubets/apimachinery';
 import { Deadline } from './deadline.js';
-import { InvalidRequestError, ResponseDecodeError, TransportError } from './errors.js';
+import {
+  InvalidRequestError,
+  isTransportError,
+  ResponseDecodeError,
+  TransportError,
+} from './errors.js';
 import { inspectAsJSON } from './inspect.js';
 import { type ListDecodeOptions, ListStreamDecoder } from './list-decode.js';
-import { errorFromResponse, failureInSuccess, isSuccess, readBody } from './response.js';
+import {
+  errorFromResponse,
+  type FailedRequest,
+  failureInSuccess,
+  isSuccess,
+  readBody,
+  responseMediaType,
+} from './response.js';
 import type { RequestRuntime } from './runtime.js';
-import { sendWithRetries } from './send.js';
-import { networkErrorCode } from './transport.js';
+import { type SendKind, sendWithRetries } from './send.js';
+import { isRetryableWatchError, networkErrorCode } from './transport.js';
 import {
   describeValue,
   escapedSegmentsOf,
@@ -71,7 +83,8 @@ export interface RawResponse {
  *
  * As in client-go, the namespace, resource, name and subresource can each be set once,
  * and must be valid path segments; a mistake is remembered and thrown when the request
- * is sent, so chains stay readable.
+ * is sent, so chains stay readable. Once a mistake is remembered, the later path, query,
+ * body and timeout calls change nothing.
  */
 export class Request {
   /** The HTTP method. */
@@ -186,6 +199,7 @@ export class Request {
    * part may hold several `/`-separated segments; `.` and `..` are refused.
    */
   suffix(...segments: string[]): this {
+    if (this.error) return this;
     this.suffixSegments.push(...this.segmentsOf('suffix', ...segments));
     return this;
   }
@@ -196,6 +210,7 @@ export class Request {
    * hold several `/`-separated segments; `.` and `..` are refused rather than resolved.
    */
   absPath(...segments: string[]): this {
+    if (this.error) return this;
     this.prefixSegments = this.segmentsOf('absPath', ...segments);
     this.trailingSlash = segments.at(-1)?.endsWith('/') ?? false;
     return this;
@@ -234,6 +249,7 @@ export class Request {
 
   /** The body: objects are sent as JSON; strings and bytes as they are. */
   body(body: RequestBody): this {
+    if (this.error) return this;
     if (typeof body === 'string') this.bodyBytes = Buffer.from(body, 'utf8');
     else if (body instanceof Uint8Array) this.bodyBytes = Buffer.from(body);
     else this.bodyBytes = Buffer.from(JSON.stringify(body), 'utf8');
@@ -246,6 +262,7 @@ export class Request {
    * watch or stream the limit covers getting the response started.
    */
   timeout(ms: number): this {
+    if (this.error) return this;
     this.timeoutMs = ms;
     return this;
   }
@@ -273,13 +290,27 @@ export class Request {
     segments.push(...this.suffixSegments);
     const base = this.runtime.baseUrl.pathname.replace(/\/+$/, '');
     const url = new URL(this.runtime.baseUrl.href);
-    url.pathname = `${base}/${segments.join('/')}${this.trailingSlash && segments.length > 0 ? '/' : ''}`;
+    // As client-go: absPath's trailing slash survives only when nothing follows it.
+    const keepSlash =
+      this.trailingSlash && segments.length > 0 && segments.length === this.prefixSegments.length;
+    url.pathname = `${base}/${segments.join('/')}${keepSlash ? '/' : ''}`;
     const query = new URLSearchParams(this.query);
     if (this.timeoutMs !== undefined && this.timeoutMs > 0 && !query.has('timeout')) {
       query.set('timeout', `${Math.ceil(this.timeoutMs)}ms`);
     }
     url.search = query.toString();
     return url;
+  }
+
+  private failedRequest(): FailedRequest {
+    // The group of a versioned path `/apis/<group>/<version>`; the core group has none.
+    const group = /^\/?apis\/([^/]+)\/[^/]+\/?$/.exec(this.runtime.versionedPath)?.[1] ?? '';
+    return {
+      method: this.verb,
+      resource: this.resourceValue,
+      group,
+      name: this.nameValue,
+    };
   }
 
   // The URL for messages and logs, without a password the server URL may carry.
@@ -343,9 +374,33 @@ export class Request {
    * Sends the request with client-go's retries (see {@link sendWithRetries}). Resolves
    * with the final response, its body unread.
    */
-  private send(deadline: Deadline): Promise<IncomingMessage> {
+  // client-go's check of `Do`/`DoRaw` (not `Watch`/`Stream`) for an empty namespace set
+  // explicitly where one must be named.
+  private preflightError(): InvalidRequestError | undefined {
+    if (this.namespaceValue !== '') return undefined;
+    if (this.verb === 'POST') {
+      return new InvalidRequestError(
+        'namespace',
+        '',
+        'an empty namespace may not be set during creation',
+      );
+    }
+    if (['GET', 'PUT', 'DELETE'].includes(this.verb) && this.nameValue) {
+      return new InvalidRequestError(
+        'namespace',
+        '',
+        'an empty namespace may not be set when a resource name is provided',
+      );
+    }
+    return undefined;
+  }
+
+  private send(deadline: Deadline, kind: SendKind = 'request'): Promise<IncomingMessage> {
     if (this.error) return Promise.reject(this.error);
+    const preflight = kind === 'request' ? this.preflightError() : undefined;
+    if (preflight) return Promise.reject(preflight);
     return sendWithRetries(this.runtime, {
+      kind,
       method: this.verb,
       url: this.url(),
       headers: (credentials) => this.buildHeaders(credentials),
@@ -406,7 +461,7 @@ export class Request {
       const response = await this.send(deadline);
       const body = await this.readWhole(response, deadline);
       const statusCode = response.statusCode ?? 0;
-      if (!isSuccess(statusCode)) throw errorFromResponse(response, body);
+      if (!isSuccess(statusCode)) throw errorFromResponse(response, body, this.failedRequest());
       const contentType = response.headers['content-type'];
       if (body.length === 0) {
         throw new ResponseDecodeError(
@@ -495,18 +550,25 @@ export class Request {
 
   // The callers read a successful body as a stream, so only a failure's body is read whole,
   // to be thrown as its Status.
-  private async sendForStream(deadline: Deadline): Promise<IncomingMessage> {
-    const response = await this.send(deadline);
+  private async sendForStream(
+    deadline: Deadline,
+    kind: SendKind = 'request',
+  ): Promise<IncomingMessage> {
+    const response = await this.send(deadline, kind);
     if (!isSuccess(response.statusCode ?? 0)) {
-      throw errorFromResponse(response, await this.readWhole(response, deadline));
+      throw errorFromResponse(
+        response,
+        await this.readWhole(response, deadline),
+        this.failedRequest(),
+      );
     }
     return response;
   }
 
-  private async open(): Promise<{ response: IncomingMessage; deadline: Deadline }> {
+  private async open(kind: SendKind): Promise<{ response: IncomingMessage; deadline: Deadline }> {
     const deadline = this.startDeadline();
     try {
-      const response = await this.sendForStream(deadline);
+      const response = await this.sendForStream(deadline, kind);
       deadline.stopTimer();
       return { response, deadline };
     } catch (err) {
@@ -518,7 +580,10 @@ export class Request {
   /**
    * Starts a watch and resolves once the server accepted it. Adds `watch=true` unless a
    * `watch` parameter was given. Iterate the result with `for await`; see
-   * {@link WatchStream} for how it ends.
+   * {@link WatchStream} for how it ends. As in client-go, the first request does not wait
+   * for the rate limiter, a connection that closes or times out before an answer is
+   * retried (any verb), and once the retries are spent the result is an empty watch that
+   * ends at once, not an error.
    *
    * @throws {StatusError} when the server refuses the watch (e.g. 410 Gone).
    * @throws {RangeError} when `options.maxEventBytes` is not a positive number.
@@ -529,7 +594,29 @@ export class Request {
       options.maxEventBytes ?? this.runtime.maxWatchEventBytes,
     );
     if (!this.query.some(([name]) => name === 'watch')) this.query.push(['watch', 'true']);
-    const { response, deadline } = await this.open();
+    let opened: Awaited<ReturnType<Request['open']>>;
+    try {
+      opened = await this.open('watch');
+    } catch (err) {
+      // As client-go: a watch whose connection kept closing or timing out, retries spent,
+      // is an empty watch, which its caller (a reflector) simply starts again.
+      if (isTransportError(err) && !err.timedOut && isRetryableWatchError(err.cause)) {
+        return new WatchStream<T>({ body: Readable.from([]), close: () => {} });
+      }
+      throw err;
+    }
+    const { response, deadline } = opened;
+    // client-go decodes a watch only in a media type it has a stream decoder for; without a
+    // Content-Type (or with one that does not parse) it assumes JSON.
+    const media = responseMediaType(response);
+    if (media !== undefined && media !== '' && media !== 'application/json') {
+      response.destroy();
+      deadline.dispose();
+      throw new ResponseDecodeError(
+        `${this.verb} ${this.safeHref()}: no stream serializers registered for ${media}`,
+        { statusCode: response.statusCode ?? 0, contentType: response.headers['content-type'] },
+      );
+    }
     return new WatchStream<T>({
       maxEventBytes,
       body: response,
@@ -541,12 +628,14 @@ export class Request {
 
   /**
    * Opens the response body as a byte stream (container logs, `follow=true`), read
-   * incrementally. Destroy it, or abort the signal, to close the connection.
+   * incrementally. Destroy it, or abort the signal, to close the connection. Only a 429 or
+   * 5xx answer with `Retry-After` is retried; a lost connection is reported at once, as in
+   * client-go.
    *
    * @throws {StatusError} when the server answers with an error.
    */
   async stream(): Promise<Readable> {
-    const { response, deadline } = await this.open();
+    const { response, deadline } = await this.open('stream');
     response.once('close', () => deadline.dispose());
     return response;
   }

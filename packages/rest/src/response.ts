@@ -1,12 +1,16 @@
 import type { IncomingMessage } from 'node:http';
-import { type Status, StatusError, statusFromHttp } from '@kubets/apimachinery';
+import { newGenericServerResponse, type Status, StatusError } from '@kubets/apimachinery';
 
-const maxErrorBodyLength = 1024;
-
-export function retryAfterSeconds(response: IncomingMessage): number | undefined {
+/**
+ * The `Retry-After` seconds of an answer. Only a 429 or 5xx asks for a retry, as in
+ * client-go, unless `anyCode` (the value an error reports).
+ */
+export function retryAfterSeconds(
+  response: IncomingMessage,
+  options: { anyCode?: boolean } = {},
+): number | undefined {
   const code = response.statusCode ?? 0;
-  // Only throttling and server-side errors carry a usable Retry-After, as in client-go.
-  if (code !== 429 && code < 500) return undefined;
+  if (!options.anyCode && code !== 429 && code < 500) return undefined;
   const header = response.headers['retry-after'];
   if (header === undefined || !/^\s*\d+\s*$/.test(header)) return undefined;
   return Number.parseInt(header, 10);
@@ -18,27 +22,74 @@ export function isStatusObject(value: unknown): value is Status {
   );
 }
 
-export function errorFromResponse(response: IncomingMessage, body: Buffer): StatusError {
+/** What the failed request asked for, for the error's message and details. */
+export interface FailedRequest {
+  readonly method: string;
+  readonly resource: string | undefined;
+  readonly group: string;
+  readonly name: string | undefined;
+}
+
+// client-go's bound on the body text quoted in an error for an answer that is not a Status.
+const maxUnstructuredResponseTextBytes = 2048;
+
+function mediaTypeOf(contentType: string | undefined): string | undefined {
+  if (contentType === undefined || contentType.trim() === '') return '';
+  const media = contentType.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  return /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/.test(media) ? media : undefined;
+}
+
+/**
+ * The media type of a `Content-Type` header: `''` when there is none, `undefined` when it
+ * does not parse.
+ */
+export function responseMediaType(response: IncomingMessage): string | undefined {
+  return mediaTypeOf(response.headers['content-type']);
+}
+
+/**
+ * The error for a non-2xx answer, as client-go builds it: the body's Status when it is a
+ * JSON Status reporting `Failure`; otherwise the generic error for the code, quoting the
+ * body only when it is text (no `Content-Type`, or `text/*`).
+ */
+export function errorFromResponse(
+  response: IncomingMessage,
+  body: Buffer,
+  request: FailedRequest,
+): StatusError {
   const statusCode = response.statusCode ?? 0;
-  const retryAfter = retryAfterSeconds(response);
-  const text = body.toString('utf8');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  if (isStatusObject(parsed)) {
-    const status: Status = { ...parsed, code: parsed.code || statusCode };
-    if (retryAfter !== undefined && status.details?.retryAfterSeconds === undefined) {
-      status.details = { ...status.details, retryAfterSeconds: retryAfter };
+  const media = responseMediaType(response);
+  if (media === '' || media === 'application/json') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      parsed = undefined;
     }
-    return new StatusError(status);
+    // A Status that does not say Failure (a Success on a 400, say) is no explanation.
+    if (isStatusObject(parsed) && parsed.status === 'Failure') {
+      const status: Status = { ...parsed, code: parsed.code || statusCode };
+      const retryAfter = retryAfterSeconds(response);
+      if (retryAfter !== undefined && status.details?.retryAfterSeconds === undefined) {
+        status.details = { ...status.details, retryAfterSeconds: retryAfter };
+      }
+      return new StatusError(status);
+    }
   }
-  const trimmed = text.trim();
-  const message =
-    trimmed.length > maxErrorBodyLength ? `${trimmed.slice(0, maxErrorBodyLength)}...` : trimmed;
-  return new StatusError(statusFromHttp(statusCode, message, retryAfter));
+  const isText = media === '' || media?.startsWith('text/') === true;
+  const text = body.subarray(0, maxUnstructuredResponseTextBytes).toString('utf8').trim();
+  return new StatusError(
+    newGenericServerResponse({
+      code: statusCode,
+      verb: request.method,
+      resource: request.resource,
+      group: request.resource ? request.group : '',
+      name: request.name,
+      serverMessage: isText ? text : 'unknown',
+      retryAfterSeconds: retryAfterSeconds(response, { anyCode: true }),
+      isUnexpectedResponse: true,
+    }),
+  );
 }
 
 export async function readBody(response: IncomingMessage): Promise<Buffer> {

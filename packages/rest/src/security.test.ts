@@ -490,7 +490,7 @@ describe('secrets never appear in errors, logs or printed configs', () => {
       clock,
     });
     scenarios.push(basic.get().absPath('/unauthorized').do());
-    // Connection refused, retried once (logged), then reported.
+    // Connection refused: reported at once, not retried.
     const refused = new RESTClient(secretConfig(`http://127.0.0.1:${closedPort}`), { clock });
     scenarios.push(refused.get().absPath('/version').do());
     // A password in the server URL itself.

@@ -5,6 +5,7 @@ import type { RequestRuntime } from './runtime.js';
 import {
   describeTLSVerificationError,
   isRetryableConnectionError,
+  isRetryableWatchError,
   isTLSVerificationError,
   networkErrorCode,
   sendHttpRequest,
@@ -12,8 +13,29 @@ import {
 import { redactedHref } from './url.js';
 import { parseWarningHeaders } from './warnings.js';
 
+/**
+ * Which of client-go's three send loops a request follows: `request` (`Do`, `DoRaw`) is
+ * throttled and retries a GET whose connection was lost; `watch` is not throttled before
+ * its first attempt and retries any verb whose connection was lost or timed out; `stream`
+ * retries no connection error. All three retry a 429 or 5xx carrying `Retry-After`.
+ */
+export type SendKind = 'request' | 'watch' | 'stream';
+
+function connectionErrorIsRetryable(kind: SendKind, method: string, err: unknown): boolean {
+  switch (kind) {
+    case 'request':
+      return method === 'GET' && isRetryableConnectionError(err);
+    case 'watch':
+      return isRetryableWatchError(err);
+    case 'stream':
+      return false;
+  }
+}
+
 /** One request as the retry loop sends it, attempt after attempt. */
 export interface Attempt {
+  /** The send loop to follow. */
+  readonly kind: SendKind;
   readonly method: string;
   readonly url: URL;
   /** The headers of one attempt, given that attempt's credentials. */
@@ -38,9 +60,9 @@ function reportWarnings(runtime: RequestRuntime, response: IncomingMessage): voi
 
 /**
  * Sends a request, retrying like client-go: after a 429 or 5xx that carries `Retry-After`
- * (any verb: the server did not act on it), and for GET after a reset or refused
- * connection. Each attempt first waits for the rate limiter. Resolves with the final
- * response, its body unread.
+ * (any verb: the server did not act on it), and after a lost connection as the
+ * {@link SendKind} allows. Each attempt first waits for the rate limiter, except a watch's
+ * first. Resolves with the final response, its body unread.
  *
  * @throws {TransportError} when no answer came; the signal's reason once it aborts.
  */
@@ -48,12 +70,15 @@ export async function sendWithRetries(
   runtime: RequestRuntime,
   attempt: Attempt,
 ): Promise<IncomingMessage> {
-  const { method, url, signal } = attempt;
+  const { kind, method, url, signal } = attempt;
   const href = redactedHref(url);
   let waitMs = 0;
   for (let tries = 0; ; tries++) {
     if (tries > 0) await runtime.clock.sleep(waitMs, signal);
-    if (runtime.rateLimiter) await runtime.rateLimiter.wait(signal);
+    // client-go never rate limits a watch's first request, only its retries.
+    if (runtime.rateLimiter && (tries > 0 || kind !== 'watch')) {
+      await runtime.rateLimiter.wait(signal);
+    }
     const { headers: credentials, agent, onUnauthorized } = await runtime.connection(signal);
     let response: IncomingMessage;
     try {
@@ -68,7 +93,7 @@ export async function sendWithRetries(
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       const code = networkErrorCode(err);
-      if (tries < runtime.maxRetries && method === 'GET' && isRetryableConnectionError(err)) {
+      if (tries < runtime.maxRetries && connectionErrorIsRetryable(kind, method, err)) {
         // client-go answers a retryable connection error as if the server had said
         // "Retry-After: 1".
         waitMs = Math.max(1000, runtime.retryBackoffMs(tries + 1));

@@ -1,7 +1,7 @@
 import { type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
-import { agentFor, isRetryableConnectionError } from './transport.js';
+import { agentFor, isRetryableConnectionError, isRetryableWatchError } from './transport.js';
 
 describe('connection pooling', () => {
   let server: StubServer;
@@ -33,17 +33,21 @@ describe('connection pooling', () => {
   });
 });
 
-describe('isRetryableConnectionError', () => {
-  it('accepts resets and refusals only', () => {
-    expect(isRetryableConnectionError(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toBe(
-      true,
-    );
-    expect(
-      isRetryableConnectionError(Object.assign(new Error('x'), { code: 'ECONNREFUSED' })),
-    ).toBe(true);
-    expect(isRetryableConnectionError(Object.assign(new Error('x'), { code: 'ENOTFOUND' }))).toBe(
-      false,
-    );
-    expect(isRetryableConnectionError(new Error('x'))).toBe(false);
+const withCode = (code?: string) => Object.assign(new Error('x'), code ? { code } : {});
+
+describe('isRetryableConnectionError and isRetryableWatchError', () => {
+  // client-go: request retries IsConnectionReset/IsProbableEOF; Watch also IsTimeout; a
+  // refused connection is neither.
+  it.each([
+    { code: 'ECONNRESET', request: true, watch: true },
+    { code: 'EPIPE', request: true, watch: true },
+    { code: 'ECONNABORTED', request: true, watch: true },
+    { code: 'ETIMEDOUT', request: false, watch: true },
+    { code: 'ECONNREFUSED', request: false, watch: false },
+    { code: 'ENOTFOUND', request: false, watch: false },
+    { code: undefined, request: false, watch: false },
+  ])('$code: request $request, watch $watch', ({ code, request, watch }) => {
+    expect(isRetryableConnectionError(withCode(code))).toBe(request);
+    expect(isRetryableWatchError(withCode(code))).toBe(watch);
   });
 });

@@ -117,19 +117,27 @@ function hasNetworkErrorCodeIn(err: unknown, codes: ReadonlySet<string>): boolea
   return code !== undefined && codes.has(code);
 }
 
-const retryableConnectionCodes: ReadonlySet<string> = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ECONNABORTED',
-]);
+// Node's codes for what Go's net.IsProbableEOF and net.IsConnectionReset recognise: the
+// connection closed or was reset before an answer (often a pooled keep-alive connection the
+// server had just closed). A refused connection is not among them: nothing is listening, so
+// client-go reports it at once.
+const connectionLostCodes: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 /**
- * Errors after which a GET may safely be sent again: the connection was refused, or reset
- * before an answer (often a pooled keep-alive connection the server had just closed).
+ * Errors after which a GET may safely be sent again (client-go's `request` retry rule): the
+ * connection was reset or closed before an answer.
  */
 export function isRetryableConnectionError(err: unknown): boolean {
-  return hasNetworkErrorCodeIn(err, retryableConnectionCodes);
+  return hasNetworkErrorCodeIn(err, connectionLostCodes);
+}
+
+/**
+ * Errors client-go's `Watch` retries, and after the last retry answers with an empty watch
+ * rather than an error: the connection was lost (as {@link isRetryableConnectionError}) or
+ * timed out at the socket.
+ */
+export function isRetryableWatchError(err: unknown): boolean {
+  return isRetryableConnectionError(err) || networkErrorCode(err) === 'ETIMEDOUT';
 }
 
 // OpenSSL verification results and Node's host-name check: the server's certificate was
