@@ -129,19 +129,19 @@ export class Controller<T> {
 /** Extra settings of {@link newInformer} and {@link newIndexerInformer}. */
 export interface InformerOptions<T> extends ReflectorTuning {
   /** Keys objects. Default {@link deletionHandlingMetaNamespaceKeyFunc}. */
-  keyFunc?: KeyFunc;
+  keyFunc?: KeyFunc | undefined;
   /** Applied to every object before it is stored (see {@link DeltaFIFOOptions.transformer}). */
-  transform?: (obj: T) => T;
+  transform?: ((obj: T) => T) | undefined;
   /** Called when a handler throws or rejects; the informer goes on either way. */
-  onHandlerError?: (error: unknown, event: HandlerEvent) => void;
+  onHandlerError?: ((error: unknown, event: HandlerEvent) => void) | undefined;
   /** Called when a list or watch fails, before the reflector backs off and retries. */
-  watchErrorHandler?: WatchErrorHandler;
+  watchErrorHandler?: WatchErrorHandler | undefined;
   /** Name of the reflector, for logs. */
-  name?: string;
+  name?: string | undefined;
   /** Time source for resyncs and backoff; a fake clock in tests. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Where the informer logs; silent by default. */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** What {@link newIndexerInformer} returns. */

@@ -52,17 +52,17 @@ export interface KnownObjects<T> {
 /** Settings of a {@link DeltaFIFO}. */
 export interface DeltaFIFOOptions<T> {
   /** Keys objects; default {@link metaNamespaceKeyFunc}. Tombstones are always keyed by their key. */
-  keyFunction?: KeyFunc;
+  keyFunction?: KeyFunc | undefined;
   /**
    * The objects the consumer holds, usually the informer's indexer. Needed for deletes of
    * keys not queued, for tombstones of keys missing from a relist, and for resync.
    */
-  knownObjects?: KnownObjects<T>;
+  knownObjects?: KnownObjects<T> | undefined;
   /**
    * Queue `Replaced` rather than `Sync` deltas for relisted objects, so a consumer can tell a
    * relist from a resync. Informers set it; the default is `false`, as in client-go.
    */
-  emitDeltaTypeReplaced?: boolean;
+  emitDeltaTypeReplaced?: boolean | undefined;
   /**
    * Applied once to every object entering the queue, relisted ones included (`Replaced`,
    * or `Sync` without `emitDeltaTypeReplaced`); not to tombstones, nor to the `Sync` deltas
@@ -71,7 +71,7 @@ export interface DeltaFIFOOptions<T> {
    * drop what you do not need, e.g. `metadata.managedFields`. It may mutate and return its
    * argument.
    */
-  transformer?: (obj: T) => T;
+  transformer?: ((obj: T) => T) | undefined;
 }
 
 /**

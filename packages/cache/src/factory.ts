@@ -16,19 +16,19 @@ export interface KeyedInformerFactoryOptions {
   /** Resync period of every informer, in milliseconds, unless `customResync` says otherwise; 0 for never. */
   defaultResyncMs: number;
   /** Namespace every informer is limited to; `''` (the default) for all namespaces. */
-  namespace?: string;
+  namespace?: string | undefined;
   /** Changes the list and watch options of every informer, e.g. to add a label selector. */
-  tweakListOptions?: (options: ListOptions) => void;
+  tweakListOptions?: ((options: ListOptions) => void) | undefined;
   /** Resync periods per informer key (see {@link informerKey}), overriding `defaultResyncMs`. */
-  customResync?: Readonly<Record<string, number>> | ReadonlyMap<string, number>;
+  customResync?: Readonly<Record<string, number>> | ReadonlyMap<string, number> | undefined;
   /**
    * Set as the transform of every informer the factory creates (client-go's
    * `WithTransform`), e.g. to drop `metadata.managedFields` before objects are cached. It
    * must return an object of the same resource.
    */
-  transform?: (obj: unknown) => unknown;
+  transform?: ((obj: unknown) => unknown) | undefined;
   /** Where failures of informers are reported, and what informers get to log to. Default silent. */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** What a {@link NewInformerFunc} gets from the factory. */

@@ -6,34 +6,34 @@ export type { ResourceVersionMatch } from '@kubets/apimachinery';
 /** Query options of a list request (the list fields of `meta/v1` `ListOptions`). */
 export interface ListOptions {
   /** Only objects whose labels match this selector, e.g. `app=web,tier!=db`. */
-  labelSelector?: string;
+  labelSelector?: string | undefined;
   /** Only objects whose fields match this selector, e.g. `spec.nodeName=node-1`. */
-  fieldSelector?: string;
+  fieldSelector?: string | undefined;
   /**
    * `'0'`: any version, served from the API server's watch cache; `''` or absent: the
    * latest (a quorum read); otherwise as `resourceVersionMatch` says.
    */
-  resourceVersion?: string;
+  resourceVersion?: string | undefined;
   /** How `resourceVersion` is interpreted: `NotOlderThan` or `Exact`. */
-  resourceVersionMatch?: ResourceVersionMatch;
+  resourceVersionMatch?: ResourceVersionMatch | undefined;
   /** Page size; the server may ignore it (it does for `resourceVersion=0`). */
-  limit?: number;
+  limit?: number | undefined;
   /** The `continue` token of the previous page. */
-  continue?: string;
+  continue?: string | undefined;
   /** Server-side timeout of the request, in seconds. */
-  timeoutSeconds?: number;
+  timeoutSeconds?: number | undefined;
 }
 
 /** Query options of a watch request. */
 export interface WatchOptions extends ListOptions {
   /** Ask for BOOKMARK events, which carry only a newer resourceVersion. */
-  allowWatchBookmarks?: boolean;
+  allowWatchBookmarks?: boolean | undefined;
   /**
    * Streaming list: the watch starts with ADDED events for the current state and a
    * BOOKMARK annotated `k8s.io/initial-events-end: "true"`, then continues as a watch.
    * Requires `resourceVersionMatch: 'NotOlderThan'`.
    */
-  sendInitialEvents?: boolean;
+  sendInitialEvents?: boolean | undefined;
 }
 
 /**

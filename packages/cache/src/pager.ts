@@ -7,12 +7,12 @@ export const defaultPageSize = 500;
 /** Settings of {@link listAllPages}. */
 export interface ListPagerOptions {
   /** Items per page; `0` asks for everything at once. Default {@link defaultPageSize}. */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /**
    * When a `continue` token has expired (410 `Expired` on page 2 or later), list everything
    * once more in a single request at the resourceVersion first asked for. Default true.
    */
-  fullListIfExpired?: boolean;
+  fullListIfExpired?: boolean | undefined;
 }
 
 /** What {@link listAllPages} returns. */

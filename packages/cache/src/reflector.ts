@@ -69,37 +69,37 @@ export interface BackoffManager {
 /** Settings of a {@link Reflector}. */
 export interface ReflectorOptions {
   /** Name for logs. Default `"reflector"`. */
-  name?: string;
+  name?: string | undefined;
   /** What is listed, for logs. Default `"object"`. */
-  typeDescription?: string;
+  typeDescription?: string | undefined;
   /** How often to call `store.resync()`, in milliseconds; `0` (the default) for never. */
-  resyncPeriodMs?: number;
+  resyncPeriodMs?: number | undefined;
   /** Asked before each periodic resync; resync happens only when it returns true. */
-  shouldResync?: () => boolean;
+  shouldResync?: (() => boolean) | undefined;
   /**
    * Page size of lists. Default: {@link defaultPageSize} for the first list (at
    * resourceVersion `0`, which real servers answer in full anyway) and after a paginated
    * answer; no paging for relists at a specific resourceVersion, so they are served from the
    * API server's watch cache.
    */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /**
    * Start with a streaming list (`sendInitialEvents=true`) instead of a paged list; falls
    * back to a paged list when the server refuses. Default false.
    */
-  useStreamingList?: boolean;
+  useStreamingList?: boolean | undefined;
   /**
    * Watches ask the server to end them after a random time in [min, 2×min) seconds. Default
    * and minimum 300: a smaller value is raised to 300, as in client-go, so that watches are
    * not restarted more often than the API server is built for.
    */
-  minWatchTimeoutSeconds?: number;
+  minWatchTimeoutSeconds?: number | undefined;
   /**
    * The smallest {@link ReflectorOptions.minWatchTimeoutSeconds} honoured (300). Tests that
    * need a watch deadline within seconds (chaos tests against a real API server) lower it.
    * @internal
    */
-  minWatchTimeoutFloorSeconds?: number;
+  minWatchTimeoutFloorSeconds?: number | undefined;
   /**
    * For how long, in milliseconds, a watch ending with an InternalError (HTTP 500, e.g.
    * `etcdserver: no leader`) is answered by watching again at once from the last
@@ -107,7 +107,7 @@ export interface ReflectorOptions {
    * The time counts from the first of a run of such errors; a run ends after a minute
    * without one. Default `0`: every such watch error leads to a relist after a backoff.
    */
-  maxInternalErrorRetryDurationMs?: number;
+  maxInternalErrorRetryDurationMs?: number | undefined;
   /**
    * How long, in seconds, a watch may run past the `timeoutSeconds` it asked the server for
    * before the reflector gives up on it. Default: the larger of 5 s and 10% of that watch's
@@ -125,7 +125,7 @@ export interface ReflectorOptions {
    * HTTP/1.1, so this deadline is its equivalent. It is measured with real timers
    * (`setTimeout`), not {@link ReflectorOptions.clock}. `Infinity` turns it off.
    */
-  watchDeadlineGraceSeconds?: number;
+  watchDeadlineGraceSeconds?: number | undefined;
   /**
    * How long, in seconds, each list request may take before the reflector gives up on it.
    * Default 60; `0` (or `Infinity`) turns the deadline off.
@@ -148,19 +148,19 @@ export interface ReflectorOptions {
    * real timers (`setTimeout`), not {@link ReflectorOptions.clock}. It is independent of
    * the REST client's `Config.timeoutMs`; whichever is shorter ends the request.
    */
-  listTimeoutSeconds?: number;
+  listTimeoutSeconds?: number | undefined;
   /** Retry delays; default the reflector's 800 ms doubling, jittered, 30 s cap, reset after 2 min. */
-  backoff?: BackoffManager;
+  backoff?: BackoffManager | undefined;
   /** Time source and sleep; a `FakeClock` from `@kubets/apimachinery/testing` in tests. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Random source for watch timeouts and backoff jitter. Default `Math.random`. */
-  random?: RandomSource;
+  random?: RandomSource | undefined;
   /** Where progress and failures are reported. Default silent. */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Called for every failed list or watch before retrying. */
-  watchErrorHandler?: WatchErrorHandler;
+  watchErrorHandler?: WatchErrorHandler | undefined;
   /** Keys objects of a streaming list. Default {@link deletionHandlingMetaNamespaceKeyFunc}. */
-  keyFunc?: KeyFunc;
+  keyFunc?: KeyFunc | undefined;
 }
 
 /** A clean end of a watch that lasted less than this, with no events, counts as a failure. */

@@ -39,26 +39,26 @@ export interface SharedIndexInformerOptions<T> extends ReflectorTuning {
    * Default resync period of handlers, in milliseconds: every object is re-delivered to
    * them as an update this often. `0` (the default) for never.
    */
-  resyncPeriodMs?: number;
+  resyncPeriodMs?: number | undefined;
   /** Indexes of the cache. */
-  indexers?: Indexers<T>;
+  indexers?: Indexers<T> | undefined;
   /** Keys objects. Default {@link deletionHandlingMetaNamespaceKeyFunc}. */
-  keyFunc?: KeyFunc;
+  keyFunc?: KeyFunc | undefined;
   /** Name for logs. Default: derived from the example type. */
-  name?: string;
+  name?: string | undefined;
   /** Time source; inject a `FakeClock` from `@kubets/apimachinery/testing` in tests. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Where the informer reports what it does. Default silent. */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Called when a handler throws or rejects; the informer goes on either way. */
-  onHandlerError?: (error: unknown, info: HandlerErrorInfo) => void;
+  onHandlerError?: ((error: unknown, info: HandlerErrorInfo) => void) | undefined;
   /**
    * Share identical `metadata.managedFields[].fieldsV1` trees between cached objects (see
    * {@link FieldsV1Pool}), after the transform. Default true: the trees are more than half
    * of a typical object's memory and equal across the replicas of a workload. Shared trees
    * are frozen; cached objects are read-only either way.
    */
-  shareManagedFields?: boolean;
+  shareManagedFields?: boolean | undefined;
 }
 
 /** Options of {@link SharedIndexInformer.addEventHandler}. */
@@ -68,7 +68,7 @@ export interface AddEventHandlerOptions {
    * 1 s are raised to 1 s; periods shorter than the informer's resync check period are
    * raised to it once the informer runs. `0` for never.
    */
-  resyncPeriodMs?: number;
+  resyncPeriodMs?: number | undefined;
 }
 
 /** What {@link SharedIndexInformer.addEventHandler} returns. */

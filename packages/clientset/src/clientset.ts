@@ -23,9 +23,9 @@ export interface ClientsetOptions {
    * Time source for the shared rate limiter and retry waits; a `FakeClock` from
    * `@kubets/apimachinery/testing` in tests.
    */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Extra wait before retry number `attempt`, on top of any Retry-After (see `RESTClientOptions`). */
-  retryBackoffMs?: (attempt: number) => number;
+  retryBackoffMs?: ((attempt: number) => number) | undefined;
 }
 
 /**

@@ -24,23 +24,23 @@ import { StatusResourceClient, TypedResourceClient } from './typed-client.js';
 /** Options of {@link PodClient.getLog} (core/v1 `PodLogOptions`). */
 export interface PodLogOptions extends CallOptions {
   /** The container to read; needed when the pod has more than one. */
-  container?: string;
+  container?: string | undefined;
   /** Keep the stream open and deliver new lines as they are written; ends when `signal` aborts. */
-  follow?: boolean;
+  follow?: boolean | undefined;
   /** Only the last this many lines. */
-  tailLines?: number;
+  tailLines?: number | undefined;
   /** Only lines newer than this many seconds. */
-  sinceSeconds?: number;
+  sinceSeconds?: number | undefined;
   /** Only lines newer than this RFC 3339 time. */
-  sinceTime?: string;
+  sinceTime?: string | undefined;
   /** Prefix each line with its RFC 3339 timestamp. */
-  timestamps?: boolean;
+  timestamps?: boolean | undefined;
   /** The previous, terminated instance of the container. */
-  previous?: boolean;
+  previous?: boolean | undefined;
   /** Stop after this many bytes. */
-  limitBytes?: number;
+  limitBytes?: number | undefined;
   /** Read logs from kubelets with unverifiable serving certificates. */
-  insecureSkipTLSVerifyBackend?: boolean;
+  insecureSkipTLSVerifyBackend?: boolean | undefined;
 }
 
 /** The policy/v1 or policy/v1beta1 `Eviction` body. */
@@ -62,7 +62,7 @@ export interface EvictOptions extends DeleteOptions {
    * Unset: the version the server lists for `pods/eviction` in its core/v1 discovery,
    * looked up once per REST client.
    */
-  version?: 'v1' | 'v1beta1';
+  version?: 'v1' | 'v1beta1' | undefined;
 }
 
 const evictionVersions = new WeakMap<RESTClient, Promise<'v1' | 'v1beta1'>>();

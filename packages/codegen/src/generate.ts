@@ -18,14 +18,14 @@ export interface GenerateOptions {
    * How to format the files: `true` (default) runs Biome under the configuration found from
    * {@link outDir}; `false` returns them unformatted; a function formats each file itself.
    */
-  format?: boolean | Formatter;
+  format?: boolean | Formatter | undefined;
   /**
    * Where the files will be written; Biome's configuration is looked up from here (default:
    * the current directory). Nothing is written by {@link generate}.
    */
-  outDir?: string;
+  outDir?: string | undefined;
   /** Extension of relative imports between the generated files: `.js` (default) or `.ts`. */
-  importExtension?: ImportExtension;
+  importExtension?: ImportExtension | undefined;
 }
 
 /** The marker every generated file starts with. */

@@ -11,7 +11,7 @@ export interface RenderOptions {
    * compiled by tsc/tsup/bundlers, `.ts` for code run directly by Node's type stripping
    * (with `allowImportingTsExtensions` in tsconfig).
    */
-  importExtension?: ImportExtension;
+  importExtension?: ImportExtension | undefined;
 }
 
 /** One kind in one served version, with the names its generated code uses. */

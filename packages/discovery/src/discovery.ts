@@ -13,7 +13,7 @@ import type {
 /** Options every discovery call accepts. */
 export interface DiscoveryCallOptions {
   /** Aborts the call (and every request it started). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -67,7 +67,7 @@ export function isCachedDiscovery(value: DiscoveryInterface): value is CachedDis
 /** Tuning shared by the discovery clients. */
 export interface DiscoveryOptions {
   /** How many group-versions are fetched at once; default 10. */
-  concurrency?: number;
+  concurrency?: number | undefined;
 }
 
 /** The default number of group-versions fetched in parallel. */

@@ -20,9 +20,9 @@ export const defaultDiskCacheTTLMs = 10 * 60 * 1000;
 /** Options for {@link DiskCachedDiscoveryClient}. */
 export interface DiskCacheOptions extends DiscoveryOptions {
   /** How long a cache file is trusted after it was written (its mtime); default 10 minutes. */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
   /** The wall clock, in milliseconds since the epoch, compared with file mtimes; `Date.now` by default. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** Options for {@link DiskCachedDiscoveryClient.forConfig}. */
@@ -31,7 +31,7 @@ export interface DiskCacheForConfigOptions extends DiskCacheOptions {
    * The parent directory; the server's files go in a subdirectory named after its host and
    * port. Default `~/.kube/cache/discovery`, as kubectl.
    */
-  cacheDir?: string;
+  cacheDir?: string | undefined;
 }
 
 /** `~/.kube/cache/discovery`, where kubectl keeps its discovery cache. */

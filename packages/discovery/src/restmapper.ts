@@ -260,7 +260,7 @@ function kindArgReadings(arg: string): { groupKind: GroupKind; version?: string 
 /** Options for {@link RESTMapper}. */
 export interface RESTMapperOptions {
   /** Aborts the discovery calls the mapper makes. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**

@@ -28,13 +28,13 @@ export type { Preconditions } from '@kubets/apimachinery';
 /** What every call accepts. */
 export interface CallOptions {
   /** Aborts the request (for a watch: ends it). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Query parameters of `get` (`metav1.GetOptions`). */
 export interface GetOptions extends CallOptions {
   /** `'0'` lets the server answer from its cache. */
-  resourceVersion?: string;
+  resourceVersion?: string | undefined;
 }
 
 /** Query parameters of `list`, `watch` and `deleteCollection` (`metav1.ListOptions`). */
@@ -43,11 +43,11 @@ export interface ListOptions extends CallOptions, WatchQueryOptions {}
 /** Dry-run, field manager and validation (`metav1.CreateOptions` / `UpdateOptions`). */
 export interface CreateOptions extends CallOptions {
   /** `['All']` to have the server validate and answer without persisting. */
-  dryRun?: readonly string[];
+  dryRun?: readonly string[] | undefined;
   /** Who makes the change, recorded in `managedFields`. */
-  fieldManager?: string;
+  fieldManager?: string | undefined;
   /** What the server does with unknown or duplicate fields: ignore, warn, or reject. */
-  fieldValidation?: 'Ignore' | 'Warn' | 'Strict' | (string & {});
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict' | (string & {}) | undefined;
 }
 
 /** See {@link CreateOptions}. */
@@ -56,7 +56,7 @@ export type UpdateOptions = CreateOptions;
 /** `metav1.PatchOptions`. */
 export interface PatchOptions extends CreateOptions {
   /** Apply patches only: take over fields owned by other managers instead of failing with a conflict. */
-  force?: boolean;
+  force?: boolean | undefined;
 }
 
 /** Server-side apply (`metav1.ApplyOptions`): a field manager is required. */
@@ -64,23 +64,23 @@ export interface ApplyOptions extends CallOptions {
   /** The manager that owns the applied fields, e.g. your controller's name. */
   fieldManager: string;
   /** Take ownership of fields other managers own instead of failing with 409 Conflict. */
-  force?: boolean;
+  force?: boolean | undefined;
   /** `['All']` to have the server validate and answer without persisting. */
-  dryRun?: readonly string[];
+  dryRun?: readonly string[] | undefined;
 }
 
 /** `metav1.DeleteOptions`, sent as the JSON body of the DELETE. */
 export interface DeleteOptions extends CallOptions {
   /** Seconds before the object is deleted; 0 deletes at once. */
-  gracePeriodSeconds?: number;
+  gracePeriodSeconds?: number | undefined;
   /** Conditions that must hold, or the delete fails with 409 Conflict. */
-  preconditions?: Preconditions;
+  preconditions?: Preconditions | undefined;
   /** What happens to dependents: `Orphan`, `Background` (default for most) or `Foreground`. */
-  propagationPolicy?: PropagationPolicy;
+  propagationPolicy?: PropagationPolicy | undefined;
   /** Deprecated by the API in favour of `propagationPolicy`. */
-  orphanDependents?: boolean;
+  orphanDependents?: boolean | undefined;
   /** `['All']` to validate the delete without performing it. */
-  dryRun?: readonly string[];
+  dryRun?: readonly string[] | undefined;
 }
 
 /**
@@ -189,7 +189,7 @@ export interface ResourceOptions {
    * The resource's kind (`Widget`): written objects that omit `kind` get it, as client-go's
    * scheme fills in typed objects. Custom resources without `kind` are refused by the server.
    */
-  kind?: string;
+  kind?: string | undefined;
 }
 
 class DynamicResourceClient implements NamespaceableResourceInterface {

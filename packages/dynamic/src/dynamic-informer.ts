@@ -125,11 +125,11 @@ export function newFilteredDynamicListWatch(
 /** Options of {@link newFilteredDynamicInformer}. */
 export interface DynamicInformerOptions {
   /** Indexes of the cache; default: the `namespace` index. */
-  indexers?: Indexers<Unstructured>;
+  indexers?: Indexers<Unstructured> | undefined;
   /** Changes the list and watch options, e.g. to set a label selector. */
-  tweakListOptions?: (options: ListOptions) => void;
+  tweakListOptions?: ((options: ListOptions) => void) | undefined;
   /** Where informer failures are reported. Default silent. */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /**

@@ -50,24 +50,24 @@ export interface SharedInformerOptions {
    * Limit the informers of namespaced resources to one namespace; `''` (the default) for
    * all. Cluster-scoped resources are always watched cluster-wide.
    */
-  namespace?: string;
+  namespace?: string | undefined;
   /**
    * Changes the list and watch options of every informer, e.g. to set a label selector. It
    * receives a copy it may modify.
    */
-  tweakListOptions?: (options: ListOptions) => void;
+  tweakListOptions?: ((options: ListOptions) => void) | undefined;
   /**
    * Resync periods (ms) per resource, overriding the default: keys are
    * {@link informerKey}s (`apps/v1/deployments`, `v1/pods`).
    */
-  customResync?: Readonly<Record<string, number>> | ReadonlyMap<string, number>;
+  customResync?: Readonly<Record<string, number>> | ReadonlyMap<string, number> | undefined;
   /**
    * Applied to every object before it is cached (client-go's `WithTransform`), e.g. to drop
    * `metadata.managedFields`. It must return an object of the same resource.
    */
-  transform?: (obj: unknown) => unknown;
+  transform?: ((obj: unknown) => unknown) | undefined;
   /** Where informer failures are reported. Default silent. */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** Settings of {@link newSharedInformerFactory}. */

@@ -30,7 +30,7 @@ export interface EventSourceOptions {
   /** The controller's name, e.g. `'mydemo-controller'`. */
   component: string;
   /** The node or host name; becomes `source.host` and `reportingInstance`. */
-  host?: string;
+  host?: string | undefined;
 }
 
 /**
@@ -75,22 +75,22 @@ export interface EventBroadcasterOptions {
    * Wall clock for timestamps and the retry waits: its `now()` must be epoch milliseconds.
    * Default {@link systemClock}.
    */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /**
    * Bound of the broadcaster's queue and of each watcher's queue; events beyond it are
    * dropped, never waited for. Default 1000.
    */
-  maxQueuedEvents?: number;
+  maxQueuedEvents?: number | undefined;
   /** Wait between sink write tries, in milliseconds; the first is random in [0, this). Default 10 000. */
-  sleepDurationMs?: number;
+  sleepDurationMs?: number | undefined;
   /** Tries per event before giving up. Default 12. */
-  maxTriesPerEvent?: number;
+  maxTriesPerEvent?: number | undefined;
   /** Random source for the first retry wait. Default `Math.random`. */
-  random?: RandomSource;
+  random?: RandomSource | undefined;
   /** Where drops, write failures and give-ups are reported. Default silent. */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Aggregation, de-duplication and spam-filter settings for {@link EventBroadcaster.startRecordingToSink}. */
-  correlatorOptions?: CorrelatorOptions;
+  correlatorOptions?: CorrelatorOptions | undefined;
 }
 
 /**

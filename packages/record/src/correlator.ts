@@ -39,23 +39,23 @@ export type EventFilterFunc = (event: Event) => boolean;
 /** Tunables of an {@link EventCorrelator}, as client-go's `CorrelatorOptions`. */
 export interface CorrelatorOptions {
   /** Size of each LRU cache. Default {@link maxLruCacheEntries} (4096). */
-  lruCacheSize?: number;
+  lruCacheSize?: number | undefined;
   /** Spam filter bucket size. Default {@link defaultSpamBurst} (25). */
-  burstSize?: number;
+  burstSize?: number | undefined;
   /** Spam filter refill rate, tokens per second. Default {@link defaultSpamQps} (1/300). */
-  qps?: number;
+  qps?: number | undefined;
   /** Aggregation grouping. Default {@link eventAggregatorByReasonFunc}. */
-  keyFunc?: EventAggregatorKeyFunc;
+  keyFunc?: EventAggregatorKeyFunc | undefined;
   /** Aggregated message. Default {@link eventAggregatorByReasonMessageFunc}. */
-  messageFunc?: EventAggregatorMessageFunc;
+  messageFunc?: EventAggregatorMessageFunc | undefined;
   /** Distinct similar events before aggregating. Default 10. */
-  maxEvents?: number;
+  maxEvents?: number | undefined;
   /** Window for similar events, in milliseconds. Default 600 000. */
-  maxIntervalMs?: number;
+  maxIntervalMs?: number | undefined;
   /** Spam filter key. Default {@link getSpamKey}. */
-  spamKeyFunc?: EventSpamKeyFunc;
+  spamKeyFunc?: EventSpamKeyFunc | undefined;
   /** Wall clock. Default the system clock. */
-  clock?: Pick<Clock, 'now'>;
+  clock?: Pick<Clock, 'now'> | undefined;
 }
 
 // The source, involved object and type: the part client-go's event, spam and aggregation keys

@@ -181,14 +181,14 @@ export interface QueueOptions {
    * The queue's name, used as the `name` label of its metrics. Metrics are recorded only for
    * named queues.
    */
-  name?: string;
+  name?: string | undefined;
   /**
    * Time source and timers; `realClock` by default, a `FakeClock` from
    * `@kubets/apimachinery/testing` in tests.
    */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Where metrics go; the provider set by {@link setMetricsProvider} by default (no-op). */
-  metricsProvider?: MetricsProvider;
+  metricsProvider?: MetricsProvider | undefined;
 }
 
 /**

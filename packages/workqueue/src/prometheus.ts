@@ -52,7 +52,7 @@ const WORKQUEUE_METRIC_HELP: Readonly<Record<keyof typeof WORKQUEUE_METRIC_NAMES
 /** Options of {@link PrometheusMetricsProvider}. */
 export interface PrometheusMetricsProviderOptions {
   /** The registry the metrics are registered in (default: prom-client's global `register`). */
-  registry?: Registry;
+  registry?: Registry | undefined;
 }
 
 type Label = 'name';

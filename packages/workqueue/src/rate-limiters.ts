@@ -55,11 +55,11 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
 /** Options of {@link BucketRateLimiter}. */
 export interface BucketRateLimiterOptions {
   /** Tokens added per second (default 10). `Infinity` means no limit. */
-  qps?: number;
+  qps?: number | undefined;
   /** Bucket size: how many items pass at once after a quiet period (default 100). */
-  burst?: number;
+  burst?: number | undefined;
   /** Time source (default: the real clock). */
-  clock?: Clock;
+  clock?: Clock | undefined;
 }
 
 /**

@@ -21,7 +21,7 @@ export interface RateLimitingWorkQueue<T> extends DelayingWorkQueue<T> {
 /** Options of {@link RateLimitingQueue}: the queue options plus the rate limiter. */
 export interface RateLimitingQueueOptions<T> extends QueueOptions {
   /** Default: {@link defaultControllerRateLimiter} on the queue's clock. */
-  rateLimiter?: RateLimiter<T>;
+  rateLimiter?: RateLimiter<T> | undefined;
 }
 
 /**
