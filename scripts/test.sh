@@ -10,6 +10,10 @@ pnpm install --frozen-lockfile
 
 KUBEBUILDER_ASSETS="$(bash scripts/provision-envtest.sh | tail -n1)"
 export KUBEBUILDER_ASSETS
+# CI shares 2 cores with other work: envtest's control plane may take longer than its usual
+# 60 s to become ready there (seen: kube-apiserver's RBAC bootstrap at load 40+). A safety net,
+# not a verdict: a faster start changes nothing.
+export KUBEBUILDER_CONTROLPLANE_START_TIMEOUT="${KUBEBUILDER_CONTROLPLANE_START_TIMEOUT:-3m}"
 
 # Results of an earlier run must not count in this one's summary.
 rm -rf packages/*/.vitest-results apps/*/.vitest-results tools/*/.vitest-results

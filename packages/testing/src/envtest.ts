@@ -17,6 +17,7 @@ import {
   trackTempDir,
   untrackTempDir,
 } from './process.js';
+import { startTimeoutMs as resolveStartTimeoutMs } from './start-timeout.js';
 
 /**
  * Command-line flags by name, without the leading `--`. A string sets the flag once
@@ -33,7 +34,11 @@ export interface EnvtestOptions {
    * `$KUBETS_ASSETS_DIR`), where `scripts/provision-envtest.sh` installs them.
    */
   assetsDir?: string;
-  /** How long etcd and kube-apiserver together may take to become ready. Default 60 000 ms. */
+  /**
+   * How long etcd and kube-apiserver together may take to become ready. Default:
+   * `$KUBEBUILDER_CONTROLPLANE_START_TIMEOUT` (a Go duration such as `3m`, as controller-runtime's
+   * envtest reads it) when set, else 60 000 ms.
+   */
   startTimeoutMs?: number;
   /** How long `stop()` waits after SIGTERM before it sends SIGKILL. Default 5 000 ms. */
   stopGracePeriodMs?: number;
@@ -116,7 +121,6 @@ export interface Envtest extends AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-const DEFAULT_START_TIMEOUT_MS = 60_000;
 const DEFAULT_STOP_GRACE_MS = 5_000;
 const MAX_PORT_ATTEMPTS = 3;
 
@@ -646,7 +650,7 @@ function isPortClash(error: unknown): boolean {
 export async function startEnvtest(options: EnvtestOptions = {}): Promise<Envtest> {
   const startedAt = Date.now();
   options.signal?.throwIfAborted();
-  const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  const startTimeoutMs = resolveStartTimeoutMs(options.startTimeoutMs);
   const binaries = await findEnvtestBinaries(
     options.assetsDir === undefined ? {} : { assetsDir: options.assetsDir },
   );
