@@ -412,3 +412,20 @@ describe('TestTransformResponse', () => {
     if (errFn) expect(errFn(err)).toBe(true);
   });
 });
+
+describe('TestRequestMaxRetries', () => {
+  const stub = scriptedServer();
+  // The server answers 429 with Retry-After once, then 200. Go's DoRaw fails on the final
+  // 429; kubets' doRaw() resolves with any status, so "fails" is a final status of 429.
+  const tooMany: Answer = { code: 429, headers: { 'Retry-After': '1' } };
+  const rows: [name: string, maxRetries: number, fails: boolean][] = [
+    ['no retrying should fail', 0, true],
+    ['1 max-retry should exactly work', 1, false],
+    ['5 max-retry should work', 5, false],
+  ];
+  it.each(rows)('%s', async (_name, maxRetries, fails) => {
+    const live = stub.play([tooMany, { code: 200 }], { maxRetries });
+    const raw = await live.get().absPath('/foo').doRaw();
+    expect(raw.statusCode).toBe(fails ? 429 : 200);
+  });
+});
