@@ -5,14 +5,19 @@ import {
   isAlreadyExists,
   isBadRequest,
   isConflict,
+  isForbidden,
+  isInternalError,
   isNotFound,
   isStatusError,
+  isUnauthorized,
   type StatusError,
 } from '@kubets/apimachinery';
 import { rejectionOf, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordingClock } from '../test/helpers.js';
 import { RESTClient } from './client.js';
-import { InvalidRequestError } from './errors.js';
+import type { Config } from './config.js';
+import { InvalidRequestError, isResponseDecodeError } from './errors.js';
 import type { Request } from './request.js';
 
 const client = new RESTClient({ host: 'https://127.0.0.1:6443', qps: -1 }, { groupVersion: 'v1' });
@@ -232,4 +237,195 @@ describe('TestTransformUnstructuredError', () => {
       if (resource) expect((err as Error).message).toContain(resource);
     },
   );
+});
+
+// One scripted answer per attempt: an HTTP answer, or a connection closed before any
+// answer (Go's io.EOF) or reset (Go's "connection reset by peer").
+type Answer = { code: number; headers?: Record<string, string>; body?: string } | 'eof' | 'reset';
+
+// A stub server, started for the enclosing describe, that plays a script one answer per
+// request and counts the attempts, so a row states exactly how many requests client-go
+// would send. Retry-After waits go to a recording clock: no real sleeps.
+function scriptedServer() {
+  const state = { script: [] as Answer[], attempts: 0 };
+  let server: StubServer | undefined;
+  beforeAll(async () => {
+    server = await startStubServer((_request, response, raw) => {
+      const answer = state.script[state.attempts++];
+      if (answer === undefined || answer === 'eof') raw.socket.destroy();
+      else if (answer === 'reset') raw.socket.resetAndDestroy();
+      else {
+        response.writeHead(answer.code, answer.headers);
+        response.end(answer.body ?? '');
+      }
+    });
+  });
+  afterAll(() => server?.close());
+  return {
+    /** A client whose requests get `script`'s answers, in order. */
+    play(script: Answer[], config: Partial<Config> = {}): RESTClient {
+      state.script = script;
+      state.attempts = 0;
+      return new RESTClient(
+        { host: server?.url ?? '', qps: -1, ...config },
+        { groupVersion: 'v1', clock: recordingClock() },
+      );
+    },
+    attempts: () => state.attempts,
+  };
+}
+
+const statusBody = (status: Record<string, unknown>) =>
+  JSON.stringify({ kind: 'Status', apiVersion: 'v1', ...status });
+
+describe('TestRequestWatch', () => {
+  const stub = scriptedServer();
+
+  const retryAfter: Answer = { code: 500, headers: { 'Retry-After': '1' } };
+  // err: a predicate on the error, or 'empty' for a watch that ends without an event.
+  const rows: [
+    name: string,
+    maxRetries: number,
+    script: Answer[],
+    err: ((e: unknown) => boolean) | 'empty',
+  ][] = [
+    [
+      'server returns forbidden with json content',
+      0,
+      [
+        {
+          code: 403,
+          headers: { 'Content-Type': 'application/json' },
+          body: statusBody({
+            status: 'Failure',
+            message: 'secrets is forbidden',
+            reason: 'Forbidden',
+            code: 403,
+          }),
+        },
+      ],
+      (e) => isForbidden(e) && (e as Error).message === 'secrets is forbidden',
+    ],
+    ['server returns forbidden without content', 0, [{ code: 403 }], isForbidden],
+    ['server returns unauthorized', 0, [{ code: 401 }], isUnauthorized],
+    [
+      'server returns unauthorized (Status body)',
+      0,
+      [{ code: 401, body: statusBody({ status: 'Failure', reason: 'Unauthorized' }) }],
+      isUnauthorized,
+    ],
+    ['server returns EOF error', 0, ['eof'], 'empty'],
+    ['server returns connection reset by peer', 0, ['reset'], 'empty'],
+    ['max retries 2, server always returns EOF error', 2, ['eof', 'eof', 'eof'], 'empty'],
+    [
+      'max retries 2, server always returns a response with Retry-After header',
+      2,
+      [retryAfter, retryAfter, retryAfter],
+      isInternalError,
+    ],
+    // Not a Go row: client-go's Watch takes only a 200 as a watch stream (request.go); any
+    // other success is an error.
+    ['server returns 201 instead of 200', 0, [{ code: 201, body: '' }], isResponseDecodeError],
+  ];
+  it.each(rows)('%s', async (_name, maxRetries, script, err) => {
+    const live = stub.play(script, { maxRetries });
+    const watching = live.get().resource('pods').watch();
+    if (err === 'empty') {
+      const events = [];
+      for await (const event of await watching) events.push(event);
+      expect(events).toEqual([]);
+    } else {
+      expect(err(await rejectionOf(watching))).toBe(true);
+    }
+    expect(stub.attempts()).toBe(script.length);
+  });
+
+  it('Request has error: nothing is sent', async () => {
+    const live = stub.play([]);
+    expect(await rejectionOf(live.get().name('a/b').watch())).toBeInstanceOf(InvalidRequestError);
+    expect(stub.attempts()).toBe(0);
+  });
+});
+
+describe('TestWatchUnknownContentType', () => {
+  let server: StubServer;
+  beforeAll(async () => {
+    server = await startStubServer((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'foobar' });
+      response.end(
+        `${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'first' } } })}\n`,
+      );
+    });
+  });
+  afterAll(() => server.close());
+
+  it('refuses a watch in a media type it has no stream decoder for', async () => {
+    const live = new RESTClient({ host: server.url, qps: -1 }, { groupVersion: 'v1' });
+    const err = await rejectionOf(live.get().absPath('path/to/watch/thing').watch());
+    expect(isResponseDecodeError(err)).toBe(true);
+  });
+});
+
+describe('TestTransformResponse', () => {
+  const stub = scriptedServer();
+
+  // body: the bytes doRaw() hands back for a success; errFn: extra check on a failure,
+  // whose StatusError must carry the response's code (Go's APIStatus check for > 399).
+  const rows: {
+    answer: Exclude<Answer, string>;
+    body?: string;
+    errFn?: (e: unknown) => boolean;
+  }[] = [
+    { answer: { code: 200 }, body: '' },
+    { answer: { code: 201 }, body: '' },
+    { answer: { code: 500 } },
+    { answer: { code: 422 } },
+    { answer: { code: 409 } },
+    { answer: { code: 404 } },
+    { answer: { code: 401 } },
+    {
+      answer: { code: 401, headers: { 'Content-Type': 'application/json' }, body: 'aaaaa' },
+      errFn: (e) => (e as Error).message !== 'aaaaa' && isUnauthorized(e),
+    },
+    {
+      answer: { code: 401, headers: { 'Content-Type': 'text/any' }, body: 'aaaaa' },
+      errFn: (e) =>
+        (e as Error).message.includes('server has asked for the client to provide') &&
+        isUnauthorized(e),
+    },
+    { answer: { code: 403 } },
+    { answer: { code: 200, body: 'aaaaa' }, body: 'aaaaa' },
+  ];
+  it.each(rows)('$answer.code $answer.body', async ({ answer, body, errFn }) => {
+    const live = stub.play([answer], { maxRetries: 0 });
+    // Go's transformResponse hands back a success's bytes undecoded: doRaw() here; a
+    // failure is what do() throws.
+    if (body !== undefined) {
+      const raw = await live.get().absPath('/').doRaw();
+      expect(raw.statusCode).toBe(answer.code);
+      expect(raw.body.toString()).toBe(body);
+      return;
+    }
+    const err = await rejectionOf(live.get().absPath('/').do());
+    expect(isStatusError(err)).toBe(true);
+    expect((err as StatusError).status.code).toBe(answer.code);
+    if (errFn) expect(errFn(err)).toBe(true);
+  });
+});
+
+describe('TestRequestMaxRetries', () => {
+  const stub = scriptedServer();
+  // The server answers 429 with Retry-After once, then 200. Go's DoRaw fails on the final
+  // 429; kubets' doRaw() resolves with any status, so "fails" is a final status of 429.
+  const tooMany: Answer = { code: 429, headers: { 'Retry-After': '1' } };
+  const rows: [name: string, maxRetries: number, fails: boolean][] = [
+    ['no retrying should fail', 0, true],
+    ['1 max-retry should exactly work', 1, false],
+    ['5 max-retry should work', 5, false],
+  ];
+  it.each(rows)('%s', async (_name, maxRetries, fails) => {
+    const live = stub.play([tooMany, { code: 200 }], { maxRetries });
+    const raw = await live.get().absPath('/foo').doRaw();
+    expect(raw.statusCode).toBe(fails ? 429 : 200);
+  });
 });

@@ -586,6 +586,8 @@ export class Request {
    * ends at once, not an error.
    *
    * @throws {StatusError} when the server refuses the watch (e.g. 410 Gone).
+   * @throws {ResponseDecodeError} when the server answers with a success other than 200, or
+   *   in a media type other than JSON.
    * @throws {RangeError} when `options.maxEventBytes` is not a positive number.
    */
   async watch<T = unknown>(options: WatchRequestOptions = {}): Promise<WatchStream<T>> {
@@ -606,6 +608,16 @@ export class Request {
       throw err;
     }
     const { response, deadline } = opened;
+    // client-go starts a watch only on a 200: any other success (201, 204, ...) is not a
+    // watch stream, and reading it as one would hand the caller an empty or garbled watch.
+    if (response.statusCode !== 200) {
+      response.destroy();
+      deadline.dispose();
+      throw new ResponseDecodeError(
+        `${this.verb} ${this.safeHref()}: got status ${response.statusCode} for a watch, not 200`,
+        { statusCode: response.statusCode ?? 0, contentType: response.headers['content-type'] },
+      );
+    }
     // client-go decodes a watch only in a media type it has a stream decoder for; without a
     // Content-Type (or with one that does not parse) it assumes JSON.
     const media = responseMediaType(response);

@@ -36,7 +36,9 @@ const maxUnstructuredResponseTextBytes = 2048;
 function mediaTypeOf(contentType: string | undefined): string | undefined {
   if (contentType === undefined || contentType.trim() === '') return '';
   const media = contentType.split(';', 1)[0]?.trim().toLowerCase() ?? '';
-  return /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/.test(media) ? media : undefined;
+  // Go's mime.ParseMediaType, which client-go uses, accepts a bare token ("foobar") as a
+  // media type; only a malformed type/subtype pair does not parse.
+  return /^[!#$%&'*+.^_`|~0-9a-z-]+(\/[!#$%&'*+.^_`|~0-9a-z-]+)?$/.test(media) ? media : undefined;
 }
 
 /**
