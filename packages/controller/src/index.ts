@@ -13,6 +13,7 @@ export * from './conditions.js';
 export * from './controller.js';
 export * from './create-or-update.js';
 export * from './event-handler.js';
+export * from './finalizer-machine.js';
 export * from './finalizers.js';
 export * from './manager.js';
 export * from './object.js';
