@@ -11,6 +11,7 @@
 export * from './builder.js';
 export * from './conditions.js';
 export * from './controller.js';
+export * from './controller-metrics.js';
 export * from './create-or-update.js';
 export * from './event-handler.js';
 export * from './finalizer-machine.js';
@@ -23,3 +24,4 @@ export * from './reconciler.js';
 export * from './request.js';
 export * from './retry.js';
 export * from './runnable.js';
+export type { BindAddress } from './serve-endpoint.js';

@@ -10,8 +10,18 @@ import {
 import { newSharedInformerFactory, type SharedInformerFactory } from '@kubets/informers';
 import { LeaseLock, runLeaderElection } from '@kubets/leaderelection';
 import type { Config } from '@kubets/rest';
+import type { MetricsProvider } from '@kubets/workqueue';
 import type { ControllerDeps } from './builder.js';
+import type { ControllerMetricsRecorder } from './controller-metrics.js';
+import { loadPromClient } from './prom-client.js';
+import { newPrometheusControllerMetrics } from './prometheus-metrics.js';
 import type { Runnable } from './runnable.js';
+import {
+  type BindAddress,
+  type Endpoint,
+  parseBindAddress,
+  serveEndpoint,
+} from './serve-endpoint.js';
 
 /**
  * Leader election of a {@link Manager} over a `coordination.k8s.io/v1` Lease: of several
@@ -53,6 +63,25 @@ export interface ManagerOptions {
   logger?: Logger;
   /** Time source of the controllers' work queues and the clients; a `FakeClock` in tests. */
   clock?: Clock;
+  /**
+   * Where to serve Prometheus metrics on `/metrics`: `'host:port'`, `':port'` (every
+   * interface), or `'0'` to disable. Default `'0'` (controller-runtime's default is
+   * `':8080'`; a library opens no port unasked). Needs the optional peer dependency
+   * `prom-client`. The registry holds controller-runtime's `controller_runtime_*` metrics of
+   * every controller of this manager and client-go's `workqueue_*` metrics of their queues.
+   */
+  metricsBindAddress?: string;
+}
+
+/**
+ * The part of a prom-client `Registry` a {@link Manager} exposes: enough to serve or merge
+ * its metrics without this package's types depending on prom-client.
+ */
+export interface MetricsRegistry {
+  /** The metrics in the Prometheus text format. */
+  metrics(): Promise<string>;
+  /** The `Content-Type` of that text. */
+  readonly contentType: string;
 }
 
 /** controller-runtime's default `SyncPeriod`. */
@@ -80,6 +109,17 @@ export class Manager implements ControllerDeps {
   readonly logger: Logger;
   /** The controllers' clock. */
   readonly clock: Clock | undefined;
+  /**
+   * The prom-client `Registry` this manager's metrics are in, when `metricsBindAddress` is
+   * set; `undefined` otherwise.
+   */
+  readonly metricsRegistry: MetricsRegistry | undefined;
+  /** @internal Read by `controller(mgr)`. */
+  readonly controllerMetrics: ControllerMetricsRecorder | undefined;
+  /** @internal Read by `controller(mgr)`. */
+  readonly workqueueMetrics: MetricsProvider | undefined;
+  readonly #metricsBind: BindAddress | undefined;
+  #metricsEndpoint: Endpoint | undefined;
   readonly #runnables: Runnable[] = [];
   readonly #leaderElection: ManagerLeaderElection | undefined;
   #started = false;
@@ -91,6 +131,18 @@ export class Manager implements ControllerDeps {
       throw new RangeError(
         `manager resyncMs must be a number of milliseconds ≥ 0, got ${resyncMs}`,
       );
+    }
+    this.#metricsBind = parseBindAddress(options.metricsBindAddress ?? '0', 'metricsBindAddress');
+    if (this.#metricsBind) {
+      const { prom, newWorkqueueProvider } = loadPromClient();
+      const registry = new prom.Registry();
+      this.metricsRegistry = registry;
+      this.controllerMetrics = newPrometheusControllerMetrics(prom, registry);
+      this.workqueueMetrics = newWorkqueueProvider(registry);
+    } else {
+      this.metricsRegistry = undefined;
+      this.controllerMetrics = undefined;
+      this.workqueueMetrics = undefined;
     }
     this.config = config;
     this.#leaderElection = options.leaderElection;
@@ -140,6 +192,7 @@ export class Manager implements ControllerDeps {
     else signal.addEventListener('abort', onAbort, { once: true });
     let failure: { error: unknown } | undefined;
     try {
+      await this.#serveMetrics();
       this.informers.start(stop.signal);
       this.dynamicInformers.start(stop.signal);
       const synced = await Promise.all([
@@ -173,10 +226,41 @@ export class Manager implements ControllerDeps {
       signal.removeEventListener('abort', onAbort);
       this.#leading = false;
       stop.abort();
-      await Promise.all([this.informers.shutdown(), this.dynamicInformers.shutdown()]);
+      await Promise.all([
+        this.informers.shutdown(),
+        this.dynamicInformers.shutdown(),
+        this.#metricsEndpoint?.close(),
+      ]);
+      this.#metricsEndpoint = undefined;
       this.logger.info('Manager stopped');
     }
     if (failure) throw failure.error;
+  }
+
+  /**
+   * Where `/metrics` is served while the manager runs (with the real port when
+   * `metricsBindAddress` asked for port 0); `undefined` before it listens, after it stopped,
+   * or when metrics are disabled.
+   */
+  metricsAddress(): BindAddress | undefined {
+    return this.#metricsEndpoint?.address;
+  }
+
+  async #serveMetrics(): Promise<void> {
+    const registry = this.metricsRegistry;
+    if (this.#metricsBind === undefined || registry === undefined) return;
+    this.#metricsEndpoint = await serveEndpoint(this.#metricsBind, async (req, res) => {
+      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+      if (path !== '/metrics') {
+        res
+          .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+          .end('404 page not found\n');
+        return;
+      }
+      const body = await registry.metrics();
+      res.writeHead(200, { 'content-type': registry.contentType }).end(body);
+    });
+    this.logger.info('Serving metrics server', { bindAddress: this.#metricsEndpoint.address });
   }
 
   /**
