@@ -13,6 +13,7 @@ import type { Config } from '@kubets/rest';
 import type { MetricsProvider } from '@kubets/workqueue';
 import type { ControllerDeps } from './builder.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
+import { type HealthChecker, HealthChecks, healthProbeHandler } from './health-checks.js';
 import { loadPromClient } from './prom-client.js';
 import { newPrometheusControllerMetrics } from './prometheus-metrics.js';
 import type { Runnable } from './runnable.js';
@@ -71,6 +72,11 @@ export interface ManagerOptions {
    * every controller of this manager and client-go's `workqueue_*` metrics of their queues.
    */
   metricsBindAddress?: string;
+  /**
+   * Where to serve `/healthz` and `/readyz` (controller-runtime's format): `'host:port'`,
+   * `':port'`, or `'0'` (default) to disable.
+   */
+  healthProbeBindAddress?: string;
 }
 
 /**
@@ -120,6 +126,12 @@ export class Manager implements ControllerDeps {
   readonly workqueueMetrics: MetricsProvider | undefined;
   readonly #metricsBind: BindAddress | undefined;
   #metricsEndpoint: Endpoint | undefined;
+  readonly #healthBind: BindAddress | undefined;
+  #healthEndpoint: Endpoint | undefined;
+  readonly #healthz = new HealthChecks('healthz');
+  readonly #readyz = new HealthChecks('readyz');
+  #synced = false;
+  #leaseLost = false;
   readonly #runnables: Runnable[] = [];
   readonly #leaderElection: ManagerLeaderElection | undefined;
   #started = false;
@@ -143,6 +155,18 @@ export class Manager implements ControllerDeps {
       this.metricsRegistry = undefined;
       this.controllerMetrics = undefined;
       this.workqueueMetrics = undefined;
+    }
+    this.#healthBind = parseBindAddress(
+      options.healthProbeBindAddress ?? '0',
+      'healthProbeBindAddress',
+    );
+    this.#readyz.add('informers-synced', () => {
+      if (!this.#synced) throw new Error('the informers have not synced yet');
+    });
+    if (options.leaderElection) {
+      this.#healthz.add('leader-election', () => {
+        if (this.#leaseLost) throw new Error('leader election lost');
+      });
     }
     this.config = config;
     this.#leaderElection = options.leaderElection;
@@ -193,6 +217,13 @@ export class Manager implements ControllerDeps {
     let failure: { error: unknown } | undefined;
     try {
       await this.#serveMetrics();
+      if (this.#healthBind) {
+        this.#healthEndpoint = await serveEndpoint(
+          this.#healthBind,
+          healthProbeHandler([this.#healthz, this.#readyz]),
+        );
+        this.logger.info('Serving health probes', { bindAddress: this.#healthEndpoint.address });
+      }
       this.informers.start(stop.signal);
       this.dynamicInformers.start(stop.signal);
       const synced = await Promise.all([
@@ -200,6 +231,7 @@ export class Manager implements ControllerDeps {
         this.dynamicInformers.waitForCacheSync(stop.signal),
       ]);
       if (stop.signal.aborted) return;
+      this.#synced = true;
       this.logger.info('Caches synced', { informers: synced.reduce((n, m) => n + m.size, 0) });
       const runAll = (runSignal: AbortSignal): Promise<unknown> =>
         Promise.all(
@@ -230,8 +262,11 @@ export class Manager implements ControllerDeps {
         this.informers.shutdown(),
         this.dynamicInformers.shutdown(),
         this.#metricsEndpoint?.close(),
+        this.#healthEndpoint?.close(),
       ]);
       this.#metricsEndpoint = undefined;
+      this.#healthEndpoint = undefined;
+      this.#synced = false;
       this.logger.info('Manager stopped');
     }
     if (failure) throw failure.error;
@@ -244,6 +279,33 @@ export class Manager implements ControllerDeps {
    */
   metricsAddress(): BindAddress | undefined {
     return this.#metricsEndpoint?.address;
+  }
+
+  /**
+   * Adds a liveness check served at `/healthz` (and `/healthz/<name>`); throwing means
+   * unhealthy. With leader election there is a built-in `leader-election` check that fails
+   * once the Lease was lost.
+   *
+   * @throws {TypeError} for a name that is not a URL path segment or a check that is not a
+   *   function; `Error` for a name already added.
+   */
+  addHealthzCheck(name: string, check: HealthChecker): void {
+    this.#healthz.add(name, check);
+  }
+
+  /**
+   * Adds a readiness check served at `/readyz` (and `/readyz/<name>`); throwing means not
+   * ready. The built-in `informers-synced` check fails until every informer has synced.
+   *
+   * @throws as {@link Manager.addHealthzCheck}.
+   */
+  addReadyzCheck(name: string, check: HealthChecker): void {
+    this.#readyz.add(name, check);
+  }
+
+  /** Where `/healthz` and `/readyz` are served while the manager runs, as {@link Manager.metricsAddress}. */
+  healthProbeAddress(): BindAddress | undefined {
+    return this.#healthEndpoint?.address;
   }
 
   async #serveMetrics(): Promise<void> {
@@ -304,6 +366,7 @@ export class Manager implements ControllerDeps {
             // Losing the Lease while still meant to run: another replica may be acting
             // already, so this one must stop, as controller-runtime's manager exits.
             if (!stop.signal.aborted) {
+              this.#leaseLost = true;
               fail(
                 new Error(
                   `leader election lost: ${identity} no longer holds lease ${election.namespace}/${election.name}`,
