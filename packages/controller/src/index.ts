@@ -26,3 +26,4 @@ export * from './request.js';
 export * from './retry.js';
 export * from './runnable.js';
 export type { BindAddress } from './serve-endpoint.js';
+export * from './signal-handler.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type Clock, type Logger, silentLogger } from '@kubets/apimachinery';
+import { type Clock, type Logger, realClock, silentLogger } from '@kubets/apimachinery';
 import { Clientset } from '@kubets/clientset';
 import {
   DynamicClient,
@@ -77,6 +77,13 @@ export interface ManagerOptions {
    * `':port'`, or `'0'` (default) to disable.
    */
   healthProbeBindAddress?: string;
+  /**
+   * How long `start` waits for the controllers to finish their reconciles in flight once
+   * its signal aborted (controller-runtime's `GracefulShutdownTimeout`, default 30 s). When
+   * they take longer, `start` stops waiting and rejects. 0 stops waiting at once (and
+   * resolves); a negative value or `Infinity` waits as long as it takes.
+   */
+  gracefulShutdownTimeoutMs?: number;
 }
 
 /**
@@ -131,6 +138,7 @@ export class Manager implements ControllerDeps {
   readonly #healthz = new HealthChecks('healthz');
   readonly #readyz = new HealthChecks('readyz');
   #synced = false;
+  readonly #gracefulShutdownMs: number;
   #leaseLost = false;
   readonly #runnables: Runnable[] = [];
   readonly #leaderElection: ManagerLeaderElection | undefined;
@@ -156,6 +164,13 @@ export class Manager implements ControllerDeps {
       this.controllerMetrics = undefined;
       this.workqueueMetrics = undefined;
     }
+    const grace = options.gracefulShutdownTimeoutMs ?? 30_000;
+    if (typeof grace !== 'number' || Number.isNaN(grace)) {
+      throw new RangeError(
+        `manager gracefulShutdownTimeoutMs must be a number of milliseconds, got ${String(grace)}`,
+      );
+    }
+    this.#gracefulShutdownMs = grace;
     this.#healthBind = parseBindAddress(
       options.healthProbeBindAddress ?? '0',
       'healthProbeBindAddress',
@@ -215,6 +230,7 @@ export class Manager implements ControllerDeps {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     let failure: { error: unknown } | undefined;
+    const drain = this.#drainDeadline(stop.signal);
     try {
       await this.#serveMetrics();
       if (this.#healthBind) {
@@ -248,13 +264,17 @@ export class Manager implements ControllerDeps {
         );
       if (this.#leaderElection === undefined) {
         this.#leading = true;
-        await runAll(stop.signal);
+        await Promise.race([runAll(stop.signal), drain.passed]);
       } else {
-        await this.#runElected(runAll, stop, (error) => {
-          failure ??= { error };
-        });
+        await Promise.race([
+          this.#runElected(runAll, stop, (error) => {
+            failure ??= { error };
+          }),
+          drain.passed,
+        ]);
       }
     } finally {
+      drain.cancel();
       signal.removeEventListener('abort', onAbort);
       this.#leading = false;
       stop.abort();
@@ -306,6 +326,41 @@ export class Manager implements ControllerDeps {
   /** Where `/healthz` and `/readyz` are served while the manager runs, as {@link Manager.metricsAddress}. */
   healthProbeAddress(): BindAddress | undefined {
     return this.#healthEndpoint?.address;
+  }
+
+  // Settles when the drain after `stop` aborts has taken too long: rejects past a positive
+  // timeout, resolves at once for 0, never for a negative or infinite one.
+  #drainDeadline(stop: AbortSignal): { passed: Promise<void>; cancel(): void } {
+    const ms = this.#gracefulShutdownMs;
+    let cancel = (): void => {};
+    const passed = new Promise<void>((resolve, reject) => {
+      if (ms < 0 || ms === Number.POSITIVE_INFINITY) return;
+      const arm = (): void => {
+        if (ms === 0) {
+          resolve();
+          return;
+        }
+        const timer = (this.clock ?? realClock).setTimeout(() => {
+          reject(
+            new Error(
+              `failed waiting for all runnables to end within grace period of ${ms / 1000}s: context deadline exceeded`,
+            ),
+          );
+        }, ms);
+        timer.unref?.();
+        cancel = () => timer.cancel();
+      };
+      if (stop.aborted) arm();
+      else stop.addEventListener('abort', arm, { once: true });
+      const prev = cancel;
+      cancel = () => {
+        stop.removeEventListener('abort', arm);
+        prev();
+      };
+    });
+    // A deadline that fires after start has settled must not be an unhandled rejection.
+    passed.catch(() => {});
+    return { passed, cancel: () => cancel() };
   }
 
   async #serveMetrics(): Promise<void> {
