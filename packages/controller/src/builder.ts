@@ -2,8 +2,9 @@ import type { Clock, Logger } from '@kubets/apimachinery';
 import type { SharedIndexInformer } from '@kubets/cache';
 import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
 import type { GenericLister } from '@kubets/listers';
-import type { RateLimiter } from '@kubets/workqueue';
+import type { MetricsProvider, RateLimiter } from '@kubets/workqueue';
 import { Controller } from './controller.js';
+import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import {
   enqueueingHandler,
   type MapFunc,
@@ -43,6 +44,10 @@ export interface ControllerDeps {
   readonly logger?: Logger | undefined;
   /** The clock of the controllers' work queues. */
   readonly clock?: Clock | undefined;
+  /** Records the controllers' reconcile metrics (a manager serving metrics sets it). */
+  readonly controllerMetrics?: ControllerMetricsRecorder | undefined;
+  /** Records the controllers' work queue metrics (a manager serving metrics sets it). */
+  readonly workqueueMetrics?: MetricsProvider | undefined;
   /** Registers the built controller to be run (a manager's `add`). */
   add?(runnable: Runnable): void;
 }
@@ -207,6 +212,8 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> {
       ...(this.#options.rateLimiter ? { rateLimiter: this.#options.rateLimiter } : {}),
       ...(logger ? { logger } : {}),
       ...(this.#deps.clock ? { clock: this.#deps.clock } : {}),
+      ...(this.#deps.controllerMetrics ? { metrics: this.#deps.controllerMetrics } : {}),
+      ...(this.#deps.workqueueMetrics ? { workqueueMetrics: this.#deps.workqueueMetrics } : {}),
       cacheSyncs,
     });
     this.#deps.add?.(ctl);

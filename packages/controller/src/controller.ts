@@ -1,8 +1,9 @@
-import { type Clock, type Logger, silentLogger } from '@kubets/apimachinery';
+import { type Clock, type Logger, realClock, silentLogger } from '@kubets/apimachinery';
 import { waitForCacheSync } from '@kubets/cache';
 import type { GenericLister } from '@kubets/listers';
-import { type RateLimiter, RateLimitingQueue } from '@kubets/workqueue';
+import { type MetricsProvider, type RateLimiter, RateLimitingQueue } from '@kubets/workqueue';
 import { cachedObject } from './cached.js';
+import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import { withFields } from './logger.js';
 import {
   isTerminalError,
@@ -33,6 +34,10 @@ export interface ControllerOptions<T> {
   lister: GenericLister<T>;
   /** Caches to wait for before the first reconcile (each informer's `hasSynced`). */
   cacheSyncs?: readonly (() => boolean)[];
+  /** Records controller-runtime's reconcile metrics; default none. */
+  metrics?: ControllerMetricsRecorder;
+  /** Records the work queue's metrics (client-go's `workqueue_*`); default the workqueue's global provider. */
+  workqueueMetrics?: MetricsProvider;
 }
 
 /** How reconciles ended, by controller-runtime's `controller_runtime_reconcile_total` labels. */
@@ -75,6 +80,8 @@ export class Controller<T> {
   readonly #logger: Logger;
   readonly #lister: GenericLister<T>;
   readonly #cacheSyncs: readonly (() => boolean)[];
+  readonly #metrics: ControllerMetricsRecorder | undefined;
+  readonly #clock: Clock;
   readonly #counts: ReconcileCounts = { success: 0, error: 0, requeue: 0, requeue_after: 0 };
   #errors = 0;
   #terminal = 0;
@@ -102,10 +109,13 @@ export class Controller<T> {
     this.#logger = withFields(options.logger ?? silentLogger, { controller: options.name });
     this.#lister = options.lister;
     this.#cacheSyncs = options.cacheSyncs ?? [];
+    this.#metrics = options.metrics;
+    this.#clock = options.clock ?? realClock;
     this.queue = new RateLimitingQueue<string>({
       name: options.name,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+      ...(options.workqueueMetrics ? { metricsProvider: options.workqueueMetrics } : {}),
     });
   }
 
@@ -140,6 +150,7 @@ export class Controller<T> {
     try {
       if (!(await waitForCacheSync(signal, ...this.#cacheSyncs))) return;
       this.#logger.info('Starting workers', { workerCount: this.#workers });
+      this.#metrics?.started(this.name, this.#workers);
       await Promise.all(Array.from({ length: this.#workers }, () => this.#worker(signal)));
       this.#logger.info('All workers finished');
     } finally {
@@ -176,12 +187,23 @@ export class Controller<T> {
       cached: () => cachedObject(this.#lister, request),
     };
     this.#active++;
+    this.#metrics?.activeWorkers(this.name, 1);
+    const startedAt = this.#clock.now();
+    const reconciled = (outcome: keyof ReconcileCounts, terminal = false): void => {
+      this.#counts[outcome]++;
+      this.#metrics?.reconciled(
+        this.name,
+        outcome,
+        (this.#clock.now() - startedAt) / 1000,
+        terminal,
+      );
+    };
     let result: Result | undefined;
     try {
       result = checkResult(await this.#reconcile(request, ctx), this.name);
     } catch (err) {
       this.#errors++;
-      this.#counts.error++;
+      reconciled('error', isTerminalError(err));
       if (isTerminalError(err)) {
         this.#terminal++;
         this.queue.forget(key);
@@ -193,18 +215,19 @@ export class Controller<T> {
       return;
     } finally {
       this.#active--;
+      this.#metrics?.activeWorkers(this.name, -1);
     }
     if (result?.requeueAfter !== undefined && result.requeueAfter > 0) {
       // The wait was asked for: it must not grow with earlier failures.
       this.queue.forget(key);
       this.queue.addAfter(key, result.requeueAfter);
-      this.#counts.requeue_after++;
+      reconciled('requeue_after');
     } else if (result?.requeue === true) {
       this.queue.addRateLimited(key);
-      this.#counts.requeue++;
+      reconciled('requeue');
     } else {
       this.queue.forget(key);
-      this.#counts.success++;
+      reconciled('success');
     }
   }
 }

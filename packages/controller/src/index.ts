@@ -11,9 +11,12 @@
 export * from './builder.js';
 export * from './conditions.js';
 export * from './controller.js';
+export * from './controller-metrics.js';
 export * from './create-or-update.js';
 export * from './event-handler.js';
+export * from './finalizer-machine.js';
 export * from './finalizers.js';
+export type { HealthChecker } from './health-checks.js';
 export * from './manager.js';
 export * from './object.js';
 export * from './owner-references.js';
@@ -22,3 +25,5 @@ export * from './reconciler.js';
 export * from './request.js';
 export * from './retry.js';
 export * from './runnable.js';
+export type { BindAddress } from './serve-endpoint.js';
+export * from './signal-handler.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type Clock, type Logger, silentLogger } from '@kubets/apimachinery';
+import { type Clock, type Logger, realClock, silentLogger } from '@kubets/apimachinery';
 import { Clientset } from '@kubets/clientset';
 import {
   DynamicClient,
@@ -10,8 +10,19 @@ import {
 import { newSharedInformerFactory, type SharedInformerFactory } from '@kubets/informers';
 import { LeaseLock, runLeaderElection } from '@kubets/leaderelection';
 import type { Config } from '@kubets/rest';
+import type { MetricsProvider } from '@kubets/workqueue';
 import type { ControllerDeps } from './builder.js';
+import type { ControllerMetricsRecorder } from './controller-metrics.js';
+import { type HealthChecker, HealthChecks, healthProbeHandler } from './health-checks.js';
+import { loadPromClient } from './prom-client.js';
+import { newPrometheusControllerMetrics } from './prometheus-metrics.js';
 import type { Runnable } from './runnable.js';
+import {
+  type BindAddress,
+  type Endpoint,
+  parseBindAddress,
+  serveEndpoint,
+} from './serve-endpoint.js';
 
 /**
  * Leader election of a {@link Manager} over a `coordination.k8s.io/v1` Lease: of several
@@ -53,6 +64,37 @@ export interface ManagerOptions {
   logger?: Logger;
   /** Time source of the controllers' work queues and the clients; a `FakeClock` in tests. */
   clock?: Clock;
+  /**
+   * Where to serve Prometheus metrics on `/metrics`: `'host:port'`, `':port'` (every
+   * interface), or `'0'` to disable. Default `'0'` (controller-runtime's default is
+   * `':8080'`; a library opens no port unasked). Needs the optional peer dependency
+   * `prom-client`. The registry holds controller-runtime's `controller_runtime_*` metrics of
+   * every controller of this manager and client-go's `workqueue_*` metrics of their queues.
+   */
+  metricsBindAddress?: string;
+  /**
+   * Where to serve `/healthz` and `/readyz` (controller-runtime's format): `'host:port'`,
+   * `':port'`, or `'0'` (default) to disable.
+   */
+  healthProbeBindAddress?: string;
+  /**
+   * How long `start` waits for the controllers to finish their reconciles in flight once
+   * its signal aborted (controller-runtime's `GracefulShutdownTimeout`, default 30 s). When
+   * they take longer, `start` stops waiting and rejects. 0 stops waiting at once (and
+   * resolves); a negative value or `Infinity` waits as long as it takes.
+   */
+  gracefulShutdownTimeoutMs?: number;
+}
+
+/**
+ * The part of a prom-client `Registry` a {@link Manager} exposes: enough to serve or merge
+ * its metrics without this package's types depending on prom-client.
+ */
+export interface MetricsRegistry {
+  /** The metrics in the Prometheus text format. */
+  metrics(): Promise<string>;
+  /** The `Content-Type` of that text. */
+  readonly contentType: string;
 }
 
 /** controller-runtime's default `SyncPeriod`. */
@@ -80,6 +122,24 @@ export class Manager implements ControllerDeps {
   readonly logger: Logger;
   /** The controllers' clock. */
   readonly clock: Clock | undefined;
+  /**
+   * The prom-client `Registry` this manager's metrics are in, when `metricsBindAddress` is
+   * set; `undefined` otherwise.
+   */
+  readonly metricsRegistry: MetricsRegistry | undefined;
+  /** @internal Read by `controller(mgr)`. */
+  readonly controllerMetrics: ControllerMetricsRecorder | undefined;
+  /** @internal Read by `controller(mgr)`. */
+  readonly workqueueMetrics: MetricsProvider | undefined;
+  readonly #metricsBind: BindAddress | undefined;
+  #metricsEndpoint: Endpoint | undefined;
+  readonly #healthBind: BindAddress | undefined;
+  #healthEndpoint: Endpoint | undefined;
+  readonly #healthz = new HealthChecks('healthz');
+  readonly #readyz = new HealthChecks('readyz');
+  #synced = false;
+  readonly #gracefulShutdownMs: number;
+  #leaseLost = false;
   readonly #runnables: Runnable[] = [];
   readonly #leaderElection: ManagerLeaderElection | undefined;
   #started = false;
@@ -91,6 +151,37 @@ export class Manager implements ControllerDeps {
       throw new RangeError(
         `manager resyncMs must be a number of milliseconds ≥ 0, got ${resyncMs}`,
       );
+    }
+    this.#metricsBind = parseBindAddress(options.metricsBindAddress ?? '0', 'metricsBindAddress');
+    if (this.#metricsBind) {
+      const { prom, newWorkqueueProvider } = loadPromClient();
+      const registry = new prom.Registry();
+      this.metricsRegistry = registry;
+      this.controllerMetrics = newPrometheusControllerMetrics(prom, registry);
+      this.workqueueMetrics = newWorkqueueProvider(registry);
+    } else {
+      this.metricsRegistry = undefined;
+      this.controllerMetrics = undefined;
+      this.workqueueMetrics = undefined;
+    }
+    const grace = options.gracefulShutdownTimeoutMs ?? 30_000;
+    if (typeof grace !== 'number' || Number.isNaN(grace)) {
+      throw new RangeError(
+        `manager gracefulShutdownTimeoutMs must be a number of milliseconds, got ${String(grace)}`,
+      );
+    }
+    this.#gracefulShutdownMs = grace;
+    this.#healthBind = parseBindAddress(
+      options.healthProbeBindAddress ?? '0',
+      'healthProbeBindAddress',
+    );
+    this.#readyz.add('informers-synced', () => {
+      if (!this.#synced) throw new Error('the informers have not synced yet');
+    });
+    if (options.leaderElection) {
+      this.#healthz.add('leader-election', () => {
+        if (this.#leaseLost) throw new Error('leader election lost');
+      });
     }
     this.config = config;
     this.#leaderElection = options.leaderElection;
@@ -139,7 +230,16 @@ export class Manager implements ControllerDeps {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     let failure: { error: unknown } | undefined;
+    const drain = this.#drainDeadline(stop.signal);
     try {
+      await this.#serveMetrics();
+      if (this.#healthBind) {
+        this.#healthEndpoint = await serveEndpoint(
+          this.#healthBind,
+          healthProbeHandler([this.#healthz, this.#readyz]),
+        );
+        this.logger.info('Serving health probes', { bindAddress: this.#healthEndpoint.address });
+      }
       this.informers.start(stop.signal);
       this.dynamicInformers.start(stop.signal);
       const synced = await Promise.all([
@@ -147,6 +247,7 @@ export class Manager implements ControllerDeps {
         this.dynamicInformers.waitForCacheSync(stop.signal),
       ]);
       if (stop.signal.aborted) return;
+      this.#synced = true;
       this.logger.info('Caches synced', { informers: synced.reduce((n, m) => n + m.size, 0) });
       const runAll = (runSignal: AbortSignal): Promise<unknown> =>
         Promise.all(
@@ -163,20 +264,120 @@ export class Manager implements ControllerDeps {
         );
       if (this.#leaderElection === undefined) {
         this.#leading = true;
-        await runAll(stop.signal);
+        await Promise.race([runAll(stop.signal), drain.passed]);
       } else {
-        await this.#runElected(runAll, stop, (error) => {
-          failure ??= { error };
-        });
+        await Promise.race([
+          this.#runElected(runAll, stop, (error) => {
+            failure ??= { error };
+          }),
+          drain.passed,
+        ]);
       }
     } finally {
+      drain.cancel();
       signal.removeEventListener('abort', onAbort);
       this.#leading = false;
       stop.abort();
-      await Promise.all([this.informers.shutdown(), this.dynamicInformers.shutdown()]);
+      await Promise.all([
+        this.informers.shutdown(),
+        this.dynamicInformers.shutdown(),
+        this.#metricsEndpoint?.close(),
+        this.#healthEndpoint?.close(),
+      ]);
+      this.#metricsEndpoint = undefined;
+      this.#healthEndpoint = undefined;
+      this.#synced = false;
       this.logger.info('Manager stopped');
     }
     if (failure) throw failure.error;
+  }
+
+  /**
+   * Where `/metrics` is served while the manager runs (with the real port when
+   * `metricsBindAddress` asked for port 0); `undefined` before it listens, after it stopped,
+   * or when metrics are disabled.
+   */
+  metricsAddress(): BindAddress | undefined {
+    return this.#metricsEndpoint?.address;
+  }
+
+  /**
+   * Adds a liveness check served at `/healthz` (and `/healthz/<name>`); throwing means
+   * unhealthy. With leader election there is a built-in `leader-election` check that fails
+   * once the Lease was lost.
+   *
+   * @throws {TypeError} for a name that is not a URL path segment or a check that is not a
+   *   function; `Error` for a name already added.
+   */
+  addHealthzCheck(name: string, check: HealthChecker): void {
+    this.#healthz.add(name, check);
+  }
+
+  /**
+   * Adds a readiness check served at `/readyz` (and `/readyz/<name>`); throwing means not
+   * ready. The built-in `informers-synced` check fails until every informer has synced.
+   *
+   * @throws as {@link Manager.addHealthzCheck}.
+   */
+  addReadyzCheck(name: string, check: HealthChecker): void {
+    this.#readyz.add(name, check);
+  }
+
+  /** Where `/healthz` and `/readyz` are served while the manager runs, as {@link Manager.metricsAddress}. */
+  healthProbeAddress(): BindAddress | undefined {
+    return this.#healthEndpoint?.address;
+  }
+
+  // Settles when the drain after `stop` aborts has taken too long: rejects past a positive
+  // timeout, resolves at once for 0, never for a negative or infinite one.
+  #drainDeadline(stop: AbortSignal): { passed: Promise<void>; cancel(): void } {
+    const ms = this.#gracefulShutdownMs;
+    let cancel = (): void => {};
+    const passed = new Promise<void>((resolve, reject) => {
+      if (ms < 0 || ms === Number.POSITIVE_INFINITY) return;
+      const arm = (): void => {
+        if (ms === 0) {
+          resolve();
+          return;
+        }
+        const timer = (this.clock ?? realClock).setTimeout(() => {
+          reject(
+            new Error(
+              `failed waiting for all runnables to end within grace period of ${ms / 1000}s: context deadline exceeded`,
+            ),
+          );
+        }, ms);
+        timer.unref?.();
+        cancel = () => timer.cancel();
+      };
+      if (stop.aborted) arm();
+      else stop.addEventListener('abort', arm, { once: true });
+      const prev = cancel;
+      cancel = () => {
+        stop.removeEventListener('abort', arm);
+        prev();
+      };
+    });
+    // A deadline that fires after start has settled must not be an unhandled rejection.
+    passed.catch(() => {});
+    return { passed, cancel: () => cancel() };
+  }
+
+  async #serveMetrics(): Promise<void> {
+    const registry = this.metricsRegistry;
+    if (this.#metricsBind === undefined || registry === undefined) return;
+    this.#metricsEndpoint = await serveEndpoint(this.#metricsBind, async (req, res) => {
+      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+      if (path !== '/metrics') {
+        res
+          .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+          .end('404 page not found\n');
+        return;
+      }
+      const body = await registry.metrics();
+      res.writeHead(200, { 'content-type': registry.contentType }).end(body);
+    });
+    this.logger.info('Serving metrics server', { bindAddress: this.#metricsEndpoint.address });
   }
 
   /**
@@ -220,6 +421,7 @@ export class Manager implements ControllerDeps {
             // Losing the Lease while still meant to run: another replica may be acting
             // already, so this one must stop, as controller-runtime's manager exits.
             if (!stop.signal.aborted) {
+              this.#leaseLost = true;
               fail(
                 new Error(
                   `leader election lost: ${identity} no longer holds lease ${election.namespace}/${election.name}`,

@@ -1,0 +1,129 @@
+import { FakeClock } from '@kubets/apimachinery/testing';
+import { coreV1Resources } from '@kubets/clientset';
+import { eventually, rejectionOf } from '@kubets/test-utils';
+import { describe, expect, it } from 'vitest';
+import { useSharedApiServer } from '../test/server.js';
+import { controller, Manager, type Request, TerminalError } from './index.js';
+
+const shared = useSharedApiServer();
+
+/** The value of one sample line of a text exposition, e.g. `name{label="v"}`. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('Manager metrics', () => {
+  it('serves controller-runtime and workqueue metrics on /metrics', async () => {
+    const namespace = 'metrics-1';
+    await shared.clientset
+      .coreV1()
+      .namespaces()
+      .create({ metadata: { name: namespace } });
+    const clock = new FakeClock(1_000);
+    const mgr = new Manager(
+      { host: shared.server.host, qps: -1 },
+      { namespace, clock, metricsBindAddress: '127.0.0.1:0' },
+    );
+    const done: string[] = [];
+    controller(mgr)
+      .named('cms')
+      .for(coreV1Resources.configMaps)
+      .withOptions({ maxConcurrentReconciles: 2 })
+      .complete((request: Request) => {
+        done.push(request.name);
+        // The fake clock makes the observed reconcile time exact.
+        if (request.name === 'slow') clock.step(250);
+        if (request.name === 'bad') throw new TerminalError('cannot fix');
+        if (request.name === 'later') return { requeueAfter: 60_000 };
+        return undefined;
+      });
+    const abort = new AbortController();
+    const running = mgr.start(abort.signal);
+    for (const name of ['slow', 'bad', 'later']) {
+      await shared.clientset.coreV1().configMaps(namespace).create({ metadata: { name } });
+    }
+    await eventually(() => done.length === 3, { what: 'three reconciles' });
+    await eventually(() => mgr.metricsAddress() !== undefined);
+    const { host, port } = mgr.metricsAddress() ?? { host: '', port: 0 };
+
+    // A reconcile is counted just after it returns: wait until all three are.
+    const c = '{controller="cms"}';
+    let text = '';
+    await eventually(async () => {
+      const res = await fetch(`http://${host}:${port}/metrics`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/plain');
+      text = await res.text();
+      expect(sample(text, `controller_runtime_reconcile_time_seconds_count${c}`)).toBe(3);
+    });
+    expect({
+      success: sample(
+        text,
+        'controller_runtime_reconcile_total{controller="cms",result="success"}',
+      ),
+      error: sample(text, 'controller_runtime_reconcile_total{controller="cms",result="error"}'),
+      requeue: sample(
+        text,
+        'controller_runtime_reconcile_total{controller="cms",result="requeue"}',
+      ),
+      errors: sample(text, `controller_runtime_reconcile_errors_total${c}`),
+      terminal: sample(text, `controller_runtime_terminal_reconcile_errors_total${c}`),
+      active: sample(text, `controller_runtime_active_workers${c}`),
+      max: sample(text, `controller_runtime_max_concurrent_reconciles${c}`),
+      count: sample(text, `controller_runtime_reconcile_time_seconds_count${c}`),
+      sum: sample(text, `controller_runtime_reconcile_time_seconds_sum${c}`),
+      under100ms: sample(
+        text,
+        'controller_runtime_reconcile_time_seconds_bucket{le="0.1",controller="cms"}',
+      ),
+      under250ms: sample(
+        text,
+        'controller_runtime_reconcile_time_seconds_bucket{le="0.25",controller="cms"}',
+      ),
+    }).toEqual({
+      success: 1,
+      error: 1,
+      requeue: 0,
+      errors: 1,
+      terminal: 1,
+      active: 0,
+      max: 2,
+      count: 3,
+      sum: 0.25,
+      under100ms: 2,
+      under250ms: 3,
+    });
+    // client-go's workqueue metrics of the controller's queue, in the same registry.
+    expect(sample(text, 'workqueue_adds_total{name="cms"}')).toBe(3);
+    expect(sample(text, 'workqueue_depth{name="cms"}')).toBe(0);
+    expect(text).toContain('workqueue_retries_total');
+
+    const notFound = await fetch(`http://${host}:${port}/other`);
+    expect(notFound.status).toBe(404);
+    abort.abort();
+    await running;
+    expect(mgr.metricsAddress()).toBeUndefined();
+    expect(String(await rejectionOf(fetch(`http://${host}:${port}/metrics`)))).toContain(
+      'fetch failed',
+    );
+  });
+
+  it('has no registry and opens no port by default', () => {
+    const mgr = new Manager({ host: 'http://127.0.0.1:1' });
+    expect(mgr.metricsRegistry).toBeUndefined();
+    expect(mgr.metricsAddress()).toBeUndefined();
+  });
+
+  it.each([
+    {
+      address: '8080',
+      message: `metricsBindAddress must be 'host:port', ':port' or '0' to disable, got "8080"`,
+    },
+    { address: 'localhost:99999', message: 'got "localhost:99999"' },
+  ])('refuses the bind address $address', ({ address, message }) => {
+    expect(
+      () => new Manager({ host: 'http://127.0.0.1:1' }, { metricsBindAddress: address }),
+    ).toThrow(message);
+  });
+});
