@@ -3,7 +3,7 @@ import { objectName } from './object-meta.js';
 import { isObject, type JsonObject, jsonEqual } from './patch.js';
 import { badRequest, invalid } from './status.js';
 import type { Target } from './target.js';
-import type { FieldError } from './validation.js';
+import type { FieldError } from './validation/names.js';
 
 /** Whether `target` is core/v1 `resource`. */
 const isCore = (target: Target, resource: string): boolean =>

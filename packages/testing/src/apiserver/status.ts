@@ -138,10 +138,9 @@ export function invalid(
   group = '',
 ): ApiError {
   const qualifiedKind = group ? `${kind}.${group}` : kind;
-  const summary =
-    causes.length === 1
-      ? `${causes[0]?.field}: ${causes[0]?.message}`
-      : `[${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}]`;
+  // Go's ErrorList.ToAggregate drops repeated errors from the message, not from the causes.
+  const lines = [...new Set(causes.map((c) => `${c.field}: ${c.message}`))];
+  const summary = lines.length === 1 ? lines[0] : `[${lines.join(', ')}]`;
   return err(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${summary}`, {
     ...(name ? { name } : {}),
     ...(group ? { group } : {}),

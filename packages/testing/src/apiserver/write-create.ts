@@ -8,7 +8,8 @@ import { isObject, type JsonObject } from './patch.js';
 import { apiVersionOf, type ResourceDefinition, resourceKey } from './resources.js';
 import { alreadyExists, invalid } from './status.js';
 import { fieldScope, keyNamespace, type Target, type WriteOptions } from './target.js';
-import { generateNameSuffix, validateObjectName } from './validation.js';
+import { validateCreate } from './validation/builtin.js';
+import { generateNameSuffix, validateObjectName } from './validation/names.js';
 import type { VersionedStore } from './versioned-store.js';
 import { checkKind, checkNamespace, requireNamespace } from './write-checks.js';
 
@@ -34,15 +35,19 @@ export function createObject(
   requireNamespace(store, target, objectName(obj));
   const generateName = typeof md.generateName === 'string' ? md.generateName : undefined;
   let name = objectName(obj);
-  const problems = validateObjectName(name || undefined, generateName, definition.nameRule);
-  if (problems.length > 0) {
-    throw invalid(definition.kind, name, problems, definition.custom ? definition.group : '');
-  }
   const objects = store.storeOf(definition);
+  // As kube-apiserver, the name is generated first and validated with generateName.
   if (!name && generateName) {
     do name = generateNameSuffix(generateName);
     while (objects.get(storeKey(keyNamespace(target), name)));
     md.name = name;
+  }
+  const problems = [
+    ...validateObjectName(name || undefined, generateName, definition.nameRule),
+    ...validateCreate(definition, obj),
+  ];
+  if (problems.length > 0) {
+    throw invalid(definition.kind, name, problems, definition.group);
   }
   if (objects.get(storeKey(keyNamespace(target), name))) {
     throw alreadyExists(definition.resource, name, definition.group);
@@ -78,8 +83,13 @@ export function createApplied(
   const { definition } = target;
   prepareSecret(target, obj);
   const name = objectName(obj);
-  const problems = validateObjectName(name, undefined, definition.nameRule);
-  if (problems.length > 0) throw invalid(definition.kind, name, problems);
+  const problems = [
+    ...validateObjectName(name, undefined, definition.nameRule),
+    ...validateCreate(definition, obj),
+  ];
+  if (problems.length > 0) {
+    throw invalid(definition.kind, name, problems, definition.group);
+  }
   requireNamespace(store, target, name);
   const md = meta(obj);
   md.uid = randomUUID();

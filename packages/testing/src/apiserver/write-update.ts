@@ -7,6 +7,7 @@ import { type JsonObject, type JsonValue, jsonEqual } from './patch.js';
 import { apiVersionOf } from './resources.js';
 import { badRequest, invalid } from './status.js';
 import { fieldScope, type Target, type WriteOptions } from './target.js';
+import { validateUpdate } from './validation/builtin.js';
 import type { VersionedStore } from './versioned-store.js';
 import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
 
@@ -82,6 +83,10 @@ export function prepareUpdate(
   if (subresource !== 'status') {
     prepareSecret(target, next);
     checkDataUpdate(target, old, next);
+    const problems = validateUpdate(definition, next, old);
+    if (problems.length > 0) {
+      throw invalid(definition.kind, String(md.name ?? ''), problems, definition.group);
+    }
   }
   if (subresource === 'status') {
     md.managedFields = oldMd.managedFields ?? null;

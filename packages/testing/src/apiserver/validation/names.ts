@@ -1,4 +1,4 @@
-import type { NameRule } from './resources.js';
+import type { NameRule } from '../resources.js';
 
 /** One validation failure, as listed in a 422 Status's `details.causes`. */
 export interface FieldError {
@@ -45,31 +45,83 @@ export function nameProblems(value: string, rule: NameRule): string[] {
 }
 
 /**
- * Validates `metadata.name` / `metadata.generateName` as kube-apiserver does on create:
- * one of them is required, and the name must satisfy the resource's rule.
+ * Validates `metadata.generateName` and `metadata.name` as kube-apiserver does on create
+ * (`ValidateObjectMeta`): a generateName must be a valid name prefix (a trailing '-' is
+ * allowed), then a name is required and must satisfy the resource's rule. The caller
+ * generates the name from generateName first, as the real server does.
  */
 export function validateObjectName(
   name: string | undefined,
   generateName: string | undefined,
   rule: NameRule,
 ): FieldError[] {
-  if (!name) {
-    if (!generateName) {
-      return [
-        {
-          reason: 'FieldValueRequired',
-          message: 'Required value: name or generateName is required',
-          field: 'metadata.name',
-        },
-      ];
+  const errors: FieldError[] = [];
+  if (generateName) {
+    // Go's maskTrailingDash (verbatim, it drops two characters): a prefix may end in '-'.
+    const masked =
+      rule !== 'path' && generateName.length > 1 && generateName.endsWith('-')
+        ? `${generateName.slice(0, -2)}a`
+        : generateName;
+    for (const problem of nameProblems(masked, rule)) {
+      errors.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(generateName)}: ${problem}`,
+        field: 'metadata.generateName',
+      });
     }
-    return [];
   }
-  return nameProblems(name, rule).map((problem) => ({
+  if (!name) {
+    errors.push({
+      reason: 'FieldValueRequired',
+      message: 'Required value: name or generateName is required',
+      field: 'metadata.name',
+    });
+    return errors;
+  }
+  return errors.concat(
+    nameProblems(name, rule).map((problem) => ({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(name)}: ${problem}`,
+      field: 'metadata.name',
+    })),
+  );
+}
+
+/** `ValidateDNS1123Label` on `name` at `field`. */
+export function dnsLabelErrors(name: string, field: string): FieldError[] {
+  return nameProblems(name, 'label').map((problem) => ({
     reason: 'FieldValueInvalid',
     message: `Invalid value: ${JSON.stringify(name)}: ${problem}`,
-    field: 'metadata.name',
+    field,
   }));
+}
+
+/** A `Duplicate value` cause unless `name` is new to `seen` (which then records it). */
+export function duplicateErrors(name: string, seen: Set<string>, field: string): FieldError[] {
+  if (!seen.has(name)) {
+    seen.add(name);
+    return [];
+  }
+  return [
+    { reason: 'FieldValueDuplicate', message: `Duplicate value: ${JSON.stringify(name)}`, field },
+  ];
+}
+
+/** An `Unsupported value` cause when a set `value` is not one of `supported` (Go's NotSupported). */
+export function notSupportedErrors(
+  value: unknown,
+  supported: readonly string[],
+  field: string,
+): FieldError[] {
+  if (value === undefined || value === '' || supported.includes(String(value))) return [];
+  const list = supported.map((v) => JSON.stringify(v)).join(', ');
+  return [
+    {
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${list}`,
+      field,
+    },
+  ];
 }
 
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';

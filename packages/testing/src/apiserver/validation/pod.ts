@@ -1,0 +1,151 @@
+import { isObject, type JsonObject, type JsonValue, jsonEqual } from '../patch.js';
+import { dnsLabelErrors, duplicateErrors, type FieldError, notSupportedErrors } from './names.js';
+
+const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
+
+const BINARY_SUFFIXES: Record<string, number> = {
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+const DECIMAL_SUFFIXES: Record<string, number> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+};
+const QUANTITY = /^([+-]?[0-9.]+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$/;
+
+/** A resource quantity (`500m`, `2Gi`, `1e3`) as a number, or undefined when unparsable. */
+export function quantityValue(value: JsonValue | undefined): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value !== 'string') return undefined;
+  const match = QUANTITY.exec(value);
+  if (!match) return undefined;
+  const base = Number(match[1]);
+  const suffix = match[2] ?? '';
+  if (Number.isNaN(base)) return undefined;
+  if (suffix in BINARY_SUFFIXES) return base * (BINARY_SUFFIXES[suffix] ?? 1);
+  if (suffix in DECIMAL_SUFFIXES) return base * (DECIMAL_SUFFIXES[suffix] ?? 1);
+  return base * 10 ** Number(suffix.slice(1));
+}
+
+function required(field: string): FieldError {
+  return { reason: 'FieldValueRequired', message: 'Required value', field };
+}
+
+function containersOf(spec: JsonObject, key: string): JsonObject[] {
+  const list = spec[key];
+  return Array.isArray(list) ? list.filter(isObject) : [];
+}
+
+/** `ValidateResourceRequirements`' request ≤ limit rule. */
+function validateResources(container: JsonObject, path: string): FieldError[] {
+  const resources = isObject(container.resources) ? container.resources : {};
+  const requests = isObject(resources.requests) ? resources.requests : {};
+  const limits = isObject(resources.limits) ? resources.limits : {};
+  const errors: FieldError[] = [];
+  for (const [resource, request] of Object.entries(requests)) {
+    const want = quantityValue(request);
+    const limit = quantityValue(limits[resource]);
+    if (want === undefined || limit === undefined || want <= limit) continue;
+    errors.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(String(request))}: must be less than or equal to ${resource} limit`,
+      field: `${path}.resources.requests`,
+    });
+  }
+  return errors;
+}
+
+/** `validateContainers`: name (DNS label, unique), image, resources, per container. */
+function validateContainers(containers: JsonObject[], path: string, names: Set<string>) {
+  const errors: FieldError[] = [];
+  containers.forEach((container, i) => {
+    const at = `${path}[${i}]`;
+    const name = typeof container.name === 'string' ? container.name : '';
+    if (name === '') errors.push(required(`${at}.name`));
+    else errors.push(...dnsLabelErrors(name, `${at}.name`));
+    errors.push(...duplicateErrors(name, names, `${at}.name`));
+    if (typeof container.image !== 'string' || container.image === '') {
+      errors.push(required(`${at}.image`));
+    }
+    errors.push(...validateResources(container, at));
+  });
+  return errors;
+}
+
+/**
+ * The semantic rules of `ValidatePodSpec` that kubets checks, in kube-apiserver 1.20's order:
+ * containers (required; names DNS labels, unique; image required; requests ≤ limits), then
+ * init containers (also unique against the containers), then `restartPolicy`.
+ */
+export function validatePodSpec(spec: unknown, path: string): FieldError[] {
+  const podSpec = isObject(spec) ? spec : {};
+  const containers = containersOf(podSpec, 'containers');
+  const errors: FieldError[] = [];
+  if (containers.length === 0) errors.push(required(`${path}.containers`));
+  else errors.push(...validateContainers(containers, `${path}.containers`, new Set()));
+  const inits = containersOf(podSpec, 'initContainers');
+  errors.push(...validateContainers(inits, `${path}.initContainers`, new Set()));
+  const taken = new Set(containers.map((c) => (typeof c.name === 'string' ? c.name : '')));
+  inits.forEach((init, i) => {
+    const name = typeof init.name === 'string' ? init.name : '';
+    // Unlike containers' own check, an empty init container name is not recorded.
+    if (taken.has(name) || name !== '') {
+      errors.push(...duplicateErrors(name, taken, `${path}.initContainers[${i}].name`));
+    }
+  });
+  errors.push(
+    ...notSupportedErrors(podSpec.restartPolicy, RESTART_POLICIES, `${path}.restartPolicy`),
+  );
+  return errors;
+}
+
+const POD_UPDATE_FORBIDDEN =
+  'Forbidden: pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds` or `spec.tolerations` (only additions to existing tolerations)';
+
+/** A pod spec with the fields an update may change taken out (images, deadline, tolerations). */
+function fixedPart(spec: unknown): JsonObject {
+  const copy: JsonObject = isObject(spec) ? { ...spec } : {};
+  for (const key of ['containers', 'initContainers']) {
+    const list = copy[key];
+    if (Array.isArray(list)) {
+      copy[key] = list.map((c) => {
+        if (!isObject(c)) return c;
+        const { image: _image, ...rest } = c;
+        return rest;
+      });
+    }
+  }
+  delete copy.activeDeadlineSeconds;
+  delete copy.tolerations;
+  return copy;
+}
+
+/** Existing tolerations must all be kept: only additions are allowed. */
+function tolerationsKept(oldSpec: unknown, newSpec: unknown): boolean {
+  const before = isObject(oldSpec) && Array.isArray(oldSpec.tolerations) ? oldSpec.tolerations : [];
+  const after = isObject(newSpec) && Array.isArray(newSpec.tolerations) ? newSpec.tolerations : [];
+  return before.every((t) => after.some((u) => jsonEqual(t, u)));
+}
+
+/**
+ * `ValidatePodUpdate`'s immutability rule. kube-apiserver appends a go-cmp diff of its
+ * internal PodSpec to the message; kubets gives the same first line, then a newline, and no diff.
+ */
+export function validatePodSpecUpdate(newSpec: unknown, oldSpec: unknown): FieldError[] {
+  if (jsonEqual(fixedPart(newSpec), fixedPart(oldSpec)) && tolerationsKept(oldSpec, newSpec)) {
+    return [];
+  }
+  return [{ reason: 'FieldValueForbidden', message: `${POD_UPDATE_FORBIDDEN}\n`, field: 'spec' }];
+}
