@@ -6,6 +6,7 @@ import {
   closedLoopbackPort,
   configFromLine,
   flagErrorLine,
+  itRefusesAnUnknownFlag,
   klogLine,
   runCommandLine,
   writeKubeconfig,
@@ -38,10 +39,5 @@ describe('client-tour command line', () => {
     }
   }, 120_000);
 
-  it('refuses an unknown flag as Go does: the flag named, the usage, exit code 2', async () => {
-    const bad = await runCommandLine(appDir, ['-kubeconfig=/nonexistent', '-a']);
-    expect(bad.code).toBe(2);
-    expect(bad.output.lines[0]).toBe('client-tour: flag provided but not defined: -a');
-    expect(bad.output.count(/^ {2}--v <value> +number for the log level verbosity/)).toBe(1);
-  }, 60_000);
+  itRefusesAnUnknownFlag('client-tour', appDir);
 });

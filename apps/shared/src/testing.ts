@@ -336,12 +336,7 @@ export function describeSeedCommandLine({ app, appDir, seedArgs }: SeedCommandLi
       }
     }, 120_000);
 
-    it('refuses an unknown flag as Go does: the flag named, the usage, exit code 2', async () => {
-      const bad = await runCommandLine(appDir, ['-kubeconfig=/nonexistent', '-a']);
-      expect(bad.code).toBe(2);
-      expect(bad.output.lines[0]).toBe(`${app}: flag provided but not defined: -a`);
-      expect(bad.output.count(/^ {2}--v <value> +number for the log level verbosity/)).toBe(1);
-    }, 60_000);
+    itRefusesAnUnknownFlag(app, appDir);
   });
 }
 
@@ -464,4 +459,17 @@ function applyDeployment(kubeconfigPath: string, name: string): Promise<string> 
     ['apply', '-f', '-'],
     JSON.stringify(demoDeployment(name, 'nginx:1.25')),
   );
+}
+
+/**
+ * The test every app shares: an unknown flag is refused as Go's flag package does (the flag
+ * named, the usage, exit status 2).
+ */
+export function itRefusesAnUnknownFlag(app: string, appDir: string | URL): void {
+  it('refuses an unknown flag as Go does: the flag named, the usage, exit code 2', async () => {
+    const bad = await runCommandLine(appDir, ['-kubeconfig=/nonexistent', '-a']);
+    expect(bad.code).toBe(2);
+    expect(bad.output.lines[0]).toBe(`${app}: flag provided but not defined: -a`);
+    expect(bad.output.count(/^ {2}--v <value> +number for the log level verbosity/)).toBe(1);
+  }, 60_000);
 }
