@@ -30,11 +30,7 @@ afterEach(async () => {
 
 /** A manager on a namespace of its own, and what its controllers reconciled. */
 async function newManager() {
-  const namespace = `ns-${++counter}`;
-  await shared.clientset
-    .coreV1()
-    .namespaces()
-    .create({ metadata: { name: namespace } });
+  const namespace = await shared.createNamespace(`ns-${++counter}`);
   const mgr = new Manager({ host: shared.server.host, qps: -1 }, { namespace });
   const reconciled: string[] = [];
   const record = (request: Request) => {
@@ -168,11 +164,7 @@ describe('owns and watches', () => {
 
 describe('the builder without a manager', () => {
   it('runs on an informer factory the caller starts', async () => {
-    const namespace = `ns-${++counter}`;
-    await shared.clientset
-      .coreV1()
-      .namespaces()
-      .create({ metadata: { name: namespace } });
+    const namespace = await shared.createNamespace(`ns-${++counter}`);
     const factory = newSharedInformerFactory(shared.clientset, { defaultResyncMs: 0, namespace });
     const reconciled: string[] = [];
     const ctl = controller({ informers: factory })

@@ -2,6 +2,7 @@ import type { Clock, Logger } from '@kubets/apimachinery';
 import type { SharedIndexInformer } from '@kubets/cache';
 import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
 import type { GenericLister } from '@kubets/listers';
+import type { EventRecorder } from '@kubets/record';
 import type { MetricsProvider, RateLimiter } from '@kubets/workqueue';
 import { Controller } from './controller.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
@@ -50,6 +51,8 @@ export interface ControllerDeps {
   readonly workqueueMetrics?: MetricsProvider | undefined;
   /** Registers the built controller to be run (a manager's `add`). */
   add?(runnable: Runnable): void;
+  /** The event recorder of a controller, by its name (a manager's `eventRecorderFor`). */
+  eventRecorderFor?(name: string): EventRecorder;
 }
 
 /** Options of a watch: which events of it reach the queue. */
@@ -214,6 +217,7 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> {
       ...(this.#deps.clock ? { clock: this.#deps.clock } : {}),
       ...(this.#deps.controllerMetrics ? { metrics: this.#deps.controllerMetrics } : {}),
       ...(this.#deps.workqueueMetrics ? { workqueueMetrics: this.#deps.workqueueMetrics } : {}),
+      ...(this.#deps.eventRecorderFor ? { recorder: this.#deps.eventRecorderFor(this.#name) } : {}),
       cacheSyncs,
     });
     this.#deps.add?.(ctl);

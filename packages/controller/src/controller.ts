@@ -1,9 +1,11 @@
 import { type Clock, type Logger, realClock, silentLogger } from '@kubets/apimachinery';
 import { waitForCacheSync } from '@kubets/cache';
 import type { GenericLister } from '@kubets/listers';
+import type { EventRecorder } from '@kubets/record';
 import { type MetricsProvider, type RateLimiter, RateLimitingQueue } from '@kubets/workqueue';
 import { cachedObject } from './cached.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
+import { discardingEventRecorder } from './event-recorder.js';
 import { withFields } from './logger.js';
 import {
   isTerminalError,
@@ -38,6 +40,8 @@ export interface ControllerOptions<T> {
   metrics?: ControllerMetricsRecorder;
   /** Records the work queue's metrics (client-go's `workqueue_*`); default the workqueue's global provider. */
   workqueueMetrics?: MetricsProvider;
+  /** The reconcilers' `ctx.recorder`; default one that drops every event. */
+  recorder?: EventRecorder | undefined;
 }
 
 /** How reconciles ended, by controller-runtime's `controller_runtime_reconcile_total` labels. */
@@ -82,6 +86,7 @@ export class Controller<T> {
   readonly #cacheSyncs: readonly (() => boolean)[];
   readonly #metrics: ControllerMetricsRecorder | undefined;
   readonly #clock: Clock;
+  readonly #recorder: EventRecorder;
   readonly #counts: ReconcileCounts = { success: 0, error: 0, requeue: 0, requeue_after: 0 };
   #errors = 0;
   #terminal = 0;
@@ -111,6 +116,7 @@ export class Controller<T> {
     this.#cacheSyncs = options.cacheSyncs ?? [];
     this.#metrics = options.metrics;
     this.#clock = options.clock ?? realClock;
+    this.#recorder = options.recorder ?? discardingEventRecorder;
     this.queue = new RateLimitingQueue<string>({
       name: options.name,
       ...(options.clock ? { clock: options.clock } : {}),
@@ -185,6 +191,7 @@ export class Controller<T> {
       controller: this.name,
       lister: this.#lister,
       cached: () => cachedObject(this.#lister, request),
+      recorder: this.#recorder,
     };
     this.#active++;
     this.#metrics?.activeWorkers(this.name, 1);

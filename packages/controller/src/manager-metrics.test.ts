@@ -15,11 +15,7 @@ function sample(text: string, series: string): number | undefined {
 
 describe('Manager metrics', () => {
   it('serves controller-runtime and workqueue metrics on /metrics', async () => {
-    const namespace = 'metrics-1';
-    await shared.clientset
-      .coreV1()
-      .namespaces()
-      .create({ metadata: { name: namespace } });
+    const namespace = await shared.createNamespace('metrics-1');
     const clock = new FakeClock(1_000);
     const mgr = new Manager(
       { host: shared.server.host, qps: -1 },

@@ -9,10 +9,12 @@ import {
 } from '@kubets/dynamic';
 import { newSharedInformerFactory, type SharedInformerFactory } from '@kubets/informers';
 import { LeaseLock, runLeaderElection } from '@kubets/leaderelection';
+import type { EventRecorder } from '@kubets/record';
 import type { Config } from '@kubets/rest';
 import type { MetricsProvider } from '@kubets/workqueue';
 import type { ControllerDeps } from './builder.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
+import { EventRecorderProvider } from './event-recorder.js';
 import { type HealthChecker, HealthChecks, healthProbeHandler } from './health-checks.js';
 import { loadPromClient } from './prom-client.js';
 import { newPrometheusControllerMetrics } from './prometheus-metrics.js';
@@ -142,6 +144,7 @@ export class Manager implements ControllerDeps {
   #leaseLost = false;
   readonly #runnables: Runnable[] = [];
   readonly #leaderElection: ManagerLeaderElection | undefined;
+  readonly #events: EventRecorderProvider;
   #started = false;
   #leading = false;
 
@@ -189,6 +192,7 @@ export class Manager implements ControllerDeps {
     this.clock = options.clock;
     this.clientset = new Clientset(config, options.clock ? { clock: options.clock } : {});
     this.dynamicClient = new DynamicClient(config);
+    this.#events = new EventRecorderProvider(this.clientset, this.logger);
     const shared = {
       defaultResyncMs: resyncMs,
       namespace: options.namespace ?? '',
@@ -196,6 +200,20 @@ export class Manager implements ControllerDeps {
     };
     this.informers = newSharedInformerFactory(this.clientset, shared);
     this.dynamicInformers = newDynamicSharedInformerFactoryWithOptions(this.dynamicClient, shared);
+  }
+
+  /**
+   * An event recorder whose Events name `name` as their source component
+   * (controller-runtime's `GetEventRecorderFor`). Every controller built on this manager gets
+   * one named after itself as `ctx.recorder`; ask for others here. The Events are written
+   * through the manager's clientset by one broadcaster (created on the first call), with
+   * `@kubets/record`'s aggregation and spam filtering; the broadcaster stops when
+   * {@link start} has stopped.
+   *
+   * @throws {TypeError} for an empty name.
+   */
+  eventRecorderFor(name: string): EventRecorder {
+    return this.#events.recorderFor(name);
   }
 
   /**
@@ -284,6 +302,10 @@ export class Manager implements ControllerDeps {
         this.#metricsEndpoint?.close(),
         this.#healthEndpoint?.close(),
       ]);
+      // Once the controllers have stopped, nothing records any more; what the sink has not
+      // written yet is dropped (client-go's broadcaster Shutdown), so a stop never hangs on
+      // an unreachable server.
+      await this.#events.shutdown();
       this.#metricsEndpoint = undefined;
       this.#healthEndpoint = undefined;
       this.#synced = false;

@@ -1,5 +1,6 @@
 import type { Logger } from '@kubets/apimachinery';
 import type { GenericLister } from '@kubets/listers';
+import type { EventRecorder } from '@kubets/record';
 import type { Request } from './request.js';
 
 /**
@@ -32,6 +33,13 @@ export interface ReconcileContext<T> {
   cached(): T | undefined;
   /** A lister over the cache of the controller's primary resource. */
   readonly lister: GenericLister<T>;
+  /**
+   * Records Kubernetes Events about objects, with the controller's name as their source
+   * component (controller-runtime's `mgr.GetEventRecorderFor(name)`). Never blocks, never
+   * throws. The object needs `apiVersion` and `kind` (cached objects have them). Without a
+   * manager (a controller built on an informer factory alone) it drops the events.
+   */
+  readonly recorder: EventRecorder;
 }
 
 /**

@@ -6,7 +6,9 @@
 import { type Logger, silentLogger } from '@kubets/apimachinery';
 import { metaNamespaceIndexFunc, namespaceIndex, newIndexer } from '@kubets/cache';
 import { type GenericLister, newGenericLister } from '@kubets/listers';
+import type { EventRecorder } from '@kubets/record';
 import { cachedObject } from './cached.js';
+import { discardingEventRecorder } from './event-recorder.js';
 import type { MetaObject } from './object.js';
 import type { ReconcileContext } from './reconciler.js';
 import type { Request } from './request.js';
@@ -36,6 +38,8 @@ export interface TestContextOptions<T> {
   logger?: Logger;
   /** The controller name the reconciler sees. Default `test`. */
   controller?: string;
+  /** The reconciler's `ctx.recorder`; default one that drops every event. */
+  recorder?: EventRecorder | undefined;
 }
 
 /**
@@ -58,5 +62,6 @@ export function newTestContext<T extends MetaObject>(
     controller: options.controller ?? 'test',
     lister,
     cached: () => cachedObject(lister, request),
+    recorder: options.recorder ?? discardingEventRecorder,
   };
 }

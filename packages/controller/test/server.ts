@@ -8,6 +8,8 @@ import { afterAll, beforeAll } from 'vitest';
 export interface SharedServer {
   readonly server: InMemoryApiServer;
   readonly clientset: Clientset;
+  /** Creates the namespace `name` on the server; resolves with its name. */
+  createNamespace(name: string): Promise<string>;
 }
 
 /** Starts the server before the file's tests and stops it after them. */
@@ -28,6 +30,10 @@ export function useSharedApiServer(): SharedServer {
     },
     get clientset() {
       return running().clientset;
+    },
+    async createNamespace(name) {
+      await running().clientset.coreV1().namespaces().create({ metadata: { name } });
+      return name;
     },
   };
 }
