@@ -8,6 +8,7 @@
  * @packageDocumentation
  */
 
+export * from './apply.js';
 export * from './builder.js';
 export * from './conditions.js';
 export * from './controller.js';
