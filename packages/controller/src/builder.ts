@@ -1,6 +1,6 @@
-import type { Clock, Logger } from '@kubets/apimachinery';
-import type { SharedIndexInformer } from '@kubets/cache';
+import type { Clock, GroupVersionResource, Logger } from '@kubets/apimachinery';
 import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
+import type { Unstructured } from '@kubets/dynamic';
 import type { GenericLister } from '@kubets/listers';
 import type { EventRecorder } from '@kubets/record';
 import type { MetricsProvider, RateLimiter } from '@kubets/workqueue';
@@ -9,6 +9,7 @@ import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import {
   enqueueingHandler,
   type MapFunc,
+  mapToCachedControllerOwner,
   mapToControllerOwner,
   mapToSelf,
 } from './event-handler.js';
@@ -17,30 +18,26 @@ import { checkPredicate, type Predicate } from './predicates.js';
 import type { Reconciler } from './reconciler.js';
 import type { Request } from './request.js';
 import type { Runnable } from './runnable.js';
-
-/**
- * Where a builder gets shared informers: a `SharedInformerFactory` of `@kubets/informers`
- * (or a {@link Manager}'s `informers`).
- */
-export interface InformerProvider {
-  /** The shared informer and lister of a resource. */
-  forResource<T extends ObjectWithMeta>(
-    descriptor: ResourceDescriptor<T, unknown>,
-  ): {
-    /** The resource's shared informer. */
-    informer(): SharedIndexInformer<T>;
-    /** A lister over its cache. */
-    lister(): GenericLister<T>;
-  };
-}
+import {
+  type DynamicInformerProvider,
+  type InformerProvider,
+  type ResolvedResource,
+  resolveResource,
+  type WatchedResource,
+} from './watched-resource.js';
 
 /**
  * What {@link controller} builds on: a {@link Manager}, or the parts alone (then run the
  * controller and start the informer factory yourself).
  */
 export interface ControllerDeps {
-  /** The informers the controller's watches register on. */
+  /** The informers the controller's watches of typed resources register on. */
   readonly informers: InformerProvider;
+  /**
+   * The informers of resources known only by group/version/resource (a manager's
+   * `dynamicInformers`); needed only to watch those.
+   */
+  readonly dynamicInformers?: DynamicInformerProvider | undefined;
   /** The default logger of the controllers. */
   readonly logger?: Logger | undefined;
   /** The clock of the controllers' work queues. */
@@ -90,80 +87,120 @@ export function controller(deps: ControllerDeps): ControllerBuilder {
   return new ControllerBuilder(deps);
 }
 
+/** What both builders share: the name of the controller being built. */
+abstract class NamedBuilder {
+  /** @internal The name given with {@link named}. */
+  protected givenName: string | undefined;
+
+  /**
+   * Names the controller (default: the primary kind in lower case, or the resource of a
+   * primary known only by group/version/resource). Must be unique per manager: it names the
+   * controller's logs, metrics, work queue and event source.
+   *
+   * @throws {TypeError} for an empty name.
+   */
+  named(name: string): this {
+    if (typeof name !== 'string' || name === '') {
+      throw new TypeError(`named(...) needs a non-empty name, got ${JSON.stringify(name)}`);
+    }
+    this.givenName = name;
+    return this;
+  }
+}
+
 /** A controller builder before its primary resource is known. */
-export class ControllerBuilder {
+export class ControllerBuilder extends NamedBuilder {
   readonly #deps: ControllerDeps;
-  #name: string | undefined;
 
   /** @internal Use {@link controller}. */
   constructor(deps: ControllerDeps) {
+    super();
     this.#deps = deps;
-  }
-
-  /** Names the controller (default: the primary kind in lower case). Must be unique per manager. */
-  named(name: string): this {
-    this.#name = name;
-    return this;
   }
 
   /**
    * The primary resource: each of its objects is one request, and `T` is what the
-   * reconciler's `ctx.cached()` and `ctx.lister` hold.
+   * reconciler's `ctx.cached()` and `ctx.lister` hold. A resource known only by
+   * group/version/resource is watched through the dynamic informers, and its objects are
+   * `Unstructured` (name a more precise type that extends it as `T` if you have one).
    */
   for<T extends ObjectWithMeta>(
     descriptor: ResourceDescriptor<T, unknown>,
+    options?: WatchOptions<T>,
+  ): TypedControllerBuilder<T>;
+  for<T extends Unstructured = Unstructured>(
+    gvr: GroupVersionResource | string,
+    options?: WatchOptions<T>,
+  ): TypedControllerBuilder<T>;
+  for<T extends ObjectWithMeta>(
+    resource: WatchedResource<T>,
     options: WatchOptions<T> = {},
   ): TypedControllerBuilder<T> {
-    checkDescriptor(descriptor, 'for');
-    return new TypedControllerBuilder<T>(this.#deps, descriptor, options, this.#name);
+    const primary = resolveResource(resource, 'for', this.#deps);
+    return new TypedControllerBuilder<T>(this.#deps, primary, options, this.givenName);
   }
 }
 
 interface Watch {
-  readonly descriptor: ResourceDescriptor<ObjectWithMeta, unknown>;
-  readonly map: MapFunc<ObjectWithMeta>;
+  readonly source: ResolvedResource;
+  /** The map function, given the primary resource's lister once it exists. */
+  readonly map: (primaryLister: GenericLister<MetaObject>) => MapFunc<ObjectWithMeta>;
   readonly predicates: readonly Predicate<ObjectWithMeta>[];
 }
 
 /** A controller builder whose primary resource holds `T` objects. */
-export class TypedControllerBuilder<T extends ObjectWithMeta> {
+export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuilder {
   readonly #deps: ControllerDeps;
-  readonly #primary: ResourceDescriptor<T, unknown>;
+  readonly #primary: ResolvedResource;
   readonly #watches: Watch[] = [];
-  #name: string;
   #options: BuilderOptions = {};
   #completed = false;
 
   /** @internal Use {@link controller}. */
   constructor(
     deps: ControllerDeps,
-    primary: ResourceDescriptor<T, unknown>,
+    primary: ResolvedResource,
     options: WatchOptions<T>,
     name: string | undefined,
   ) {
+    super();
     this.#deps = deps;
     this.#primary = primary;
-    this.#name = name ?? primary.kind.toLowerCase();
-    this.#add(primary, mapToSelf, options, 'for');
-  }
-
-  /** Names the controller (default: the primary kind in lower case). */
-  named(name: string): this {
-    this.#name = name;
-    return this;
+    this.givenName = name;
+    this.#add(primary, () => mapToSelf, options, 'for');
   }
 
   /**
    * Watches objects the primary objects create and control: an event of an owned object
    * reconciles its controller owner (the owner reference with `controller: true` whose
-   * group and kind are the primary resource's). Set it with `setControllerReference`.
+   * group and kind are the primary resource's). Set it with `setControllerReference`. When
+   * the primary resource is known only by group/version/resource, its kind is not known
+   * up front: the owner reference is matched by group and uid against the primary's cache.
    */
   owns<O extends ObjectWithMeta>(
     descriptor: ResourceDescriptor<O, unknown>,
+    options?: WatchOptions<O>,
+  ): this;
+  owns<O extends Unstructured = Unstructured>(
+    gvr: GroupVersionResource | string,
+    options?: WatchOptions<O>,
+  ): this;
+  owns<O extends ObjectWithMeta>(
+    resource: WatchedResource<O>,
     options: WatchOptions<O> = {},
   ): this {
-    checkDescriptor(descriptor, 'owns');
-    this.#add(descriptor, mapToControllerOwner(this.#primary), options, 'owns');
+    const owned = resolveResource(resource, 'owns', this.#deps);
+    const primary = this.#primary;
+    const descriptor = primary.descriptor;
+    this.#add(
+      owned,
+      (primaryLister) =>
+        descriptor
+          ? mapToControllerOwner(descriptor)
+          : mapToCachedControllerOwner(primary.group, primaryLister),
+      options,
+      'owns',
+    );
     return this;
   }
 
@@ -174,13 +211,23 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> {
   watches<O extends ObjectWithMeta>(
     descriptor: ResourceDescriptor<O, unknown>,
     mapToRequests: (object: O) => readonly Request[],
+    options?: WatchOptions<O>,
+  ): this;
+  watches<O extends Unstructured = Unstructured>(
+    gvr: GroupVersionResource | string,
+    mapToRequests: (object: O) => readonly Request[],
+    options?: WatchOptions<O>,
+  ): this;
+  watches<O extends ObjectWithMeta>(
+    resource: WatchedResource<O>,
+    mapToRequests: (object: O) => readonly Request[],
     options: WatchOptions<O> = {},
   ): this {
-    checkDescriptor(descriptor, 'watches');
+    const watched = resolveResource(resource, 'watches', this.#deps);
     if (typeof mapToRequests !== 'function') {
-      throw new TypeError(`watches(${descriptor.resource}): mapToRequests must be a function`);
+      throw new TypeError(`watches(${watched.resource}): mapToRequests must be a function`);
     }
-    this.#add(descriptor, mapToRequests, options, 'watches');
+    this.#add(watched, () => mapToRequests, options, 'watches');
     return this;
   }
 
@@ -199,16 +246,17 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> {
    * @throws {RangeError} for a `maxConcurrentReconciles` that is not a positive integer.
    */
   complete(reconciler: Reconciler<T>): Controller<T> {
-    if (this.#completed) throw new TypeError(`controller ${this.#name} was already completed`);
-    const primary = this.#deps.informers.forResource(this.#primary);
+    const name = this.givenName ?? defaultName(this.#primary);
+    if (this.#completed) throw new TypeError(`controller ${name} was already completed`);
+    const primaryLister = this.#primary.informer().lister() as GenericLister<T>;
     const logger = this.#options.logger ?? this.#deps.logger;
     // Filled once the controller exists and the manager took it: a bad option or a taken
     // name must leave no handler behind on the shared informers.
     const cacheSyncs: (() => boolean)[] = [];
     const ctl = new Controller<T>({
-      name: this.#name,
+      name,
       reconciler,
-      lister: primary.lister(),
+      lister: primaryLister,
       ...(this.#options.maxConcurrentReconciles !== undefined
         ? { maxConcurrentReconciles: this.#options.maxConcurrentReconciles }
         : {}),
@@ -217,50 +265,45 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> {
       ...(this.#deps.clock ? { clock: this.#deps.clock } : {}),
       ...(this.#deps.controllerMetrics ? { metrics: this.#deps.controllerMetrics } : {}),
       ...(this.#deps.workqueueMetrics ? { workqueueMetrics: this.#deps.workqueueMetrics } : {}),
-      ...(this.#deps.eventRecorderFor ? { recorder: this.#deps.eventRecorderFor(this.#name) } : {}),
+      ...(this.#deps.eventRecorderFor ? { recorder: this.#deps.eventRecorderFor(name) } : {}),
       cacheSyncs,
     });
     this.#deps.add?.(ctl);
     this.#completed = true;
     for (const w of this.#watches) {
-      const informer = this.#deps.informers.forResource(w.descriptor).informer();
-      const registration = informer.addEventHandler(
-        enqueueingHandler((request) => ctl.enqueue(request), w.map, w.predicates),
-      );
+      const registration = w.source
+        .informer()
+        .informer()
+        .addEventHandler(
+          enqueueingHandler(
+            (request) => ctl.enqueue(request),
+            w.map(primaryLister as GenericLister<MetaObject>),
+            w.predicates,
+          ),
+        );
       cacheSyncs.push(() => registration.hasSynced());
     }
     return ctl;
   }
 
   #add<O extends ObjectWithMeta>(
-    descriptor: ResourceDescriptor<O, unknown>,
-    map: MapFunc<O> | MapFunc<MetaObject>,
+    source: ResolvedResource,
+    map: (primaryLister: GenericLister<MetaObject>) => MapFunc<O> | MapFunc<MetaObject>,
     options: WatchOptions<O>,
     what: string,
   ): void {
     const predicates = options.predicates ?? [];
     for (const [i, p] of predicates.entries()) {
-      checkPredicate(p, `${what}(${descriptor.resource}): predicates[${i}]`);
+      checkPredicate(p, `${what}(${source.resource}): predicates[${i}]`);
     }
     this.#watches.push({
-      descriptor: descriptor as ResourceDescriptor<ObjectWithMeta, unknown>,
-      map: map as MapFunc<ObjectWithMeta>,
+      source,
+      map: map as Watch['map'],
       predicates: predicates as readonly Predicate<ObjectWithMeta>[],
     });
   }
 }
 
-function checkDescriptor(descriptor: unknown, what: string): void {
-  const d = descriptor as Partial<ResourceDescriptor> | undefined;
-  if (
-    typeof d?.resource !== 'string' ||
-    typeof d.kind !== 'string' ||
-    typeof d.version !== 'string' ||
-    typeof d.group !== 'string' ||
-    typeof d.namespaced !== 'boolean'
-  ) {
-    throw new TypeError(
-      `${what}(...) needs a resource descriptor (e.g. coreV1Resources.configMaps, or one made with defineResource), got ${JSON.stringify(descriptor)}`,
-    );
-  }
+function defaultName(primary: ResolvedResource): string {
+  return primary.descriptor ? primary.descriptor.kind.toLowerCase() : primary.resource;
 }

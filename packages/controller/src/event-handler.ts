@@ -5,7 +5,9 @@ import {
   deletedObject,
   isDeletedFinalStateUnknown,
 } from '@kubets/cache';
+import type { GenericLister } from '@kubets/listers';
 import { groupOf } from './api-version.js';
+import { cachedObject } from './cached.js';
 import type { MetaObject } from './object.js';
 import type { Predicate } from './predicates.js';
 import { type Request, requestFor } from './request.js';
@@ -65,5 +67,27 @@ export function mapToControllerOwner(owner: {
     return [
       { namespace: owner.namespaced ? (object.metadata?.namespace ?? '') : '', name: ref.name },
     ];
+  };
+}
+
+/**
+ * Maps an owned object to its controller owner when that owner is in `primaryLister`'s
+ * cache with the uid of the reference and the group is `group`: the owner mapping of a
+ * primary resource known only by group/version/resource, whose kind is not known up front.
+ * An owner not (or no longer) in the cache maps to nothing; its own events reconcile it.
+ */
+export function mapToCachedControllerOwner(
+  group: string,
+  primaryLister: GenericLister<MetaObject>,
+): MapFunc<MetaObject> {
+  return (object) => {
+    const ref = getControllerOf(object as Parameters<typeof getControllerOf>[0]);
+    if (ref === undefined || groupOf(ref.apiVersion) !== group) return [];
+    const namespace = object.metadata?.namespace ?? '';
+    // A namespaced owner shares the object's namespace; a cluster-scoped one has none.
+    const owner =
+      cachedObject(primaryLister, { namespace, name: ref.name }) ??
+      (namespace ? cachedObject(primaryLister, { namespace: '', name: ref.name }) : undefined);
+    return owner?.metadata?.uid === ref.uid ? [requestFor(owner)] : [];
   };
 }

@@ -29,3 +29,8 @@ export * from './retry.js';
 export * from './runnable.js';
 export type { BindAddress } from './serve-endpoint.js';
 export * from './signal-handler.js';
+export type {
+  DynamicInformerProvider,
+  InformerProvider,
+  WatchedResource,
+} from './watched-resource.js';
