@@ -1,3 +1,4 @@
+import type { HasObjectMeta } from '@kubets/apimachinery';
 // The builder on resources known only by group/version/resource: watched through the
 // manager's dynamic informers, as Unstructured objects.
 import { coreV1Resources, type corev1 } from '@kubets/clientset';
@@ -11,7 +12,6 @@ import {
   controller,
   createOrUpdate,
   Manager,
-  type MetaObject,
   type Request,
   setControllerReference,
 } from './index.js';
@@ -125,14 +125,14 @@ describe('mapToCachedControllerOwner', () => {
     uid,
     controller: true,
   });
-  const owned = (namespace: string, ...refs: ReturnType<typeof ref>[]): MetaObject => ({
+  const owned = (namespace: string, ...refs: ReturnType<typeof ref>[]): HasObjectMeta => ({
     metadata: { name: 'cm', namespace, ownerReferences: refs },
   });
   const namespacedOwner = { metadata: { name: 'example', namespace: 'ns', uid: 'u1' } };
   const clusterOwner = { metadata: { name: 'example', uid: 'u2' } };
   const map = mapToCachedControllerOwner(
     'crddemo.k8s.io',
-    listerOf<MetaObject>([namespacedOwner, clusterOwner]),
+    listerOf<HasObjectMeta>([namespacedOwner, clusterOwner]),
   );
 
   it.each([

@@ -8,6 +8,7 @@ import {
   rejectionOf,
   thrownBy,
 } from '@kubets/test-utils';
+import { ItemExponentialFailureRateLimiter } from '@kubets/workqueue';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { useSharedApiServer } from '../test/server.js';
 import {
@@ -234,6 +235,16 @@ describe('bad input', () => {
     },
   ])('$name', ({ build, message }) => {
     expect(String(thrownBy(build))).toContain(message);
+  });
+
+  it('withOptions: the controller paces retries with the rate limiter given', () => {
+    const rateLimiter = new ItemExponentialFailureRateLimiter<string>(1, 10);
+    const ctl = controller(mgr())
+      .for(coreV1Resources.configMaps)
+      .withOptions({ rateLimiter })
+      .withOptions({ maxConcurrentReconciles: 3 }) // later options add to earlier ones
+      .complete(() => {});
+    expect(ctl.queue.rateLimiter).toBe(rateLimiter);
   });
 
   it('complete twice, and two controllers of one name in a manager', () => {

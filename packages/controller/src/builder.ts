@@ -1,4 +1,4 @@
-import type { Clock, GroupVersionResource, Logger } from '@kubets/apimachinery';
+import type { Clock, GroupVersionResource, HasObjectMeta, Logger } from '@kubets/apimachinery';
 import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
 import type { Unstructured } from '@kubets/dynamic';
 import type { GenericLister } from '@kubets/listers';
@@ -13,7 +13,6 @@ import {
   mapToControllerOwner,
   mapToSelf,
 } from './event-handler.js';
-import type { MetaObject } from './object.js';
 import { checkPredicate, type Predicate } from './predicates.js';
 import type { Reconciler } from './reconciler.js';
 import type { Request } from './request.js';
@@ -144,7 +143,7 @@ export class ControllerBuilder extends NamedBuilder {
 interface Watch {
   readonly source: ResolvedResource;
   /** The map function, given the primary resource's lister once it exists. */
-  readonly map: (primaryLister: GenericLister<MetaObject>) => MapFunc<ObjectWithMeta>;
+  readonly map: (primaryLister: GenericLister<HasObjectMeta>) => MapFunc<ObjectWithMeta>;
   readonly predicates: readonly Predicate<ObjectWithMeta>[];
 }
 
@@ -277,7 +276,7 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
         .addEventHandler(
           enqueueingHandler(
             (request) => ctl.enqueue(request),
-            w.map(primaryLister as GenericLister<MetaObject>),
+            w.map(primaryLister as GenericLister<HasObjectMeta>),
             w.predicates,
           ),
         );
@@ -288,7 +287,7 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
 
   #add<O extends ObjectWithMeta>(
     source: ResolvedResource,
-    map: (primaryLister: GenericLister<MetaObject>) => MapFunc<O> | MapFunc<MetaObject>,
+    map: (primaryLister: GenericLister<HasObjectMeta>) => MapFunc<O> | MapFunc<HasObjectMeta>,
     options: WatchOptions<O>,
     what: string,
   ): void {

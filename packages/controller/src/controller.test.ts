@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   Controller,
   type ControllerOptions,
+  isTerminalError,
   type ReconcileContext,
   type Reconciler,
   type Request,
@@ -64,12 +65,16 @@ describe('Controller: what a reconcile returns', () => {
     expect(ctl.queue.len() + ctl.queue.waitingLen()).toBe(0);
   });
 
-  it('{ requeueAfter }: forgotten, then reconciled again after exactly that wait', async () => {
+  it.each([
+    { name: 'requeueAfterMs', result: { requeueAfterMs: 30_000 } },
+    { name: 'requeueAfter (deprecated)', result: { requeueAfter: 30_000 } },
+    { name: 'both, equal', result: { requeueAfterMs: 30_000, requeueAfter: 30_000 } },
+  ])('{ $name }: forgotten, then reconciled again after exactly that wait', async ({ result }) => {
     const calls: string[] = [];
     const { ctl, clock } = start(
       answering(
         calls,
-        () => ({ requeueAfter: 30_000 }),
+        () => result,
         () => undefined,
       ),
     );
@@ -152,16 +157,33 @@ describe('Controller: what a reconcile returns', () => {
 
   it.each([
     { returned: 'done', value: 'done' },
-    { returned: 'a negative requeueAfter', value: { requeueAfter: -1 } },
+    { returned: 'a negative requeueAfterMs', value: { requeueAfterMs: -1 } },
     { returned: 'a requeueAfter in text', value: { requeueAfter: '5s' } },
+    { returned: 'two different waits', value: { requeueAfterMs: 1_000, requeueAfter: 2_000 } },
+    { returned: 'a requeue that is not a boolean', value: { requeue: 'yes' } },
   ])('$returned is reported as an error and retried', async ({ value }) => {
     const { ctl, logger } = start(() => value as unknown as undefined);
     ctl.enqueue(web);
     await eventually(() => ctl.stats().reconcileErrors === 1);
     expect(String(logger.lines.find((l) => l.level === 'error')?.fields?.error)).toContain(
-      'expected nothing, { requeue: true } or { requeueAfter: <milliseconds ≥ 0> }',
+      'expected nothing, { requeue: true } or { requeueAfterMs: <milliseconds ≥ 0> }',
     );
     expect(ctl.queue.numRequeues('default/web')).toBe(1);
+  });
+});
+
+describe('isTerminalError', () => {
+  it.each([
+    { name: 'a TerminalError', err: new TerminalError('x'), terminal: true },
+    {
+      name: "another copy's (by name)",
+      err: Object.assign(new Error('x'), { name: 'TerminalError' }),
+      terminal: true,
+    },
+    { name: 'an Error', err: new Error('x'), terminal: false },
+    { name: 'a string', err: 'TerminalError', terminal: false },
+  ])('$name → $terminal', ({ err, terminal }) => {
+    expect(isTerminalError(err)).toBe(terminal);
   });
 });
 

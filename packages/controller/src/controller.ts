@@ -52,7 +52,7 @@ export interface ReconcileCounts {
   error: number;
   /** Returned `{ requeue: true }`. */
   requeue: number;
-  /** Returned `{ requeueAfter }`. */
+  /** Returned `{ requeueAfterMs }`. */
   requeue_after: number;
 }
 
@@ -205,7 +205,7 @@ export class Controller<T> {
         terminal,
       );
     };
-    let result: Result | undefined;
+    let result: NormalizedResult | undefined;
     try {
       result = checkResult(await this.#reconcile(request, ctx), this.name);
     } catch (err) {
@@ -224,10 +224,10 @@ export class Controller<T> {
       this.#active--;
       this.#metrics?.activeWorkers(this.name, -1);
     }
-    if (result?.requeueAfter !== undefined && result.requeueAfter > 0) {
+    if (result !== undefined && result.requeueAfterMs > 0) {
       // The wait was asked for: it must not grow with earlier failures.
       this.queue.forget(key);
-      this.queue.addAfter(key, result.requeueAfter);
+      this.queue.addAfter(key, result.requeueAfterMs);
       reconciled('requeue_after');
     } else if (result?.requeue === true) {
       this.queue.addRateLimited(key);
@@ -254,18 +254,26 @@ function reconcileFuncOf<T>(
 
 // A wrong return value would otherwise be treated as "done" and the object never reconciled
 // again; reporting it as a failed reconcile makes the mistake visible.
-function checkResult(value: unknown, name: string): Result | undefined {
+function checkResult(value: unknown, name: string): NormalizedResult | undefined {
   if (value === undefined || value === null) return undefined;
   const result = value as Result;
+  const after = result.requeueAfterMs ?? result.requeueAfter;
   if (
     typeof value !== 'object' ||
     (result.requeue !== undefined && typeof result.requeue !== 'boolean') ||
-    (result.requeueAfter !== undefined &&
-      !(typeof result.requeueAfter === 'number' && result.requeueAfter >= 0))
+    (after !== undefined && !(typeof after === 'number' && after >= 0)) ||
+    (result.requeueAfterMs !== undefined &&
+      result.requeueAfter !== undefined &&
+      result.requeueAfterMs !== result.requeueAfter)
   ) {
     throw new TypeError(
-      `controller ${name}: the reconciler returned ${JSON.stringify(value)}; expected nothing, { requeue: true } or { requeueAfter: <milliseconds ≥ 0> }`,
+      `controller ${name}: the reconciler returned ${JSON.stringify(value)}; expected nothing, { requeue: true } or { requeueAfterMs: <milliseconds ≥ 0> }`,
     );
   }
-  return result;
+  return { requeue: result.requeue === true, requeueAfterMs: after ?? 0 };
+}
+
+interface NormalizedResult {
+  requeue: boolean;
+  requeueAfterMs: number;
 }

@@ -1,7 +1,6 @@
-import { isNotFound } from '@kubets/apimachinery';
+import { type HasObjectMeta, isNotFound } from '@kubets/apimachinery';
 import { PatchType } from '@kubets/rest';
 import { createMergePatch, deepEqual } from './merge-patch.js';
-import type { MetaObject } from './object.js';
 
 /**
  * What {@link createOrUpdate} and {@link createOrPatch} did (controller-runtime's
@@ -49,7 +48,7 @@ export interface GetCreatePatchClient<T> {
  *
  * @throws {TypeError} when `obj` has no name or `mutate` changed its name or namespace.
  */
-export async function createOrUpdate<T extends MetaObject>(
+export async function createOrUpdate<T extends HasObjectMeta>(
   client: GetCreateUpdateClient<T>,
   obj: T,
   mutate: (obj: T) => void | Promise<void>,
@@ -72,7 +71,7 @@ export async function createOrUpdate<T extends MetaObject>(
  * @throws {TypeError} as {@link createOrUpdate}, and when the status changed but the client
  *   has no `patchStatus`.
  */
-export async function createOrPatch<T extends MetaObject>(
+export async function createOrPatch<T extends HasObjectMeta>(
   client: GetCreatePatchClient<T>,
   obj: T,
   mutate: (obj: T) => void | Promise<void>,
@@ -113,7 +112,7 @@ interface Key {
   name: string;
 }
 
-function keyOf(obj: MetaObject): Key {
+function keyOf(obj: HasObjectMeta): Key {
   const name = obj.metadata?.name;
   if (!name) {
     throw new TypeError('createOrUpdate needs metadata.name: it reads the object by name first');
@@ -126,7 +125,7 @@ function describeKey(key: Key): string {
 }
 
 // Reads the live object into `obj`; when there is none, creates it from `mutate`'s result.
-async function createdIfMissing<T extends MetaObject>(
+async function createdIfMissing<T extends HasObjectMeta>(
   client: { get(name: string): Promise<T>; create(obj: T): Promise<T> },
   obj: T,
   key: Key,
@@ -143,7 +142,7 @@ async function createdIfMissing<T extends MetaObject>(
   return true;
 }
 
-async function mutateChecked<T extends MetaObject>(
+async function mutateChecked<T extends HasObjectMeta>(
   obj: T,
   key: Key,
   mutate: (obj: T) => void | Promise<void>,

@@ -1,4 +1,4 @@
-import { getControllerOf } from '@kubets/apimachinery';
+import { getControllerOf, type HasObjectMeta } from '@kubets/apimachinery';
 import type { ResourceEventHandler } from '@kubets/cache';
 import {
   type DeletedFinalStateUnknown,
@@ -8,7 +8,6 @@ import {
 import type { GenericLister } from '@kubets/listers';
 import { groupOf } from './api-version.js';
 import { cachedObject } from './cached.js';
-import type { MetaObject } from './object.js';
 import type { Predicate } from './predicates.js';
 import { type Request, requestFor } from './request.js';
 
@@ -46,7 +45,7 @@ export function enqueueingHandler<O>(
 }
 
 /** The object's own request (controller-runtime's `EnqueueRequestForObject`). */
-export const mapToSelf: MapFunc<MetaObject> = (object) =>
+export const mapToSelf: MapFunc<HasObjectMeta> = (object) =>
   object.metadata?.name ? [requestFor(object)] : [];
 
 /**
@@ -58,7 +57,7 @@ export function mapToControllerOwner(owner: {
   readonly group: string;
   readonly kind: string;
   readonly namespaced: boolean;
-}): MapFunc<MetaObject> {
+}): MapFunc<HasObjectMeta> {
   return (object) => {
     const ref = getControllerOf(object as Parameters<typeof getControllerOf>[0]);
     if (ref === undefined || ref.kind !== owner.kind || groupOf(ref.apiVersion) !== owner.group) {
@@ -78,8 +77,8 @@ export function mapToControllerOwner(owner: {
  */
 export function mapToCachedControllerOwner(
   group: string,
-  primaryLister: GenericLister<MetaObject>,
-): MapFunc<MetaObject> {
+  primaryLister: GenericLister<HasObjectMeta>,
+): MapFunc<HasObjectMeta> {
   return (object) => {
     const ref = getControllerOf(object as Parameters<typeof getControllerOf>[0]);
     if (ref === undefined || groupOf(ref.apiVersion) !== group) return [];

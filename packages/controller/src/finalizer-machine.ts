@@ -1,6 +1,6 @@
+import type { HasObjectMeta } from '@kubets/apimachinery';
 import { PatchType } from '@kubets/rest';
 import { containsFinalizer } from './finalizers.js';
-import type { MetaObject } from './object.js';
 
 /**
  * The client call {@link finalizer} makes: a typed client of the object's resource in its
@@ -44,7 +44,7 @@ export interface FinalizerHandlers<T, R> {
  * @returns what `apply` or `cleanup` returned, e.g. a `Result` for the reconcile loop.
  * @throws {TypeError} when `name` is empty or `obj` has no `metadata.name`.
  */
-export async function finalizer<T extends MetaObject, R>(
+export async function finalizer<T extends HasObjectMeta, R>(
   client: FinalizerClient<T>,
   obj: T,
   name: string,
@@ -73,7 +73,7 @@ export async function finalizer<T extends MetaObject, R>(
   return handlers.apply(patched);
 }
 
-function addPatch(obj: MetaObject, name: string): object[] {
+function addPatch(obj: HasObjectMeta, name: string): object[] {
   const finalizers = obj.metadata?.finalizers;
   if (finalizers === undefined || finalizers.length === 0) {
     // JSON patch libraries disagree on `test` of an absent path, so the resourceVersion

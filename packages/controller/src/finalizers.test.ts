@@ -1,9 +1,9 @@
+import type { HasObjectMeta } from '@kubets/apimachinery';
 import { thrownBy } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import { addFinalizer, containsFinalizer, removeFinalizer } from './index.js';
-import type { MetaObject } from './object.js';
 
-const withFinalizers = (...finalizers: string[]): MetaObject => ({
+const withFinalizers = (...finalizers: string[]): HasObjectMeta => ({
   metadata: { name: 'deploy', finalizers },
 });
 
@@ -20,7 +20,7 @@ describe('finalizers', () => {
   });
 
   it('addFinalizer creates metadata when there is none', () => {
-    const obj: MetaObject = {};
+    const obj: HasObjectMeta = {};
     expect(addFinalizer(obj, 'fin')).toBe(true);
     expect(obj.metadata?.finalizers).toEqual(['fin']);
   });
@@ -37,7 +37,7 @@ describe('finalizers', () => {
   });
 
   it('removeFinalizer on an object without finalizers changes nothing', () => {
-    const obj: MetaObject = {};
+    const obj: HasObjectMeta = {};
     expect(removeFinalizer(obj, 'fin')).toBe(false);
     expect(obj).toEqual({});
   });

@@ -1,11 +1,11 @@
-import type { MetaObject } from './object.js';
+import type { HasObjectMeta } from '@kubets/apimachinery';
 
 /**
  * Adds `finalizer` to `object.metadata.finalizers` unless it is there already; returns
  * whether the list changed, so the caller writes the object only then (controller-runtime's
  * `AddFinalizer`).
  */
-export function addFinalizer(object: MetaObject, finalizer: string): boolean {
+export function addFinalizer(object: HasObjectMeta, finalizer: string): boolean {
   checkFinalizer(finalizer);
   if (containsFinalizer(object, finalizer)) return false;
   object.metadata ??= {};
@@ -17,7 +17,7 @@ export function addFinalizer(object: MetaObject, finalizer: string): boolean {
  * Removes every occurrence of `finalizer` from `object.metadata.finalizers`; returns whether
  * the list changed (controller-runtime's `RemoveFinalizer`).
  */
-export function removeFinalizer(object: MetaObject, finalizer: string): boolean {
+export function removeFinalizer(object: HasObjectMeta, finalizer: string): boolean {
   const finalizers = object.metadata?.finalizers;
   if (finalizers === undefined || !finalizers.includes(finalizer)) return false;
   (object.metadata as { finalizers?: string[] }).finalizers = finalizers.filter(
@@ -27,7 +27,7 @@ export function removeFinalizer(object: MetaObject, finalizer: string): boolean 
 }
 
 /** Whether `object.metadata.finalizers` holds `finalizer`. */
-export function containsFinalizer(object: MetaObject, finalizer: string): boolean {
+export function containsFinalizer(object: HasObjectMeta, finalizer: string): boolean {
   return object.metadata?.finalizers?.includes(finalizer) ?? false;
 }
 

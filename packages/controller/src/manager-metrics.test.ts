@@ -31,7 +31,7 @@ describe('Manager metrics', () => {
         // The fake clock makes the observed reconcile time exact.
         if (request.name === 'slow') clock.step(250);
         if (request.name === 'bad') throw new TerminalError('cannot fix');
-        if (request.name === 'later') return { requeueAfter: 60_000 };
+        if (request.name === 'later') return { requeueAfterMs: 60_000 };
         return undefined;
       });
     const abort = new AbortController();

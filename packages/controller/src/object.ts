@@ -1,25 +1,16 @@
-import type { ObjectMeta } from '@kubets/apimachinery';
+import type { HasObjectMeta, ObjectMeta } from '@kubets/apimachinery';
 
 /**
- * The metadata fields the controller helpers read and write. Narrower than `ObjectMeta`, so
- * objects typed with `kubernetes-types`, `@kubets/clientset` or generated CRD types all fit.
+ * The metadata fields the controller helpers read and write.
+ *
+ * @deprecated Use `ObjectMeta` from `@kubets/apimachinery`: the helpers take any object
+ *   whose metadata fits it.
  */
-export type ControllerMeta = Pick<
-  ObjectMeta,
-  | 'name'
-  | 'namespace'
-  | 'uid'
-  | 'resourceVersion'
-  | 'generation'
-  | 'labels'
-  | 'annotations'
-  | 'finalizers'
-  | 'ownerReferences'
-  | 'deletionTimestamp'
->;
+export type ControllerMeta = ObjectMeta;
 
-/** Any Kubernetes object, as far as the controller helpers are concerned. */
-export interface MetaObject {
-  /** The object's metadata, if it has any. */
-  metadata?: ControllerMeta | undefined;
-}
+/**
+ * Any Kubernetes object, as far as the controller helpers are concerned.
+ *
+ * @deprecated Use `HasObjectMeta` from `@kubets/apimachinery`, the same shape.
+ */
+export type MetaObject = HasObjectMeta;

@@ -1,4 +1,4 @@
-import type { OwnerReference } from '@kubets/apimachinery';
+import type { HasObjectMeta, OwnerReference } from '@kubets/apimachinery';
 import { thrownBy } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,7 +9,6 @@ import {
   setControllerReference,
   setOwnerReference,
 } from './index.js';
-import type { MetaObject } from './object.js';
 
 // The owner of controller-runtime's controllerutil tests: an extensions/v1beta1 Deployment.
 const deployment = (namespace?: string) => ({
@@ -17,7 +16,7 @@ const deployment = (namespace?: string) => ({
   kind: 'Deployment',
   metadata: { name: 'foo', uid: 'foo-uid', ...(namespace ? { namespace } : {}) },
 });
-const replicaSet = (namespace?: string, ownerReferences?: OwnerReference[]): MetaObject => ({
+const replicaSet = (namespace?: string, ownerReferences?: OwnerReference[]): HasObjectMeta => ({
   metadata: {
     name: 'foo',
     ...(namespace ? { namespace } : {}),

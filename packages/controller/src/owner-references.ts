@@ -1,9 +1,8 @@
-import type { OwnerReference } from '@kubets/apimachinery';
+import type { HasObjectMeta, ObjectMeta, OwnerReference } from '@kubets/apimachinery';
 import { groupOf } from './api-version.js';
-import type { ControllerMeta, MetaObject } from './object.js';
 
 /** An object that can own others: it must say what it is (`apiVersion`, `kind`). */
-export interface OwnerObject extends MetaObject {
+export interface OwnerObject extends HasObjectMeta {
   /** `group/version` of the owner, e.g. `apps/v1`. */
   apiVersion?: string | undefined;
   /** The owner's kind, e.g. `Deployment`. */
@@ -27,11 +26,11 @@ export interface OwnerReferenceOptions {
  */
 export class AlreadyOwnedError extends Error {
   /** The object that is already controlled. */
-  readonly object: MetaObject;
+  readonly object: HasObjectMeta;
   /** Its current controller reference. */
   readonly owner: OwnerReference;
 
-  constructor(object: MetaObject, owner: OwnerReference) {
+  constructor(object: HasObjectMeta, owner: OwnerReference) {
     const meta = object.metadata;
     super(
       `object ${meta?.namespace ? `${meta.namespace}/` : ''}${meta?.name ?? ''} is already owned by another ${owner.kind} controller ${owner.name}`,
@@ -59,7 +58,7 @@ export function isAlreadyOwnedError(err: unknown): err is AlreadyOwnedError {
  */
 export function setControllerReference(
   owner: OwnerObject,
-  object: MetaObject,
+  object: HasObjectMeta,
   options: OwnerReferenceOptions = {},
 ): void {
   const ref = referenceTo(owner, object);
@@ -81,7 +80,7 @@ export function setControllerReference(
  */
 export function setOwnerReference(
   owner: OwnerObject,
-  object: MetaObject,
+  object: HasObjectMeta,
   options: OwnerReferenceOptions = {},
 ): void {
   const ref = referenceTo(owner, object);
@@ -95,23 +94,23 @@ export function setOwnerReference(
  * Removes the reference to `owner` from `object`; returns whether there was one
  * (controller-runtime's `RemoveOwnerReference`, which returns an error instead).
  */
-export function removeOwnerReference(owner: OwnerObject, object: MetaObject): boolean {
+export function removeOwnerReference(owner: OwnerObject, object: HasObjectMeta): boolean {
   const refs = object.metadata?.ownerReferences;
   if (refs === undefined) return false;
   const target = referenceTo(owner, object);
   const kept = refs.filter((r) => !sameOwner(r, target));
   if (kept.length === refs.length) return false;
-  (object.metadata as ControllerMeta).ownerReferences = kept;
+  (object.metadata as ObjectMeta).ownerReferences = kept;
   return true;
 }
 
 /** Whether `object` has an owner reference to `owner` (compared by group, kind and name). */
-export function hasOwnerReference(owner: OwnerObject, object: MetaObject): boolean {
+export function hasOwnerReference(owner: OwnerObject, object: HasObjectMeta): boolean {
   const target = referenceTo(owner, object);
   return object.metadata?.ownerReferences?.some((r) => sameOwner(r, target)) ?? false;
 }
 
-function referenceTo(owner: OwnerObject, object: MetaObject): OwnerReference {
+function referenceTo(owner: OwnerObject, object: HasObjectMeta): OwnerReference {
   const { apiVersion, kind } = owner;
   const name = owner.metadata?.name;
   const uid = owner.metadata?.uid;
@@ -137,7 +136,7 @@ function referenceTo(owner: OwnerObject, object: MetaObject): OwnerReference {
 
 // The garbage collector only follows references within one namespace, or from any object to
 // a cluster-scoped owner; anything else would be deleted at once.
-function validateOwnerScope(owner: MetaObject, object: MetaObject): void {
+function validateOwnerScope(owner: HasObjectMeta, object: HasObjectMeta): void {
   const ownerNamespace = owner.metadata?.namespace ?? '';
   if (ownerNamespace === '') return;
   const objectNamespace = object.metadata?.namespace ?? '';
@@ -158,7 +157,7 @@ function sameOwner(a: OwnerReference, b: OwnerReference): boolean {
   return groupOf(a.apiVersion) === groupOf(b.apiVersion) && a.kind === b.kind && a.name === b.name;
 }
 
-function upsert(object: MetaObject, ref: OwnerReference): void {
+function upsert(object: HasObjectMeta, ref: OwnerReference): void {
   object.metadata ??= {};
   const refs = object.metadata.ownerReferences ?? [];
   const at = refs.findIndex((r) => sameOwner(r, ref));

@@ -1,3 +1,4 @@
+import type { HasObjectMeta } from '@kubets/apimachinery';
 import { thrownBy } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
@@ -6,7 +7,6 @@ import {
   generationChanged,
   labelSelectorPredicate,
   labelsChanged,
-  type MetaObject,
   not,
   objectPredicate,
   or,
@@ -15,10 +15,10 @@ import {
   resourceVersionChanged,
 } from './index.js';
 
-const obj = (meta: NonNullable<MetaObject['metadata']>): MetaObject => ({
+const obj = (meta: NonNullable<HasObjectMeta['metadata']>): HasObjectMeta => ({
   metadata: { name: 'o', ...meta },
 });
-const update = (p: Predicate<MetaObject>, o: MetaObject, n: MetaObject) =>
+const update = (p: Predicate<HasObjectMeta>, o: HasObjectMeta, n: HasObjectMeta) =>
   p.update({ objectOld: o, objectNew: n });
 
 // controller-runtime's predicate_test.go cases, as data: [old, new, passes].
@@ -138,7 +138,7 @@ describe('custom predicates and combinations', () => {
   const other = obj({ labels: { app: 'db' } });
 
   it('predicateFuncs lets missing kinds of event through', () => {
-    const p = predicateFuncs<MetaObject>({ create: () => false });
+    const p = predicateFuncs<HasObjectMeta>({ create: () => false });
     expect(p.create({ object: labelled })).toBe(false);
     expect(update(p, labelled, other)).toBe(true);
     expect(p.delete({ object: labelled, deleteStateUnknown: true })).toBe(true);
@@ -148,7 +148,7 @@ describe('custom predicates and combinations', () => {
   it('objectPredicate and labelSelectorPredicate filter every event, updates by the new object', () => {
     for (const p of [
       labelSelectorPredicate('app=web'),
-      objectPredicate((o: MetaObject) => o.metadata?.labels?.app === 'web'),
+      objectPredicate((o: HasObjectMeta) => o.metadata?.labels?.app === 'web'),
     ]) {
       expect(p.create({ object: labelled })).toBe(true);
       expect(p.create({ object: other })).toBe(false);
@@ -178,7 +178,7 @@ describe('custom predicates and combinations', () => {
       app: 'db',
       passes: false,
     },
-    { name: 'and of none', p: and<MetaObject>(), gen: 1, app: 'web', passes: true },
+    { name: 'and of none', p: and<HasObjectMeta>(), gen: 1, app: 'web', passes: true },
     { name: 'or: one', p: or(generationChanged, labelsChanged), gen: 1, app: 'db', passes: true },
     {
       name: 'or: none changed',
@@ -187,7 +187,7 @@ describe('custom predicates and combinations', () => {
       app: 'web',
       passes: false,
     },
-    { name: 'or of none', p: or<MetaObject>(), gen: 2, app: 'db', passes: false },
+    { name: 'or of none', p: or<HasObjectMeta>(), gen: 2, app: 'db', passes: false },
     { name: 'not', p: not(generationChanged), gen: 1, app: 'web', passes: true },
     { name: 'not, changed', p: not(generationChanged), gen: 2, app: 'web', passes: false },
   ])('$name', ({ p, gen, app, passes }) => {
@@ -197,14 +197,14 @@ describe('custom predicates and combinations', () => {
   });
 
   it('not inverts create, delete and generic too', () => {
-    const never = not(predicateFuncs<MetaObject>({}));
+    const never = not(predicateFuncs<HasObjectMeta>({}));
     expect(never.create({ object: labelled })).toBe(false);
     expect(never.delete({ object: labelled, deleteStateUnknown: false })).toBe(false);
     expect(never.generic({ object: labelled })).toBe(false);
   });
 
   it('and/or refuse something that is not a predicate, naming what it lacks', () => {
-    const partial = { create: () => true } as unknown as Predicate<MetaObject>;
+    const partial = { create: () => true } as unknown as Predicate<HasObjectMeta>;
     expect(String(thrownBy(() => and(generationChanged, partial)))).toContain(
       'predicate 1 is not a predicate: it has no update, delete, generic function',
     );

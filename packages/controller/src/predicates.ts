@@ -1,5 +1,4 @@
-import { parseSelector, type Selector } from '@kubets/apimachinery';
-import type { MetaObject } from './object.js';
+import { type HasObjectMeta, parseSelector, type Selector } from '@kubets/apimachinery';
 
 /** An object appeared (informer add). */
 export interface CreateEvent<T> {
@@ -73,9 +72,9 @@ export function objectPredicate<T>(filter: (object: T) => boolean): Predicate<T>
 }
 
 function onUpdateOnly(
-  changed: (oldObj: MetaObject, newObj: MetaObject) => boolean,
-): Predicate<MetaObject> {
-  return predicateFuncs<MetaObject>({
+  changed: (oldObj: HasObjectMeta, newObj: HasObjectMeta) => boolean,
+): Predicate<HasObjectMeta> {
+  return predicateFuncs<HasObjectMeta>({
     update: (e) => changed(e.objectOld, e.objectNew),
   });
 }
@@ -85,17 +84,17 @@ function onUpdateOnly(
  * just the status or metadata (controller-runtime's `GenerationChangedPredicate`). Other
  * events pass. Resources without a generation (ConfigMaps, ...) never pass updates.
  */
-export const generationChanged: Predicate<MetaObject> = onUpdateOnly(
+export const generationChanged: Predicate<HasObjectMeta> = onUpdateOnly(
   (o, n) => o.metadata?.generation !== n.metadata?.generation,
 );
 
 /** Lets updates through only when the labels changed (`LabelChangedPredicate`). */
-export const labelsChanged: Predicate<MetaObject> = onUpdateOnly(
+export const labelsChanged: Predicate<HasObjectMeta> = onUpdateOnly(
   (o, n) => !sameMap(o.metadata?.labels, n.metadata?.labels),
 );
 
 /** Lets updates through only when the annotations changed (`AnnotationChangedPredicate`). */
-export const annotationsChanged: Predicate<MetaObject> = onUpdateOnly(
+export const annotationsChanged: Predicate<HasObjectMeta> = onUpdateOnly(
   (o, n) => !sameMap(o.metadata?.annotations, n.metadata?.annotations),
 );
 
@@ -103,7 +102,7 @@ export const annotationsChanged: Predicate<MetaObject> = onUpdateOnly(
  * Lets updates through only when the resourceVersion changed, dropping the re-deliveries
  * of periodic resyncs (`ResourceVersionChangedPredicate`).
  */
-export const resourceVersionChanged: Predicate<MetaObject> = onUpdateOnly(
+export const resourceVersionChanged: Predicate<HasObjectMeta> = onUpdateOnly(
   (o, n) => o.metadata?.resourceVersion !== n.metadata?.resourceVersion,
 );
 
@@ -114,9 +113,9 @@ export const resourceVersionChanged: Predicate<MetaObject> = onUpdateOnly(
  *
  * @throws {Error} for a selector that does not parse, naming the problem.
  */
-export function labelSelectorPredicate(selector: string | Selector): Predicate<MetaObject> {
+export function labelSelectorPredicate(selector: string | Selector): Predicate<HasObjectMeta> {
   const parsed = typeof selector === 'string' ? parseSelector(selector) : selector;
-  return objectPredicate((object: MetaObject) => parsed.matches(object.metadata?.labels ?? {}));
+  return objectPredicate((object: HasObjectMeta) => parsed.matches(object.metadata?.labels ?? {}));
 }
 
 /** Passes an event when every predicate does (true for none). */

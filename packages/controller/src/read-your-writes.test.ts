@@ -1,3 +1,4 @@
+import type { HasObjectMeta } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { deletedFinalStateUnknown, newIndexer, type ResourceEventHandler } from '@kubets/cache';
 import { coreV1Resources } from '@kubets/clientset';
@@ -7,7 +8,6 @@ import { useSharedApiServer } from '../test/server.js';
 import {
   controller,
   Manager,
-  type MetaObject,
   type ObservableCache,
   waitForCacheDeletion,
   waitForCacheWrite,
@@ -15,7 +15,7 @@ import {
 
 const shared = useSharedApiServer();
 
-type Obj = MetaObject;
+type Obj = HasObjectMeta;
 const obj = (resourceVersion: string, uid = 'u1'): Obj => ({
   metadata: { namespace: 'default', name: 'web', uid, resourceVersion },
 });

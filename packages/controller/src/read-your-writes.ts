@@ -1,10 +1,9 @@
-import { type Clock, realClock } from '@kubets/apimachinery';
+import { type Clock, type HasObjectMeta, realClock } from '@kubets/apimachinery';
 import {
   type DeletedFinalStateUnknown,
   deletedObject,
   type ResourceEventHandler,
 } from '@kubets/cache';
-import type { MetaObject } from './object.js';
 import { requestFor, requestKey } from './request.js';
 
 /**
@@ -49,9 +48,9 @@ export interface CacheWaitOptions {
  *
  * @throws {TypeError} when `written` has no name or no resourceVersion.
  */
-export function waitForCacheWrite<T extends MetaObject>(
+export function waitForCacheWrite<T extends HasObjectMeta>(
   cache: ObservableCache<T>,
-  written: MetaObject,
+  written: HasObjectMeta,
   options: CacheWaitOptions = {},
 ): Promise<void> {
   const resourceVersion = written?.metadata?.resourceVersion;
@@ -77,9 +76,9 @@ export function waitForCacheWrite<T extends MetaObject>(
  *
  * @throws {TypeError} when `deleted` has no name.
  */
-export function waitForCacheDeletion<T extends MetaObject>(
+export function waitForCacheDeletion<T extends HasObjectMeta>(
   cache: ObservableCache<T>,
-  deleted: MetaObject,
+  deleted: HasObjectMeta,
   options: CacheWaitOptions = {},
 ): Promise<void> {
   return waitForCache(cache, deleted, 'waitForCacheDeletion', options, (key) => ({
@@ -94,9 +93,9 @@ interface Awaited<T> {
   seen(cached: T | undefined, isOther: boolean): boolean;
 }
 
-function waitForCache<T extends MetaObject>(
+function waitForCache<T extends HasObjectMeta>(
   cache: ObservableCache<T>,
-  object: MetaObject,
+  object: HasObjectMeta,
   caller: string,
   options: CacheWaitOptions,
   awaited: (key: string) => Awaited<T>,
@@ -115,7 +114,7 @@ function waitForCache<T extends MetaObject>(
   );
 }
 
-function differentObject(cached: MetaObject, uid: string | undefined): boolean {
+function differentObject(cached: HasObjectMeta, uid: string | undefined): boolean {
   return uid !== undefined && cached.metadata?.uid !== undefined && cached.metadata.uid !== uid;
 }
 
@@ -129,18 +128,18 @@ function notOlder(cached: string | undefined, written: string): boolean {
 
 // One handler per informer for every wait on it: adding a handler per wait would replay the
 // whole cache to it each time.
-const observers = new WeakMap<object, CacheObserver<MetaObject>>();
+const observers = new WeakMap<object, CacheObserver<HasObjectMeta>>();
 
-function observerOf<T extends MetaObject>(cache: ObservableCache<T>): CacheObserver<T> {
+function observerOf<T extends HasObjectMeta>(cache: ObservableCache<T>): CacheObserver<T> {
   let observer = observers.get(cache) as CacheObserver<T> | undefined;
   if (observer === undefined) {
     observer = new CacheObserver(cache);
-    observers.set(cache, observer as unknown as CacheObserver<MetaObject>);
+    observers.set(cache, observer as unknown as CacheObserver<HasObjectMeta>);
   }
   return observer;
 }
 
-class CacheObserver<T extends MetaObject> {
+class CacheObserver<T extends HasObjectMeta> {
   readonly #cache: ObservableCache<T>;
   readonly #waiters = new Map<string, Set<() => void>>();
 

@@ -10,11 +10,24 @@ import type { Request } from './request.js';
 export interface Result {
   /**
    * Reconcile again after this many milliseconds (e.g. to poll something outside the
-   * cluster); resets the failure count. Wins over `requeue`.
+   * cluster); resets the failure count. Wins over `requeue`. controller-runtime's
+   * `RequeueAfter`, kube-rs' `Action::requeue(duration)`; `0` means no requeue.
    */
-  requeueAfter?: number;
-  /** Reconcile again after the rate limiter's backoff, as for an error, without logging one. */
-  requeue?: boolean;
+  requeueAfterMs?: number | undefined;
+  /**
+   * The earlier name of {@link Result.requeueAfterMs} (milliseconds too).
+   *
+   * @deprecated Use `requeueAfterMs`: the unit in the name, as in every other option of the
+   *   kubets packages.
+   */
+  requeueAfter?: number | undefined;
+  /**
+   * Reconcile again after the rate limiter's backoff, as for an error, without logging one.
+   * To wait for something outside the cluster, prefer `requeueAfterMs` with the interval
+   * it needs (controller-runtime deprecated its `Requeue` for that reason): the backoff
+   * paces retries after failures, not polling.
+   */
+  requeue?: boolean | undefined;
 }
 
 /** What a reconciler gets besides the request. */

@@ -1,5 +1,5 @@
+import type { HasObjectMeta } from '@kubets/apimachinery';
 import { splitMetaNamespaceKey } from '@kubets/cache';
-import type { MetaObject } from './object.js';
 
 /**
  * What a reconciler is asked to reconcile: one object, by namespace and name (`''` for a
@@ -32,7 +32,7 @@ export function requestFromKey(key: string): Request {
  *
  * @throws {TypeError} when the object has no name.
  */
-export function requestFor(object: MetaObject): Request {
+export function requestFor(object: HasObjectMeta): Request {
   const name = object.metadata?.name;
   if (!name) throw new TypeError('cannot make a request for an object without metadata.name');
   return { namespace: object.metadata?.namespace ?? '', name };

@@ -7,7 +7,7 @@ import { listerOf, newTestContext } from './testing.js';
 // A reconciler as a user would unit-test it: no server, no manager.
 const countKeys: ReconcileFunc<corev1.ConfigMap> = (_request, ctx) => {
   const cm = ctx.cached();
-  if (cm === undefined) return { requeueAfter: 60_000 };
+  if (cm === undefined) return { requeueAfterMs: 60_000 };
   ctx.logger.info('keys', { count: Object.keys(cm.data ?? {}).length });
   return undefined;
 };
@@ -32,7 +32,7 @@ describe('newTestContext', () => {
     const request = { namespace: 'other', name: 'settings' };
     const ctx = newTestContext<corev1.ConfigMap>(request, { objects: [cm] });
     expect(ctx.cached()).toBeUndefined();
-    expect(await countKeys(request, ctx)).toEqual({ requeueAfter: 60_000 });
+    expect(await countKeys(request, ctx)).toEqual({ requeueAfterMs: 60_000 });
   });
 
   it('listerOf finds cluster-scoped objects by name and throws NotFound for others', () => {

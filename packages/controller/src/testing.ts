@@ -3,13 +3,12 @@
  * reconciler directly, and a lister over the same objects.
  * @packageDocumentation
  */
-import { type Logger, silentLogger } from '@kubets/apimachinery';
+import { type HasObjectMeta, type Logger, silentLogger } from '@kubets/apimachinery';
 import { metaNamespaceIndexFunc, namespaceIndex, newIndexer } from '@kubets/cache';
 import { type GenericLister, newGenericLister } from '@kubets/listers';
 import type { EventRecorder } from '@kubets/record';
 import { cachedObject } from './cached.js';
 import { discardingEventRecorder } from './event-recorder.js';
-import type { MetaObject } from './object.js';
 import type { ReconcileContext } from './reconciler.js';
 import type { Request } from './request.js';
 
@@ -17,7 +16,7 @@ import type { Request } from './request.js';
  * A lister over `objects`, as a controller's cache would hold them: `get` throws a
  * NotFound `StatusError` naming `resource` for a missing object.
  */
-export function listerOf<T extends MetaObject>(
+export function listerOf<T extends HasObjectMeta>(
   objects: readonly T[] = [],
   resource: { group: string; resource: string } = { group: '', resource: 'objects' },
 ): GenericLister<T> {
@@ -51,7 +50,7 @@ export interface TestContextOptions<T> {
  * await reconcile(request, ctx);
  * ```
  */
-export function newTestContext<T extends MetaObject>(
+export function newTestContext<T extends HasObjectMeta>(
   request: Request,
   options: TestContextOptions<T> = {},
 ): ReconcileContext<T> {
