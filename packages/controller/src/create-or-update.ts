@@ -48,18 +48,16 @@ export interface GetCreatePatchClient<T> {
  *
  * @throws {TypeError} when `obj` has no name or `mutate` changed its name or namespace.
  */
-export async function createOrUpdate<T extends HasObjectMeta>(
+export function createOrUpdate<T extends HasObjectMeta>(
   client: GetCreateUpdateClient<T>,
   obj: T,
   mutate: (obj: T) => void | Promise<void>,
 ): Promise<OperationResult> {
-  const key = keyOf(obj);
-  if (await createdIfMissing(client, obj, key, mutate)) return 'created';
-  const before = structuredClone(obj);
-  await mutateChecked(obj, key, mutate);
-  if (deepEqual(before, obj)) return 'unchanged';
-  replaceContents(obj, await client.update(obj));
-  return 'updated';
+  return mutateLive(client, obj, mutate, async (before) => {
+    if (deepEqual(before, obj)) return 'unchanged';
+    replaceContents(obj, await client.update(obj));
+    return 'updated';
+  });
 }
 
 /**
@@ -71,40 +69,39 @@ export async function createOrUpdate<T extends HasObjectMeta>(
  * @throws {TypeError} as {@link createOrUpdate}, and when the status changed but the client
  *   has no `patchStatus`.
  */
-export async function createOrPatch<T extends HasObjectMeta>(
+export function createOrPatch<T extends HasObjectMeta>(
   client: GetCreatePatchClient<T>,
   obj: T,
   mutate: (obj: T) => void | Promise<void>,
 ): Promise<OperationResult> {
-  const key = keyOf(obj);
-  if (await createdIfMissing(client, obj, key, mutate)) return 'created';
-  const { status: beforeStatus, ...before } = structuredClone(obj) as T & { status?: unknown };
-  await mutateChecked(obj, key, mutate);
-  const { status: afterStatus, ...after } = obj as T & { status?: unknown };
-  let result: OperationResult = 'unchanged';
-  const patch = createMergePatch(before, after);
-  if (Object.keys(patch).length > 0) {
-    const patched = await client.patch(key.name, PatchType.MergePatch, patch);
-    replaceContents(obj, {
-      ...patched,
-      ...(afterStatus === undefined ? {} : { status: afterStatus }),
-    });
-    result = 'updated';
-  }
-  if (!deepEqual(beforeStatus, afterStatus)) {
-    if (client.patchStatus === undefined) {
-      throw new TypeError(
-        `the status of ${describeKey(key)} changed but the client has no patchStatus: pass a client of a resource with a status subresource`,
-      );
+  return mutateLive(client, obj, mutate, async (mutated, key) => {
+    const { status: beforeStatus, ...before } = mutated as T & { status?: unknown };
+    const { status: afterStatus, ...after } = obj as T & { status?: unknown };
+    let result: OperationResult = 'unchanged';
+    const patch = createMergePatch(before, after);
+    if (Object.keys(patch).length > 0) {
+      const patched = await client.patch(key.name, PatchType.MergePatch, patch);
+      replaceContents(obj, {
+        ...patched,
+        ...(afterStatus === undefined ? {} : { status: afterStatus }),
+      });
+      result = 'updated';
     }
-    const statusPatch = createMergePatch(
-      { status: beforeStatus ?? {} },
-      { status: afterStatus ?? {} },
-    );
-    replaceContents(obj, await client.patchStatus(key.name, PatchType.MergePatch, statusPatch));
-    result = result === 'updated' ? 'updatedStatus' : 'updatedStatusOnly';
-  }
-  return result;
+    if (!deepEqual(beforeStatus, afterStatus)) {
+      if (client.patchStatus === undefined) {
+        throw new TypeError(
+          `the status of ${describeKey(key)} changed but the client has no patchStatus: pass a client of a resource with a status subresource`,
+        );
+      }
+      const statusPatch = createMergePatch(
+        { status: beforeStatus ?? {} },
+        { status: afterStatus ?? {} },
+      );
+      replaceContents(obj, await client.patchStatus(key.name, PatchType.MergePatch, statusPatch));
+      result = result === 'updated' ? 'updatedStatus' : 'updatedStatusOnly';
+    }
+    return result;
+  });
 }
 
 interface Key {
@@ -124,22 +121,27 @@ function describeKey(key: Key): string {
   return key.namespace ? `${key.namespace}/${key.name}` : key.name;
 }
 
-// Reads the live object into `obj`; when there is none, creates it from `mutate`'s result.
-async function createdIfMissing<T extends HasObjectMeta>(
+// The part both share: reads the live object into `obj`, or creates it from `mutate`'s
+// result when there is none ('created'); otherwise runs `mutate` on it and lets `write`
+// compare it with the copy taken before and write what changed.
+async function mutateLive<T extends HasObjectMeta>(
   client: { get(name: string): Promise<T>; create(obj: T): Promise<T> },
   obj: T,
-  key: Key,
   mutate: (obj: T) => void | Promise<void>,
-): Promise<boolean> {
+  write: (before: T, key: Key) => Promise<OperationResult>,
+): Promise<OperationResult> {
+  const key = keyOf(obj);
   try {
     replaceContents(obj, await client.get(key.name));
-    return false;
   } catch (err) {
     if (!isNotFound(err)) throw err;
+    await mutateChecked(obj, key, mutate);
+    replaceContents(obj, await client.create(obj));
+    return 'created';
   }
+  const before = structuredClone(obj);
   await mutateChecked(obj, key, mutate);
-  replaceContents(obj, await client.create(obj));
-  return true;
+  return write(before, key);
 }
 
 async function mutateChecked<T extends HasObjectMeta>(

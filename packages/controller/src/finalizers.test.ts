@@ -9,31 +9,30 @@ const withFinalizers = (...finalizers: string[]): HasObjectMeta => ({
 
 describe('finalizers', () => {
   it.each([
-    { name: 'adds a missing finalizer', before: [], changed: true, after: ['fin'] },
-    { name: 'adds after the others', before: ['a'], changed: true, after: ['a', 'fin'] },
-    { name: 'does not add it twice', before: ['fin'], changed: false, after: ['fin'] },
-  ])('addFinalizer $name', ({ before, changed, after }) => {
+    { op: 'add', name: 'adds a missing finalizer', before: [], changed: true, after: ['fin'] },
+    { op: 'add', name: 'adds after the others', before: ['a'], changed: true, after: ['a', 'fin'] },
+    { op: 'add', name: 'does not add it twice', before: ['fin'], changed: false, after: ['fin'] },
+    { op: 'remove', name: 'leaves a list without it', before: ['a'], changed: false, after: ['a'] },
+    { op: 'remove', name: 'removes it', before: ['a', 'fin'], changed: true, after: ['a'] },
+    {
+      op: 'remove',
+      name: 'removes every copy',
+      before: ['fin', 'a', 'fin'],
+      changed: true,
+      after: ['a'],
+    },
+  ])('$op: $name', ({ op, before, changed, after }) => {
     const obj = withFinalizers(...before);
-    expect(addFinalizer(obj, 'fin')).toBe(changed);
+    const apply = op === 'add' ? addFinalizer : removeFinalizer;
+    expect(apply(obj, 'fin')).toBe(changed);
     expect(obj.metadata?.finalizers).toEqual(after);
-    expect(containsFinalizer(obj, 'fin')).toBe(true);
+    expect(containsFinalizer(obj, 'fin')).toBe(op === 'add');
   });
 
   it('addFinalizer creates metadata when there is none', () => {
     const obj: HasObjectMeta = {};
     expect(addFinalizer(obj, 'fin')).toBe(true);
     expect(obj.metadata?.finalizers).toEqual(['fin']);
-  });
-
-  it.each([
-    { name: 'leaves a list without it', before: ['a'], changed: false, after: ['a'] },
-    { name: 'removes it', before: ['a', 'fin'], changed: true, after: ['a'] },
-    { name: 'removes every copy', before: ['fin', 'a', 'fin'], changed: true, after: ['a'] },
-  ])('removeFinalizer $name', ({ before, changed, after }) => {
-    const obj = withFinalizers(...before);
-    expect(removeFinalizer(obj, 'fin')).toBe(changed);
-    expect(obj.metadata?.finalizers).toEqual(after);
-    expect(containsFinalizer(obj, 'fin')).toBe(false);
   });
 
   it('removeFinalizer on an object without finalizers changes nothing', () => {

@@ -16,7 +16,7 @@ export interface OwnerReferenceOptions {
    * this object. Default true for controller references, unset for plain owner references
    * (as controller-runtime).
    */
-  blockOwnerDeletion?: boolean;
+  blockOwnerDeletion?: boolean | undefined;
 }
 
 /**
@@ -59,16 +59,16 @@ export function isAlreadyOwnedError(err: unknown): err is AlreadyOwnedError {
 export function setControllerReference(
   owner: OwnerObject,
   object: HasObjectMeta,
-  options: OwnerReferenceOptions = {},
+  { blockOwnerDeletion = true }: OwnerReferenceOptions = {},
 ): void {
-  const ref = referenceTo(owner, object);
-  ref.controller = true;
-  ref.blockOwnerDeletion = options.blockOwnerDeletion ?? true;
-  const existing = object.metadata?.ownerReferences?.find((r) => r.controller === true);
-  if (existing !== undefined && !sameOwner(existing, ref)) {
-    throw new AlreadyOwnedError(object, existing);
-  }
-  upsert(object, ref);
+  upsertReference(owner, object, (ref, current) => {
+    ref.controller = true;
+    ref.blockOwnerDeletion = blockOwnerDeletion;
+    const existing = current.find((r) => r.controller === true);
+    if (existing !== undefined && !sameOwner(existing, ref)) {
+      throw new AlreadyOwnedError(object, existing);
+    }
+  });
 }
 
 /**
@@ -83,11 +83,12 @@ export function setOwnerReference(
   object: HasObjectMeta,
   options: OwnerReferenceOptions = {},
 ): void {
-  const ref = referenceTo(owner, object);
-  if (options.blockOwnerDeletion !== undefined) ref.blockOwnerDeletion = options.blockOwnerDeletion;
-  const existing = object.metadata?.ownerReferences?.find((r) => sameOwner(r, ref));
-  if (existing?.controller !== undefined) ref.controller = existing.controller;
-  upsert(object, ref);
+  upsertReference(owner, object, (ref, current) => {
+    if (options.blockOwnerDeletion !== undefined)
+      ref.blockOwnerDeletion = options.blockOwnerDeletion;
+    const existing = current.find((r) => sameOwner(r, ref));
+    if (existing?.controller !== undefined) ref.controller = existing.controller;
+  });
 }
 
 /**
@@ -157,7 +158,15 @@ function sameOwner(a: OwnerReference, b: OwnerReference): boolean {
   return groupOf(a.apiVersion) === groupOf(b.apiVersion) && a.kind === b.kind && a.name === b.name;
 }
 
-function upsert(object: HasObjectMeta, ref: OwnerReference): void {
+// Builds the reference to `owner` (checked), lets `settle` complete it against the object's
+// current references, then puts it in place of any reference to the same owner.
+function upsertReference(
+  owner: OwnerObject,
+  object: HasObjectMeta,
+  settle: (ref: OwnerReference, current: readonly OwnerReference[]) => void,
+): void {
+  const ref = referenceTo(owner, object);
+  settle(ref, object.metadata?.ownerReferences ?? []);
   object.metadata ??= {};
   const refs = object.metadata.ownerReferences ?? [];
   const at = refs.findIndex((r) => sameOwner(r, ref));

@@ -21,104 +21,53 @@ const obj = (meta: NonNullable<HasObjectMeta['metadata']>): HasObjectMeta => ({
 const update = (p: Predicate<HasObjectMeta>, o: HasObjectMeta, n: HasObjectMeta) =>
   p.update({ objectOld: o, objectNew: n });
 
-// controller-runtime's predicate_test.go cases, as data: [old, new, passes].
+// controller-runtime's predicate_test.go cases, as data: [name, old metadata, new metadata, passes].
+type Meta = NonNullable<HasObjectMeta['metadata']>;
+const cases = (...rows: [string, Meta, Meta, boolean][]) =>
+  rows.map(([name, o, n, passes]) => ({ name, o: obj(o), n: obj(n), passes }));
+
 describe.each([
   {
     predicate: 'generationChanged',
     p: generationChanged,
-    cases: [
-      {
-        name: 'same generation',
-        o: obj({ generation: 1 }),
-        n: obj({ generation: 1, resourceVersion: '2' }),
-        passes: false,
-      },
-      {
-        name: 'new generation',
-        o: obj({ generation: 1 }),
-        n: obj({ generation: 2 }),
-        passes: true,
-      },
-      {
-        name: 'no generation (ConfigMap)',
-        o: obj({ resourceVersion: '1' }),
-        n: obj({ resourceVersion: '2' }),
-        passes: false,
-      },
-    ],
+    cases: cases(
+      ['same generation', { generation: 1 }, { generation: 1, resourceVersion: '2' }, false],
+      ['new generation', { generation: 1 }, { generation: 2 }, true],
+      ['no generation (ConfigMap)', { resourceVersion: '1' }, { resourceVersion: '2' }, false],
+    ),
   },
   {
     predicate: 'labelsChanged',
     p: labelsChanged,
-    cases: [
-      {
-        name: 'same labels',
-        o: obj({ labels: { a: '1' } }),
-        n: obj({ labels: { a: '1' } }),
-        passes: false,
-      },
-      { name: 'no labels either side', o: obj({}), n: obj({ labels: {} }), passes: false },
-      {
-        name: 'a label added',
-        o: obj({ labels: { a: '1' } }),
-        n: obj({ labels: { a: '1', b: '2' } }),
-        passes: true,
-      },
-      {
-        name: 'a label changed',
-        o: obj({ labels: { a: '1' } }),
-        n: obj({ labels: { a: '2' } }),
-        passes: true,
-      },
-      {
-        name: 'a label removed',
-        o: obj({ labels: { a: '1', b: '2' } }),
-        n: obj({ labels: { b: '2' } }),
-        passes: true,
-      },
-    ],
+    cases: cases(
+      ['same labels', { labels: { a: '1' } }, { labels: { a: '1' } }, false],
+      ['no labels either side', {}, { labels: {} }, false],
+      ['a label added', { labels: { a: '1' } }, { labels: { a: '1', b: '2' } }, true],
+      ['a label changed', { labels: { a: '1' } }, { labels: { a: '2' } }, true],
+      ['a label removed', { labels: { a: '1', b: '2' } }, { labels: { b: '2' } }, true],
+    ),
   },
   {
     predicate: 'annotationsChanged',
     p: annotationsChanged,
-    cases: [
-      {
-        name: 'same annotations',
-        o: obj({ annotations: { a: '1' } }),
-        n: obj({ annotations: { a: '1' } }),
-        passes: false,
-      },
-      {
-        name: 'an annotation added',
-        o: obj({}),
-        n: obj({ annotations: { a: '1' } }),
-        passes: true,
-      },
-      {
-        name: 'an annotation changed',
-        o: obj({ annotations: { a: '1' } }),
-        n: obj({ annotations: { a: '2' } }),
-        passes: true,
-      },
-    ],
+    cases: cases(
+      ['same annotations', { annotations: { a: '1' } }, { annotations: { a: '1' } }, false],
+      ['an annotation added', {}, { annotations: { a: '1' } }, true],
+      ['an annotation changed', { annotations: { a: '1' } }, { annotations: { a: '2' } }, true],
+    ),
   },
   {
     predicate: 'resourceVersionChanged',
     p: resourceVersionChanged,
-    cases: [
-      {
-        name: 'a resync (same resourceVersion)',
-        o: obj({ resourceVersion: '7' }),
-        n: obj({ resourceVersion: '7' }),
-        passes: false,
-      },
-      {
-        name: 'a change',
-        o: obj({ resourceVersion: '7' }),
-        n: obj({ resourceVersion: '8' }),
-        passes: true,
-      },
-    ],
+    cases: cases(
+      [
+        'a resync (same resourceVersion)',
+        { resourceVersion: '7' },
+        { resourceVersion: '7' },
+        false,
+      ],
+      ['a change', { resourceVersion: '7' }, { resourceVersion: '8' }, true],
+    ),
   },
 ])('$predicate', ({ p, cases }) => {
   it.each(cases)('update: $name → $passes', ({ o, n, passes }) => {
