@@ -6,7 +6,15 @@ import { coreV1Resources, type corev1 } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
 import { configMapOf, createTestNamespace, eventually, useEnvtest } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
-import { controller, createOrUpdate, Manager, setControllerReference } from './index.js';
+import {
+  controller,
+  createOrUpdate,
+  Manager,
+  serverSideApply,
+  setControllerReference,
+  waitForCacheDeletion,
+  waitForCacheWrite,
+} from './index.js';
 
 let mgr: Manager;
 let namespace: string;
@@ -34,10 +42,12 @@ useEnvtest(
           return;
         }
         const secret: corev1.Secret = { metadata: { name, namespace } };
-        await createOrUpdate(secrets, secret, (s) => {
+        const result = await createOrUpdate(secrets, secret, (s) => {
           s.data = encoded(cm.data ?? {});
           setControllerReference(cm, s);
         });
+        if (result !== 'unchanged')
+          ctx.recorder.event(cm, 'Normal', 'Mirrored', `Secret ${result}`);
       });
     running = mgr.start(stop.signal);
   },
@@ -56,6 +66,22 @@ describe('a controller on kube-apiserver', () => {
     await configMaps.create(configMapOf('app', { mode: 'on' }));
     await eventually(async () => expect(await secretData('app')).toEqual(encoded({ mode: 'on' })));
     const owner = await configMaps.get('app');
+    // The controller's recorder: an Event about the ConfigMap, from the controller.
+    const events = mgr.clientset.coreV1().events(namespace);
+    await eventually(async () =>
+      expect((await events.list()).items).toContainEqual(
+        expect.objectContaining({
+          reason: 'Mirrored',
+          message: 'Secret created',
+          source: { component: 'configmap' },
+          involvedObject: expect.objectContaining({
+            kind: 'ConfigMap',
+            name: 'app',
+            uid: owner.metadata?.uid,
+          }),
+        }),
+      ),
+    );
     expect((await secrets.get('app')).metadata?.ownerReferences).toEqual([
       {
         apiVersion: 'v1',
@@ -87,5 +113,48 @@ describe('a controller on kube-apiserver', () => {
       const names = (await secrets.list()).items.map((s) => s.metadata?.name);
       expect(names).not.toContain('app');
     });
+  });
+});
+
+describe('apply and read-your-writes on kube-apiserver', () => {
+  it('serverSideApply owns its fields, forces them back, and applies an object read back', async () => {
+    const configMaps = mgr.clientset.coreV1().configMaps(namespace);
+    const desired = { metadata: { name: 'applied', namespace }, data: { mode: 'on' } };
+    const applied = await serverSideApply(configMaps, desired, { fieldManager: 'ctl-e2e' });
+    expect(applied.metadata?.managedFields?.map((f) => f.manager)).toEqual(['ctl-e2e']);
+    await configMaps.apply(
+      { metadata: { name: 'applied' }, data: { mode: 'off' } },
+      { fieldManager: 'someone-else', force: true },
+    );
+    await expect(
+      serverSideApply(configMaps, desired, { fieldManager: 'ctl-e2e', force: false }),
+    ).rejects.toMatchObject({ code: 409 });
+    const readBack = await serverSideApply(configMaps, desired, { fieldManager: 'ctl-e2e' });
+    expect(readBack.data).toEqual({ mode: 'on' });
+    // What the server returned, managedFields and all: the typed client's apply is refused,
+    // the helper leaves managedFields out.
+    await expect(
+      configMaps.apply({ ...readBack }, { fieldManager: 'ctl-e2e', force: true }),
+    ).rejects.toThrow(/managedFields/);
+    const again = await serverSideApply(
+      configMaps,
+      { ...readBack, data: { mode: 'on', more: 'x' } },
+      { fieldManager: 'ctl-e2e' },
+    );
+    expect(again.data).toEqual({ mode: 'on', more: 'x' });
+  });
+
+  it("waitForCacheWrite and waitForCacheDeletion: the manager's cache holds what was written", async () => {
+    const configMaps = mgr.clientset.coreV1().configMaps(namespace);
+    const cache = mgr.informers.forResource(coreV1Resources.configMaps);
+    const created = await configMaps.create(configMapOf('ryw', { v: '0' }));
+    for (const v of ['1', '2', '3']) {
+      const written = await configMaps.update({ ...(await configMaps.get('ryw')), data: { v } });
+      await waitForCacheWrite(cache.informer(), written, { timeoutMs: 30_000 });
+      expect(cache.lister().byNamespace(namespace).get('ryw').data).toEqual({ v });
+    }
+    await configMaps.delete('ryw');
+    await waitForCacheDeletion(cache.informer(), created, { timeoutMs: 30_000 });
+    expect(() => cache.lister().byNamespace(namespace).get('ryw')).toThrow(/not found/);
   });
 });
