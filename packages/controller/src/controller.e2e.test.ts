@@ -4,7 +4,13 @@
 // collector, so the controller deletes the Secret of a deleted ConfigMap itself.
 import { coreV1Resources, type corev1 } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
-import { configMapOf, createTestNamespace, eventually, useEnvtest } from '@kubets/test-utils';
+import {
+  configMapOf,
+  createTestNamespace,
+  eventually,
+  mydemoCrd,
+  useEnvtest,
+} from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   controller,
@@ -156,5 +162,56 @@ describe('apply and read-your-writes on kube-apiserver', () => {
     await configMaps.delete('ryw');
     await waitForCacheDeletion(cache.informer(), created, { timeoutMs: 30_000 });
     expect(() => cache.lister().byNamespace(namespace).get('ryw')).toThrow(/not found/);
+  });
+});
+
+describe('a controller of a custom resource known only by group/version/resource', () => {
+  it('reconciles Mydemos through the dynamic informers and puts back their owned ConfigMaps', async () => {
+    const mydemos = { group: 'crddemo.k8s.io', version: 'v1', resource: 'mydemos' };
+    await mgr.clientset.apiextensionsV1().customResourceDefinitions().create(mydemoCrd);
+    const demos = mgr.dynamicClient.resource(mydemos).namespace(namespace);
+    await eventually(() => demos.list()); // served once the CRD is established
+    const dynamicMgr = new Manager(mgr.config, { namespace });
+    controller(dynamicMgr)
+      .for('crddemo.k8s.io/v1/mydemos')
+      .owns(coreV1Resources.configMaps)
+      .complete(async ({ name }, ctx) => {
+        const demo = ctx.cached();
+        if (demo === undefined) return;
+        const cm: corev1.ConfigMap = { metadata: { name: `${name}-endpoint`, namespace } };
+        await createOrUpdate(dynamicMgr.clientset.coreV1().configMaps(namespace), cm, (c) => {
+          const spec = demo.spec as { ip: string; port: number };
+          c.data = { endpoint: `${spec.ip}:${spec.port}` };
+          setControllerReference(demo, c);
+        });
+      });
+    const stopDynamic = new AbortController();
+    const runningDynamic = dynamicMgr.start(stopDynamic.signal);
+    try {
+      const demo = await demos.create({
+        apiVersion: 'crddemo.k8s.io/v1',
+        kind: 'Mydemo',
+        metadata: { name: 'example-mydemo', namespace },
+        spec: { ip: '10.0.0.1', port: 80 },
+      });
+      const configMaps = mgr.clientset.coreV1().configMaps(namespace);
+      const endpoint = async () => (await configMaps.get('example-mydemo-endpoint')).data;
+      await eventually(async () => expect(await endpoint()).toEqual({ endpoint: '10.0.0.1:80' }));
+      expect(
+        (await configMaps.get('example-mydemo-endpoint')).metadata?.ownerReferences,
+      ).toMatchObject([{ kind: 'Mydemo', uid: demo.metadata.uid, controller: true }]);
+
+      await demos.update({
+        ...(await demos.get('example-mydemo')),
+        spec: { ip: '10.0.0.1', port: 8080 },
+      });
+      await eventually(async () => expect(await endpoint()).toEqual({ endpoint: '10.0.0.1:8080' }));
+      // Deleted by someone else: mapped back to its Mydemo by uid, and put back.
+      await configMaps.delete('example-mydemo-endpoint');
+      await eventually(async () => expect(await endpoint()).toEqual({ endpoint: '10.0.0.1:8080' }));
+    } finally {
+      stopDynamic.abort();
+      await runningDynamic;
+    }
   });
 });
