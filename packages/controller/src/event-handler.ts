@@ -59,7 +59,7 @@ export function mapToControllerOwner(owner: {
   readonly namespaced: boolean;
 }): MapFunc<HasObjectMeta> {
   return (object) => {
-    const ref = getControllerOf(object as Parameters<typeof getControllerOf>[0]);
+    const ref = getControllerOf(object);
     if (ref === undefined || ref.kind !== owner.kind || groupOf(ref.apiVersion) !== owner.group) {
       return [];
     }
@@ -80,7 +80,7 @@ export function mapToCachedControllerOwner(
   primaryLister: GenericLister<HasObjectMeta>,
 ): MapFunc<HasObjectMeta> {
   return (object) => {
-    const ref = getControllerOf(object as Parameters<typeof getControllerOf>[0]);
+    const ref = getControllerOf(object);
     if (ref === undefined || groupOf(ref.apiVersion) !== group) return [];
     const namespace = object.metadata?.namespace ?? '';
     // A namespaced owner shares the object's namespace; a cluster-scoped one has none.
