@@ -20,9 +20,13 @@ export function podLabels(mydemo: crddemoV1.Mydemo): Record<string, string> {
   };
 }
 
-/** The labels of the Deployment and the Service: the pods', and who manages them. */
-function objectLabels(mydemo: crddemoV1.Mydemo): Record<string, string> {
-  return { ...podLabels(mydemo), 'app.kubernetes.io/managed-by': 'mydemo-operator' };
+/** Adds to the Deployment's or the Service's labels the pods' and who manages them. */
+function labelObject(
+  object: { metadata?: { labels?: Record<string, string> } },
+  mydemo: crddemoV1.Mydemo,
+): void {
+  const labels = { ...podLabels(mydemo), 'app.kubernetes.io/managed-by': 'mydemo-operator' };
+  object.metadata = { ...object.metadata, labels: { ...object.metadata?.labels, ...labels } };
 }
 
 /** The desired state of a Mydemo, its spec with the defaults filled in. */
@@ -38,10 +42,7 @@ export function mutateDeployment(
   mydemo: crddemoV1.Mydemo,
   desired: DesiredState,
 ): void {
-  deployment.metadata = {
-    ...deployment.metadata,
-    labels: { ...deployment.metadata?.labels, ...objectLabels(mydemo) },
-  };
+  labelObject(deployment, mydemo);
   const spec = deployment.spec ?? { selector: {}, template: {} };
   deployment.spec = spec;
   spec.replicas = desired.replicas;
@@ -70,10 +71,7 @@ export function mutateService(
   mydemo: crddemoV1.Mydemo,
   desired: DesiredState,
 ): void {
-  service.metadata = {
-    ...service.metadata,
-    labels: { ...service.metadata?.labels, ...objectLabels(mydemo) },
-  };
+  labelObject(service, mydemo);
   const spec = service.spec ?? {};
   service.spec = spec;
   spec.selector = podLabels(mydemo);

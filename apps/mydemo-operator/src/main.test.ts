@@ -1,11 +1,6 @@
 // The demo mode, run as a user would (`node src/main.ts`) with no cluster configured: the
 // walk-through on the embedded API server, from the first Mydemo to the metrics.
-import {
-  itRefusesAnUnknownFlag,
-  klogLine,
-  noClusterEnv,
-  startApp,
-} from '@kubets-apps/shared/testing';
+import { itRefusesAnUnknownFlag, klogLine, runCommandLine } from '@kubets-apps/shared/testing';
 import { describe, expect, it } from 'vitest';
 
 const appDir = new URL('..', import.meta.url);
@@ -18,84 +13,75 @@ const operatorLine = (name: string, message: string, severity = 'I'): RegExp =>
 
 describe('mydemo-operator demo mode', () => {
   it('plays the walk-through on the embedded API server and exits 0', async () => {
-    const { env, cleanup } = noClusterEnv();
-    try {
-      const app = startApp(appDir, [], { env });
-      const code = await app.exited;
-      const out = app.output;
-      expect(code, out.lines.join('\n')).toBe(0);
-      expect(out.count(/demo scenario failed/)).toBe(0);
+    const { output: out, code } = await runCommandLine(appDir, []);
+    expect(code, out.lines.join('\n')).toBe(0);
+    expect(out.count(/demo scenario failed/)).toBe(0);
 
-      let from = 0;
-      for (const pattern of [
-        klogLine(
-          'main.ts',
-          'no cluster configuration found; running on the embedded in-memory API server',
-        ),
-        klogLine(
-          'demo.ts',
-          'demo: creating the CustomResourceDefinition mydemos\\.crddemo\\.k8s\\.io \\(crd/mydemo\\.yaml\\)',
-        ),
-        /mydemo-operator\] Serving metrics server bindAddress=\{"host":"127\.0\.0\.1","port":\d+\}/,
-        /mydemo-operator\] Serving health probes bindAddress=\{"host":"127\.0\.0\.1","port":\d+\}/,
-        /mydemo-operator\] Caches synced informers=3$/,
-        /mydemo-operator\] Starting workers controller="mydemo" workerCount=1$/,
-        operatorLine('example-mydemo', 'Deployment created'),
-        operatorLine('example-mydemo', 'Service created'),
-        operatorLine('example-mydemo', 'External record written'),
-        operatorLine('example-mydemo', 'Status updated'),
-        klogLine(
-          'demo.ts',
-          'demo: external record of default/example-mydemo: \\{"namespace":"default","name":"example-mydemo","uid":"[-0-9a-f]+","ip":"127\\.0\\.0\\.1","port":8080,"service":"example-mydemo\\.default\\.svc"\\}',
-        ),
-        /Status updated .*name="example-mydemo" observedGeneration=1 conditions="Ready=True \(Reconciled\), Available=True \(MinimumReplicasAvailable\)"/,
-        operatorLine('example-mydemo', 'Deployment updated'),
-        operatorLine('example-mydemo', 'Service updated'),
-        /External record written .*name="example-mydemo" ip="127\.0\.0\.1" port=9090/,
-        /Status updated .*name="example-mydemo" observedGeneration=2 /,
-        klogLine('demo.ts', 'demo: deleting Deployment default/example-mydemo .*'),
-        operatorLine('example-mydemo', 'Deployment created'),
-        operatorLine('invalid-mydemo', 'Invalid spec', 'W'),
-        /Status updated .*name="invalid-mydemo" observedGeneration=1 conditions="Ready=False \(InvalidSpec\)"/,
-        operatorLine('example-mydemo', 'External record removed'),
-        operatorLine('example-mydemo', 'Deployment deleted'),
-        operatorLine('example-mydemo', 'Service deleted'),
-        operatorLine('example-mydemo', 'Finalizer removed'),
-        klogLine('demo.ts', 'demo: external record of default/example-mydemo: none'),
-        klogLine('demo.ts', 'demo: Mydemos left: invalid-mydemo'),
-        operatorLine('invalid-mydemo', 'Finalizer removed'),
-        klogLine(
-          'demo.ts',
-          'demo: metrics \\(http://127\\.0\\.0\\.1:\\d+/metrics\\): controller_runtime_reconcile_total\\{controller="mydemo",result="success"\\} \\d+; controller_runtime_reconcile_total\\{controller="mydemo",result="error"\\} 0; .*',
-        ),
-        /mydemo-operator\] All workers finished controller="mydemo"$/,
-        /mydemo-operator\] Manager stopped$/,
-        klogLine('main.ts', 'Stopped the Mydemo operator'),
-      ]) {
-        const index = out.indexOf(pattern, from);
-        expect(
-          index,
-          `${pattern} after line ${from}:\n${out.lines.join('\n')}`,
-        ).toBeGreaterThanOrEqual(0);
-        from = index + 1;
-      }
-      // The recreated Deployment is restored once; nothing failed.
-      expect(out.count(/Reconciler error/)).toBe(0);
-      expect(out.count(/^[EF]\d{4}/)).toBe(0);
-    } finally {
-      cleanup();
+    let from = 0;
+    for (const pattern of [
+      klogLine(
+        'main.ts',
+        'no cluster configuration found; running on the embedded in-memory API server',
+      ),
+      klogLine(
+        'demo.ts',
+        'demo: creating the CustomResourceDefinition mydemos\\.crddemo\\.k8s\\.io \\(crd/mydemo\\.yaml\\)',
+      ),
+      /mydemo-operator\] Serving metrics server bindAddress=\{"host":"127\.0\.0\.1","port":\d+\}/,
+      /mydemo-operator\] Serving health probes bindAddress=\{"host":"127\.0\.0\.1","port":\d+\}/,
+      /mydemo-operator\] Caches synced informers=3$/,
+      /mydemo-operator\] Starting workers controller="mydemo" workerCount=1$/,
+      operatorLine('example-mydemo', 'Deployment created'),
+      operatorLine('example-mydemo', 'Service created'),
+      operatorLine('example-mydemo', 'External record written'),
+      operatorLine('example-mydemo', 'Status updated'),
+      klogLine(
+        'demo.ts',
+        'demo: external record of default/example-mydemo: \\{"namespace":"default","name":"example-mydemo","uid":"[-0-9a-f]+","ip":"127\\.0\\.0\\.1","port":8080,"service":"example-mydemo\\.default\\.svc"\\}',
+      ),
+      /Status updated .*name="example-mydemo" observedGeneration=1 conditions="Ready=True \(Reconciled\), Available=True \(MinimumReplicasAvailable\)"/,
+      operatorLine('example-mydemo', 'Deployment updated'),
+      operatorLine('example-mydemo', 'Service updated'),
+      /External record written .*name="example-mydemo" ip="127\.0\.0\.1" port=9090/,
+      /Status updated .*name="example-mydemo" observedGeneration=2 /,
+      klogLine('demo.ts', 'demo: deleting Deployment default/example-mydemo .*'),
+      operatorLine('example-mydemo', 'Deployment created'),
+      operatorLine('invalid-mydemo', 'Invalid spec', 'W'),
+      /Status updated .*name="invalid-mydemo" observedGeneration=1 conditions="Ready=False \(InvalidSpec\)"/,
+      operatorLine('example-mydemo', 'External record removed'),
+      operatorLine('example-mydemo', 'Deployment deleted'),
+      operatorLine('example-mydemo', 'Service deleted'),
+      operatorLine('example-mydemo', 'Finalizer removed'),
+      klogLine('demo.ts', 'demo: external record of default/example-mydemo: none'),
+      klogLine('demo.ts', 'demo: Mydemos left: invalid-mydemo'),
+      operatorLine('invalid-mydemo', 'Finalizer removed'),
+      klogLine(
+        'demo.ts',
+        'demo: metrics \\(http://127\\.0\\.0\\.1:\\d+/metrics\\): controller_runtime_reconcile_total\\{controller="mydemo",result="success"\\} \\d+; controller_runtime_reconcile_total\\{controller="mydemo",result="error"\\} 0; .*',
+      ),
+      /mydemo-operator\] All workers finished controller="mydemo"$/,
+      /mydemo-operator\] Manager stopped$/,
+      klogLine('main.ts', 'Stopped the Mydemo operator'),
+    ]) {
+      const index = out.indexOf(pattern, from);
+      expect(
+        index,
+        `${pattern} after line ${from}:\n${out.lines.join('\n')}`,
+      ).toBeGreaterThanOrEqual(0);
+      from = index + 1;
     }
+    // Nothing failed on the way.
+    expect(out.count(/Reconciler error/)).toBe(0);
+    expect(out.count(/^[EF]\d{4}/)).toBe(0);
   }, 120_000);
 
   it('refuses a bad value with the usage and exit code 2', async () => {
-    const bad = startApp(appDir, ['--max-concurrent-reconciles', 'many']);
-    expect(await bad.exited).toBe(2);
-    expect(bad.output.lines[0]).toBe(
-      'mydemo-operator: invalid value "many" for flag --max-concurrent-reconciles: want a whole number ≥ 1',
-    );
-    expect(bad.output.count(/^ {2}--records-dir <value> +directory of the external records/)).toBe(
-      1,
-    );
+    const { output, code } = await runCommandLine(appDir, ['-max-concurrent-reconciles=many']);
+    expect([code, output.lines[0]]).toEqual([
+      2,
+      'mydemo-operator: invalid value "many" for flag -max-concurrent-reconciles: want a whole number ≥ 1',
+    ]);
+    expect(output.count(/^ {2}--records-dir <value> +directory of the external records/)).toBe(1);
   }, 60_000);
 
   itRefusesAnUnknownFlag('mydemo-operator', appDir);

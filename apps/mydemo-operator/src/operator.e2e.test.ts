@@ -184,17 +184,10 @@ describe('mydemo-operator against a real kube-apiserver', () => {
 
   it('with two replicas under leader election, exactly one reconciles; the other takes over when it is killed', async () => {
     const lease = 'mydemo-operator-e2e';
-    const election = [
-      '--leader-elect',
-      '--leader-elect-resource-name',
-      lease,
-      '--leader-elect-lease-duration',
-      '4s',
-      '--leader-elect-renew-deadline',
-      '3s',
-      '--leader-elect-retry-period',
-      '1s',
-    ];
+    // Short durations keep the takeover after a kill quick: lease 4 s, renew 3 s, retry 1 s.
+    const election = `--leader-elect --leader-elect-resource-name=${lease}
+      --leader-elect-lease-duration=4s --leader-elect-renew-deadline=3s
+      --leader-elect-retry-period=1s`.split(/\s+/);
     const replicas = [startOperator(...election), startOperator(...election)];
     const becameLeader = /Became leader; starting controllers identity="([^"]+)"/;
     const leases = clientset.coordinationV1().leases('default');
