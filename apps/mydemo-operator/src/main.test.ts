@@ -1,5 +1,7 @@
 // The demo mode, run as a user would (`node src/main.ts`) with no cluster configured: the
 // walk-through on the embedded API server, from the first Mydemo to the metrics.
+
+import type { LineLog } from '@kubets-apps/shared';
 import { itRefusesAnUnknownFlag, klogLine, runCommandLine } from '@kubets-apps/shared/testing';
 import { describe, expect, it } from 'vitest';
 
@@ -11,14 +13,25 @@ const operatorLine = (name: string, message: string, severity = 'I'): RegExp =>
     `^${severity}\\d{4} [\\d:.]+ +\\d+ mydemo-operator\\] ${message} controller="mydemo" namespace="default" name="${name}"`,
   );
 
+/** Expects a line matching each pattern, each after the previous one's line. */
+function expectInOrder(out: LineLog, patterns: readonly RegExp[]): void {
+  let from = 0;
+  for (const pattern of patterns) {
+    const index = out.indexOf(pattern, from);
+    expect(index, `${pattern} after line ${from}:\n${out.lines.join('\n')}`).toBeGreaterThanOrEqual(
+      0,
+    );
+    from = index + 1;
+  }
+}
+
 describe('mydemo-operator demo mode', () => {
   it('plays the walk-through on the embedded API server and exits 0', async () => {
     const { output: out, code } = await runCommandLine(appDir, []);
     expect(code, out.lines.join('\n')).toBe(0);
     expect(out.count(/demo scenario failed/)).toBe(0);
 
-    let from = 0;
-    for (const pattern of [
+    expectInOrder(out, [
       klogLine(
         'main.ts',
         'no cluster configuration found; running on the embedded in-memory API server',
@@ -62,17 +75,26 @@ describe('mydemo-operator demo mode', () => {
       /mydemo-operator\] All workers finished controller="mydemo"$/,
       /mydemo-operator\] Manager stopped$/,
       klogLine('main.ts', 'Stopped the Mydemo operator'),
-    ]) {
-      const index = out.indexOf(pattern, from);
-      expect(
-        index,
-        `${pattern} after line ${from}:\n${out.lines.join('\n')}`,
-      ).toBeGreaterThanOrEqual(0);
-      from = index + 1;
-    }
+    ]);
     // Nothing failed on the way.
     expect(out.count(/Reconciler error/)).toBe(0);
     expect(out.count(/^[EF]\d{4}/)).toBe(0);
+  }, 120_000);
+
+  it('with --leader-elect, acquires the Lease before it reconciles and releases it after its workers stopped', async () => {
+    const { output: out, code } = await runCommandLine(appDir, ['--leader-elect']);
+    expect(code, out.lines.join('\n')).toBe(0);
+    expectInOrder(out, [
+      /mydemo-operator\] Caches synced informers=3$/,
+      /mydemo-operator\] successfully acquired lease default\/mydemo-operator lock=/,
+      /mydemo-operator\] Became leader; starting controllers identity="[^"]+"$/,
+      /mydemo-operator\] Starting workers controller="mydemo"/,
+      /Finalizer removed .*name="invalid-mydemo"/, // the whole walk-through, as without it
+      /mydemo-operator\] All workers finished controller="mydemo"$/,
+      /mydemo-operator\] released lease default\/mydemo-operator lock=/,
+      /mydemo-operator\] Manager stopped$/,
+    ]);
+    expect(out.count(/demo scenario failed/)).toBe(0);
   }, 120_000);
 
   it('refuses a bad value with the usage and exit code 2', async () => {
