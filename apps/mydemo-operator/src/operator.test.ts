@@ -223,6 +223,22 @@ describe('one reconcile', () => {
   });
 });
 
+describe('a reconcile cut short by a stop', () => {
+  const t = useOperatorTest();
+
+  it('is no error: it ends quietly, and the next reconcile does the work', async () => {
+    const { clientset, mydemos, logger } = t();
+    await mydemos.create(mydemo('web', { ip: '10.0.0.7', port: 8080 }));
+    const stopped = new AbortController();
+    stopped.abort(new Error('stopping'));
+    expect(await t().reconcile('web', stopped.signal)).toBeUndefined();
+    expect(logger.lines).toEqual([]);
+    expect((await mydemos.get('web')).metadata?.finalizers).toBeUndefined();
+    await t().reconcile('web');
+    expect((await clientset.appsV1().deployments('default').get('web')).metadata?.name).toBe('web');
+  });
+});
+
 describe('a cleanup that fails', () => {
   let failures = 1;
   const t = useOperatorTest({

@@ -214,6 +214,9 @@ export function mydemoReconciler(deps: OperatorDeps): ReconcileFunc<Mydemo> {
     } catch (err) {
       // Gone meanwhile: nothing left to reconcile (its children go with it).
       if (isNotFound(err)) return;
+      // Stopping: a call cut short is no failure to retry or report; what is left undone, the
+      // next start's first reconcile of every Mydemo does.
+      if (ctx.signal.aborted) return;
       throw err;
     }
   };

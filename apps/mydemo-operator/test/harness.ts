@@ -30,8 +30,8 @@ export interface OperatorTest {
   readonly records: DirectoryRecords;
   /** Where the reconciler logged. */
   readonly logger: MemoryLogger;
-  /** Reconciles `default/<name>` once. */
-  reconcile(name: string): Promise<Result | undefined>;
+  /** Reconciles `default/<name>` once; `signal` is the context's (the controller's stop). */
+  reconcile(name: string, signal?: AbortSignal): Promise<Result | undefined>;
   /** Runs the Mydemo controller on a Manager until the test ends; resolves once it runs. */
   startOperator(): Promise<Manager>;
 }
@@ -75,9 +75,10 @@ export function useOperatorTest(options: OperatorTestOptions = {}): () => Operat
       mydemos: crddemoV1.mydemosClient(clientset, 'default'),
       records,
       logger,
-      reconcile: async (name) => {
+      reconcile: async (name, signal) => {
         const request = { namespace: 'default', name };
-        return (await reconciler(request, newTestContext(request, { logger }))) ?? undefined;
+        const ctx = newTestContext(request, { logger, ...(signal ? { signal } : {}) });
+        return (await reconciler(request, ctx)) ?? undefined;
       },
       startOperator: async () => {
         const mgr = new Manager(config, { logger });
