@@ -20,7 +20,7 @@ export const flagSpecs = {
     type: 'string',
     default: '',
     description:
-      'directory of the external records, one JSON file per Mydemo (default: <tmpdir>/mydemo-operator-records; in demo mode a new temporary directory)',
+      'directory of the external records, one JSON file per Mydemo (default: <tmpdir>/mydemo-operator-records; in demo mode a new temporary directory, removed at exit)',
   },
   image: {
     type: 'string',

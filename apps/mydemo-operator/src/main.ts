@@ -11,7 +11,7 @@
 //
 // With no cluster configuration (or --demo) it plays a walk-through on the embedded API server.
 
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Manager, type ManagerOptions } from '@kubets/controller';
@@ -35,12 +35,13 @@ fatalOnUncaughtErrors();
 const flags = parseFlags(command, flagSpecs);
 const demo = flags.demo || findConfigSource(flags) === undefined;
 
-// The registry outside the cluster; a demo gets a fresh one of its own.
-const recordsDir =
-  flags['records-dir'] ||
-  (demo
+// The registry outside the cluster; a demo gets a fresh one of its own, removed at the end.
+const demoRecordsDir =
+  demo && !flags['records-dir']
     ? mkdtempSync(join(tmpdir(), 'mydemo-operator-records-'))
-    : join(tmpdir(), 'mydemo-operator-records'));
+    : undefined;
+const recordsDir =
+  flags['records-dir'] || demoRecordsDir || join(tmpdir(), 'mydemo-operator-records');
 const records = new DirectoryRecords(recordsDir);
 
 const cluster = await connect(flags, mydemoOperatorDemo(records));
@@ -83,3 +84,4 @@ try {
 }
 klog.info('Stopped the Mydemo operator');
 await cluster.close();
+if (demoRecordsDir !== undefined) rmSync(demoRecordsDir, { recursive: true, force: true });
