@@ -25,5 +25,6 @@ demo pod-controller
 demo deployment-watcher
 demo dynamic-watcher deployments.v1.apps
 demo crd-controller
+demo mydemo-operator
 
 printf '\n\033[1mAll demos done.\033[0m Point an app at a real cluster with --kubeconfig (and --master): see apps/README.md.\n'

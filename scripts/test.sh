@@ -33,6 +33,7 @@ pnpm --filter @kubets/clientset generate --check
 pnpm --filter @kubets/informers generate --check
 pnpm --filter @kubets/testing generate --check
 pnpm --filter @kubets-apps/crd-controller generate:check
+pnpm --filter @kubets-apps/mydemo-operator generate:check
 pnpm test || status=1
 pnpm test:e2e || status=1
 # Informers against a kube-apiserver that is killed, stopped and compacted, and against

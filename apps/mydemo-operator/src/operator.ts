@@ -1,0 +1,246 @@
+// The Mydemo operator on @kubets/controller: for each Mydemo a Deployment and a Service it
+// owns, an external record kept by a finalizer, and a status with conditions. One reconcile
+// brings one Mydemo's world to its spec; it is idempotent, so it is simply run again for
+// every change of the Mydemo or of what it owns, and after any error.
+
+import { isNotFound } from '@kubets/apimachinery';
+import { appsV1Resources, type appsv1, type Clientset, coreV1Resources } from '@kubets/clientset';
+import {
+  type Condition,
+  type Controller,
+  type ControllerDeps,
+  controller,
+  createOrUpdate,
+  finalizer,
+  type ReconcileContext,
+  type ReconcileFunc,
+  setStatusCondition,
+} from '@kubets/controller';
+import { PatchType } from '@kubets/rest';
+import { type DesiredState, mutateDeployment, mutateService } from './children.ts';
+import { crddemoV1 } from './generated/index.ts';
+import type { ExternalRecords } from './records.ts';
+
+type Mydemo = crddemoV1.Mydemo;
+
+/** The finalizer that holds a deleted Mydemo until its external record is removed. */
+export const finalizerName = 'crddemo.k8s.io/external-record';
+
+/** The image of a Mydemo's pods when its spec names none. */
+export const defaultImage = 'nginx:1.25';
+
+/** What the reconciler works with. */
+export interface OperatorDeps {
+  /** Writes the Mydemos' children and status. */
+  readonly clientset: Clientset;
+  /** The registry outside the cluster. */
+  readonly records: ExternalRecords;
+  /** The image when a Mydemo's spec names none; default {@link defaultImage}. */
+  readonly image?: string | undefined;
+  /** The time conditions change at; default now. */
+  readonly now?: (() => Date) | undefined;
+}
+
+/** Why a Mydemo's spec cannot be run, or `undefined` when it can. */
+export function specProblem(spec: crddemoV1.MydemoSpec | undefined): string | undefined {
+  const port = spec?.port;
+  if (port === undefined || !Number.isInteger(port) || port < 1 || port > 65535) {
+    return `spec.port ${port ?? '(unset)'} is outside 1-65535`;
+  }
+  const replicas = spec?.replicas;
+  if (replicas !== undefined && !(Number.isInteger(replicas) && replicas >= 0)) {
+    return `spec.replicas ${replicas} is not a whole number ≥ 0`;
+  }
+  return undefined;
+}
+
+/** `Type=Status (Reason)` of each condition, for log lines. */
+export function describeConditions(conditions: readonly Condition[] | undefined): string {
+  return (conditions ?? []).map((c) => `${c.type}=${c.status} (${c.reason})`).join(', ');
+}
+
+/**
+ * The reconciler of Mydemos. It reads the Mydemo live rather than from the cache: it
+ * writes the Mydemo's finalizers and status itself, and a cache that has not yet seen those
+ * writes would make it repeat them. Its children are read live by createOrUpdate.
+ */
+export function mydemoReconciler(deps: OperatorDeps): ReconcileFunc<Mydemo> {
+  const { clientset, records } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  async function writeStatus(
+    mydemo: Mydemo,
+    update: (status: crddemoV1.MydemoStatus, conditions: Condition[]) => void,
+    ctx: ReconcileContext<Mydemo>,
+  ): Promise<void> {
+    const status = structuredClone(mydemo.status ?? {});
+    const conditions: Condition[] = status.conditions ?? [];
+    update(status, conditions);
+    status.conditions = conditions;
+    if (JSON.stringify(status) === JSON.stringify(mydemo.status ?? {})) return;
+    const { namespace = '', name = '' } = mydemo.metadata ?? {};
+    // Through the status subresource: the spec (and metadata.generation) stay as they are.
+    await crddemoV1
+      .mydemosClient(clientset, namespace)
+      .patchStatus(name, PatchType.MergePatch, { status }, { signal: ctx.signal });
+    ctx.logger.info('Status updated', {
+      observedGeneration: status.observedGeneration,
+      conditions: describeConditions(conditions),
+    });
+  }
+
+  async function apply(mydemo: Mydemo, ctx: ReconcileContext<Mydemo>): Promise<void> {
+    const { namespace = '', name = '', uid = '', generation } = mydemo.metadata ?? {};
+    const condition = (c: Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>) => ({
+      ...c,
+      ...(generation === undefined ? {} : { observedGeneration: generation }),
+    });
+    const problem = specProblem(mydemo.spec);
+    if (problem !== undefined) {
+      // Retrying will not help; the next change of the spec is reconciled anyway.
+      ctx.logger.warn('Invalid spec', { problem });
+      await writeStatus(
+        mydemo,
+        (status, conditions) => {
+          if (generation !== undefined) status.observedGeneration = generation;
+          const message = `invalid spec: ${problem}`;
+          setStatusCondition(
+            conditions,
+            condition({ type: 'Ready', status: 'False', reason: 'InvalidSpec', message }),
+            now(),
+          );
+        },
+        ctx,
+      );
+      return;
+    }
+    const desired: DesiredState = {
+      port: mydemo.spec?.port as number,
+      replicas: mydemo.spec?.replicas ?? 1,
+      image: mydemo.spec?.image || (deps.image ?? defaultImage),
+    };
+
+    const deployment: appsv1.Deployment = { metadata: { name, namespace } };
+    const deployments = clientset.appsV1().deployments(namespace);
+    const deploymentResult = await createOrUpdate(deployments, deployment, (d) =>
+      mutateDeployment(d, mydemo, desired),
+    );
+    if (deploymentResult !== 'unchanged') ctx.logger.info(`Deployment ${deploymentResult}`);
+
+    const services = clientset.coreV1().services(namespace);
+    const serviceResult = await createOrUpdate(services, { metadata: { name, namespace } }, (s) =>
+      mutateService(s, mydemo, desired),
+    );
+    if (serviceResult !== 'unchanged') ctx.logger.info(`Service ${serviceResult}`);
+
+    const record = {
+      namespace,
+      name,
+      uid,
+      ip: mydemo.spec?.ip ?? '',
+      port: desired.port,
+      service: `${name}.${namespace}.svc`,
+    };
+    if (await records.put(record)) {
+      ctx.logger.info('External record written', { ip: record.ip, port: record.port });
+    }
+
+    const available = deployment.status?.availableReplicas ?? 0;
+    await writeStatus(
+      mydemo,
+      (status, conditions) => {
+        if (generation !== undefined) status.observedGeneration = generation;
+        status.availableReplicas = available;
+        setStatusCondition(
+          conditions,
+          condition({
+            type: 'Ready',
+            status: 'True',
+            reason: 'Reconciled',
+            message: 'the Deployment, the Service and the external record match the spec',
+          }),
+          now(),
+        );
+        const enough = available >= desired.replicas;
+        setStatusCondition(
+          conditions,
+          condition({
+            type: 'Available',
+            status: enough ? 'True' : 'False',
+            reason: enough ? 'MinimumReplicasAvailable' : 'ReplicasUnavailable',
+            message: `${available}/${desired.replicas} replicas available`,
+          }),
+          now(),
+        );
+      },
+      ctx,
+    );
+  }
+
+  // The external record, then the children: the Mydemo goes only once all of it is gone.
+  // A cluster's garbage collector would delete the children after the Mydemo; deleting them
+  // here makes the cleanup complete where none runs (envtest, the embedded API server).
+  async function cleanup(mydemo: Mydemo, ctx: ReconcileContext<Mydemo>): Promise<void> {
+    const { namespace = '', name = '', uid } = mydemo.metadata ?? {};
+    if (await records.remove(namespace, name)) ctx.logger.info('External record removed');
+    const children = [
+      ['Deployment', clientset.appsV1().deployments(namespace)],
+      ['Service', clientset.coreV1().services(namespace)],
+    ] as const;
+    for (const [kind, client] of children) {
+      try {
+        const child = await client.get(name, { signal: ctx.signal });
+        const ours = child.metadata?.ownerReferences?.some((r) => r.controller && r.uid === uid);
+        if (!ours) continue; // someone else's object of the same name
+        await client.delete(name, { signal: ctx.signal });
+        ctx.logger.info(`${kind} deleted`);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+    ctx.logger.info('Finalizer removed', { finalizer: finalizerName });
+  }
+
+  return async ({ namespace, name }, ctx) => {
+    const mydemos = crddemoV1.mydemosClient(clientset, namespace);
+    try {
+      const live = await mydemos.get(name, { signal: ctx.signal });
+      // Owner references need the kind, which list items of a cache may lack.
+      const mydemo: Mydemo = { ...live, apiVersion: 'crddemo.k8s.io/v1', kind: 'Mydemo' };
+      await finalizer(mydemos, mydemo, finalizerName, {
+        apply: (m) => apply({ ...m, apiVersion: 'crddemo.k8s.io/v1', kind: 'Mydemo' }, ctx),
+        cleanup: (m) => cleanup(m, ctx),
+      });
+    } catch (err) {
+      // Gone meanwhile: nothing left to reconcile (its children go with it).
+      if (isNotFound(err)) return;
+      // Stopping: a call cut short is no failure to retry or report; what is left undone, the
+      // next start's first reconcile of every Mydemo does.
+      if (ctx.signal.aborted) return;
+      throw err;
+    }
+  };
+}
+
+/** Settings of {@link addMydemoController} besides the reconciler's. */
+export interface ControllerSettings extends Omit<OperatorDeps, 'clientset'> {
+  /** How many Mydemos are reconciled at once. Default 1. */
+  readonly maxConcurrentReconciles?: number | undefined;
+}
+
+/**
+ * Adds the Mydemo controller to `mgr` (a Manager, or the parts of one): reconciles each
+ * Mydemo, and the Mydemo owning a Deployment or Service that changed or was deleted.
+ */
+export function addMydemoController(
+  mgr: ControllerDeps & { readonly clientset: Clientset },
+  settings: ControllerSettings,
+): Controller<Mydemo> {
+  return controller(mgr)
+    .named('mydemo')
+    .for(crddemoV1.mydemosResource)
+    .owns(appsV1Resources.deployments)
+    .owns(coreV1Resources.services)
+    .withOptions({ maxConcurrentReconciles: settings.maxConcurrentReconciles ?? 1 })
+    .complete(mydemoReconciler({ ...settings, clientset: mgr.clientset }));
+}
