@@ -1,5 +1,5 @@
-import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { openRequest } from '../src/probe.js';
 
 /** Where the contract suite sends its requests. */
 export interface ContractEndpoint {
@@ -53,19 +53,7 @@ function send(
       ...options.headers,
     },
   };
-  const req =
-    url.protocol === 'https:'
-      ? httpsRequest(
-          url,
-          {
-            ...common,
-            ...(endpoint.tls
-              ? { ca: endpoint.tls.ca, cert: endpoint.tls.cert, key: endpoint.tls.key }
-              : {}),
-          },
-          onResponse,
-        )
-      : httpRequest(url, common, onResponse);
+  const req = openRequest(url, common, endpoint.tls, onResponse);
   req.end(payload);
   return req;
 }

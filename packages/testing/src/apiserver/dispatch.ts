@@ -14,8 +14,10 @@ import type { ResourceDefinition } from './resources.js';
 import { serveWatch } from './routes-list-watch.js';
 import { serveCollection, serveObject, type WriteParams } from './routes-objects.js';
 import { serveScale } from './routes-scale.js';
+import { serveTable } from './routes-table.js';
 import type { ServerState } from './server-state.js';
 import { ApiError, failure, internalError, methodNotAllowed, pathNotFound } from './status.js';
+import { negotiateTable } from './table.js';
 import type { Target } from './target.js';
 
 interface Route {
@@ -125,7 +127,7 @@ export class ApiHandler {
     if (subresource !== undefined) {
       const known =
         (subresource === 'status' && definition.status) ||
-        (subresource === 'scale' && definition.scale && !definition.custom) ||
+        (subresource === 'scale' && definition.scale) ||
         (subresource === 'log' && definition.log && name !== undefined) ||
         (subresource === 'finalize' && definition.resource === 'namespaces');
       if (!known) throw pathNotFound();
@@ -156,6 +158,13 @@ export class ApiHandler {
       if (method !== 'GET') throw methodNotAllowed(method, def.kind);
       serveWatch(state, ctx, target, route.name);
       return;
+    }
+    if (method === 'GET' && route.subresource === undefined) {
+      const table = negotiateTable(req.headers.accept);
+      if (table) {
+        serveTable(state, ctx, target, route.name, table);
+        return;
+      }
     }
     if (route.subresource === 'log') {
       if (method !== 'GET') throw methodNotAllowed(method, 'PodLogOptions');

@@ -1,0 +1,598 @@
+import { isObject, type JsonObject, type JsonValue } from './patch.js';
+import {
+  ageOf,
+  arrayAt,
+  containersAndImages,
+  formatLabelSelector,
+  formatLabels,
+  intAt,
+  objectAt,
+  stringAt,
+} from './table-format.js';
+
+/** One column of a `meta.k8s.io` Table, as kube-apiserver describes it. */
+export interface TableColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly format: string;
+  readonly description: string;
+  /** 0: always shown; 1: shown by `kubectl get -o wide`. */
+  readonly priority: number;
+}
+
+/** A row condition (pods that completed carry one). */
+export interface RowCondition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+/** What a printer makes of one object: its cells, and conditions when it has any. */
+export interface PrintedRow {
+  cells: JsonValue[];
+  conditions?: RowCondition[];
+}
+
+/** The columns of a resource and how to fill them from an object at a point in time. */
+export interface Printer {
+  readonly columns: readonly TableColumn[];
+  row(obj: JsonObject, now: number): PrintedRow;
+}
+
+/** Column data: name, type, priority (0 unless given), and whether it is the object's name. */
+type ColumnSpec = readonly [name: string, type: string, description: string, priority?: 0 | 1];
+
+const NAME: ColumnSpec = ['Name', 'string', 'The name of the object.'];
+const AGE: ColumnSpec = ['Age', 'string', 'How long ago the object was created.'];
+const CONTAINERS: ColumnSpec = ['Containers', 'string', 'Names of the template’s containers.', 1];
+const IMAGES: ColumnSpec = ['Images', 'string', 'Images of the template’s containers.', 1];
+const SELECTOR: ColumnSpec = ['Selector', 'string', 'The label selector of the pods.', 1];
+
+function columns(...specs: ColumnSpec[]): TableColumn[] {
+  return specs.map(([name, type, description, priority]) => ({
+    name,
+    type,
+    format: name === 'Name' ? 'name' : '',
+    description,
+    priority: priority ?? 0,
+  }));
+}
+
+function nameOf(obj: JsonObject): string {
+  return stringAt(objectAt(obj, 'metadata'), 'name');
+}
+
+function ageCell(obj: JsonObject, now: number): string {
+  return ageOf(objectAt(obj, 'metadata').creationTimestamp, now);
+}
+
+/** `ready/total` and the pod's status word, as `kubectl get pods` shows them. */
+function podStatus(pod: JsonObject): { ready: string; reason: string; restarts: number } {
+  const spec = objectAt(pod, 'spec');
+  const status = objectAt(pod, 'status');
+  let reason = stringAt(status, 'reason', stringAt(status, 'phase'));
+  let restarts = 0;
+  let initializing = false;
+  const initStatuses = arrayAt(status, 'initContainerStatuses').filter(isObject);
+  const initCount = arrayAt(spec, 'initContainers').length;
+  for (const [index, container] of initStatuses.entries()) {
+    restarts += intAt(container, 'restartCount');
+    const state = objectAt(container, 'state');
+    const terminated = isObject(state.terminated) ? state.terminated : undefined;
+    const waiting = isObject(state.waiting) ? state.waiting : undefined;
+    if (terminated && intAt(terminated, 'exitCode') === 0) continue;
+    initializing = true;
+    if (terminated) {
+      const why = stringAt(terminated, 'reason');
+      reason =
+        why !== ''
+          ? `Init:${why}`
+          : intAt(terminated, 'signal') !== 0
+            ? `Init:Signal:${intAt(terminated, 'signal')}`
+            : `Init:ExitCode:${intAt(terminated, 'exitCode')}`;
+    } else if (
+      waiting &&
+      stringAt(waiting, 'reason') !== '' &&
+      waiting.reason !== 'PodInitializing'
+    ) {
+      reason = `Init:${stringAt(waiting, 'reason')}`;
+    } else {
+      reason = `Init:${index}/${initCount}`;
+    }
+    break;
+  }
+  let readyCount = 0;
+  if (!initializing) {
+    restarts = 0;
+    let running = false;
+    const statuses = arrayAt(status, 'containerStatuses').filter(isObject);
+    for (let i = statuses.length - 1; i >= 0; i--) {
+      const container = statuses[i] as JsonObject;
+      restarts += intAt(container, 'restartCount');
+      const state = objectAt(container, 'state');
+      const waiting = isObject(state.waiting) ? state.waiting : undefined;
+      const terminated = isObject(state.terminated) ? state.terminated : undefined;
+      if (waiting && stringAt(waiting, 'reason') !== '') reason = stringAt(waiting, 'reason');
+      else if (terminated && stringAt(terminated, 'reason') !== '')
+        reason = stringAt(terminated, 'reason');
+      else if (terminated)
+        reason =
+          intAt(terminated, 'signal') !== 0
+            ? `Signal:${intAt(terminated, 'signal')}`
+            : `ExitCode:${intAt(terminated, 'exitCode')}`;
+      else if (container.ready === true && isObject(state.running)) {
+        running = true;
+        readyCount++;
+      }
+    }
+    if (reason === 'Completed' && running) reason = 'Running';
+  }
+  if (objectAt(pod, 'metadata').deletionTimestamp !== undefined) {
+    reason = status.reason === 'NodeLost' ? 'Unknown' : 'Terminating';
+  }
+  return {
+    ready: `${readyCount}/${arrayAt(spec, 'containers').length}`,
+    reason,
+    restarts,
+  };
+}
+
+const podPrinter: Printer = {
+  columns: columns(
+    NAME,
+    ['Ready', 'string', 'Ready containers of all containers.'],
+    ['Status', 'string', 'What the pod is doing, summed up.'],
+    ['Restarts', 'integer', 'Container restarts, summed.'],
+    AGE,
+    ['IP', 'string', 'The pod’s IP address.', 1],
+    ['Node', 'string', 'The node it runs on.', 1],
+    ['Nominated Node', 'string', 'The node the scheduler nominated.', 1],
+    ['Readiness Gates', 'string', 'Readiness gates that are true, of all.', 1],
+  ),
+  row(pod, now) {
+    const spec = objectAt(pod, 'spec');
+    const status = objectAt(pod, 'status');
+    const { ready, reason, restarts } = podStatus(pod);
+    const ips = arrayAt(status, 'podIPs').filter(isObject);
+    const ip = ips.length > 0 ? stringAt(ips[0] as JsonObject, 'ip') : stringAt(status, 'podIP');
+    const gates = arrayAt(spec, 'readinessGates').filter(isObject);
+    const conditions = arrayAt(status, 'conditions').filter(isObject);
+    const trueGates = gates.filter((gate) =>
+      conditions.some((c) => c.type === gate.conditionType && c.status === 'True'),
+    ).length;
+    const row: PrintedRow = {
+      cells: [
+        nameOf(pod),
+        ready,
+        reason,
+        restarts,
+        ageCell(pod, now),
+        ip || '<none>',
+        stringAt(spec, 'nodeName', '<none>'),
+        stringAt(status, 'nominatedNodeName', '<none>'),
+        gates.length > 0 ? `${trueGates}/${gates.length}` : '<none>',
+      ],
+    };
+    const phase = status.phase;
+    if (phase === 'Succeeded' || phase === 'Failed') {
+      row.conditions = [
+        {
+          type: 'Completed',
+          status: 'True',
+          reason: phase,
+          message:
+            phase === 'Succeeded' ? 'The pod has completed successfully.' : 'The pod failed.',
+        },
+      ];
+    }
+    return row;
+  },
+};
+
+function servicePorts(spec: JsonObject): string {
+  const ports = arrayAt(spec, 'ports').filter(isObject);
+  if (ports.length === 0) return '<none>';
+  return ports
+    .map((p) => {
+      const protocol = stringAt(p, 'protocol', 'TCP');
+      const nodePort = intAt(p, 'nodePort');
+      return nodePort > 0
+        ? `${intAt(p, 'port')}:${nodePort}/${protocol}`
+        : `${intAt(p, 'port')}/${protocol}`;
+    })
+    .join(',');
+}
+
+function serviceExternalIp(spec: JsonObject, status: JsonObject): string {
+  const external = arrayAt(spec, 'externalIPs').map(String);
+  switch (spec.type ?? 'ClusterIP') {
+    case 'ClusterIP':
+    case 'NodePort':
+      return external.length > 0 ? external.join(',') : '<none>';
+    case 'LoadBalancer': {
+      const ingress = arrayAt(objectAt(status, 'loadBalancer'), 'ingress')
+        .filter(isObject)
+        .map((i) => stringAt(i, 'ip', stringAt(i, 'hostname')))
+        .filter((s) => s !== '');
+      const all = [...external, ...ingress];
+      return all.length > 0 ? all.join(',') : '<pending>';
+    }
+    case 'ExternalName':
+      return stringAt(spec, 'externalName');
+    default:
+      return '<unknown>';
+  }
+}
+
+const servicePrinter: Printer = {
+  columns: columns(
+    NAME,
+    ['Type', 'string', 'How the service is exposed.'],
+    ['Cluster-IP', 'string', 'The service’s virtual IP.'],
+    ['External-IP', 'string', 'Addresses outside the cluster.'],
+    ['Port(s)', 'string', 'The ports it serves.'],
+    AGE,
+    ['Selector', 'string', 'The labels of the pods it routes to.', 1],
+  ),
+  row(service, now) {
+    const spec = objectAt(service, 'spec');
+    const clusterIps = arrayAt(spec, 'clusterIPs').map(String);
+    return {
+      cells: [
+        nameOf(service),
+        stringAt(spec, 'type'),
+        clusterIps[0] ?? stringAt(spec, 'clusterIP', '<none>'),
+        serviceExternalIp(spec, objectAt(service, 'status')),
+        servicePorts(spec),
+        ageCell(service, now),
+        formatLabels(spec.selector),
+      ],
+    };
+  },
+};
+
+function endpointsText(endpoints: JsonObject): string {
+  const subsets = arrayAt(endpoints, 'subsets').filter(isObject);
+  if (subsets.length === 0) return '<none>';
+  const shown: string[] = [];
+  let count = 0;
+  for (const subset of subsets) {
+    for (const port of arrayAt(subset, 'ports').filter(isObject)) {
+      for (const address of arrayAt(subset, 'addresses').filter(isObject)) {
+        const ip = stringAt(address, 'ip');
+        if (shown.length < 3)
+          shown.push(
+            ip.includes(':') ? `[${ip}]:${intAt(port, 'port')}` : `${ip}:${intAt(port, 'port')}`,
+          );
+        count++;
+      }
+    }
+  }
+  const text = shown.join(',');
+  return count > 3 ? `${text} + ${count - 3} more...` : text;
+}
+
+function nodeStatus(node: JsonObject): string {
+  const ready = arrayAt(objectAt(node, 'status'), 'conditions')
+    .filter(isObject)
+    .find((c) => c.type === 'Ready');
+  const words = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
+  if (objectAt(node, 'spec').unschedulable === true) words.push('SchedulingDisabled');
+  return words.join(',');
+}
+
+function nodeRoles(node: JsonObject): string {
+  const roles = new Set<string>();
+  const labels = objectAt(node, 'metadata.labels');
+  for (const [key, value] of Object.entries(labels)) {
+    if (key.startsWith('node-role.kubernetes.io/')) {
+      const role = key.slice('node-role.kubernetes.io/'.length);
+      if (role !== '') roles.add(role);
+    } else if (key === 'kubernetes.io/role' && typeof value === 'string' && value !== '') {
+      roles.add(value);
+    }
+  }
+  return roles.size > 0 ? [...roles].sort().join(',') : '<none>';
+}
+
+function nodeAddress(node: JsonObject, type: string): string {
+  const found = arrayAt(objectAt(node, 'status'), 'addresses')
+    .filter(isObject)
+    .find((a) => a.type === type);
+  return found ? stringAt(found, 'address', '<none>') : '<none>';
+}
+
+/** core/v1 and events.k8s.io/v1 Events print the same; the latter's fields are renamed. */
+function eventRow(event: JsonObject, now: number): PrintedRow {
+  const modern = event.regarding !== undefined || event.note !== undefined;
+  const involved = objectAt(event, modern ? 'regarding' : 'involvedObject');
+  const source = objectAt(event, modern ? 'deprecatedSource' : 'source');
+  const first = event[modern ? 'deprecatedFirstTimestamp' : 'firstTimestamp'];
+  const last = event[modern ? 'deprecatedLastTimestamp' : 'lastTimestamp'];
+  const firstSeen = typeof first === 'string' ? ageOf(first, now) : ageOf(event.eventTime, now);
+  let lastSeen = typeof last === 'string' ? ageOf(last, now) : firstSeen;
+  let count = intAt(event, modern ? 'deprecatedCount' : 'count');
+  if (isObject(event.series)) {
+    lastSeen = ageOf(event.series.lastObservedTime, now);
+    count = intAt(event.series, 'count');
+  } else if (count === 0) count = 1;
+  const kind = stringAt(involved, 'kind').toLowerCase();
+  const name = stringAt(involved, 'name');
+  const component = stringAt(source, 'component', stringAt(event, 'reportingController'));
+  const host = stringAt(source, 'host');
+  return {
+    cells: [
+      lastSeen,
+      stringAt(event, 'type'),
+      stringAt(event, 'reason'),
+      name !== '' ? `${kind}/${name}` : kind,
+      stringAt(involved, 'fieldPath'),
+      host !== '' ? `${component}, ${host}` : component,
+      stringAt(event, modern ? 'note' : 'message').trim(),
+      firstSeen,
+      count,
+      nameOf(event),
+    ],
+  };
+}
+
+const eventPrinter: Printer = {
+  columns: columns(
+    ['Last Seen', 'string', 'When it was last seen.'],
+    ['Type', 'string', 'Normal or Warning.'],
+    ['Reason', 'string', 'Why it happened, in one word.'],
+    ['Object', 'string', 'The object it is about.'],
+    ['Subobject', 'string', 'The part of the object it is about.', 1],
+    ['Source', 'string', 'The component that reported it.', 1],
+    ['Message', 'string', 'What happened.'],
+    ['First Seen', 'string', 'When it was first seen.', 1],
+    ['Count', 'string', 'How often it happened.', 1],
+    ['Name', 'string', 'The name of the object.', 1],
+  ),
+  row: eventRow,
+};
+
+/** `kind.group/name` of an object's controller, lowercased as the printers write it. */
+function controllerName(obj: JsonObject): string {
+  const owner = arrayAt(objectAt(obj, 'metadata'), 'ownerReferences')
+    .filter(isObject)
+    .find((o) => o.controller === true);
+  if (!owner) return '<none>';
+  const apiVersion = stringAt(owner, 'apiVersion');
+  const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+  const kind = stringAt(owner, 'kind').toLowerCase();
+  return `${group ? `${kind}.${group}` : kind}/${stringAt(owner, 'name')}`;
+}
+
+function workloadWide(obj: JsonObject): [string, string] {
+  return containersAndImages(objectAt(obj, 'spec.template.spec'));
+}
+
+/**
+ * The printers of the built-in resources the in-memory server serves, by `group/resource`:
+ * the columns kube-apiserver 1.20's table printers give them (names, types, priorities) and
+ * cells computed the same way.
+ */
+export const builtinPrinters: Readonly<Record<string, Printer>> = {
+  '/pods': podPrinter,
+  '/services': servicePrinter,
+  '/events': eventPrinter,
+  'events.k8s.io/events': eventPrinter,
+  '/configmaps': {
+    columns: columns(NAME, ['Data', 'string', 'How many keys it holds.'], AGE),
+    row: (obj, now) => ({
+      cells: [
+        nameOf(obj),
+        Object.keys(objectAt(obj, 'data')).length + Object.keys(objectAt(obj, 'binaryData')).length,
+        ageCell(obj, now),
+      ],
+    }),
+  },
+  '/secrets': {
+    columns: columns(
+      NAME,
+      ['Type', 'string', 'The secret’s type.'],
+      ['Data', 'string', 'How many keys it holds.'],
+      AGE,
+    ),
+    row: (obj, now) => ({
+      cells: [
+        nameOf(obj),
+        stringAt(obj, 'type'),
+        Object.keys(objectAt(obj, 'data')).length,
+        ageCell(obj, now),
+      ],
+    }),
+  },
+  '/serviceaccounts': {
+    columns: columns(NAME, ['Secrets', 'string', 'How many secrets it may use.'], AGE),
+    row: (obj, now) => ({
+      cells: [nameOf(obj), arrayAt(obj, 'secrets').length, ageCell(obj, now)],
+    }),
+  },
+  '/namespaces': {
+    columns: columns(NAME, ['Status', 'string', 'Active or Terminating.'], AGE),
+    row: (obj, now) => ({
+      cells: [nameOf(obj), stringAt(objectAt(obj, 'status'), 'phase'), ageCell(obj, now)],
+    }),
+  },
+  '/endpoints': {
+    columns: columns(NAME, ['Endpoints', 'string', 'The first addresses and ports.'], AGE),
+    row: (obj, now) => ({ cells: [nameOf(obj), endpointsText(obj), ageCell(obj, now)] }),
+  },
+  '/nodes': {
+    columns: columns(
+      NAME,
+      ['Status', 'string', 'Whether the node is ready.'],
+      ['Roles', 'string', 'The node’s roles, from its labels.'],
+      AGE,
+      ['Version', 'string', 'The kubelet’s version.'],
+      ['Internal-IP', 'string', 'The node’s internal address.', 1],
+      ['External-IP', 'string', 'The node’s external address.', 1],
+      ['OS-Image', 'string', 'The node’s operating system.', 1],
+      ['Kernel-Version', 'string', 'The node’s kernel.', 1],
+      ['Container-Runtime', 'string', 'The node’s container runtime.', 1],
+    ),
+    row: (node, now) => {
+      const info = objectAt(node, 'status.nodeInfo');
+      return {
+        cells: [
+          nameOf(node),
+          nodeStatus(node),
+          nodeRoles(node),
+          ageCell(node, now),
+          stringAt(info, 'kubeletVersion'),
+          nodeAddress(node, 'InternalIP'),
+          nodeAddress(node, 'ExternalIP'),
+          stringAt(info, 'osImage', '<unknown>'),
+          stringAt(info, 'kernelVersion', '<unknown>'),
+          stringAt(info, 'containerRuntimeVersion', '<unknown>'),
+        ],
+      };
+    },
+  },
+  'apps/deployments': {
+    columns: columns(
+      NAME,
+      ['Ready', 'string', 'Ready replicas of the desired ones.'],
+      ['Up-to-date', 'string', 'Replicas running the current template.'],
+      ['Available', 'string', 'Replicas available to users.'],
+      AGE,
+      CONTAINERS,
+      IMAGES,
+      SELECTOR,
+    ),
+    row: (obj, now) => {
+      const spec = objectAt(obj, 'spec');
+      const status = objectAt(obj, 'status');
+      return {
+        cells: [
+          nameOf(obj),
+          `${intAt(status, 'readyReplicas')}/${intAt(spec, 'replicas')}`,
+          intAt(status, 'updatedReplicas'),
+          intAt(status, 'availableReplicas'),
+          ageCell(obj, now),
+          ...workloadWide(obj),
+          formatLabelSelector(spec.selector),
+        ],
+      };
+    },
+  },
+  'apps/replicasets': {
+    columns: columns(
+      NAME,
+      ['Desired', 'integer', 'Replicas wanted.'],
+      ['Current', 'integer', 'Replicas created.'],
+      ['Ready', 'integer', 'Replicas ready.'],
+      AGE,
+      CONTAINERS,
+      IMAGES,
+      SELECTOR,
+    ),
+    row: (obj, now) => {
+      const spec = objectAt(obj, 'spec');
+      const status = objectAt(obj, 'status');
+      return {
+        cells: [
+          nameOf(obj),
+          intAt(spec, 'replicas'),
+          intAt(status, 'replicas'),
+          intAt(status, 'readyReplicas'),
+          ageCell(obj, now),
+          ...workloadWide(obj),
+          formatLabelSelector(spec.selector),
+        ],
+      };
+    },
+  },
+  'apps/statefulsets': {
+    columns: columns(
+      NAME,
+      ['Ready', 'string', 'Ready replicas of the desired ones.'],
+      AGE,
+      CONTAINERS,
+      IMAGES,
+    ),
+    row: (obj, now) => ({
+      cells: [
+        nameOf(obj),
+        `${intAt(objectAt(obj, 'status'), 'readyReplicas')}/${intAt(objectAt(obj, 'spec'), 'replicas')}`,
+        ageCell(obj, now),
+        ...workloadWide(obj),
+      ],
+    }),
+  },
+  'apps/daemonsets': {
+    columns: columns(
+      NAME,
+      ['Desired', 'integer', 'Nodes that should run the pod.'],
+      ['Current', 'integer', 'Nodes that run it.'],
+      ['Ready', 'integer', 'Nodes where it is ready.'],
+      ['Up-to-date', 'integer', 'Nodes running the current template.'],
+      ['Available', 'integer', 'Nodes where it is available.'],
+      ['Node Selector', 'string', 'The nodes it may run on.'],
+      AGE,
+      CONTAINERS,
+      IMAGES,
+      SELECTOR,
+    ),
+    row: (obj, now) => {
+      const status = objectAt(obj, 'status');
+      return {
+        cells: [
+          nameOf(obj),
+          intAt(status, 'desiredNumberScheduled'),
+          intAt(status, 'currentNumberScheduled'),
+          intAt(status, 'numberReady'),
+          intAt(status, 'updatedNumberScheduled'),
+          intAt(status, 'numberAvailable'),
+          formatLabels(objectAt(obj, 'spec.template.spec').nodeSelector),
+          ageCell(obj, now),
+          ...workloadWide(obj),
+          formatLabelSelector(objectAt(obj, 'spec').selector),
+        ],
+      };
+    },
+  },
+  'apps/controllerrevisions': {
+    columns: columns(
+      NAME,
+      ['Controller', 'string', 'The object that owns the revision.'],
+      ['Revision', 'string', 'The revision number.'],
+      AGE,
+    ),
+    row: (obj, now) => ({
+      cells: [nameOf(obj), controllerName(obj), intAt(obj, 'revision'), ageCell(obj, now)],
+    }),
+  },
+  'coordination.k8s.io/leases': {
+    columns: columns(NAME, ['Holder', 'string', 'Who holds the lease.'], AGE),
+    row: (obj, now) => ({
+      cells: [nameOf(obj), stringAt(objectAt(obj, 'spec'), 'holderIdentity'), ageCell(obj, now)],
+    }),
+  },
+};
+
+/** Resources without a printer of their own: the name and the creation time (RFC 3339). */
+export const defaultPrinter: Printer = {
+  columns: [
+    {
+      name: 'Name',
+      type: 'string',
+      format: 'name',
+      description: 'The name of the object.',
+      priority: 0,
+    },
+    {
+      name: 'Created At',
+      type: 'date',
+      format: '',
+      description: 'When the object was created.',
+      priority: 0,
+    },
+  ],
+  row: (obj) => ({
+    cells: [nameOf(obj), (objectAt(obj, 'metadata').creationTimestamp as JsonValue) ?? null],
+  }),
+};
