@@ -13,6 +13,7 @@ import {
 import type { ResourceDefinition } from './resources.js';
 import { serveWatch } from './routes-list-watch.js';
 import { serveCollection, serveObject, type WriteParams } from './routes-objects.js';
+import { serveOpenApi } from './routes-openapi.js';
 import { serveScale } from './routes-scale.js';
 import { serveTable } from './routes-table.js';
 import type { ServerState } from './server-state.js';
@@ -70,6 +71,7 @@ export class ApiHandler {
   #route(ctx: RequestContext, path: string): void {
     const { res } = ctx;
     const registry = this.#state.storage.registry;
+    if (serveOpenApi(this.#state, res, path)) return;
     if (serveDiscovery(res, registry, this.#state.port, path)) return;
     const segments = path.split('/').slice(1);
     if (segments[0] === 'api' && segments[1] === 'v1' && segments.length > 2) {
