@@ -28,8 +28,8 @@ export interface ProtoMessage {
 }
 
 /**
- * The protobuf field numbers of the kinds kubectl's typed `create configmap`, `create secret`
- * and `create deployment` send (from k8s.io/api and k8s.io/apimachinery's `generated.proto`),
+ * The protobuf field numbers of the kinds kubectl's typed `create configmap`, `secret`,
+ * `deployment`, `namespace`, `serviceaccount` and `service` send (from k8s.io/api and k8s.io/apimachinery's `generated.proto`),
  * and of the messages they nest. A field not listed here is refused, never dropped.
  */
 
@@ -182,6 +182,43 @@ const deploymentStatus = message('DeploymentStatus', {
   8: ['collisionCount', 'int', 'pointer'],
 });
 
+const objectReference = message('ObjectReference', {
+  1: ['kind', 'string'],
+  2: ['namespace', 'string'],
+  3: ['name', 'string'],
+  4: ['uid', 'string'],
+  5: ['apiVersion', 'string'],
+  6: ['resourceVersion', 'string'],
+  7: ['fieldPath', 'string'],
+});
+
+const servicePort = message('ServicePort', {
+  1: ['name', 'string'],
+  2: ['protocol', 'string'],
+  3: ['port', 'int'],
+  4: ['targetPort', 'intOrString'],
+  5: ['nodePort', 'int'],
+  6: ['appProtocol', 'string', 'pointer'],
+});
+
+const serviceSpec = message('ServiceSpec', {
+  1: ['ports', { message: servicePort }, 'repeated'],
+  2: ['selector', stringMap],
+  3: ['clusterIP', 'string'],
+  4: ['type', 'string'],
+  5: ['externalIPs', 'string', 'repeated'],
+  7: ['sessionAffinity', 'string'],
+  8: ['loadBalancerIP', 'string'],
+  9: ['loadBalancerSourceRanges', 'string', 'repeated'],
+  10: ['externalName', 'string'],
+  11: ['externalTrafficPolicy', 'string'],
+  12: ['healthCheckNodePort', 'int'],
+  13: ['publishNotReadyAddresses', 'bool'],
+  17: ['ipFamilyPolicy', 'string', 'pointer'],
+  18: ['clusterIPs', 'string', 'repeated'],
+  19: ['ipFamilies', 'string', 'repeated'],
+});
+
 /** The messages of the kinds decoded from protobuf, by `apiVersion/kind`. */
 export const protobufKinds: Readonly<Record<string, ProtoMessage>> = {
   'v1/ConfigMap': message('ConfigMap', {
@@ -196,6 +233,33 @@ export const protobufKinds: Readonly<Record<string, ProtoMessage>> = {
     3: ['type', 'string'],
     4: ['stringData', stringMap],
     5: ['immutable', 'bool', 'pointer'],
+  }),
+  'v1/Namespace': message('Namespace', {
+    1: ['metadata', { message: objectMeta }],
+    2: ['spec', { message: message('NamespaceSpec', { 1: ['finalizers', 'string', 'repeated'] }) }],
+    3: ['status', { message: message('NamespaceStatus', { 1: ['phase', 'string'] }) }],
+  }),
+  'v1/ServiceAccount': message('ServiceAccount', {
+    1: ['metadata', { message: objectMeta }],
+    2: ['secrets', { message: objectReference }, 'repeated'],
+    3: [
+      'imagePullSecrets',
+      { message: message('LocalObjectReference', { 1: ['name', 'string'] }) },
+      'repeated',
+    ],
+    4: ['automountServiceAccountToken', 'bool', 'pointer'],
+  }),
+  'v1/Service': message('Service', {
+    1: ['metadata', { message: objectMeta }],
+    2: ['spec', { message: serviceSpec }],
+    3: [
+      'status',
+      {
+        message: message('ServiceStatus', {
+          1: ['loadBalancer', { message: message('LoadBalancerStatus', {}) }],
+        }),
+      },
+    ],
   }),
   'apps/v1/Deployment': message('Deployment', {
     1: ['metadata', { message: objectMeta }],
