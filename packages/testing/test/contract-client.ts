@@ -36,7 +36,7 @@ function send(
   const payload =
     options.body === undefined
       ? undefined
-      : typeof options.body === 'string'
+      : typeof options.body === 'string' || Buffer.isBuffer(options.body)
         ? options.body
         : JSON.stringify(options.body);
   const common = {

@@ -162,12 +162,23 @@ export function decodeMessage(buf: Buffer, message: ProtoMessage): JsonObject {
 
 /**
  * Decodes a `application/vnd.kubernetes.protobuf` request body (the `k8s\0` envelope around a
- * `runtime.Unknown`) into the object's JSON. The kinds kubectl's typed `create` commands send
- * are understood; any other kind is refused with 415, naming JSON as the way to send it.
+ * `runtime.Unknown`) for a resource of `kind` into the object's JSON. The built-in kinds
+ * kubectl's typed `create` commands send are understood; custom resources get the 400 that
+ * kube-apiserver 1.20 answers (it has no protobuf form for them); other built-in kinds are
+ * refused with 415, naming JSON as the way to send them.
  */
-export function decodeProtobufObject(body: Buffer): JsonObject {
+export function decodeProtobufObject(
+  body: Buffer,
+  target: { kind: string; custom: boolean },
+): JsonObject {
   if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw malformed('the body does not start with the Kubernetes protobuf prefix');
+    throw new ApiError(
+      failure(
+        400,
+        'BadRequest',
+        `the object provided is unrecognized (must be of type ${target.kind}): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (${body.subarray(0, MAGIC.length).toString('hex')})`,
+      ),
+    );
   }
   let apiVersion = '';
   let kind = '';
@@ -179,6 +190,16 @@ export function decodeProtobufObject(body: Buffer): JsonObject {
         else if (part.number === 2) kind = text(part);
       }
     } else if (field.number === 2) raw = field.bytes ?? Buffer.alloc(0);
+  }
+  const version = apiVersion.slice(apiVersion.lastIndexOf('/') + 1);
+  if (target.custom) {
+    throw new ApiError(
+      failure(
+        400,
+        'BadRequest',
+        `${kind} in version "${version}" cannot be handled as a ${target.kind}: Object 'Kind' is missing in 'object has no kind field '`,
+      ),
+    );
   }
   const message = protobufKinds[`${apiVersion}/${kind}`];
   if (!message) {

@@ -37,9 +37,9 @@ function parseJson(ctx: RequestContext, kind: string): JsonValue {
 /** The object of a POST or PUT (JSON or YAML). */
 export function parseObjectBody(ctx: RequestContext, def: ResourceDefinition): JsonObject {
   const contentType = contentTypeOf(ctx, 'application/json');
-  // Built-in kinds come as protobuf from typed Go clients; custom resources never do.
-  if (contentType === 'application/vnd.kubernetes.protobuf' && !def.custom) {
-    return decodeProtobufObject(ctx.body);
+  // Typed Go clients (kubectl's `create configmap`, …) send built-in kinds as protobuf.
+  if (contentType === 'application/vnd.kubernetes.protobuf') {
+    return decodeProtobufObject(ctx.body, def);
   }
   if (
     contentType !== 'application/json' &&
