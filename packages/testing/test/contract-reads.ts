@@ -414,6 +414,47 @@ export function defineReadsContract(getTarget: () => ContractEndpoint): void {
   });
 
   describe('OpenAPI and discovery as kubectl reads them', () => {
+    it('serves the groups the clientset knows: batch, autoscaling, networking, policy, rbac, storage', async () => {
+      const ALL = [
+        'create',
+        'delete',
+        'deletecollection',
+        'get',
+        'list',
+        'patch',
+        'update',
+        'watch',
+      ];
+      // [groupVersion, resource, shortNames, categories, namespaced] as kube-apiserver 1.20 lists them.
+      const expected: [string, string, string[] | undefined, string[] | undefined, boolean][] = [
+        ['batch/v1', 'jobs', undefined, ['all'], true],
+        ['batch/v1beta1', 'cronjobs', ['cj'], ['all'], true],
+        ['autoscaling/v1', 'horizontalpodautoscalers', ['hpa'], ['all'], true],
+        ['networking.k8s.io/v1', 'ingressclasses', undefined, undefined, false],
+        ['networking.k8s.io/v1', 'ingresses', ['ing'], undefined, true],
+        ['networking.k8s.io/v1', 'networkpolicies', ['netpol'], undefined, true],
+        ['policy/v1beta1', 'poddisruptionbudgets', ['pdb'], undefined, true],
+        ['rbac.authorization.k8s.io/v1', 'clusterrolebindings', undefined, undefined, false],
+        ['rbac.authorization.k8s.io/v1', 'clusterroles', undefined, undefined, false],
+        ['rbac.authorization.k8s.io/v1', 'rolebindings', undefined, undefined, true],
+        ['rbac.authorization.k8s.io/v1', 'roles', undefined, undefined, true],
+        ['storage.k8s.io/v1', 'csidrivers', undefined, undefined, false],
+        ['storage.k8s.io/v1', 'csinodes', undefined, undefined, false],
+        ['storage.k8s.io/v1', 'storageclasses', ['sc'], undefined, false],
+        ['storage.k8s.io/v1', 'volumeattachments', undefined, undefined, false],
+      ];
+      for (const [groupVersion, resource, shortNames, categories, namespaced] of expected) {
+        const list = await call('GET', `/apis/${groupVersion}`);
+        expect(list.status, groupVersion).toBe(200);
+        const found = (list.json.resources as Record<string, unknown>[]).find(
+          (r) => r.name === resource,
+        );
+        expect(found, `${groupVersion} ${resource}`).toMatchObject({ namespaced, verbs: ALL });
+        expect(found?.shortNames).toEqual(shortNames);
+        expect(found?.categories).toEqual(categories);
+      }
+    });
+
     it('publishes a CRD’s schema in /openapi/v2 under its reversed-group name', async () => {
       const name = `${group.split('.').reverse().join('.')}.v1.Gadget`;
       await eventually(async () => {

@@ -1,5 +1,17 @@
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
 import {
+  AGE,
+  ageCell,
+  CONTAINERS,
+  columns,
+  IMAGES,
+  NAME,
+  nameOf,
+  type PrintedRow,
+  type Printer,
+  SELECTOR,
+} from './table-columns.js';
+import {
   ageOf,
   arrayAt,
   containersAndImages,
@@ -9,63 +21,6 @@ import {
   objectAt,
   stringAt,
 } from './table-format.js';
-
-/** One column of a `meta.k8s.io` Table, as kube-apiserver describes it. */
-export interface TableColumn {
-  readonly name: string;
-  readonly type: string;
-  readonly format: string;
-  readonly description: string;
-  /** 0: always shown; 1: shown by `kubectl get -o wide`. */
-  readonly priority: number;
-}
-
-/** A row condition (pods that completed carry one). */
-export interface RowCondition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-}
-
-/** What a printer makes of one object: its cells, and conditions when it has any. */
-export interface PrintedRow {
-  cells: JsonValue[];
-  conditions?: RowCondition[];
-}
-
-/** The columns of a resource and how to fill them from an object at a point in time. */
-export interface Printer {
-  readonly columns: readonly TableColumn[];
-  row(obj: JsonObject, now: number): PrintedRow;
-}
-
-/** Column data: name, type, priority (0 unless given), and whether it is the object's name. */
-type ColumnSpec = readonly [name: string, type: string, description: string, priority?: 0 | 1];
-
-const NAME: ColumnSpec = ['Name', 'string', 'The name of the object.'];
-const AGE: ColumnSpec = ['Age', 'string', 'How long ago the object was created.'];
-const CONTAINERS: ColumnSpec = ['Containers', 'string', 'Names of the template’s containers.', 1];
-const IMAGES: ColumnSpec = ['Images', 'string', 'Images of the template’s containers.', 1];
-const SELECTOR: ColumnSpec = ['Selector', 'string', 'The label selector of the pods.', 1];
-
-function columns(...specs: ColumnSpec[]): TableColumn[] {
-  return specs.map(([name, type, description, priority]) => ({
-    name,
-    type,
-    format: name === 'Name' ? 'name' : '',
-    description,
-    priority: priority ?? 0,
-  }));
-}
-
-function nameOf(obj: JsonObject): string {
-  return stringAt(objectAt(obj, 'metadata'), 'name');
-}
-
-function ageCell(obj: JsonObject, now: number): string {
-  return ageOf(objectAt(obj, 'metadata').creationTimestamp, now);
-}
 
 /** `ready/total` and the pod's status word, as `kubectl get pods` shows them. */
 function podStatus(pod: JsonObject): { ready: string; reason: string; restarts: number } {

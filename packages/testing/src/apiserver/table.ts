@@ -2,14 +2,10 @@ import type { Entry } from './object-entry.js';
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
 import type { ResourceDefinition } from './resources.js';
 import { ApiError, failure } from './status.js';
+import type { PrintedRow, Printer, TableColumn } from './table-columns.js';
 import { ageOf } from './table-format.js';
-import {
-  builtinPrinters,
-  defaultPrinter,
-  type PrintedRow,
-  type Printer,
-  type TableColumn,
-} from './table-printers.js';
+import { builtinPrinters, defaultPrinter } from './table-printers.js';
+import { groupPrinters } from './table-printers-groups.js';
 
 /** The Table versions kube-apiserver 1.20 serves (`meta.k8s.io`). */
 export type TableVersion = 'v1' | 'v1beta1';
@@ -90,7 +86,8 @@ export function printerFor(
   crdVersion: JsonObject | undefined,
 ): Printer {
   if (!definition.custom) {
-    return builtinPrinters[`${definition.group}/${definition.resource}`] ?? defaultPrinter;
+    const key = `${definition.group}/${definition.resource}`;
+    return builtinPrinters[key] ?? groupPrinters[key] ?? defaultPrinter;
   }
   const declared = Array.isArray(crdVersion?.additionalPrinterColumns)
     ? crdVersion.additionalPrinterColumns.filter(isObject)
