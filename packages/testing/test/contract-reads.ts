@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ContractEndpoint, RawResponse } from './contract-client.js';
-import { contractCalls, expectFailure, suffix } from './contract-helpers.js';
+import { contractCalls, crdBody, expectFailure, suffix } from './contract-helpers.js';
 import { bytesField, mapEntry, messageField, protobufBody } from './protobuf-encode.js';
 
 /**
@@ -14,6 +14,37 @@ const TABLE_V1BETA1 = 'application/json;as=Table;v=v1beta1;g=meta.k8s.io';
 /** What kubectl 1.34 sends for `get`. */
 const KUBECTL_GET_ACCEPT = `${TABLE_V1},${TABLE_V1BETA1},application/json`;
 const AGE = /^\d+[smhdy]/;
+
+const GADGET_SCHEMA = {
+  type: 'object',
+  description: 'A gadget for the contract tests.',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        size: { type: 'integer', description: 'How big it is.' },
+        color: { type: 'string' },
+        replicas: { type: 'integer' },
+      },
+    },
+    status: {
+      type: 'object',
+      properties: {
+        count: { type: 'integer' },
+        selector: { type: 'string' },
+        ready: { type: 'boolean' },
+      },
+    },
+  },
+};
+
+/** A column as a Table describes it, `[name, type, format, priority]`; the name column has format `name`. */
+const col = (name: string, priority = 0, type = 'string'): [string, string, string, number] => [
+  name,
+  type,
+  name === 'Name' ? 'name' : '',
+  priority,
+];
 
 /** A Table's columns as `[name, type, format, priority]` (descriptions are prose, not compared). */
 function columnsOf(res: RawResponse): [string, string, string, number][] {
@@ -37,61 +68,27 @@ export function defineReadsContract(getTarget: () => ContractEndpoint): void {
 
   beforeAll(async () => {
     ns = await newNamespace('reads');
-    await create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: crdName },
-      spec: {
-        group,
-        scope: 'Namespaced',
-        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                description: 'A gadget for the contract tests.',
-                properties: {
-                  spec: {
-                    type: 'object',
-                    properties: {
-                      size: { type: 'integer', description: 'How big it is.' },
-                      color: { type: 'string' },
-                      replicas: { type: 'integer' },
-                    },
-                  },
-                  status: {
-                    type: 'object',
-                    properties: {
-                      count: { type: 'integer' },
-                      selector: { type: 'string' },
-                      ready: { type: 'boolean' },
-                    },
-                  },
-                },
-              },
-            },
-            subresources: {
-              status: {},
-              scale: {
-                specReplicasPath: '.spec.replicas',
-                statusReplicasPath: '.status.count',
-                labelSelectorPath: '.status.selector',
-              },
-            },
-            additionalPrinterColumns: [
-              { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
-              { name: 'Color', type: 'string', jsonPath: '.spec.color', priority: 1 },
-              { name: 'Ready', type: 'boolean', jsonPath: '.status.ready' },
-              { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-            ],
+    const gadget = { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' };
+    await create(
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      crdBody(group, gadget, {
+        schema: { openAPIV3Schema: GADGET_SCHEMA },
+        subresources: {
+          status: {},
+          scale: {
+            specReplicasPath: '.spec.replicas',
+            statusReplicasPath: '.status.count',
+            labelSelectorPath: '.status.selector',
           },
+        },
+        additionalPrinterColumns: [
+          { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
+          { name: 'Color', type: 'string', jsonPath: '.spec.color', priority: 1 },
+          { name: 'Ready', type: 'boolean', jsonPath: '.status.ready' },
+          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
         ],
-      },
-    });
+      }),
+    );
     await eventually(async () => (await call('GET', gadgets())).status === 200, true);
   });
 
@@ -147,11 +144,7 @@ export function defineReadsContract(getTarget: () => ContractEndpoint): void {
         call('GET', path, { headers: { accept: KUBECTL_GET_ACCEPT } });
 
       const configmaps = await table(`/api/v1/namespaces/${ns}/configmaps`);
-      expect(columnsOf(configmaps)).toEqual([
-        ['Name', 'string', 'name', 0],
-        ['Data', 'string', '', 0],
-        ['Age', 'string', '', 0],
-      ]);
+      expect(columnsOf(configmaps)).toEqual([col('Name'), col('Data'), col('Age')]);
       expect(cellsOf(configmaps)).toEqual([['table-cm', 3, expect.stringMatching(AGE)]]);
 
       const secrets = await table(
@@ -162,15 +155,15 @@ export function defineReadsContract(getTarget: () => ContractEndpoint): void {
 
       const pods = await table(`/api/v1/namespaces/${ns}/pods`);
       expect(columnsOf(pods)).toEqual([
-        ['Name', 'string', 'name', 0],
-        ['Ready', 'string', '', 0],
-        ['Status', 'string', '', 0],
-        ['Restarts', 'integer', '', 0],
-        ['Age', 'string', '', 0],
-        ['IP', 'string', '', 1],
-        ['Node', 'string', '', 1],
-        ['Nominated Node', 'string', '', 1],
-        ['Readiness Gates', 'string', '', 1],
+        col('Name'),
+        col('Ready'),
+        col('Status'),
+        col('Restarts', 0, 'integer'),
+        col('Age'),
+        col('IP', 1),
+        col('Node', 1),
+        col('Nominated Node', 1),
+        col('Readiness Gates', 1),
       ]);
       expect(cellsOf(pods)).toEqual([
         [
@@ -188,14 +181,14 @@ export function defineReadsContract(getTarget: () => ContractEndpoint): void {
 
       const deployments = await table(`/apis/apps/v1/namespaces/${ns}/deployments`);
       expect(columnsOf(deployments)).toEqual([
-        ['Name', 'string', 'name', 0],
-        ['Ready', 'string', '', 0],
-        ['Up-to-date', 'string', '', 0],
-        ['Available', 'string', '', 0],
-        ['Age', 'string', '', 0],
-        ['Containers', 'string', '', 1],
-        ['Images', 'string', '', 1],
-        ['Selector', 'string', '', 1],
+        col('Name'),
+        col('Ready'),
+        col('Up-to-date'),
+        col('Available'),
+        col('Age'),
+        col('Containers', 1),
+        col('Images', 1),
+        col('Selector', 1),
       ]);
       expect(cellsOf(deployments)).toEqual([
         [
@@ -266,11 +259,11 @@ export function defineReadsContract(getTarget: () => ContractEndpoint): void {
       });
       const res = await call('GET', gadgets(), { headers: { accept: KUBECTL_GET_ACCEPT } });
       expect(columnsOf(res)).toEqual([
-        ['Name', 'string', 'name', 0],
-        ['Size', 'integer', '', 0],
-        ['Color', 'string', '', 1],
-        ['Ready', 'boolean', '', 0],
-        ['Age', 'date', '', 0],
+        col('Name'),
+        col('Size', 0, 'integer'),
+        col('Color', 1),
+        col('Ready', 0, 'boolean'),
+        col('Age', 0, 'date'),
       ]);
       expect(res.json.columnDefinitions[1].description).toBe(
         'Custom resource definition column (in JSONPath format): .spec.size',
@@ -282,10 +275,7 @@ export function defineReadsContract(getTarget: () => ContractEndpoint): void {
         `/apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldSelector=metadata.name=${crdName}`,
         { headers: { accept: TABLE_V1 } },
       );
-      expect(columnsOf(crds)).toEqual([
-        ['Name', 'string', 'name', 0],
-        ['Created At', 'date', '', 0],
-      ]);
+      expect(columnsOf(crds)).toEqual([col('Name'), col('Created At', 0, 'date')]);
       expect(cellsOf(crds)).toEqual([
         [crdName, expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)],
       ]);
@@ -415,16 +405,7 @@ export function defineReadsContract(getTarget: () => ContractEndpoint): void {
 
   describe('OpenAPI and discovery as kubectl reads them', () => {
     it('serves the groups the clientset knows: batch, autoscaling, networking, policy, rbac, storage', async () => {
-      const ALL = [
-        'create',
-        'delete',
-        'deletecollection',
-        'get',
-        'list',
-        'patch',
-        'update',
-        'watch',
-      ];
+      const ALL = 'create delete deletecollection get list patch update watch'.split(' ');
       // [groupVersion, resource, shortNames, categories, namespaced] as kube-apiserver 1.20 lists them.
       const expected: [string, string, string[] | undefined, string[] | undefined, boolean][] = [
         ['batch/v1', 'jobs', undefined, ['all'], true],

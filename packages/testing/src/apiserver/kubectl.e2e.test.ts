@@ -5,6 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crdBody } from '../../test/contract-helpers.js';
 import { startEnvtest } from '../envtest.js';
 import { startApiServer } from './server.js';
 
@@ -17,43 +18,45 @@ const KUBECTL =
   process.env.KUBETS_KUBECTL ??
   join(process.env.KUBEBUILDER_ASSETS ?? join(homedir(), '.cache/kubets/assets'), 'kubectl-1.34');
 
-const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.kubectl.kubets.test}
-spec:
-  group: kubectl.kubets.test
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wdg]}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        description: A widget for the kubectl tests.
-        properties:
-          spec:
-            type: object
-            description: What the widget should be.
-            properties:
-              size: {type: integer, description: How many parts it has.}
-              color: {type: string}
-              replicas: {type: integer}
-          status:
-            type: object
-            properties:
-              replicas: {type: integer}
-              ready: {type: boolean}
-    subresources:
-      status: {}
-      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
-    additionalPrinterColumns:
-    - {name: Size, type: integer, jsonPath: .spec.size}
-    - {name: Color, type: string, jsonPath: .spec.color, priority: 1}
-    - {name: Ready, type: boolean, jsonPath: .status.ready}
-    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
-`;
+const WIDGET_CRD = JSON.stringify(
+  crdBody(
+    'kubectl.kubets.test',
+    { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wdg'] },
+    {
+      schema: {
+        openAPIV3Schema: {
+          type: 'object',
+          description: 'A widget for the kubectl tests.',
+          properties: {
+            spec: {
+              type: 'object',
+              description: 'What the widget should be.',
+              properties: {
+                size: { type: 'integer', description: 'How many parts it has.' },
+                color: { type: 'string' },
+                replicas: { type: 'integer' },
+              },
+            },
+            status: {
+              type: 'object',
+              properties: { replicas: { type: 'integer' }, ready: { type: 'boolean' } },
+            },
+          },
+        },
+      },
+      subresources: {
+        status: {},
+        scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+      },
+      additionalPrinterColumns: [
+        { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
+        { name: 'Color', type: 'string', jsonPath: '.spec.color', priority: 1 },
+        { name: 'Ready', type: 'boolean', jsonPath: '.status.ready' },
+        { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      ],
+    },
+  ),
+);
 
 const widget = (size: number, color: string) => `apiVersion: kubectl.kubets.test/v1
 kind: Widget
@@ -113,7 +116,7 @@ function defineKubectlSuite(label: string, start: () => Promise<Server>, embedde
       dir = await mkdtemp(join(tmpdir(), 'kubets-kubectl-'));
       server = await start();
       await kubectl('create', 'namespace', namespace);
-      await kubectl('apply', '-f', await manifest('crd.yaml', WIDGET_CRD));
+      await kubectl('apply', '-f', await manifest('crd.json', WIDGET_CRD));
       // The CRD's resource is served once it is established; kubectl sees it through discovery.
       for (let attempt = 0; ; attempt++) {
         try {

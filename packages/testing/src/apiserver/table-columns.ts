@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from './patch.js';
-import { ageOf, objectAt, stringAt } from './table-format.js';
+import { ageOf, containersAndImages, objectAt, stringAt } from './table-format.js';
 
 /** One column of a `meta.k8s.io` Table, as kube-apiserver describes it. */
 export interface TableColumn {
@@ -74,4 +74,54 @@ export function nameOf(obj: JsonObject): string {
 /** The Age cell: how long ago `metadata.creationTimestamp` was, at `now`. */
 export function ageCell(obj: JsonObject, now: number): string {
   return ageOf(objectAt(obj, 'metadata').creationTimestamp, now);
+}
+
+/** What a printer shows after the name, up to the age, and after the age. */
+export interface NamedPrinterOptions {
+  columns: ColumnSpec[];
+  cells: (obj: JsonObject, now: number) => JsonValue[];
+  /** Columns after Age (most at priority 1, shown by `-o wide`). */
+  afterAge?: ColumnSpec[];
+  afterAgeCells?: (obj: JsonObject, now: number) => JsonValue[];
+  /** The name cell, when it is more than `metadata.name`. */
+  name?: (obj: JsonObject) => string;
+}
+
+/** The common printer layout: Name, the resource's own columns, Age, then any after it. */
+export function namedPrinter(options: NamedPrinterOptions): Printer {
+  const name = options.name ?? nameOf;
+  return {
+    columns: columns(NAME, ...options.columns, AGE, ...(options.afterAge ?? [])),
+    row: (obj, now) => ({
+      cells: [
+        name(obj),
+        ...options.cells(obj, now),
+        ageCell(obj, now),
+        ...(options.afterAgeCells?.(obj, now) ?? []),
+      ],
+    }),
+  };
+}
+
+/**
+ * The printer of a workload: Name, its own columns, Age, then at priority 1 its pod template's
+ * containers and images and, when `selector` is given, its selector.
+ */
+export function workloadPrinter(options: {
+  columns: ColumnSpec[];
+  cells: (obj: JsonObject, now: number) => JsonValue[];
+  /** Where the pod template's spec is; default `spec.template.spec`. */
+  podSpecPath?: string;
+  selector?: (obj: JsonObject) => string;
+}): Printer {
+  const { selector } = options;
+  return namedPrinter({
+    columns: options.columns,
+    cells: options.cells,
+    afterAge: [CONTAINERS, IMAGES, ...(selector ? [SELECTOR] : [])],
+    afterAgeCells: (obj) => [
+      ...containersAndImages(objectAt(obj, options.podSpecPath ?? 'spec.template.spec')),
+      ...(selector ? [selector(obj)] : []),
+    ],
+  });
 }

@@ -1,19 +1,8 @@
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
-import {
-  AGE,
-  ageCell,
-  CONTAINERS,
-  columns,
-  IMAGES,
-  NAME,
-  nameOf,
-  type Printer,
-  SELECTOR,
-} from './table-columns.js';
+import { namedPrinter, nameOf, type Printer, workloadPrinter } from './table-columns.js';
 import {
   ageOf,
   arrayAt,
-  containersAndImages,
   formatLabelSelector,
   humanDuration,
   intAt,
@@ -71,20 +60,16 @@ function bindingCells(binding: JsonObject): [string, string, string, string] {
   ];
 }
 
-const bindingPrinter: Printer = {
-  columns: columns(
-    NAME,
-    ['Role', 'string', 'The role it grants.'],
-    AGE,
+const bindingPrinter = namedPrinter({
+  columns: [['Role', 'string', 'The role it grants.']],
+  cells: (binding) => [bindingCells(binding)[0]],
+  afterAge: [
     ['Users', 'string', 'Users it binds.', 1],
     ['Groups', 'string', 'Groups it binds.', 1],
     ['ServiceAccounts', 'string', 'Service accounts it binds.', 1],
-  ),
-  row: (obj, now) => {
-    const [role, users, groups, serviceAccounts] = bindingCells(obj);
-    return { cells: [nameOf(obj), role, ageCell(obj, now), users, groups, serviceAccounts] };
-  },
-};
+  ],
+  afterAgeCells: (binding) => bindingCells(binding).slice(1),
+});
 
 function ingressHosts(ingress: JsonObject): string {
   const rules = arrayAt(objectAt(ingress, 'spec'), 'rules').filter(isObject);
@@ -112,242 +97,180 @@ function hpaTargets(hpa: JsonObject): string {
   return `${typeof current === 'number' ? `${current}%` : '<unknown>'}/${spec.targetCPUUtilizationPercentage}%`;
 }
 
-const volumeAttachmentColumns = columns(
-  NAME,
-  ['Attacher', 'string', 'The driver that attaches the volume.'],
-  ['PV', 'string', 'The persistent volume attached.'],
-  ['Node', 'string', 'The node it is attached to.'],
-  ['Attached', 'boolean', 'Whether the volume is attached.'],
-  AGE,
-).map((c) => (c.name === 'Attacher' ? { ...c, format: 'name' } : c));
+const volumeAttachmentLayout = namedPrinter({
+  columns: [
+    ['Attacher', 'string', 'The driver that attaches the volume.'],
+    ['PV', 'string', 'The persistent volume attached.'],
+    ['Node', 'string', 'The node it is attached to.'],
+    ['Attached', 'boolean', 'Whether the volume is attached.'],
+  ],
+  cells: (obj) => {
+    const spec = objectAt(obj, 'spec');
+    return [
+      stringAt(spec, 'attacher'),
+      stringAt(objectAt(spec, 'source'), 'persistentVolumeName'),
+      stringAt(spec, 'nodeName'),
+      objectAt(obj, 'status').attached === true,
+    ];
+  },
+});
+
+/** 1.20 gives the Attacher column the `name` format too. */
+const volumeAttachmentPrinter: Printer = {
+  ...volumeAttachmentLayout,
+  columns: volumeAttachmentLayout.columns.map((c) =>
+    c.name === 'Attacher' ? { ...c, format: 'name' } : c,
+  ),
+};
 
 /** See the file's comment: printers by `group/resource`. */
 export const groupPrinters: Readonly<Record<string, Printer>> = {
-  'batch/jobs': {
-    columns: columns(
-      NAME,
+  'batch/jobs': workloadPrinter({
+    columns: [
       ['Completions', 'string', 'Succeeded pods of the completions wanted.'],
       ['Duration', 'string', 'How long the job ran.'],
-      AGE,
-      CONTAINERS,
-      IMAGES,
-      SELECTOR,
-    ),
-    row: (job, now) => ({
-      cells: [
-        nameOf(job),
-        jobCompletions(job),
-        jobDuration(job, now),
-        ageCell(job, now),
-        ...containersAndImages(objectAt(job, 'spec.template.spec')),
-        formatLabelSelector(objectAt(job, 'spec').selector),
-      ],
-    }),
-  },
-  'batch/cronjobs': {
-    columns: columns(
-      NAME,
+    ],
+    cells: (job, now) => [jobCompletions(job), jobDuration(job, now)],
+    selector: (job) => formatLabelSelector(objectAt(job, 'spec').selector),
+  }),
+  'batch/cronjobs': workloadPrinter({
+    columns: [
       ['Schedule', 'string', 'The cron schedule.'],
       ['Suspend', 'boolean', 'Whether runs are suspended.'],
       ['Active', 'integer', 'Jobs running now.'],
       ['Last Schedule', 'string', 'When a job was last scheduled.'],
-      AGE,
-      CONTAINERS,
-      IMAGES,
-      SELECTOR,
-    ),
-    row: (cronJob, now) => {
+    ],
+    cells: (cronJob, now) => {
       const spec = objectAt(cronJob, 'spec');
       const status = objectAt(cronJob, 'status');
-      const jobSpec = objectAt(cronJob, 'spec.jobTemplate.spec');
-      return {
-        cells: [
-          nameOf(cronJob),
-          stringAt(spec, 'schedule'),
-          boolText(spec.suspend),
-          arrayAt(status, 'active').length,
-          typeof status.lastScheduleTime === 'string'
-            ? ageOf(status.lastScheduleTime, now)
-            : '<none>',
-          ageCell(cronJob, now),
-          ...containersAndImages(objectAt(jobSpec, 'template.spec')),
-          formatLabelSelector(jobSpec.selector) || '<none>',
-        ],
-      };
+      return [
+        stringAt(spec, 'schedule'),
+        boolText(spec.suspend),
+        arrayAt(status, 'active').length,
+        typeof status.lastScheduleTime === 'string'
+          ? ageOf(status.lastScheduleTime, now)
+          : '<none>',
+      ];
     },
-  },
-  'autoscaling/horizontalpodautoscalers': {
-    columns: columns(
-      NAME,
+    podSpecPath: 'spec.jobTemplate.spec.template.spec',
+    selector: (cronJob) =>
+      formatLabelSelector(objectAt(cronJob, 'spec.jobTemplate.spec').selector) || '<none>',
+  }),
+  'autoscaling/horizontalpodautoscalers': namedPrinter({
+    columns: [
       ['Reference', 'string', 'What it scales.'],
       ['Targets', 'string', 'Current and target metrics.'],
       ['MinPods', 'string', 'The fewest replicas.'],
       ['MaxPods', 'string', 'The most replicas.'],
       ['Replicas', 'string', 'Replicas now.'],
-      AGE,
-    ),
-    row: (hpa, now) => {
+    ],
+    cells: (hpa) => {
       const spec = objectAt(hpa, 'spec');
       const target = objectAt(spec, 'scaleTargetRef');
-      return {
-        cells: [
-          nameOf(hpa),
-          `${stringAt(target, 'kind')}/${stringAt(target, 'name')}`,
-          hpaTargets(hpa),
-          intOrStringText(spec.minReplicas, '<unset>'),
-          intAt(spec, 'maxReplicas'),
-          intAt(objectAt(hpa, 'status'), 'currentReplicas'),
-          ageCell(hpa, now),
-        ],
-      };
+      return [
+        `${stringAt(target, 'kind')}/${stringAt(target, 'name')}`,
+        hpaTargets(hpa),
+        intOrStringText(spec.minReplicas, '<unset>'),
+        intAt(spec, 'maxReplicas'),
+        intAt(objectAt(hpa, 'status'), 'currentReplicas'),
+      ];
     },
-  },
-  'networking.k8s.io/ingresses': {
-    columns: columns(
-      NAME,
+  }),
+  'networking.k8s.io/ingresses': namedPrinter({
+    columns: [
       ['Class', 'string', 'The ingress class.'],
       ['Hosts', 'string', 'Hosts its rules match.'],
       ['Address', 'string', 'Where the load balancer listens.'],
       ['Ports', 'string', 'Ports it serves.'],
-      AGE,
-    ),
-    row: (ingress, now) => {
+    ],
+    cells: (ingress) => {
       const spec = objectAt(ingress, 'spec');
-      return {
-        cells: [
-          nameOf(ingress),
-          stringAt(spec, 'ingressClassName', '<none>'),
-          ingressHosts(ingress),
-          loadBalancerText(objectAt(ingress, 'status')),
-          arrayAt(spec, 'tls').length > 0 ? '80, 443' : '80',
-          ageCell(ingress, now),
-        ],
-      };
+      return [
+        stringAt(spec, 'ingressClassName', '<none>'),
+        ingressHosts(ingress),
+        loadBalancerText(objectAt(ingress, 'status')),
+        arrayAt(spec, 'tls').length > 0 ? '80, 443' : '80',
+      ];
     },
-  },
-  'networking.k8s.io/ingressclasses': {
-    columns: columns(
-      NAME,
+  }),
+  'networking.k8s.io/ingressclasses': namedPrinter({
+    columns: [
       ['Controller', 'string', 'The controller that implements the class.'],
       ['Parameters', 'string', 'Where its parameters are.'],
-      AGE,
-    ),
-    row: (obj, now) => {
+    ],
+    cells: (obj) => {
       const spec = objectAt(obj, 'spec');
       const parameters = objectAt(spec, 'parameters');
-      return {
-        cells: [
-          nameOf(obj),
-          stringAt(spec, 'controller'),
-          isObject(spec.parameters)
-            ? `${stringAt(parameters, 'kind')}/${stringAt(parameters, 'name')}`
-            : '<none>',
-          ageCell(obj, now),
-        ],
-      };
+      return [
+        stringAt(spec, 'controller'),
+        isObject(spec.parameters)
+          ? `${stringAt(parameters, 'kind')}/${stringAt(parameters, 'name')}`
+          : '<none>',
+      ];
     },
-  },
-  'networking.k8s.io/networkpolicies': {
-    columns: columns(NAME, ['Pod-Selector', 'string', 'The pods it applies to.'], AGE),
-    row: (obj, now) => ({
-      cells: [
-        nameOf(obj),
-        formatLabelSelector(objectAt(obj, 'spec').podSelector) || '<none>',
-        ageCell(obj, now),
-      ],
-    }),
-  },
-  'policy/poddisruptionbudgets': {
-    columns: columns(
-      NAME,
+  }),
+  'networking.k8s.io/networkpolicies': namedPrinter({
+    columns: [['Pod-Selector', 'string', 'The pods it applies to.']],
+    cells: (obj) => [formatLabelSelector(objectAt(obj, 'spec').podSelector) || '<none>'],
+  }),
+  'policy/poddisruptionbudgets': namedPrinter({
+    columns: [
       ['Min Available', 'string', 'Pods that must stay available.'],
       ['Max Unavailable', 'string', 'Pods that may be unavailable.'],
       ['Allowed Disruptions', 'integer', 'Disruptions allowed now.'],
-      AGE,
-    ),
-    row: (obj, now) => {
+    ],
+    cells: (obj) => {
       const spec = objectAt(obj, 'spec');
-      return {
-        cells: [
-          nameOf(obj),
-          intOrStringText(spec.minAvailable, 'N/A'),
-          intOrStringText(spec.maxUnavailable, 'N/A'),
-          intAt(objectAt(obj, 'status'), 'disruptionsAllowed'),
-          ageCell(obj, now),
-        ],
-      };
+      return [
+        intOrStringText(spec.minAvailable, 'N/A'),
+        intOrStringText(spec.maxUnavailable, 'N/A'),
+        intAt(objectAt(obj, 'status'), 'disruptionsAllowed'),
+      ];
     },
-  },
+  }),
   'rbac.authorization.k8s.io/rolebindings': bindingPrinter,
   'rbac.authorization.k8s.io/clusterrolebindings': bindingPrinter,
-  'storage.k8s.io/storageclasses': {
-    columns: columns(
-      NAME,
+  'storage.k8s.io/storageclasses': namedPrinter({
+    columns: [
       ['Provisioner', 'string', 'The volume plugin that provisions volumes.'],
       ['ReclaimPolicy', 'string', 'What happens to released volumes.'],
       ['VolumeBindingMode', 'string', 'When volumes are bound.'],
       ['AllowVolumeExpansion', 'string', 'Whether volumes may grow.'],
-      AGE,
-    ),
-    row: (obj, now) => {
+    ],
+    cells: (obj) => [
+      stringAt(obj, 'provisioner'),
+      stringAt(obj, 'reclaimPolicy', 'Delete'),
+      stringAt(obj, 'volumeBindingMode', 'Immediate'),
+      obj.allowVolumeExpansion === true,
+    ],
+    name: (obj) => {
       const annotations = objectAt(obj, 'metadata.annotations');
-      const isDefault =
-        annotations['storageclass.kubernetes.io/is-default-class'] === 'true' ||
-        annotations['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
-      return {
-        cells: [
-          isDefault ? `${nameOf(obj)} (default)` : nameOf(obj),
-          stringAt(obj, 'provisioner'),
-          stringAt(obj, 'reclaimPolicy', 'Delete'),
-          stringAt(obj, 'volumeBindingMode', 'Immediate'),
-          obj.allowVolumeExpansion === true,
-          ageCell(obj, now),
-        ],
-      };
+      const isDefault = [
+        'storageclass.kubernetes.io/is-default-class',
+        'storageclass.beta.kubernetes.io/is-default-class',
+      ].some((key) => annotations[key] === 'true');
+      return isDefault ? `${nameOf(obj)} (default)` : nameOf(obj);
     },
-  },
-  'storage.k8s.io/csidrivers': {
-    columns: columns(
-      NAME,
+  }),
+  'storage.k8s.io/csidrivers': namedPrinter({
+    columns: [
       ['AttachRequired', 'boolean', 'Whether volumes need attaching.'],
       ['PodInfoOnMount', 'boolean', 'Whether mounts get pod information.'],
       ['Modes', 'string', 'Volume lifecycle modes it supports.'],
-      AGE,
-    ),
-    row: (obj, now) => {
+    ],
+    cells: (obj) => {
       const spec = objectAt(obj, 'spec');
       const modes = arrayAt(spec, 'volumeLifecycleModes').map(String);
-      return {
-        cells: [
-          nameOf(obj),
-          spec.attachRequired !== false,
-          spec.podInfoOnMount === true,
-          modes.length > 0 ? modes.join(',') : '<none>',
-          ageCell(obj, now),
-        ],
-      };
+      return [
+        spec.attachRequired !== false,
+        spec.podInfoOnMount === true,
+        modes.length > 0 ? modes.join(',') : '<none>',
+      ];
     },
-  },
-  'storage.k8s.io/csinodes': {
-    columns: columns(NAME, ['Drivers', 'integer', 'CSI drivers on the node.'], AGE),
-    row: (obj, now) => ({
-      cells: [nameOf(obj), arrayAt(objectAt(obj, 'spec'), 'drivers').length, ageCell(obj, now)],
-    }),
-  },
-  'storage.k8s.io/volumeattachments': {
-    columns: volumeAttachmentColumns,
-    row: (obj, now) => {
-      const spec = objectAt(obj, 'spec');
-      return {
-        cells: [
-          nameOf(obj),
-          stringAt(spec, 'attacher'),
-          stringAt(objectAt(spec, 'source'), 'persistentVolumeName'),
-          stringAt(spec, 'nodeName'),
-          objectAt(obj, 'status').attached === true,
-          ageCell(obj, now),
-        ],
-      };
-    },
-  },
+  }),
+  'storage.k8s.io/csinodes': namedPrinter({
+    columns: [['Drivers', 'integer', 'CSI drivers on the node.']],
+    cells: (obj) => [arrayAt(objectAt(obj, 'spec'), 'drivers').length],
+  }),
+  'storage.k8s.io/volumeattachments': volumeAttachmentPrinter,
 };

@@ -2,19 +2,17 @@ import { isObject, type JsonObject, type JsonValue } from './patch.js';
 import {
   AGE,
   ageCell,
-  CONTAINERS,
   columns,
-  IMAGES,
   NAME,
+  namedPrinter,
   nameOf,
   type PrintedRow,
   type Printer,
-  SELECTOR,
+  workloadPrinter,
 } from './table-columns.js';
 import {
   ageOf,
   arrayAt,
-  containersAndImages,
   formatLabelSelector,
   formatLabels,
   intAt,
@@ -320,8 +318,9 @@ function controllerName(obj: JsonObject): string {
   return `${group ? `${kind}.${group}` : kind}/${stringAt(owner, 'name')}`;
 }
 
-function workloadWide(obj: JsonObject): [string, string] {
-  return containersAndImages(objectAt(obj, 'spec.template.spec'));
+/** A workload's `spec.selector` as a selector string (empty when it has none). */
+function specSelector(obj: JsonObject): string {
+  return formatLabelSelector(objectAt(obj, 'spec').selector);
 }
 
 /**
@@ -334,199 +333,130 @@ export const builtinPrinters: Readonly<Record<string, Printer>> = {
   '/services': servicePrinter,
   '/events': eventPrinter,
   'events.k8s.io/events': eventPrinter,
-  '/configmaps': {
-    columns: columns(NAME, ['Data', 'string', 'How many keys it holds.'], AGE),
-    row: (obj, now) => ({
-      cells: [
-        nameOf(obj),
-        Object.keys(objectAt(obj, 'data')).length + Object.keys(objectAt(obj, 'binaryData')).length,
-        ageCell(obj, now),
-      ],
-    }),
-  },
-  '/secrets': {
-    columns: columns(
-      NAME,
+  '/configmaps': namedPrinter({
+    columns: [['Data', 'string', 'How many keys it holds.']],
+    cells: (obj) => [
+      Object.keys(objectAt(obj, 'data')).length + Object.keys(objectAt(obj, 'binaryData')).length,
+    ],
+  }),
+  '/secrets': namedPrinter({
+    columns: [
       ['Type', 'string', 'The secret’s type.'],
       ['Data', 'string', 'How many keys it holds.'],
-      AGE,
-    ),
-    row: (obj, now) => ({
-      cells: [
-        nameOf(obj),
-        stringAt(obj, 'type'),
-        Object.keys(objectAt(obj, 'data')).length,
-        ageCell(obj, now),
-      ],
-    }),
-  },
-  '/serviceaccounts': {
-    columns: columns(NAME, ['Secrets', 'string', 'How many secrets it may use.'], AGE),
-    row: (obj, now) => ({
-      cells: [nameOf(obj), arrayAt(obj, 'secrets').length, ageCell(obj, now)],
-    }),
-  },
-  '/namespaces': {
-    columns: columns(NAME, ['Status', 'string', 'Active or Terminating.'], AGE),
-    row: (obj, now) => ({
-      cells: [nameOf(obj), stringAt(objectAt(obj, 'status'), 'phase'), ageCell(obj, now)],
-    }),
-  },
-  '/endpoints': {
-    columns: columns(NAME, ['Endpoints', 'string', 'The first addresses and ports.'], AGE),
-    row: (obj, now) => ({ cells: [nameOf(obj), endpointsText(obj), ageCell(obj, now)] }),
-  },
-  '/nodes': {
-    columns: columns(
-      NAME,
+    ],
+    cells: (obj) => [stringAt(obj, 'type'), Object.keys(objectAt(obj, 'data')).length],
+  }),
+  '/serviceaccounts': namedPrinter({
+    columns: [['Secrets', 'string', 'How many secrets it may use.']],
+    cells: (obj) => [arrayAt(obj, 'secrets').length],
+  }),
+  '/namespaces': namedPrinter({
+    columns: [['Status', 'string', 'Active or Terminating.']],
+    cells: (obj) => [stringAt(objectAt(obj, 'status'), 'phase')],
+  }),
+  '/endpoints': namedPrinter({
+    columns: [['Endpoints', 'string', 'The first addresses and ports.']],
+    cells: (obj) => [endpointsText(obj)],
+  }),
+  '/nodes': namedPrinter({
+    columns: [
       ['Status', 'string', 'Whether the node is ready.'],
       ['Roles', 'string', 'The node’s roles, from its labels.'],
-      AGE,
+    ],
+    cells: (node) => [nodeStatus(node), nodeRoles(node)],
+    afterAge: [
       ['Version', 'string', 'The kubelet’s version.'],
       ['Internal-IP', 'string', 'The node’s internal address.', 1],
       ['External-IP', 'string', 'The node’s external address.', 1],
       ['OS-Image', 'string', 'The node’s operating system.', 1],
       ['Kernel-Version', 'string', 'The node’s kernel.', 1],
       ['Container-Runtime', 'string', 'The node’s container runtime.', 1],
-    ),
-    row: (node, now) => {
+    ],
+    afterAgeCells: (node) => {
       const info = objectAt(node, 'status.nodeInfo');
-      return {
-        cells: [
-          nameOf(node),
-          nodeStatus(node),
-          nodeRoles(node),
-          ageCell(node, now),
-          stringAt(info, 'kubeletVersion'),
-          nodeAddress(node, 'InternalIP'),
-          nodeAddress(node, 'ExternalIP'),
-          stringAt(info, 'osImage', '<unknown>'),
-          stringAt(info, 'kernelVersion', '<unknown>'),
-          stringAt(info, 'containerRuntimeVersion', '<unknown>'),
-        ],
-      };
+      return [
+        stringAt(info, 'kubeletVersion'),
+        nodeAddress(node, 'InternalIP'),
+        nodeAddress(node, 'ExternalIP'),
+        ...['osImage', 'kernelVersion', 'containerRuntimeVersion'].map((key) =>
+          stringAt(info, key, '<unknown>'),
+        ),
+      ];
     },
-  },
-  'apps/deployments': {
-    columns: columns(
-      NAME,
+  }),
+  'apps/deployments': workloadPrinter({
+    columns: [
       ['Ready', 'string', 'Ready replicas of the desired ones.'],
       ['Up-to-date', 'string', 'Replicas running the current template.'],
       ['Available', 'string', 'Replicas available to users.'],
-      AGE,
-      CONTAINERS,
-      IMAGES,
-      SELECTOR,
-    ),
-    row: (obj, now) => {
-      const spec = objectAt(obj, 'spec');
+    ],
+    cells: (obj) => {
       const status = objectAt(obj, 'status');
-      return {
-        cells: [
-          nameOf(obj),
-          `${intAt(status, 'readyReplicas')}/${intAt(spec, 'replicas')}`,
-          intAt(status, 'updatedReplicas'),
-          intAt(status, 'availableReplicas'),
-          ageCell(obj, now),
-          ...workloadWide(obj),
-          formatLabelSelector(spec.selector),
-        ],
-      };
+      return [
+        `${intAt(status, 'readyReplicas')}/${intAt(objectAt(obj, 'spec'), 'replicas')}`,
+        intAt(status, 'updatedReplicas'),
+        intAt(status, 'availableReplicas'),
+      ];
     },
-  },
-  'apps/replicasets': {
-    columns: columns(
-      NAME,
+    selector: specSelector,
+  }),
+  'apps/replicasets': workloadPrinter({
+    columns: [
       ['Desired', 'integer', 'Replicas wanted.'],
       ['Current', 'integer', 'Replicas created.'],
       ['Ready', 'integer', 'Replicas ready.'],
-      AGE,
-      CONTAINERS,
-      IMAGES,
-      SELECTOR,
-    ),
-    row: (obj, now) => {
-      const spec = objectAt(obj, 'spec');
+    ],
+    cells: (obj) => {
       const status = objectAt(obj, 'status');
-      return {
-        cells: [
-          nameOf(obj),
-          intAt(spec, 'replicas'),
-          intAt(status, 'replicas'),
-          intAt(status, 'readyReplicas'),
-          ageCell(obj, now),
-          ...workloadWide(obj),
-          formatLabelSelector(spec.selector),
-        ],
-      };
+      return [
+        intAt(objectAt(obj, 'spec'), 'replicas'),
+        intAt(status, 'replicas'),
+        intAt(status, 'readyReplicas'),
+      ];
     },
-  },
-  'apps/statefulsets': {
-    columns: columns(
-      NAME,
-      ['Ready', 'string', 'Ready replicas of the desired ones.'],
-      AGE,
-      CONTAINERS,
-      IMAGES,
-    ),
-    row: (obj, now) => ({
-      cells: [
-        nameOf(obj),
-        `${intAt(objectAt(obj, 'status'), 'readyReplicas')}/${intAt(objectAt(obj, 'spec'), 'replicas')}`,
-        ageCell(obj, now),
-        ...workloadWide(obj),
-      ],
-    }),
-  },
-  'apps/daemonsets': {
-    columns: columns(
-      NAME,
+    selector: specSelector,
+  }),
+  'apps/statefulsets': workloadPrinter({
+    columns: [['Ready', 'string', 'Ready replicas of the desired ones.']],
+    cells: (obj) => [
+      `${intAt(objectAt(obj, 'status'), 'readyReplicas')}/${intAt(objectAt(obj, 'spec'), 'replicas')}`,
+    ],
+  }),
+  'apps/daemonsets': workloadPrinter({
+    columns: [
       ['Desired', 'integer', 'Nodes that should run the pod.'],
       ['Current', 'integer', 'Nodes that run it.'],
       ['Ready', 'integer', 'Nodes where it is ready.'],
       ['Up-to-date', 'integer', 'Nodes running the current template.'],
       ['Available', 'integer', 'Nodes where it is available.'],
       ['Node Selector', 'string', 'The nodes it may run on.'],
-      AGE,
-      CONTAINERS,
-      IMAGES,
-      SELECTOR,
-    ),
-    row: (obj, now) => {
+    ],
+    cells: (obj) => {
       const status = objectAt(obj, 'status');
-      return {
-        cells: [
-          nameOf(obj),
-          intAt(status, 'desiredNumberScheduled'),
-          intAt(status, 'currentNumberScheduled'),
-          intAt(status, 'numberReady'),
-          intAt(status, 'updatedNumberScheduled'),
-          intAt(status, 'numberAvailable'),
-          formatLabels(objectAt(obj, 'spec.template.spec').nodeSelector),
-          ageCell(obj, now),
-          ...workloadWide(obj),
-          formatLabelSelector(objectAt(obj, 'spec').selector),
-        ],
-      };
+      return [
+        ...[
+          'desiredNumberScheduled',
+          'currentNumberScheduled',
+          'numberReady',
+          'updatedNumberScheduled',
+          'numberAvailable',
+        ].map((key) => intAt(status, key)),
+        formatLabels(objectAt(obj, 'spec.template.spec').nodeSelector),
+      ];
     },
-  },
-  'apps/controllerrevisions': {
-    columns: columns(
-      NAME,
+    selector: specSelector,
+  }),
+  'apps/controllerrevisions': namedPrinter({
+    columns: [
       ['Controller', 'string', 'The object that owns the revision.'],
       ['Revision', 'string', 'The revision number.'],
-      AGE,
-    ),
-    row: (obj, now) => ({
-      cells: [nameOf(obj), controllerName(obj), intAt(obj, 'revision'), ageCell(obj, now)],
-    }),
-  },
-  'coordination.k8s.io/leases': {
-    columns: columns(NAME, ['Holder', 'string', 'Who holds the lease.'], AGE),
-    row: (obj, now) => ({
-      cells: [nameOf(obj), stringAt(objectAt(obj, 'spec'), 'holderIdentity'), ageCell(obj, now)],
-    }),
-  },
+    ],
+    cells: (obj) => [controllerName(obj), intAt(obj, 'revision')],
+  }),
+  'coordination.k8s.io/leases': namedPrinter({
+    columns: [['Holder', 'string', 'Who holds the lease.']],
+    cells: (obj) => [stringAt(objectAt(obj, 'spec'), 'holderIdentity')],
+  }),
 };
 
 /** Resources without a printer of their own: the name and the creation time (RFC 3339). */
