@@ -107,7 +107,11 @@ export interface RawWatch {
 }
 
 /** Opens a watch (the path should carry `watch=true`); resolves once headers arrived. */
-export function rawWatch(endpoint: ContractEndpoint, path: string): Promise<RawWatch> {
+export function rawWatch(
+  endpoint: ContractEndpoint,
+  path: string,
+  options: RawRequestOptions = {},
+): Promise<RawWatch> {
   return new Promise((resolve, reject) => {
     const queue: (RawWatchEvent | 'closed')[] = [];
     const waiters: ((value: RawWatchEvent | 'closed') => void)[] = [];
@@ -121,7 +125,7 @@ export function rawWatch(endpoint: ContractEndpoint, path: string): Promise<RawW
       if (waiter) waiter(value);
       else queue.push(value);
     };
-    const req = send(endpoint, 'GET', path, {}, (res) => {
+    const req = send(endpoint, 'GET', path, options, (res) => {
       let buffer = '';
       let closed = false;
       const finish = (): void => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ContractEndpoint, RawResponse } from './contract-client.js';
+import { type ContractEndpoint, type RawResponse, rawWatch } from './contract-client.js';
 import { contractCalls, crdBody, expectFailure, suffix } from './contract-helpers.js';
 import { bytesField, mapEntry, messageField, protobufBody } from './protobuf-encode.js';
 
@@ -248,6 +248,45 @@ export function defineReadsContract(getTarget: () => ContractEndpoint): void {
       const fallback = await call('GET', path, { headers: { accept: `${v2},application/json` } });
       expect(fallback.status).toBe(200);
       expect(fallback.json.kind).toBe('ConfigMapList');
+    });
+
+    it('watches as Tables of one row, the first with the columns, the later ones without', async () => {
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      const first = await create(path, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'watch-a' },
+      });
+      const watch = await rawWatch(
+        getTarget(),
+        `${path}?watch=true&resourceVersion=${first.json.metadata.resourceVersion}`,
+        { headers: { accept: KUBECTL_GET_ACCEPT } },
+      );
+      try {
+        expect(watch.status).toBe(200);
+        await create(path, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'watch-b' },
+          data: { k: 'v' },
+        });
+        await create(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watch-c' } });
+        const events = await watch.take(2, 30_000);
+        expect(events.map((e) => e.type)).toEqual(['ADDED', 'ADDED']);
+        expect(events[0]?.object).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
+        expect(events[0]?.object.columnDefinitions.map((c: { name: string }) => c.name)).toEqual([
+          'Name',
+          'Data',
+          'Age',
+        ]);
+        expect(events[0]?.object.rows.map((r: { cells: unknown[] }) => r.cells)).toEqual([
+          ['watch-b', 1, expect.stringMatching(AGE)],
+        ]);
+        expect(events[1]?.object.columnDefinitions).toBeNull();
+        expect(events[1]?.object.rows[0].cells[0]).toBe('watch-c');
+      } finally {
+        watch.close();
+      }
     });
 
     it('prints a custom resource’s additionalPrinterColumns after its name, and CRDs by creation time', async () => {

@@ -156,17 +156,18 @@ export class ApiHandler {
       dryRun: query.getAll('dryRun').includes('All'),
     };
 
-    if (route.watchPath || (method === 'GET' && isWatchQuery(query))) {
-      if (method !== 'GET') throw methodNotAllowed(method, def.kind);
-      serveWatch(state, ctx, target, route.name);
-      return;
-    }
+    const watch = route.watchPath || (method === 'GET' && isWatchQuery(query));
     if (method === 'GET' && route.subresource === undefined) {
       const table = negotiateTable(req.headers.accept);
       if (table) {
-        serveTable(state, ctx, target, route.name, table);
+        serveTable(state, ctx, target, route.name, table, watch);
         return;
       }
+    }
+    if (watch) {
+      if (method !== 'GET') throw methodNotAllowed(method, def.kind);
+      serveWatch(state, ctx, target, route.name);
+      return;
     }
     if (route.subresource === 'log') {
       if (method !== 'GET') throw methodNotAllowed(method, 'PodLogOptions');

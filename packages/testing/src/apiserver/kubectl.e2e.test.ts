@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
@@ -182,6 +182,48 @@ function defineKubectlSuite(label: string, start: () => Promise<Server>, embedde
         ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE'],
         ['p1', '0/1', 'Pending', '0', expect.stringMatching(/^\d+[smhd]/)],
       ]);
+    });
+
+    it('watches configmaps with the server’s columns (get -w)', async () => {
+      const child = spawn(
+        KUBECTL,
+        ['--kubeconfig', server.kubeconfigPath, '--cache-dir', join(dir, 'cache')].concat([
+          '-n',
+          namespace,
+          'get',
+          'configmaps',
+          '-w',
+          '-l',
+          'watched=yes',
+        ]),
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let out = '';
+      const seen = (pattern: RegExp): Promise<void> =>
+        new Promise((resolve, reject) => {
+          const check = (): void => {
+            if (pattern.test(out)) resolve();
+          };
+          child.stdout.on('data', (chunk: Buffer) => {
+            out += chunk.toString('utf8');
+            check();
+          });
+          child.on('exit', () => reject(new Error(`kubectl get -w ended early: ${out}`)));
+          check();
+        });
+      try {
+        await ns('create', 'configmap', 'watched', '--from-literal=a=b');
+        await ns('label', 'configmap', 'watched', 'watched=yes');
+        await seen(/^watched\s+1\s+\d+[smhd]/m);
+        expect(
+          out
+            .split('\n')[0]
+            ?.split(/ {2,}/)
+            .map((c) => c.trim()),
+        ).toEqual(['NAME', 'DATA', 'AGE']);
+      } finally {
+        child.kill();
+      }
     });
 
     it('applies a custom resource client-side, then server-side, and prints its columns', async () => {

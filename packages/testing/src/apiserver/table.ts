@@ -213,3 +213,31 @@ export function buildTable(
   });
   return `{"kind":"Table","apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"columnDefinitions":${JSON.stringify(printer.columns)},"rows":[${rows.join(',')}]}`;
 }
+
+/**
+ * Renders watch events' objects as Tables of one row, as kube-apiserver does for
+ * `kubectl get -w`: the first carries the column definitions, the later ones `null`.
+ */
+export function tableEventRenderer(
+  printer: Printer,
+  options: {
+    version: TableVersion;
+    include: IncludeObject;
+    now: () => number;
+    render: (entry: Entry) => string;
+  },
+): (entry: Entry) => string {
+  let first = true;
+  return (entry) => {
+    const meta = { resourceVersion: String(entry.rv) };
+    const table = buildTable(printer, [entry], { ...options, meta, now: options.now() });
+    if (first) {
+      first = false;
+      return table;
+    }
+    return table.replace(
+      `"columnDefinitions":${JSON.stringify(printer.columns)}`,
+      '"columnDefinitions":null',
+    );
+  };
+}
