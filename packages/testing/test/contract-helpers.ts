@@ -70,3 +70,25 @@ export function expectFailure(
   expect(res.status).toBe(code);
   expect(res.json).toMatchObject({ kind: 'Status', status: 'Failure', code, ...expected });
 }
+
+/**
+ * A namespaced apiextensions.k8s.io/v1 CRD named `<plural>.<group>` serving `v1` (stored), with
+ * `version`'s fields (schema, subresources, printer columns) merged into that version.
+ */
+export function crdBody(
+  group: string,
+  names: { plural: string; singular: string; kind: string; shortNames?: string[] },
+  version: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${names.plural}.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names,
+      versions: [{ name: 'v1', served: true, storage: true, ...version }],
+    },
+  };
+}

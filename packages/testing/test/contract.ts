@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type ContractEndpoint, type RawResponse, rawWatch } from './contract-client.js';
 import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
 import { defineLifecycleContract } from './contract-lifecycle.js';
+import { defineReadsContract } from './contract-reads.js';
 import { defineValidationContract } from './contract-validation.js';
 
 /**
@@ -42,6 +43,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   const { call, create, newNamespace, eventually } = contractCalls(getTarget);
   defineLifecycleContract(getTarget);
   describe('built-in object validation', () => defineValidationContract(getTarget));
+  describe('reads as kubectl makes them', () => defineReadsContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',

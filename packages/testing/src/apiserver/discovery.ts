@@ -1,12 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { sendJson, sendText404 } from './http.js';
-import {
-  apiGroupDocument,
-  apiResourceList,
-  openApiV3GroupVersion,
-  openApiV3Root,
-  type ResourceRegistry,
-} from './resources.js';
+import { apiGroupDocument, apiResourceList, type ResourceRegistry } from './resources.js';
 
 const VERSION = {
   major: '1',
@@ -22,7 +16,7 @@ const VERSION = {
 
 /**
  * Answers the fixed-path endpoints: `/version`, the health checks, `/api`, `/apis`,
- * `/api/v1` and OpenAPI v3. Returns false when `path` is none of them.
+ * `/api/v1` (OpenAPI is `routes-openapi.ts`). Returns false when `path` is none of them.
  */
 export function serveDiscovery(
   res: ServerResponse,
@@ -67,17 +61,6 @@ export function serveDiscovery(
     case '/api/v1':
       sendApiResourceList(res, registry, '', 'v1');
       return true;
-    case '/openapi/v3':
-      sendJson(res, 200, JSON.stringify(openApiV3Root(registry, String(registryHash(registry)))));
-      return true;
-  }
-  if (path.startsWith('/openapi/v3/')) {
-    const parts = path.slice('/openapi/v3/'.length).split('/');
-    const [group, version] = parts[0] === 'api' ? ['', parts[1]] : [parts[1] ?? '', parts[2]];
-    if (version !== undefined && registry.hasGroupVersion(group, version)) {
-      sendJson(res, 200, JSON.stringify(openApiV3GroupVersion(registry, group, version)));
-      return true;
-    }
   }
   return false;
 }
@@ -107,18 +90,4 @@ export function sendApiResourceList(
   version: string,
 ): void {
   sendJson(res, 200, JSON.stringify(apiResourceList(registry, group, version)));
-}
-
-/** Changes whenever the set of served resources does (CRDs), for OpenAPI cache keys. */
-function registryHash(registry: ResourceRegistry): number {
-  let hash = 0;
-  for (const group of ['', ...registry.groups()]) {
-    for (const version of registry.versionsOf(group)) {
-      for (const d of registry.resourcesOf(group, version)) {
-        for (const ch of `${group}/${version}/${d.resource}`)
-          hash = (hash * 31 + ch.charCodeAt(0)) | 0;
-      }
-    }
-  }
-  return hash >>> 0;
 }

@@ -13,9 +13,12 @@ import {
 import type { ResourceDefinition } from './resources.js';
 import { serveWatch } from './routes-list-watch.js';
 import { serveCollection, serveObject, type WriteParams } from './routes-objects.js';
+import { serveOpenApi } from './routes-openapi.js';
 import { serveScale } from './routes-scale.js';
+import { serveTable } from './routes-table.js';
 import type { ServerState } from './server-state.js';
 import { ApiError, failure, internalError, methodNotAllowed, pathNotFound } from './status.js';
+import { negotiateTable } from './table.js';
 import type { Target } from './target.js';
 
 interface Route {
@@ -68,6 +71,7 @@ export class ApiHandler {
   #route(ctx: RequestContext, path: string): void {
     const { res } = ctx;
     const registry = this.#state.storage.registry;
+    if (serveOpenApi(this.#state, res, path)) return;
     if (serveDiscovery(res, registry, this.#state.port, path)) return;
     const segments = path.split('/').slice(1);
     if (segments[0] === 'api' && segments[1] === 'v1' && segments.length > 2) {
@@ -125,7 +129,7 @@ export class ApiHandler {
     if (subresource !== undefined) {
       const known =
         (subresource === 'status' && definition.status) ||
-        (subresource === 'scale' && definition.scale && !definition.custom) ||
+        (subresource === 'scale' && definition.scale) ||
         (subresource === 'log' && definition.log && name !== undefined) ||
         (subresource === 'finalize' && definition.resource === 'namespaces');
       if (!known) throw pathNotFound();
@@ -152,7 +156,15 @@ export class ApiHandler {
       dryRun: query.getAll('dryRun').includes('All'),
     };
 
-    if (route.watchPath || (method === 'GET' && isWatchQuery(query))) {
+    const watch = route.watchPath || (method === 'GET' && isWatchQuery(query));
+    if (method === 'GET' && route.subresource === undefined) {
+      const table = negotiateTable(req.headers.accept);
+      if (table) {
+        serveTable(state, ctx, target, route.name, table, watch);
+        return;
+      }
+    }
+    if (watch) {
       if (method !== 'GET') throw methodNotAllowed(method, def.kind);
       serveWatch(state, ctx, target, route.name);
       return;

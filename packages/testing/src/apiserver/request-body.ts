@@ -2,6 +2,7 @@ import { parse as parseYaml } from 'yaml';
 import { rememberRawBody } from './go-decode.js';
 import type { RequestContext } from './http.js';
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
+import { decodeProtobufObject } from './protobuf.js';
 import type { ResourceDefinition } from './resources.js';
 import { ApiError, badRequest, failure, unsupportedMediaType } from './status.js';
 import type { PatchType, TypedPatch } from './target.js';
@@ -36,6 +37,10 @@ function parseJson(ctx: RequestContext, kind: string): JsonValue {
 /** The object of a POST or PUT (JSON or YAML). */
 export function parseObjectBody(ctx: RequestContext, def: ResourceDefinition): JsonObject {
   const contentType = contentTypeOf(ctx, 'application/json');
+  // Typed Go clients (kubectl's `create configmap`, …) send built-in kinds as protobuf.
+  if (contentType === 'application/vnd.kubernetes.protobuf') {
+    return decodeProtobufObject(ctx.body, def);
+  }
   if (
     contentType !== 'application/json' &&
     contentType !== 'application/yaml' &&

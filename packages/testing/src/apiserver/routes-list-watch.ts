@@ -80,6 +80,7 @@ export function serveWatch(
   ctx: RequestContext,
   target: Target,
   name: string | undefined,
+  render?: (entry: Entry) => string,
 ): void {
   const { query, res } = ctx;
   const def = target.definition;
@@ -142,6 +143,7 @@ export function serveWatch(
       timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
     faults: state.faults,
     currentRv: () => state.storage.rv,
+    render,
     onClose: (s) => {
       state.streams.delete(s);
       store.removeWatcher(s);

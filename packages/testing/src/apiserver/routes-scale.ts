@@ -1,12 +1,54 @@
+import { crdVersion } from './crd-lookup.js';
 import { type RequestContext, sendJson } from './http.js';
 import type { Entry } from './object-entry.js';
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
 import { parseObjectBody, parsePatch } from './request-body.js';
 import type { ServerState } from './server-state.js';
-import { badRequest, methodNotAllowed } from './status.js';
+import { ApiError, badRequest, failure, methodNotAllowed, pathNotFound } from './status.js';
+import { formatLabelSelector } from './table-format.js';
 import type { Target } from './target.js';
 
-/** The scale subresource: GET, PUT or PATCH a `Scale` that reads and writes spec.replicas. */
+/**
+ * Where a resource keeps what its Scale shows: the built-in workloads' `spec.replicas`,
+ * `status.replicas` and `spec.selector`, or a CRD's `subresources.scale` paths.
+ */
+interface ScalePaths {
+  specReplicas: string;
+  statusReplicas: string;
+  /** A CRD's path to a selector string; undefined for built-ins (they format `spec.selector`). */
+  labelSelector: string | undefined;
+}
+
+const BUILTIN_PATHS: ScalePaths = {
+  specReplicas: '.spec.replicas',
+  statusReplicas: '.status.replicas',
+  labelSelector: undefined,
+};
+
+function scalePaths(state: ServerState, target: Target): ScalePaths {
+  if (!target.definition.custom) return BUILTIN_PATHS;
+  const subresources = crdVersion(state, target.definition, target.version)?.subresources;
+  const scale = isObject(subresources) ? subresources.scale : undefined;
+  if (!isObject(scale) || typeof scale.specReplicasPath !== 'string') throw pathNotFound();
+  return {
+    specReplicas: scale.specReplicasPath,
+    statusReplicas: typeof scale.statusReplicasPath === 'string' ? scale.statusReplicasPath : '',
+    labelSelector:
+      typeof scale.labelSelectorPath === 'string' ? scale.labelSelectorPath : undefined,
+  };
+}
+
+function stepsOf(path: string): string[] {
+  return path.split('.').filter((step) => step !== '');
+}
+
+function valueAt(obj: JsonObject, path: string): JsonValue | undefined {
+  let at: JsonValue | undefined = obj;
+  for (const step of stepsOf(path)) at = isObject(at) ? at[step] : undefined;
+  return at;
+}
+
+/** The scale subresource: GET, PUT or PATCH an autoscaling/v1 `Scale` over the replica paths. */
 export function serveScale(
   state: ServerState,
   ctx: RequestContext,
@@ -16,17 +58,16 @@ export function serveScale(
   dryRun: boolean,
 ): void {
   const { req, res } = ctx;
+  const paths = scalePaths(state, target);
   const render = (entry: Entry): string => {
     const obj = entry.obj;
     const md = isObject(obj.metadata) ? obj.metadata : {};
-    const spec = isObject(obj.spec) ? obj.spec : {};
-    const status = isObject(obj.status) ? obj.status : {};
+    const replicas = valueAt(obj, paths.specReplicas);
+    const statusReplicas = valueAt(obj, paths.statusReplicas);
     const selector =
-      isObject(spec.selector) && isObject(spec.selector.matchLabels)
-        ? Object.entries(spec.selector.matchLabels)
-            .map(([k, v]) => `${k}=${String(v)}`)
-            .join(',')
-        : '';
+      paths.labelSelector === undefined
+        ? formatLabelSelector(valueAt(obj, '.spec.selector'))
+        : valueAt(obj, paths.labelSelector);
     return JSON.stringify({
       kind: 'Scale',
       apiVersion: 'autoscaling/v1',
@@ -37,8 +78,11 @@ export function serveScale(
         resourceVersion: md.resourceVersion,
         creationTimestamp: md.creationTimestamp,
       },
-      spec: { replicas: spec.replicas ?? 0 },
-      status: { replicas: status.replicas ?? 0, ...(selector ? { selector } : {}) },
+      spec: { replicas: typeof replicas === 'number' ? replicas : 0 },
+      status: {
+        replicas: typeof statusReplicas === 'number' ? statusReplicas : 0,
+        ...(typeof selector === 'string' && selector !== '' ? { selector } : {}),
+      },
     });
   };
   const current = state.storage.get(target, name);
@@ -56,14 +100,30 @@ export function serveScale(
   if (!isObject(scale) || !isObject(scale.spec) || typeof scale.spec.replicas !== 'number') {
     throw badRequest('the Scale must set spec.replicas');
   }
+  const replicas = scale.spec.replicas;
+  if (target.definition.custom && replicas < 0) {
+    throw negativeReplicas(target, name, paths.specReplicas, replicas);
+  }
   const rv = isObject(scale.metadata) ? scale.metadata.resourceVersion : undefined;
   if (typeof rv === 'string' && rv !== '' && rv !== String(current.rv)) {
     throw state.storage.conflictFor(target, name);
   }
-  const setReplicas = {
-    type: 'merge',
-    patch: { spec: { replicas: scale.spec.replicas } },
-  } as const;
-  const entry = state.storage.patch(target, name, setReplicas, { manager, dryRun });
+  let patch: JsonValue = replicas;
+  for (const step of stepsOf(paths.specReplicas).reverse()) patch = { [step]: patch };
+  const entry = state.storage.patch(target, name, { type: 'merge', patch }, { manager, dryRun });
   sendJson(res, 200, render(entry));
+}
+
+/** The 422 kube-apiserver answers for a negative replica count on a custom resource's Scale. */
+function negativeReplicas(target: Target, name: string, field: string, value: number): ApiError {
+  const def = target.definition;
+  const message = `Invalid value: ${value}: should be a non-negative integer`;
+  return new ApiError(
+    failure(422, 'Invalid', `${def.kind}.${def.group} "${name}" is invalid: ${field}: ${message}`, {
+      name,
+      group: def.group,
+      kind: def.kind,
+      causes: [{ reason: 'FieldValueInvalid', message, field }],
+    }),
+  );
 }

@@ -27,6 +27,8 @@ export interface WatchStreamOptions {
   /** The server's current resourceVersion, for bookmarks. */
   readonly currentRv: () => number;
   readonly onClose: (stream: WatchStream) => void;
+  /** Renders each event's object instead of `view` (Table rows for `kubectl get -w`); not shared. */
+  readonly render?: ((entry: Entry) => string) | undefined;
 }
 
 /**
@@ -85,9 +87,10 @@ export class WatchStream implements EventSink {
   /** Writes ADDED for an entry (initial state). */
   added(entry: Entry): void {
     if (!this.#matches(entry.obj)) return;
-    this.write(
-      `{"type":"ADDED","object":${renderObject(entry, this.#apiVersion, this.#options.view)}}\n`,
-    );
+    const object = this.#options.render
+      ? this.#options.render(entry)
+      : renderObject(entry, this.#apiVersion, this.#options.view);
+    this.write(`{"type":"ADDED","object":${object}}\n`);
   }
 
   /** Fans an event out to this stream, turned into ADDED/DELETED where selection changes. */
@@ -115,6 +118,10 @@ export class WatchStream implements EventSink {
   }
 
   #line(event: StoredEvent, type: string, variant: 'cur' | 'prev'): string {
+    if (this.#options.render) {
+      const entry = variant === 'prev' && event.prev ? withRv(event.prev, event.rv) : event.object;
+      return `{"type":"${type}","object":${this.#options.render(entry)}}\n`;
+    }
     const key = `${type}|${variant}|${this.#options.view}|${this.#apiVersion}`;
     event.lines ??= new Map();
     let line = event.lines.get(key);

@@ -1,0 +1,127 @@
+import type { JsonObject, JsonValue } from './patch.js';
+import { ageOf, containersAndImages, objectAt, stringAt } from './table-format.js';
+
+/** One column of a `meta.k8s.io` Table, as kube-apiserver describes it. */
+export interface TableColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly format: string;
+  readonly description: string;
+  /** 0: always shown; 1: shown by `kubectl get -o wide`. */
+  readonly priority: number;
+}
+
+/** A row condition (pods that completed carry one). */
+export interface RowCondition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+/** What a printer makes of one object: its cells, and conditions when it has any. */
+export interface PrintedRow {
+  cells: JsonValue[];
+  conditions?: RowCondition[];
+}
+
+/** The columns of a resource and how to fill them from an object at a point in time. */
+export interface Printer {
+  readonly columns: readonly TableColumn[];
+  row(obj: JsonObject, now: number): PrintedRow;
+}
+
+/** Column data: name, type, priority (0 unless given), and whether it is the object's name. */
+export type ColumnSpec = readonly [
+  name: string,
+  type: string,
+  description: string,
+  priority?: 0 | 1,
+];
+
+/** The object's name, the first column of nearly every printer. */
+export const NAME: ColumnSpec = ['Name', 'string', 'The name of the object.'];
+/** The object's age. */
+export const AGE: ColumnSpec = ['Age', 'string', 'How long ago the object was created.'];
+/** A workload template's container names (`-o wide`). */
+export const CONTAINERS: ColumnSpec = [
+  'Containers',
+  'string',
+  'Names of the template’s containers.',
+  1,
+];
+/** A workload template's images (`-o wide`). */
+export const IMAGES: ColumnSpec = ['Images', 'string', 'Images of the template’s containers.', 1];
+/** A workload's label selector (`-o wide`). */
+export const SELECTOR: ColumnSpec = ['Selector', 'string', 'The label selector of the pods.', 1];
+
+/** Column definitions from column data; `Name` gets the `name` format. */
+export function columns(...specs: ColumnSpec[]): TableColumn[] {
+  return specs.map(([name, type, description, priority]) => ({
+    name,
+    type,
+    format: name === 'Name' ? 'name' : '',
+    description,
+    priority: priority ?? 0,
+  }));
+}
+
+/** `metadata.name`. */
+export function nameOf(obj: JsonObject): string {
+  return stringAt(objectAt(obj, 'metadata'), 'name');
+}
+
+/** The Age cell: how long ago `metadata.creationTimestamp` was, at `now`. */
+export function ageCell(obj: JsonObject, now: number): string {
+  return ageOf(objectAt(obj, 'metadata').creationTimestamp, now);
+}
+
+/** What a printer shows after the name, up to the age, and after the age. */
+export interface NamedPrinterOptions {
+  columns: ColumnSpec[];
+  cells: (obj: JsonObject, now: number) => JsonValue[];
+  /** Columns after Age (most at priority 1, shown by `-o wide`). */
+  afterAge?: ColumnSpec[];
+  afterAgeCells?: (obj: JsonObject, now: number) => JsonValue[];
+  /** The name cell, when it is more than `metadata.name`. */
+  name?: (obj: JsonObject) => string;
+}
+
+/** The common printer layout: Name, the resource's own columns, Age, then any after it. */
+export function namedPrinter(options: NamedPrinterOptions): Printer {
+  const name = options.name ?? nameOf;
+  return {
+    columns: columns(NAME, ...options.columns, AGE, ...(options.afterAge ?? [])),
+    row: (obj, now) => ({
+      cells: [
+        name(obj),
+        ...options.cells(obj, now),
+        ageCell(obj, now),
+        ...(options.afterAgeCells?.(obj, now) ?? []),
+      ],
+    }),
+  };
+}
+
+/**
+ * The printer of a workload: Name, its own columns, Age, then at priority 1 its pod template's
+ * containers and images and, when `selector` is given, its selector.
+ */
+export function workloadPrinter(options: {
+  columns: ColumnSpec[];
+  cells: (obj: JsonObject, now: number) => JsonValue[];
+  /** Where the pod template's spec is; default `spec.template.spec`. */
+  podSpecPath?: string;
+  selector?: (obj: JsonObject) => string;
+}): Printer {
+  const { selector } = options;
+  return namedPrinter({
+    columns: options.columns,
+    cells: options.cells,
+    afterAge: [CONTAINERS, IMAGES, ...(selector ? [SELECTOR] : [])],
+    afterAgeCells: (obj) => [
+      ...containersAndImages(objectAt(obj, options.podSpecPath ?? 'spec.template.spec')),
+      ...(selector ? [selector(obj)] : []),
+    ],
+  });
+}
