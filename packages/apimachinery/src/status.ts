@@ -1,4 +1,8 @@
-/** Why a request failed, as the API server's `Status.reason` says it. */
+/**
+ * Why a request failed, as the API server's `Status.reason` says it. `'StoreReadError'` is
+ * deprecated: no server sends it; the reason for an object the server cannot read is
+ * `'StorageReadError'`.
+ */
 export type StatusReason =
   | ''
   | 'Unauthorized'
@@ -10,10 +14,8 @@ export type StatusReason =
   | 'Invalid'
   | 'ServerTimeout'
   | 'StorageReadError'
-  /**
-   * @deprecated No server sends it: apimachinery's `StatusReasonStoreReadError` is the
-   * string `StorageReadError`. Kept so code naming it still compiles.
-   */
+  // Deprecated: no server sends it (apimachinery's StatusReasonStoreReadError is the string
+  // 'StorageReadError'); kept so that code naming it still compiles.
   | 'StoreReadError'
   | 'Timeout'
   | 'TooManyRequests'

@@ -6,7 +6,8 @@ import type {
   TypedResourceClient,
 } from './typed-client.js';
 
-type StatusMethods = 'getStatus' | 'updateStatus' | 'patchStatus' | 'applyStatus';
+/** The methods of the status subresource: what a client without `status` lacks. */
+export type StatusMethod = 'getStatus' | 'updateStatus' | 'patchStatus' | 'applyStatus';
 
 /**
  * The typed client a descriptor's subresources `S` call for, as the generated clients pick
@@ -17,7 +18,10 @@ type StatusMethods = 'getStatus' | 'updateStatus' | 'patchStatus' | 'applyStatus
  */
 export type ResourceClientFor<
   T extends ObjectWithMeta,
-  L extends { items?: T[] } = ObjectList<T>,
+  L extends {
+    /** The listed objects. */
+    items?: T[];
+  } = ObjectList<T>,
   S extends Subresource = Subresource,
 > = string extends S
   ? ScalableResourceClient<T, L>
@@ -26,7 +30,7 @@ export type ResourceClientFor<
       ? TypedResourceClient<T, L>
       : StatusResourceClient<T, L>
     : [Extract<S, 'status'>] extends [never]
-      ? Omit<ScalableResourceClient<T, L>, StatusMethods>
+      ? Omit<ScalableResourceClient<T, L>, StatusMethod>
       : ScalableResourceClient<T, L>;
 
 /**
