@@ -2,6 +2,12 @@
 // Go test's input and expectation. Go-only cases are listed in the package README.
 import { describe, expect, it } from 'vitest';
 import {
+  commonMatchRows,
+  describeDeterministicParseAndEverything,
+  fooBarBazBlahRows,
+  type MatchRow,
+} from '../test/selector-cases.js';
+import {
   escapeFieldValue,
   everythingFieldSelector,
   FieldSelectorParseError,
@@ -45,37 +51,14 @@ describe('TestSelectorParse', () => {
   );
 });
 
-describe('TestDeterministicParse', () => {
-  it('prints x=a,a=x and a=x,x=a alike', () => {
-    expect(parseFieldSelector('x=a,a=x').toString()).toBe(parseFieldSelector('a=x,x=a').toString());
-  });
-});
-
-describe('TestEverything', () => {
-  it('matches anything and is empty', () => {
-    expect(everythingFieldSelector().matches({ x: 'y' })).toBe(true);
-    expect(everythingFieldSelector().empty()).toBe(true);
-  });
-});
+describeDeterministicParseAndEverything(parseFieldSelector, everythingFieldSelector);
 
 describe('TestSelectorMatches', () => {
   const fieldset = { foo: 'bar', baz: 'blah', complex: '=value\\,\\' };
-  const rows: [selector: string, fields: Record<string, string>, matches: boolean][] = [
-    ['', { x: 'y' }, true],
-    ['x=y', { x: 'y' }, true],
-    ['x=y,z=w', { x: 'y', z: 'w' }, true],
-    ['x!=y,z!=w', { x: 'z', z: 'a' }, true],
-    ['notin=in', { notin: 'in' }, true],
-    ['x=y', { x: 'z' }, false],
-    ['x=y,z=w', { x: 'w', z: 'w' }, false],
-    ['x!=y,z!=w', { x: 'z', z: 'w' }, false],
-    ['foo=bar', fieldset, true],
-    ['baz=blah', fieldset, true],
-    ['foo=bar,baz=blah', fieldset, true],
+  const rows: MatchRow[] = [
+    ...commonMatchRows(),
+    ...fooBarBazBlahRows(fieldset),
     ['foo=bar,baz=blah,complex=\\=value\\\\\\,\\\\', fieldset, true],
-    ['foo=blah', fieldset, false],
-    ['baz=bar', fieldset, false],
-    ['foo=bar,foobar=bar,baz=blah', fieldset, false],
   ];
   it.each(rows)('%j on %j: %s', (selector, fields, matches) => {
     expect(parseFieldSelector(selector).matches(fields)).toBe(matches);

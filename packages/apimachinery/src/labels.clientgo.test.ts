@@ -2,6 +2,13 @@
 // Go test's input and expectation. Go-only cases are listed in the package README.
 import { describe, expect, it } from 'vitest';
 import {
+  commonMatchRows,
+  describeDeterministicParseAndEverything,
+  fooBarBazBlahRows,
+  type MatchRow,
+  matchPairs,
+} from '../test/selector-cases.js';
+import {
   everything,
   parseSelector,
   Requirement,
@@ -34,45 +41,19 @@ describe('TestSelectorParse', () => {
   });
 });
 
-describe('TestDeterministicParse', () => {
-  it('prints x=a,a=x and a=x,x=a alike', () => {
-    expect(parseSelector('x=a,a=x').toString()).toBe(parseSelector('a=x,x=a').toString());
-  });
-});
-
-describe('TestEverything', () => {
-  it('matches anything and is empty', () => {
-    expect(everything().matches({ x: 'y' })).toBe(true);
-    expect(everything().empty()).toBe(true);
-  });
-});
+describeDeterministicParseAndEverything(parseSelector, everything);
 
 describe('TestSelectorMatches', () => {
-  const labelset = { foo: 'bar', baz: 'blah' };
-  const rows: [selector: string, labels: Record<string, string>, matches: boolean][] = [
-    ['', { x: 'y' }, true],
-    ['x=y', { x: 'y' }, true],
-    ['x=y,z=w', { x: 'y', z: 'w' }, true],
-    ['x!=y,z!=w', { x: 'z', z: 'a' }, true],
-    ['notin=in', { notin: 'in' }, true],
-    ['x', { x: 'z' }, true],
-    ['!x', { y: 'z' }, true],
-    ['x>1', { x: '2' }, true],
-    ['x<1', { x: '0' }, true],
+  const rows: MatchRow[] = [
+    ...commonMatchRows(),
+    ...matchPairs([
+      ['x', { x: 'z' }, { y: 'z' }],
+      ['!x', { y: 'z' }, { x: 'z' }],
+      ['x>1', { x: '2' }, { x: '0' }],
+      ['x<1', { x: '0' }, { x: '2' }],
+    ]),
     ['x=z', {}, false],
-    ['x=y', { x: 'z' }, false],
-    ['x=y,z=w', { x: 'w', z: 'w' }, false],
-    ['x!=y,z!=w', { x: 'z', z: 'w' }, false],
-    ['x', { y: 'z' }, false],
-    ['!x', { x: 'z' }, false],
-    ['x>1', { x: '0' }, false],
-    ['x<1', { x: '2' }, false],
-    ['foo=bar', labelset, true],
-    ['baz=blah', labelset, true],
-    ['foo=bar,baz=blah', labelset, true],
-    ['foo=blah', labelset, false],
-    ['baz=bar', labelset, false],
-    ['foo=bar,foobar=bar,baz=blah', labelset, false],
+    ...fooBarBazBlahRows({ foo: 'bar', baz: 'blah' }),
   ];
   it.each(rows)('%j on %j: %s', (selector, labels, matches) => {
     expect(parseSelector(selector).matches(labels)).toBe(matches);

@@ -5,9 +5,11 @@ import {
   findStatusError,
   isForbidden,
   isNotFound,
+  isRequestEntityTooLarge,
   isTooManyRequests,
   type Status,
   StatusError,
+  type StatusReason,
 } from './status.js';
 
 const statusError = (status: Status) => new StatusError(status);
@@ -42,34 +44,48 @@ describe('TestReasonForErrorSupportsWrappedErrors', () => {
   });
 });
 
+// The rows TestIsTooManyRequestsSupportsWrappedErrors and
+// TestIsRequestEntityTooLargeErrorSupportsWrappedErrors share, for their reason and code.
+const wrappedErrorRows = (reason: StatusReason, code: number) => [
+  { name: 'Direct match via status reason', err: statusError({ reason }), match: true },
+  { name: 'Direct match via status code', err: statusError({ code }), match: true },
+  { name: 'No match', err: statusError({}), match: false },
+  {
+    name: 'Nested match via status reason',
+    err: wrap('Wrapping', statusError({ reason })),
+    match: true,
+  },
+  {
+    name: 'Nested match via status code',
+    err: wrap('Wrapping', statusError({ code })),
+    match: true,
+  },
+  { name: 'Nested,no match', err: wrap('Wrapping', statusError({ code: 404 })), match: false },
+  { name: 'Nil', err: undefined, match: false },
+];
+
 describe('TestIsTooManyRequestsSupportsWrappedErrors', () => {
-  it.each([
-    {
-      name: 'Direct match via status reason',
-      err: statusError({ reason: 'TooManyRequests' }),
-      match: true,
-    },
-    { name: 'Direct match via status code', err: statusError({ code: 429 }), match: true },
-    { name: 'No match', err: statusError({}), match: false },
-    {
-      name: 'Nested match via status reason',
-      err: wrap('Wrapping', statusError({ reason: 'TooManyRequests' })),
-      match: true,
-    },
-    {
-      name: 'Nested match via status code',
-      err: wrap('Wrapping', statusError({ code: 429 })),
-      match: true,
-    },
-    { name: 'Nested,no match', err: wrap('Wrapping', statusError({ code: 404 })), match: false },
-    { name: 'Nil', err: undefined, match: false },
-  ])('$name', ({ err, match }) => {
+  it.each(wrappedErrorRows('TooManyRequests', 429))('$name', ({ err, match }) => {
     expect(isTooManyRequests(err)).toBe(match);
+  });
+});
+
+describe('TestIsRequestEntityTooLargeErrorSupportsWrappedErrors', () => {
+  it.each(wrappedErrorRows('RequestEntityTooLarge', 413))('$name', ({ err, match }) => {
+    expect(isRequestEntityTooLarge(err)).toBe(match);
   });
 });
 
 describe('TestIsErrorTypesByReasonAndCode', () => {
   it.each([
+    {
+      name: 'IsRequestEntityTooLarge',
+      fn: isRequestEntityTooLarge,
+      knownReason: 'RequestEntityTooLarge',
+      otherReason: 'Forbidden',
+      otherReasonConsidered: false,
+      code: 413,
+    },
     {
       name: 'TooManyRequests',
       fn: isTooManyRequests,

@@ -1,22 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import * as statusModule from './status.js';
 import {
   findStatusError,
   isAlreadyExists,
-  isBadRequest,
   isConflict,
-  isForbidden,
   isGone,
   isInternalError,
-  isInvalid,
-  isMethodNotSupported,
   isNotFound,
   isResourceExpired,
   isServerTimeout,
-  isServiceUnavailable,
   isStatusError,
   isTimeout,
   isTooManyRequests,
-  isUnauthorized,
   type Status,
   StatusError,
   statusFromHttp,
@@ -93,20 +88,29 @@ describe('isStatusError', () => {
 });
 
 describe('reason matching with code fallback', () => {
-  const helpers = [
-    [isNotFound, 'NotFound', 404],
-    [isConflict, 'Conflict', 409],
-    [isInvalid, 'Invalid', 422],
-    [isGone, 'Gone', 410],
-    [isTooManyRequests, 'TooManyRequests', 429],
-    [isUnauthorized, 'Unauthorized', 401],
-    [isForbidden, 'Forbidden', 403],
-    [isTimeout, 'Timeout', 504],
-    [isInternalError, 'InternalError', 500],
-    [isBadRequest, 'BadRequest', 400],
-    [isMethodNotSupported, 'MethodNotAllowed', 405],
-    [isServiceUnavailable, 'ServiceUnavailable', 503],
-  ] as const;
+  const exportsByName = new Map<string, unknown>(Object.entries(statusModule));
+  // helper, reason, code: one helper a line.
+  const table = `
+    isNotFound NotFound 404
+    isConflict Conflict 409
+    isInvalid Invalid 422
+    isGone Gone 410
+    isTooManyRequests TooManyRequests 429
+    isUnauthorized Unauthorized 401
+    isForbidden Forbidden 403
+    isTimeout Timeout 504
+    isInternalError InternalError 500
+    isBadRequest BadRequest 400
+    isMethodNotSupported MethodNotAllowed 405
+    isServiceUnavailable ServiceUnavailable 503`;
+  const helpers = table
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [name, reason, code] = line.trim().split(/\s+/) as [string, string, string];
+      const helper = exportsByName.get(name) as (err: unknown) => boolean;
+      return [helper, reason, Number(code)] as const;
+    });
 
   for (const [helper, reason, code] of helpers) {
     it(`${helper.name || reason}: matches reason ${reason}, falls back to ${code}`, () => {
@@ -126,6 +130,12 @@ describe('reason matching with code fallback', () => {
       expect(helper(failure(418, ''))).toBe(false);
     });
   }
+
+  it('knows StorageReadError: a 500 with that reason is not an InternalError', () => {
+    const storeReadError = failure(500, 'StorageReadError');
+    expect(isInternalError(storeReadError)).toBe(false);
+    expect(isInternalError(failure(500, 'StoreReadError'))).toBe(true);
+  });
 
   it('returns false for non-StatusErrors', () => {
     expect(isNotFound(new Error('404'))).toBe(false);

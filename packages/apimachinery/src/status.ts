@@ -1,4 +1,8 @@
-/** Why a request failed, as the API server's `Status.reason` says it. */
+/**
+ * Why a request failed, as the API server's `Status.reason` says it. `'StoreReadError'` is
+ * deprecated: no server sends it; the reason for an object the server cannot read is
+ * `'StorageReadError'`.
+ */
 export type StatusReason =
   | ''
   | 'Unauthorized'
@@ -9,6 +13,9 @@ export type StatusReason =
   | 'Gone'
   | 'Invalid'
   | 'ServerTimeout'
+  | 'StorageReadError'
+  // Deprecated: no server sends it (apimachinery's StatusReasonStoreReadError is the string
+  // 'StorageReadError'); kept so that code naming it still compiles.
   | 'StoreReadError'
   | 'Timeout'
   | 'TooManyRequests'
@@ -205,7 +212,7 @@ const knownReasons: ReadonlySet<string> = new Set([
   'Gone',
   'Invalid',
   'ServerTimeout',
-  'StoreReadError',
+  'StorageReadError',
   'Timeout',
   'TooManyRequests',
   'BadRequest',
@@ -283,6 +290,13 @@ export const isBadRequest = (err: unknown): boolean => matches(err, 'BadRequest'
 /** The resource does not support this verb (reason MethodNotAllowed, or HTTP 405). */
 export const isMethodNotSupported = (err: unknown): boolean =>
   matches(err, 'MethodNotAllowed', 405);
+/**
+ * The request body is too large for the server (reason RequestEntityTooLarge, or HTTP 413
+ * whatever the reason: as {@link isTooManyRequests}, client-go's check of the code predates
+ * the reason-first rule and was kept).
+ */
+export const isRequestEntityTooLarge = (err: unknown): boolean =>
+  matches(err, 'RequestEntityTooLarge', 413) || findStatusError(err)?.code === 413;
 /** The server is temporarily unable to serve (reason ServiceUnavailable, or HTTP 503). */
 export const isServiceUnavailable = (err: unknown): boolean =>
   matches(err, 'ServiceUnavailable', 503);

@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 /** What label and field selectors have in common for these tests. */
 interface Matcher<Subject> {
@@ -13,5 +13,67 @@ export function itMatches<Subject>(
 ): void {
   it.each(cases)('%j → %s', (selector, expected) => {
     expect(parse(selector).matches(subject)).toBe(expected);
+  });
+}
+
+type Fields = Record<string, string>;
+
+/** A `TestSelectorMatches` row: the selector, the label or field set, whether it matches. */
+export type MatchRow = [selector: string, set: Fields, matches: boolean];
+
+/** Rows from `[selector, a set it matches, a set it does not match]` triples, two each. */
+export function matchPairs(triples: [selector: string, yes: Fields, no: Fields][]): MatchRow[] {
+  return triples.flatMap(([selector, yes, no]): MatchRow[] => [
+    [selector, yes, true],
+    [selector, no, false],
+  ]);
+}
+
+/** The `TestSelectorMatches` rows that labels' and fields' Go tests both have. */
+export function commonMatchRows(): MatchRow[] {
+  return [
+    ['', { x: 'y' }, true],
+    ['notin=in', { notin: 'in' }, true],
+    ...matchPairs([
+      ['x=y', { x: 'y' }, { x: 'z' }],
+      ['x=y,z=w', { x: 'y', z: 'w' }, { x: 'w', z: 'w' }],
+      ['x!=y,z!=w', { x: 'z', z: 'a' }, { x: 'z', z: 'w' }],
+    ]),
+  ];
+}
+
+/** Both Go tests' rows over the set `{foo: bar, baz: blah}` (`set` may hold more). */
+export function fooBarBazBlahRows(set: Fields): MatchRow[] {
+  const matching = ['foo=bar', 'baz=blah', 'foo=bar,baz=blah'];
+  const failing = ['foo=blah', 'baz=bar', 'foo=bar,foobar=bar,baz=blah'];
+  return [
+    ...matching.map((selector): MatchRow => [selector, set, true]),
+    ...failing.map((selector): MatchRow => [selector, set, false]),
+  ];
+}
+
+/** What a label or field selector offers to `TestDeterministicParse` and `TestEverything`. */
+interface ParsedSelector {
+  toString(): string;
+  matches(set: Fields): boolean;
+  empty(): boolean;
+}
+
+/** client-go's `TestDeterministicParse` and `TestEverything`, for labels and fields alike. */
+export function describeDeterministicParseAndEverything(
+  parse: (selector: string) => ParsedSelector,
+  everything: () => ParsedSelector,
+): void {
+  describe('TestDeterministicParse', () => {
+    it('prints x=a,a=x and a=x,x=a alike', () => {
+      expect(parse('x=a,a=x').toString()).toBe(parse('a=x,x=a').toString());
+    });
+  });
+
+  describe('TestEverything', () => {
+    it('matches anything and is empty', () => {
+      expect(everything().matches({ x: 'y' })).toBe(true);
+      expect(everything().empty()).toBe(true);
+    });
   });
 }

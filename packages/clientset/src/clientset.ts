@@ -12,7 +12,8 @@ import {
   rateLimiterFor,
   restClientFor,
 } from '@kubets/rest';
-import type { ObjectWithMeta, ResourceDescriptor } from './descriptor.js';
+import type { AllNamespacesClient, ResourceClientFor } from './client-for.js';
+import type { ObjectWithMeta, ResourceDescriptor, Subresource } from './descriptor.js';
 import { GeneratedClientset } from './generated/clientset.js';
 import type { GroupVersionClient, GroupVersionClientClass } from './group-client.js';
 import { ScalableResourceClient } from './typed-client.js';
@@ -105,9 +106,32 @@ export class Clientset extends GeneratedClientset {
    * const demo = await clientset.resource(mydemos, 'default').get('example-mydemo');
    * ```
    *
-   * The status and scale methods reject with an `InvalidRequestError` unless the
-   * descriptor lists that subresource.
+   * The client follows the descriptor as far as its type tells (see
+   * {@link ResourceDescriptor}): status and scale methods only for the subresources it
+   * declares ({@link ResourceClientFor}), and for a namespaced resource without a namespace
+   * no call that needs one ({@link AllNamespacesClient}). At run time the status and scale
+   * methods reject with an `InvalidRequestError` unless the descriptor lists that
+   * subresource.
    */
+  resource<
+    T extends ObjectWithMeta,
+    L extends { items?: T[] } = ObjectList<T>,
+    S extends Subresource = Subresource,
+  >(descriptor: ResourceDescriptor<T, L, true, S>, namespace: string): ResourceClientFor<T, L, S>;
+  resource<
+    T extends ObjectWithMeta,
+    L extends { items?: T[] } = ObjectList<T>,
+    S extends Subresource = Subresource,
+  >(descriptor: ResourceDescriptor<T, L, true, S>): AllNamespacesClient<ResourceClientFor<T, L, S>>;
+  resource<
+    T extends ObjectWithMeta,
+    L extends { items?: T[] } = ObjectList<T>,
+    N extends boolean = boolean,
+    S extends Subresource = Subresource,
+  >(
+    descriptor: ResourceDescriptor<T, L, N, S>,
+    namespace?: N extends false ? undefined : string,
+  ): ResourceClientFor<T, L, S>;
   resource<T extends ObjectWithMeta, L extends { items?: T[] } = ObjectList<T>>(
     descriptor: ResourceDescriptor<T, L>,
     namespace?: string,

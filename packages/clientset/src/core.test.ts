@@ -152,17 +152,17 @@ describe('pods/eviction', () => {
     const pods = clientset.coreV1().pods('ns');
     await pods.evict('web', { gracePeriodSeconds: 0 });
     await clientset.coreV1().pods('ns').evict('db', { dryRun: true });
-    expect(requestLines()).toEqual([
-      'GET /api/v1',
-      'POST /api/v1/namespaces/ns/pods/web/eviction',
-      'POST /api/v1/namespaces/ns/pods/db/eviction',
-    ]);
     expect(requestBody(1)).toEqual({
       apiVersion: 'policy/v1beta1',
       kind: 'Eviction',
       metadata: { name: 'web', namespace: 'ns' },
       deleteOptions: { gracePeriodSeconds: 0 },
     });
+    expect(requestLines()).toEqual([
+      'GET /api/v1',
+      'POST /api/v1/namespaces/ns/pods/web/eviction',
+      'POST /api/v1/namespaces/ns/pods/db/eviction',
+    ]);
     expect(stub.requests[2]?.query.get('dryRun')).toBe('All');
     expect(requestBody(2).deleteOptions).toEqual({ dryRun: ['All'] });
   });

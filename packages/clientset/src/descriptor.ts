@@ -57,9 +57,18 @@ export type Subresource = 'status' | 'scale' | (string & {});
  * `coreV1Resources.pods`); for a custom resource write one with {@link defineResource},
  * no code generation needed.
  *
- * `T` is the object type and `L` the list type; they exist only at the type level.
+ * `T` is the object type and `L` the list type; they exist only at the type level. `N` (the
+ * scope) and `S` (the subresources) are the literal types of `namespaced` and
+ * `subresources` when known, as in the generated descriptors; `clientset.resource()` then
+ * gives a client with exactly the methods the descriptor allows. Left wide (`boolean`,
+ * {@link Subresource}), the client has every method and checks at run time.
  */
-export interface ResourceDescriptor<T = unknown, L = ObjectList<T>> {
+export interface ResourceDescriptor<
+  T = unknown,
+  L = ObjectList<T>,
+  N extends boolean = boolean,
+  S extends Subresource = Subresource,
+> {
   /** The API group; `''` for the core group. */
   readonly group: string;
   /** The API version, e.g. `v1`. */
@@ -71,9 +80,9 @@ export interface ResourceDescriptor<T = unknown, L = ObjectList<T>> {
   /** The list kind; `<kind>List` when omitted. */
   readonly listKind?: string;
   /** True for namespaced resources, false for cluster-scoped ones. */
-  readonly namespaced: boolean;
+  readonly namespaced: N;
   /** The subresources the server serves for this resource. */
-  readonly subresources?: readonly Subresource[];
+  readonly subresources?: readonly S[];
   /**
    * Type-level marker carrying `T` and `L` so that clients built from this descriptor infer
    * them. Never set at runtime.
@@ -95,10 +104,24 @@ export interface ResourceDescriptor<T = unknown, L = ObjectList<T>> {
  *   group: 'crddemo.k8s.io', version: 'v1', resource: 'mydemos', kind: 'Mydemo', namespaced: true,
  * });
  * ```
+ *
+ * Give the scope and subresources as type arguments too, and `clientset.resource()` checks
+ * at compile time what the client may do (no `updateStatus` without `status`, no `get`
+ * without a namespace for a namespaced resource):
+ *
+ * ```ts
+ * const mydemos = defineResource<Mydemo, ObjectList<Mydemo>, true, 'status'>({
+ *   group: 'crddemo.k8s.io', version: 'v1', resource: 'mydemos', kind: 'Mydemo',
+ *   namespaced: true, subresources: ['status'],
+ * });
+ * ```
  */
-export function defineResource<T, L = ObjectList<T>>(
-  descriptor: Omit<ResourceDescriptor<T, L>, '__types'>,
-): ResourceDescriptor<T, L> {
+export function defineResource<
+  T,
+  L = ObjectList<T>,
+  N extends boolean = boolean,
+  S extends Subresource = Subresource,
+>(descriptor: Omit<ResourceDescriptor<T, L, N, S>, '__types'>): ResourceDescriptor<T, L, N, S> {
   return Object.freeze({
     ...descriptor,
     ...(descriptor.subresources

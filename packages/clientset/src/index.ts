@@ -1,3 +1,4 @@
+export * from './client-for.js';
 export * from './clientset.js';
 export * from './core.js';
 export * from './descriptor.js';

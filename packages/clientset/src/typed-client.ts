@@ -45,6 +45,17 @@ export type ApplyConfiguration<T> = T extends readonly (infer U)[]
     ? { -readonly [K in keyof T]?: ApplyConfiguration<T[K]> }
     : T;
 
+/**
+ * The arguments of the patch calls (`patch`, `patchStatus`, `patchScale`): the object's
+ * name, the patch type, the patch body and the options.
+ */
+export type PatchArguments = [
+  name: string,
+  patchType: PatchType,
+  body: RequestBody,
+  options?: PatchOptions,
+];
+
 /** True when a delete (or other call) answered with a `Status` rather than an object. */
 export function isStatus(value: unknown): value is Status {
   return (
@@ -198,6 +209,16 @@ abstract class ResourceClientBase<T> {
     return request.params(params).body(body).do<R>();
   }
 
+  /** PATCH a subresource the descriptor must list, `verb` naming the call in errors. */
+  protected async patchSubresource<R>(
+    subresource: 'status' | 'scale',
+    verb: string,
+    [name, patchType, body, options = {}]: PatchArguments,
+  ): Promise<R> {
+    this.requireSubresource(subresource, verb);
+    return this.patchNamed<R>(name, patchType, body, subresource, options);
+  }
+
   /** Server-side apply of an object (or its status). */
   protected async applyNamed<R>(
     obj: ApplyConfiguration<ObjectWithMeta>,
@@ -226,6 +247,12 @@ abstract class ResourceClientBase<T> {
     );
   }
 
+  /** POST `obj` as a new object, with its type meta filled in, in its namespace. */
+  protected async createObject<R>(obj: ObjectWithMeta, options: CreateOptions): Promise<R> {
+    const body = this.withTypeMeta(obj) as RequestBody;
+    return this.post<R>(body, this.namespaceFor('create', obj), undefined, undefined, options);
+  }
+
   /** POST a new object (or a subresource such as eviction or token). */
   protected async post<R>(
     body: RequestBody,
@@ -249,13 +276,7 @@ abstract class ResourceClientBase<T> {
 export class CreateOnlyResourceClient<T extends ObjectWithMeta> extends ResourceClientBase<T> {
   /** Sends the object and resolves with the server's answer (its `status` filled in). */
   async create(obj: T, options: CreateOptions = {}): Promise<T> {
-    return this.post<T>(
-      this.withTypeMeta(obj) as RequestBody,
-      this.namespaceFor('create', obj),
-      undefined,
-      undefined,
-      options,
-    );
+    return this.createObject<T>(obj, options);
   }
 }
 
@@ -311,13 +332,7 @@ export class TypedResourceClient<
    * filled in from the descriptor when missing, as client-go's scheme does.
    */
   async create(obj: T, options: CreateOptions = {}): Promise<T> {
-    return this.post<T>(
-      this.withTypeMeta(obj) as RequestBody,
-      this.namespaceFor('create', obj),
-      undefined,
-      undefined,
-      options,
-    );
+    return this.createObject<T>(obj, options);
   }
 
   /**
@@ -417,15 +432,9 @@ export class StatusResourceClient<
     return this.put<T>(obj, 'status', options, 'updateStatus');
   }
 
-  /** Patches the status subresource. */
-  async patchStatus(
-    name: string,
-    patchType: PatchType,
-    body: RequestBody,
-    options: PatchOptions = {},
-  ): Promise<T> {
-    this.requireSubresource('status', 'patchStatus');
-    return this.patchNamed<T>(name, patchType, body, 'status', options);
+  /** Patches the status subresource (the arguments of {@link TypedResourceClient.patch}). */
+  async patchStatus(...args: PatchArguments): Promise<T> {
+    return this.patchSubresource<T>('status', 'patchStatus', args);
   }
 
   /** Server-side apply to the status subresource. */
@@ -444,6 +453,11 @@ export class ScalableResourceClient<
   T extends ObjectWithMeta,
   L extends { items?: T[] } = ObjectList<T>,
 > extends StatusResourceClient<T, L> {
+  /** Patches the Scale, e.g. `patchScale(name, PatchType.MergePatch, { spec: { replicas: 3 } })`. */
+  async patchScale(...args: PatchArguments): Promise<Scale> {
+    return this.patchSubresource<Scale>('scale', 'patchScale', args);
+  }
+
   /** Reads the object's autoscaling/v1 Scale (`spec.replicas`, `status.replicas`, `status.selector`). */
   async getScale(name: string, options: GetOptions = {}): Promise<Scale> {
     this.requireSubresource('scale', 'getScale');
@@ -463,16 +477,5 @@ export class ScalableResourceClient<
       metadata: { ...scale.metadata, name },
     };
     return this.put<Scale>(body, 'scale', options, 'updateScale');
-  }
-
-  /** Patches the Scale, e.g. `patchScale(name, PatchType.MergePatch, { spec: { replicas: 3 } })`. */
-  async patchScale(
-    name: string,
-    patchType: PatchType,
-    body: RequestBody,
-    options: PatchOptions = {},
-  ): Promise<Scale> {
-    this.requireSubresource('scale', 'patchScale');
-    return this.patchNamed<Scale>(name, patchType, body, 'scale', options);
   }
 }

@@ -480,6 +480,18 @@ describe('retries', () => {
     expect(clock.sleeps).toEqual([1000, 1000]);
   });
 
+  /**
+   * Waits until `sent` requests reached the server and the next one waits for a token of a
+   * 1 qps limiter, checks that nothing more was sent meanwhile, then moves the clock a second.
+   */
+  async function stepToNextToken(server: StubServer, clock: FakeClock, sent: number) {
+    await eventually(() => server.requests.length === sent);
+    await eventually(() => clock.pending === 1);
+    await nextTurn();
+    expect(server.requests).toHaveLength(sent);
+    clock.step(1000);
+  }
+
   it('does not rate limit the first request of a watch, only its retries', async () => {
     const clock = new FakeClock();
     const server = await serve((request, response) => {
@@ -500,12 +512,8 @@ describe('retries', () => {
     // The one token goes to this request; the watch is sent without one.
     await client.get().resource('pods').do();
     const watching = client.get().resource('pods').watch();
-    await eventually(() => server.requests.length === 2);
     // Its retry after the 429 waits for the next token, a second later.
-    await eventually(() => clock.pending === 1);
-    await nextTurn();
-    expect(server.requests).toHaveLength(2);
-    clock.step(1000);
+    await stepToNextToken(server, clock, 2);
     for await (const _event of await watching) {
       // the server ends the watch at once
     }
@@ -520,12 +528,8 @@ describe('retries', () => {
       { groupVersion: 'v1', clock },
     );
     const done = client.get().resource('pods').do();
-    await eventually(() => server.requests.length === 1);
     // The retry needs a second token, which arrives one second later.
-    await eventually(() => clock.pending === 1);
-    await nextTurn();
-    expect(server.requests).toHaveLength(1);
-    clock.step(1000);
+    await stepToNextToken(server, clock, 1);
     await done;
     expect(server.requests).toHaveLength(2);
   });

@@ -10,6 +10,13 @@ function hasBrand(err: unknown, brand: symbol): boolean {
   return typeof err === 'object' && err !== null && brand in err;
 }
 
+// The detail fields are `declare`d in each class, so no field initializer runs after the
+// constructor and overwrites what this sets.
+function initError(error: Error, name: string, details: object): void {
+  error.name = name;
+  Object.assign(error, details);
+}
+
 /** Where in a kubeconfig a {@link ConfigError} was found. */
 export interface ConfigErrorLocation {
   /** The kubeconfig or credential file involved. */
@@ -27,11 +34,11 @@ export interface ConfigErrorLocation {
  */
 export class ConfigError extends Error {
   /** The kubeconfig file involved, when there is one. */
-  readonly file: string | undefined;
+  declare readonly file: string | undefined;
   /** The kubeconfig context involved, when there is one. */
-  readonly context: string | undefined;
+  declare readonly context: string | undefined;
   /** The kubeconfig field involved, e.g. `users[admin].client-certificate`. */
-  readonly field: string | undefined;
+  declare readonly field: string | undefined;
   /**
    * Brand that lets {@link isConfigError} recognise errors from another copy of this package.
    * @internal
@@ -40,10 +47,8 @@ export class ConfigError extends Error {
 
   constructor(message: string, location: ConfigErrorLocation = {}, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = 'ConfigError';
-    this.file = location.file;
-    this.context = location.context;
-    this.field = location.field;
+    const { file, context, field } = location;
+    initError(this, 'ConfigError', { file, context, field });
   }
 }
 
@@ -89,13 +94,13 @@ export function isInvalidRequestError(err: unknown): err is InvalidRequestError 
  */
 export class TransportError extends Error {
   /** The HTTP method of the failed request. */
-  readonly method: string;
+  declare readonly method: string;
   /** The URL of the failed request, with any password redacted. */
-  readonly url: string;
+  declare readonly url: string;
   /** The Node error code (`ECONNRESET`, `ECONNREFUSED`, `ETIMEDOUT`, ...), when there is one. */
-  readonly code: string | undefined;
+  declare readonly code: string | undefined;
   /** True when the request's timeout elapsed (as opposed to a network failure). */
-  readonly timedOut: boolean;
+  declare readonly timedOut: boolean;
   /**
    * Brand that lets {@link isTransportError} recognise errors from another copy of this package.
    * @internal
@@ -108,11 +113,8 @@ export class TransportError extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'TransportError';
-    this.method = details.method;
-    this.url = details.url;
-    this.code = details.code;
-    this.timedOut = details.timedOut ?? false;
+    const { method, url, code, timedOut = false } = details;
+    initError(this, 'TransportError', { method, url, code, timedOut });
   }
 }
 
@@ -149,11 +151,11 @@ export function isCredentialsError(err: unknown): err is CredentialsError {
  */
 export class ResponseDecodeError extends Error {
   /** The HTTP status code; 0 when the body was decoded outside a request (`decodeListStream`). */
-  readonly statusCode: number;
+  declare readonly statusCode: number;
   /** The response's `Content-Type`, when it had one. */
-  readonly contentType: string | undefined;
+  declare readonly contentType: string | undefined;
   /** The byte offset in the body where decoding failed, when known. */
-  readonly offset: number | undefined;
+  declare readonly offset: number | undefined;
   /**
    * Brand that lets {@link isResponseDecodeError} recognise errors from another copy of this
    * package.
@@ -167,10 +169,8 @@ export class ResponseDecodeError extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'ResponseDecodeError';
-    this.statusCode = details.statusCode;
-    this.contentType = details.contentType;
-    this.offset = details.offset;
+    const { statusCode, contentType, offset } = details;
+    initError(this, 'ResponseDecodeError', { statusCode, contentType, offset });
   }
 }
 

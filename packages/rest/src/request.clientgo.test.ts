@@ -12,11 +12,10 @@ import {
   isUnauthorized,
   type StatusError,
 } from '@kubets/apimachinery';
-import { rejectionOf, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
+import { rejectionOf, type StubServer, startStubServer } from '@kubets/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordingClock } from '../test/helpers.js';
+import { type Answer, okServer, scriptedServer, statusBody } from '../test/scripted-server.js';
 import { RESTClient } from './client.js';
-import type { Config } from './config.js';
 import { InvalidRequestError, isResponseDecodeError } from './errors.js';
 import type { Request } from './request.js';
 
@@ -106,13 +105,7 @@ describe('TestRequestParam', () => {
 });
 
 describe('TestRequestPreflightCheck', () => {
-  let server: StubServer;
-  let live: RESTClient;
-  beforeAll(async () => {
-    server = await startStubServer((_request, response) => sendJson(response, 200, {}));
-    live = new RESTClient({ host: server.url, qps: -1 }, { groupVersion: 'v1' });
-  });
-  afterAll(() => server.close());
+  const server = okServer();
 
   type Verb = 'get' | 'put' | 'delete' | 'post';
   const rows: {
@@ -153,7 +146,7 @@ describe('TestRequestPreflightCheck', () => {
   it.each(rows.flatMap((row) => row.verbs.map((verb) => ({ ...row, verb }))))(
     '$name: $verb',
     async ({ verb, namespace, resourceName, expectsErr }) => {
-      let request = live[verb]().resource('pods');
+      let request = server.client[verb]().resource('pods');
       if (namespace !== undefined) request = request.namespace(namespace);
       if (resourceName !== undefined) request = request.name(resourceName);
       const sent = request.do();
@@ -180,7 +173,7 @@ describe('TestTransformUnstructuredError', () => {
   // transformed: the Status the error ends up carrying when the body's Status wins;
   // otherwise the generic error must satisfy errFn, name the resource and name, and carry
   // the UnexpectedServerResponse cause.
-  const rows: {
+  type Row = {
     resource?: string;
     name?: string;
     verb: 'post' | 'put' | 'get';
@@ -188,33 +181,26 @@ describe('TestTransformUnstructuredError', () => {
     body: string;
     errFn: (err: unknown) => boolean;
     transformed?: { status: string; code: number };
-  }[] = [
+  };
+  const failure404 = { status: 'Failure', code: 404 };
+  // Go's rows that GET a 400 with `body`, the Status it carries when that body wins.
+  const badRequest = (body: string, transformed?: Row['transformed']): Row => ({
+    verb: 'get',
+    code: 400,
+    body,
+    errFn: isBadRequest,
+    ...(transformed ? { transformed } : {}),
+  });
+  const rows: Row[] = [
     { resource: 'foo', name: 'bar', verb: 'post', code: 409, body: '', errFn: isAlreadyExists },
     { resource: 'foo', name: 'bar', verb: 'put', code: 409, body: '', errFn: isConflict },
     { resource: 'foo', name: 'bar', verb: 'get', code: 404, body: '', errFn: isNotFound },
-    { verb: 'get', code: 400, body: '', errFn: isBadRequest },
-    {
-      verb: 'get',
-      code: 400,
-      body: '{"kind":"Status","apiVersion":"v1","status":"Failure","code":404}',
-      errFn: isBadRequest,
-      transformed: { status: 'Failure', code: 404 },
-    },
-    {
-      verb: 'get',
-      code: 400,
-      body: '{"kind":"Status","apiVersion":"v1","status":"Success","code":404}',
-      errFn: isBadRequest,
-    },
-    { verb: 'get', code: 400, body: '{}', errFn: isBadRequest },
-    {
-      verb: 'get',
-      code: 400,
-      body: '{"kind":"Status","status":"Failure","code":404}',
-      errFn: isBadRequest,
-      transformed: { status: 'Failure', code: 404 },
-    },
-    { verb: 'get', code: 400, body: '{"status":"Failure","code":404}', errFn: isBadRequest },
+    badRequest(''),
+    badRequest('{"kind":"Status","apiVersion":"v1","status":"Failure","code":404}', failure404),
+    badRequest('{"kind":"Status","apiVersion":"v1","status":"Success","code":404}'),
+    badRequest('{}'),
+    badRequest('{"kind":"Status","status":"Failure","code":404}', failure404),
+    badRequest('{"status":"Failure","code":404}'),
   ];
   it.each(rows)(
     '$verb $code $body',
@@ -238,45 +224,6 @@ describe('TestTransformUnstructuredError', () => {
     },
   );
 });
-
-// One scripted answer per attempt: an HTTP answer, or a connection closed before any
-// answer (Go's io.EOF) or reset (Go's "connection reset by peer").
-type Answer = { code: number; headers?: Record<string, string>; body?: string } | 'eof' | 'reset';
-
-// A stub server, started for the enclosing describe, that plays a script one answer per
-// request and counts the attempts, so a row states exactly how many requests client-go
-// would send. Retry-After waits go to a recording clock: no real sleeps.
-function scriptedServer() {
-  const state = { script: [] as Answer[], attempts: 0 };
-  let server: StubServer | undefined;
-  beforeAll(async () => {
-    server = await startStubServer((_request, response, raw) => {
-      const answer = state.script[state.attempts++];
-      if (answer === undefined || answer === 'eof') raw.socket.destroy();
-      else if (answer === 'reset') raw.socket.resetAndDestroy();
-      else {
-        response.writeHead(answer.code, answer.headers);
-        response.end(answer.body ?? '');
-      }
-    });
-  });
-  afterAll(() => server?.close());
-  return {
-    /** A client whose requests get `script`'s answers, in order. */
-    play(script: Answer[], config: Partial<Config> = {}): RESTClient {
-      state.script = script;
-      state.attempts = 0;
-      return new RESTClient(
-        { host: server?.url ?? '', qps: -1, ...config },
-        { groupVersion: 'v1', clock: recordingClock() },
-      );
-    },
-    attempts: () => state.attempts,
-  };
-}
-
-const statusBody = (status: Record<string, unknown>) =>
-  JSON.stringify({ kind: 'Status', apiVersion: 'v1', ...status });
 
 describe('TestRequestWatch', () => {
   const stub = scriptedServer();
@@ -323,9 +270,20 @@ describe('TestRequestWatch', () => {
       [retryAfter, retryAfter, retryAfter],
       isInternalError,
     ],
-    // Not a Go row: client-go's Watch takes only a 200 as a watch stream (request.go); any
-    // other success is an error.
-    ['server returns 201 instead of 200', 0, [{ code: 201, body: '' }], isResponseDecodeError],
+    // Not Go rows: client-go's Watch takes only a 200 as a watch stream (request.go); any
+    // other success is an error, the body's Status when it reports a Failure.
+    [
+      'server returns 201 instead of 200',
+      0,
+      [{ code: 201, body: '' }],
+      (e) => isResponseDecodeError(e) && (e as Error).message.endsWith('got status: 201'),
+    ],
+    [
+      'server returns 201 with a Failure Status',
+      0,
+      [{ code: 201, body: statusBody({ status: 'Failure', reason: 'Forbidden', code: 403 }) }],
+      (e) => isForbidden(e) && isStatusError(e),
+    ],
   ];
   it.each(rows)('%s', async (_name, maxRetries, script, err) => {
     const live = stub.play(script, { maxRetries });

@@ -1,5 +1,6 @@
-import { rejectionOf, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rejectionOf } from '@kubets/test-utils';
+import { describe, expect, it } from 'vitest';
+import { okServer } from '../test/scripted-server.js';
 import { RESTClient, restClientFor } from './client.js';
 import { ConfigError, InvalidRequestError, isInvalidRequestError } from './errors.js';
 import { PatchType } from './request.js';
@@ -89,13 +90,7 @@ describe('Request URLs', () => {
 });
 
 describe('Request validation', () => {
-  let server: StubServer;
-  let client: RESTClient;
-  beforeAll(async () => {
-    server = await startStubServer((_request, response) => sendJson(response, 200, {}));
-    client = new RESTClient({ host: server.url, qps: -1 }, { groupVersion: 'v1' });
-  });
-  afterAll(() => server.close());
+  const ok = okServer();
 
   const cases: [string, (c: RESTClient) => Promise<unknown>, string, string, RegExp][] = [
     [
@@ -180,14 +175,20 @@ describe('Request validation', () => {
   ];
 
   it('sends what the empty-namespace check allows: lists, PATCH, watch and stream', async () => {
-    const before = server.requests.length;
-    await client.get().namespace('').resource('pods').do();
-    await client.patch(PatchType.MergePatch).namespace('').resource('pods').name('a').body({}).do();
-    const watch = await client.get().namespace('').resource('pods').name('a').watch();
+    const before = ok.server.requests.length;
+    await ok.client.get().namespace('').resource('pods').do();
+    await ok.client
+      .patch(PatchType.MergePatch)
+      .namespace('')
+      .resource('pods')
+      .name('a')
+      .body({})
+      .do();
+    const watch = await ok.client.get().namespace('').resource('pods').name('a').watch();
     watch.stop();
-    const stream = await client.get().namespace('').resource('pods').name('a').stream();
+    const stream = await ok.client.get().namespace('').resource('pods').name('a').stream();
     stream.destroy();
-    expect(server.requests.slice(before).map((request) => request.url)).toEqual([
+    expect(ok.server.requests.slice(before).map((request) => request.url)).toEqual([
       '/api/v1/pods',
       '/api/v1/pods/a',
       '/api/v1/pods/a?watch=true',
@@ -196,7 +197,7 @@ describe('Request validation', () => {
   });
 
   it('ignores path, query, body and timeout calls once the request has failed', () => {
-    const failed = client.get().resource('pods').name('a/b');
+    const failed = ok.client.get().resource('pods').name('a/b');
     const before = failed.url().href;
     failed.suffix('x').absPath('/y').param('p', '1').params({ q: '2' }).timeout(1000).body('{}');
     expect(failed.url().href).toBe(before);
@@ -205,29 +206,29 @@ describe('Request validation', () => {
 
   for (const [title, send, part, value, message] of cases) {
     it(`rejects ${title} when the request is sent, without sending it`, async () => {
-      const before = server.requests.length;
-      const error = await rejectionOf(send(client));
+      const before = ok.server.requests.length;
+      const error = await rejectionOf(send(ok.client));
       expect(error).toBeInstanceOf(InvalidRequestError);
       expect(isInvalidRequestError(error)).toBe(true);
       expect(error).toMatchObject({ part, value, message: expect.stringMatching(message) });
-      expect(server.requests.length).toBe(before);
+      expect(ok.server.requests.length).toBe(before);
     });
   }
 
   it('keeps the first mistake', async () => {
     await expect(
-      client.get().namespace('a/b').namespace('c').resource('pods').do(),
+      ok.client.get().namespace('a/b').namespace('c').resource('pods').do(),
     ).rejects.toMatchObject({ part: 'namespace', value: 'a/b' });
   });
 
   it('sends the patch type as Content-Type', async () => {
-    await client
+    await ok.client
       .patch(PatchType.StrategicMergePatch)
       .resource('nodes')
       .name('n1')
       .body({ spec: {} })
       .do();
-    expect(server.requests.at(-1)?.headers['content-type']).toBe(
+    expect(ok.server.requests.at(-1)?.headers['content-type']).toBe(
       'application/strategic-merge-patch+json',
     );
     expect(PatchType).toEqual({

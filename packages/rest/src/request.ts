@@ -586,8 +586,10 @@ export class Request {
    * ends at once, not an error.
    *
    * @throws {StatusError} when the server refuses the watch (e.g. 410 Gone).
-   * @throws {ResponseDecodeError} when the server answers with a success other than 200, or
-   *   in a media type other than JSON.
+   * @throws {StatusError} when the server answers with a success other than 200 whose body
+   *   is a `Status` reporting a Failure (that Status, as client-go).
+   * @throws {ResponseDecodeError} when the server answers with another success other than
+   *   200, or in a media type other than JSON.
    * @throws {RangeError} when `options.maxEventBytes` is not a positive number.
    */
   async watch<T = unknown>(options: WatchRequestOptions = {}): Promise<WatchStream<T>> {
@@ -611,12 +613,11 @@ export class Request {
     // client-go starts a watch only on a 200: any other success (201, 204, ...) is not a
     // watch stream, and reading it as one would hand the caller an empty or garbled watch.
     if (response.statusCode !== 200) {
-      response.destroy();
-      deadline.dispose();
-      throw new ResponseDecodeError(
-        `${this.verb} ${this.safeHref()}: got status ${response.statusCode} for a watch, not 200`,
-        { statusCode: response.statusCode ?? 0, contentType: response.headers['content-type'] },
-      );
+      try {
+        throw await this.notAWatch(response, deadline);
+      } finally {
+        deadline.dispose();
+      }
     }
     // client-go decodes a watch only in a media type it has a stream decoder for; without a
     // Content-Type (or with one that does not parse) it assumes JSON.
@@ -636,6 +637,28 @@ export class Request {
       close: () => response.destroy(),
       onFinished: () => deadline.dispose(),
     });
+  }
+
+  /**
+   * The error for a success other than 200 answering a watch, as client-go's: the Status in
+   * its body when that reports a Failure, otherwise the status code.
+   */
+  private async notAWatch(response: IncomingMessage, deadline: Deadline): Promise<Error> {
+    const statusCode = response.statusCode ?? 0;
+    const body = await this.readWhole(response, deadline);
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(body.toString('utf8'));
+    } catch {
+      decoded = undefined;
+    }
+    return (
+      failureInSuccess(decoded, statusCode) ??
+      new ResponseDecodeError(`for request ${this.safeHref()}, got status: ${statusCode}`, {
+        statusCode,
+        contentType: response.headers['content-type'],
+      })
+    );
   }
 
   /**

@@ -58,6 +58,32 @@ function reportWarnings(runtime: RequestRuntime, response: IncomingMessage): voi
   }
 }
 
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * The errors of a request's last attempts, as client-go's `withRetry` keeps them: the final
+ * connection error names the error of an earlier attempt when it differs, so a request that
+ * first lost its connection and then failed otherwise reports both.
+ */
+class AttemptErrors {
+  #previous: unknown;
+  #current: unknown;
+
+  /** Records one attempt's error, or `undefined` for an attempt that got an answer. */
+  track(err: unknown): void {
+    if (this.#current !== undefined) this.#previous = this.#current;
+    this.#current = err;
+  }
+
+  /** ` - error from a previous attempt: ...` when an earlier attempt failed differently. */
+  previousSuffix(): string {
+    if (this.#previous === undefined || this.#current === undefined) return '';
+    const previous = messageOf(this.#previous);
+    if (previous === messageOf(this.#current)) return '';
+    return ` - error from a previous attempt: ${previous}`;
+  }
+}
+
 /**
  * Sends a request, retrying like client-go: after a 429 or 5xx that carries `Retry-After`
  * (any verb: the server did not act on it), and after a lost connection as the
@@ -73,6 +99,7 @@ export async function sendWithRetries(
   const { kind, method, url, signal } = attempt;
   const href = redactedHref(url);
   let waitMs = 0;
+  const errors = new AttemptErrors();
   for (let tries = 0; ; tries++) {
     if (tries > 0) await runtime.clock.sleep(waitMs, signal);
     // client-go never rate limits a watch's first request, only its retries.
@@ -92,6 +119,7 @@ export async function sendWithRetries(
       });
     } catch (err) {
       if (signal.aborted) throw signal.reason;
+      errors.track(err);
       const code = networkErrorCode(err);
       if (tries < runtime.maxRetries && connectionErrorIsRetryable(kind, method, err)) {
         // client-go answers a retryable connection error as if the server had said
@@ -108,15 +136,14 @@ export async function sendWithRetries(
       }
       const reason = isTLSVerificationError(err)
         ? describeTLSVerificationError(err, runtime.tls ?? { caConfigured: false })
-        : err instanceof Error
-          ? err.message
-          : String(err);
+        : messageOf(err);
       throw new TransportError(
-        `${method} ${href}: ${reason}`,
+        `${method} ${href}: ${reason}${errors.previousSuffix()}`,
         { method, url: href, ...(code ? { code } : {}) },
         { cause: err },
       );
     }
+    errors.track(undefined);
     // As client-go's exec authenticator: a 401 invalidates the cached credentials so the
     // next request gets new ones; this request is not sent again.
     if (response.statusCode === 401) onUnauthorized?.();

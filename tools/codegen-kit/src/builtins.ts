@@ -148,7 +148,15 @@ function clientGroupFile(gv: GroupVersionRow): string {
   lines.push(`export const ${resourcesConst} = {`);
   for (const row of gv.resources) {
     const list = listType(row);
-    const typeArgs = list ? `${objectType(row)}, ${list}` : objectType(row);
+    // With a list type, the scope and subresources are type arguments too, so that
+    // clientset.resource(descriptor) knows which methods the resource has.
+    const subresourceType =
+      row.subresources && row.subresources.length > 0
+        ? row.subresources.map((s) => `'${s}'`).join(' | ')
+        : 'never';
+    const typeArgs = list
+      ? `${objectType(row)}, ${list}, ${row.namespaced}, ${subresourceType}`
+      : objectType(row);
     const scope = row.namespaced ? 'namespaced' : 'cluster-scoped';
     const served = row.served ? `; served by ${servedBy(row.served)}` : '';
     lines.push(`  /** \`${row.kind}\` (\`${row.resource}\`, ${scope}${served}). */`);

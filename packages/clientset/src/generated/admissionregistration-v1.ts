@@ -22,7 +22,9 @@ export const admissionregistrationV1Resources = {
   /** `MutatingWebhookConfiguration` (`mutatingwebhookconfigurations`, cluster-scoped). */
   mutatingWebhookConfigurations: defineResource<
     MutatingWebhookConfiguration,
-    MutatingWebhookConfigurationList
+    MutatingWebhookConfigurationList,
+    false,
+    never
   >({
     group: 'admissionregistration.k8s.io',
     version: 'v1',
@@ -33,7 +35,9 @@ export const admissionregistrationV1Resources = {
   /** `ValidatingAdmissionPolicy` (`validatingadmissionpolicies`, cluster-scoped; served by servers 1.30+). */
   validatingAdmissionPolicies: defineResource<
     ValidatingAdmissionPolicy,
-    ValidatingAdmissionPolicyList
+    ValidatingAdmissionPolicyList,
+    false,
+    'status'
   >({
     group: 'admissionregistration.k8s.io',
     version: 'v1',
@@ -45,7 +49,9 @@ export const admissionregistrationV1Resources = {
   /** `ValidatingAdmissionPolicyBinding` (`validatingadmissionpolicybindings`, cluster-scoped; served by servers 1.30+). */
   validatingAdmissionPolicyBindings: defineResource<
     ValidatingAdmissionPolicyBinding,
-    ValidatingAdmissionPolicyBindingList
+    ValidatingAdmissionPolicyBindingList,
+    false,
+    never
   >({
     group: 'admissionregistration.k8s.io',
     version: 'v1',
@@ -56,7 +62,9 @@ export const admissionregistrationV1Resources = {
   /** `ValidatingWebhookConfiguration` (`validatingwebhookconfigurations`, cluster-scoped). */
   validatingWebhookConfigurations: defineResource<
     ValidatingWebhookConfiguration,
-    ValidatingWebhookConfigurationList
+    ValidatingWebhookConfigurationList,
+    false,
+    never
   >({
     group: 'admissionregistration.k8s.io',
     version: 'v1',

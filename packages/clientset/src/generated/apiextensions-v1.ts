@@ -14,16 +14,19 @@ import { StatusResourceClient } from '../typed-client.js';
  */
 export const apiextensionsV1Resources = {
   /** `CustomResourceDefinition` (`customresourcedefinitions`, cluster-scoped). */
-  customResourceDefinitions: defineResource<CustomResourceDefinition, CustomResourceDefinitionList>(
-    {
-      group: 'apiextensions.k8s.io',
-      version: 'v1',
-      resource: 'customresourcedefinitions',
-      kind: 'CustomResourceDefinition',
-      namespaced: false,
-      subresources: ['status'],
-    },
-  ),
+  customResourceDefinitions: defineResource<
+    CustomResourceDefinition,
+    CustomResourceDefinitionList,
+    false,
+    'status'
+  >({
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    resource: 'customresourcedefinitions',
+    kind: 'CustomResourceDefinition',
+    namespaced: false,
+    subresources: ['status'],
+  }),
 };
 
 /**

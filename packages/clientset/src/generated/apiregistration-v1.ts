@@ -11,7 +11,7 @@ import type { APIService, APIServiceList } from '../types/apiregistration.js';
  */
 export const apiregistrationV1Resources = {
   /** `APIService` (`apiservices`, cluster-scoped). */
-  apiServices: defineResource<APIService, APIServiceList>({
+  apiServices: defineResource<APIService, APIServiceList, false, 'status'>({
     group: 'apiregistration.k8s.io',
     version: 'v1',
     resource: 'apiservices',

@@ -26,7 +26,7 @@ import {
  */
 export const appsV1Resources = {
   /** `ControllerRevision` (`controllerrevisions`, namespaced). */
-  controllerRevisions: defineResource<ControllerRevision, ControllerRevisionList>({
+  controllerRevisions: defineResource<ControllerRevision, ControllerRevisionList, true, never>({
     group: 'apps',
     version: 'v1',
     resource: 'controllerrevisions',
@@ -34,7 +34,7 @@ export const appsV1Resources = {
     namespaced: true,
   }),
   /** `DaemonSet` (`daemonsets`, namespaced). */
-  daemonSets: defineResource<DaemonSet, DaemonSetList>({
+  daemonSets: defineResource<DaemonSet, DaemonSetList, true, 'status'>({
     group: 'apps',
     version: 'v1',
     resource: 'daemonsets',
@@ -43,7 +43,7 @@ export const appsV1Resources = {
     subresources: ['status'],
   }),
   /** `Deployment` (`deployments`, namespaced). */
-  deployments: defineResource<Deployment, DeploymentList>({
+  deployments: defineResource<Deployment, DeploymentList, true, 'status' | 'scale'>({
     group: 'apps',
     version: 'v1',
     resource: 'deployments',
@@ -52,7 +52,7 @@ export const appsV1Resources = {
     subresources: ['status', 'scale'],
   }),
   /** `ReplicaSet` (`replicasets`, namespaced). */
-  replicaSets: defineResource<ReplicaSet, ReplicaSetList>({
+  replicaSets: defineResource<ReplicaSet, ReplicaSetList, true, 'status' | 'scale'>({
     group: 'apps',
     version: 'v1',
     resource: 'replicasets',
@@ -61,7 +61,7 @@ export const appsV1Resources = {
     subresources: ['status', 'scale'],
   }),
   /** `StatefulSet` (`statefulsets`, namespaced). */
-  statefulSets: defineResource<StatefulSet, StatefulSetList>({
+  statefulSets: defineResource<StatefulSet, StatefulSetList, true, 'status' | 'scale'>({
     group: 'apps',
     version: 'v1',
     resource: 'statefulsets',

@@ -14,7 +14,12 @@ import { StatusResourceClient } from '../typed-client.js';
  */
 export const autoscalingV2Resources = {
   /** `HorizontalPodAutoscaler` (`horizontalpodautoscalers`, namespaced). */
-  horizontalPodAutoscalers: defineResource<HorizontalPodAutoscaler, HorizontalPodAutoscalerList>({
+  horizontalPodAutoscalers: defineResource<
+    HorizontalPodAutoscaler,
+    HorizontalPodAutoscalerList,
+    true,
+    'status'
+  >({
     group: 'autoscaling',
     version: 'v2',
     resource: 'horizontalpodautoscalers',

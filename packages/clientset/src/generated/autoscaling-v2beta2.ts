@@ -16,7 +16,9 @@ export const autoscalingV2beta2Resources = {
   /** `HorizontalPodAutoscaler` (`horizontalpodautoscalers`, namespaced). */
   horizontalPodAutoscalers: defineResource<
     HorizontalPodAutoscalerV2beta2,
-    HorizontalPodAutoscalerListV2beta2
+    HorizontalPodAutoscalerListV2beta2,
+    true,
+    'status'
   >({
     group: 'autoscaling',
     version: 'v2beta2',

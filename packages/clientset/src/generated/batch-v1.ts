@@ -11,7 +11,7 @@ import { StatusResourceClient } from '../typed-client.js';
  */
 export const batchV1Resources = {
   /** `CronJob` (`cronjobs`, namespaced; served by servers 1.21+). */
-  cronJobs: defineResource<CronJob, CronJobList>({
+  cronJobs: defineResource<CronJob, CronJobList, true, 'status'>({
     group: 'batch',
     version: 'v1',
     resource: 'cronjobs',
@@ -20,7 +20,7 @@ export const batchV1Resources = {
     subresources: ['status'],
   }),
   /** `Job` (`jobs`, namespaced). */
-  jobs: defineResource<Job, JobList>({
+  jobs: defineResource<Job, JobList, true, 'status'>({
     group: 'batch',
     version: 'v1',
     resource: 'jobs',

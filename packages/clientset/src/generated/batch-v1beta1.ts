@@ -11,7 +11,7 @@ import type { CronJobListV1beta1, CronJobV1beta1 } from '../types/beta.js';
  */
 export const batchV1beta1Resources = {
   /** `CronJob` (`cronjobs`, namespaced). */
-  cronJobs: defineResource<CronJobV1beta1, CronJobListV1beta1>({
+  cronJobs: defineResource<CronJobV1beta1, CronJobListV1beta1, true, 'status'>({
     group: 'batch',
     version: 'v1beta1',
     resource: 'cronjobs',

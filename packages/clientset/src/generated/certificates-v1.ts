@@ -16,7 +16,9 @@ export const certificatesV1Resources = {
   /** `CertificateSigningRequest` (`certificatesigningrequests`, cluster-scoped). */
   certificateSigningRequests: defineResource<
     CertificateSigningRequest,
-    CertificateSigningRequestList
+    CertificateSigningRequestList,
+    false,
+    'status' | 'approval'
   >({
     group: 'certificates.k8s.io',
     version: 'v1',

@@ -11,7 +11,7 @@ import { TypedResourceClient } from '../typed-client.js';
  */
 export const coordinationV1Resources = {
   /** `Lease` (`leases`, namespaced). */
-  leases: defineResource<Lease, LeaseList>({
+  leases: defineResource<Lease, LeaseList, true, never>({
     group: 'coordination.k8s.io',
     version: 'v1',
     resource: 'leases',

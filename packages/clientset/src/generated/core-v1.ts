@@ -59,7 +59,7 @@ export const coreV1Resources = {
     namespaced: true,
   }),
   /** `ComponentStatus` (`componentstatuses`, cluster-scoped). */
-  componentStatuses: defineResource<ComponentStatus, ComponentStatusList>({
+  componentStatuses: defineResource<ComponentStatus, ComponentStatusList, false, never>({
     group: '',
     version: 'v1',
     resource: 'componentstatuses',
@@ -67,7 +67,7 @@ export const coreV1Resources = {
     namespaced: false,
   }),
   /** `ConfigMap` (`configmaps`, namespaced). */
-  configMaps: defineResource<ConfigMap, ConfigMapList>({
+  configMaps: defineResource<ConfigMap, ConfigMapList, true, never>({
     group: '',
     version: 'v1',
     resource: 'configmaps',
@@ -75,7 +75,7 @@ export const coreV1Resources = {
     namespaced: true,
   }),
   /** `Endpoints` (`endpoints`, namespaced). */
-  endpoints: defineResource<Endpoints, EndpointsList>({
+  endpoints: defineResource<Endpoints, EndpointsList, true, never>({
     group: '',
     version: 'v1',
     resource: 'endpoints',
@@ -83,7 +83,7 @@ export const coreV1Resources = {
     namespaced: true,
   }),
   /** `Event` (`events`, namespaced). */
-  events: defineResource<Event, EventList>({
+  events: defineResource<Event, EventList, true, never>({
     group: '',
     version: 'v1',
     resource: 'events',
@@ -91,7 +91,7 @@ export const coreV1Resources = {
     namespaced: true,
   }),
   /** `LimitRange` (`limitranges`, namespaced). */
-  limitRanges: defineResource<LimitRange, LimitRangeList>({
+  limitRanges: defineResource<LimitRange, LimitRangeList, true, never>({
     group: '',
     version: 'v1',
     resource: 'limitranges',
@@ -99,7 +99,7 @@ export const coreV1Resources = {
     namespaced: true,
   }),
   /** `Namespace` (`namespaces`, cluster-scoped). */
-  namespaces: defineResource<Namespace, NamespaceList>({
+  namespaces: defineResource<Namespace, NamespaceList, false, 'status' | 'finalize'>({
     group: '',
     version: 'v1',
     resource: 'namespaces',
@@ -108,7 +108,7 @@ export const coreV1Resources = {
     subresources: ['status', 'finalize'],
   }),
   /** `Node` (`nodes`, cluster-scoped). */
-  nodes: defineResource<Node, NodeList>({
+  nodes: defineResource<Node, NodeList, false, 'status' | 'proxy'>({
     group: '',
     version: 'v1',
     resource: 'nodes',
@@ -117,7 +117,12 @@ export const coreV1Resources = {
     subresources: ['status', 'proxy'],
   }),
   /** `PersistentVolumeClaim` (`persistentvolumeclaims`, namespaced). */
-  persistentVolumeClaims: defineResource<PersistentVolumeClaim, PersistentVolumeClaimList>({
+  persistentVolumeClaims: defineResource<
+    PersistentVolumeClaim,
+    PersistentVolumeClaimList,
+    true,
+    'status'
+  >({
     group: '',
     version: 'v1',
     resource: 'persistentvolumeclaims',
@@ -126,7 +131,7 @@ export const coreV1Resources = {
     subresources: ['status'],
   }),
   /** `PersistentVolume` (`persistentvolumes`, cluster-scoped). */
-  persistentVolumes: defineResource<PersistentVolume, PersistentVolumeList>({
+  persistentVolumes: defineResource<PersistentVolume, PersistentVolumeList, false, 'status'>({
     group: '',
     version: 'v1',
     resource: 'persistentvolumes',
@@ -135,7 +140,20 @@ export const coreV1Resources = {
     subresources: ['status'],
   }),
   /** `Pod` (`pods`, namespaced). */
-  pods: defineResource<Pod, PodList>({
+  pods: defineResource<
+    Pod,
+    PodList,
+    true,
+    | 'status'
+    | 'log'
+    | 'eviction'
+    | 'binding'
+    | 'ephemeralcontainers'
+    | 'exec'
+    | 'attach'
+    | 'portforward'
+    | 'proxy'
+  >({
     group: '',
     version: 'v1',
     resource: 'pods',
@@ -154,7 +172,7 @@ export const coreV1Resources = {
     ],
   }),
   /** `PodTemplate` (`podtemplates`, namespaced). */
-  podTemplates: defineResource<PodTemplate, PodTemplateList>({
+  podTemplates: defineResource<PodTemplate, PodTemplateList, true, never>({
     group: '',
     version: 'v1',
     resource: 'podtemplates',
@@ -162,7 +180,12 @@ export const coreV1Resources = {
     namespaced: true,
   }),
   /** `ReplicationController` (`replicationcontrollers`, namespaced). */
-  replicationControllers: defineResource<ReplicationController, ReplicationControllerList>({
+  replicationControllers: defineResource<
+    ReplicationController,
+    ReplicationControllerList,
+    true,
+    'status' | 'scale'
+  >({
     group: '',
     version: 'v1',
     resource: 'replicationcontrollers',
@@ -171,7 +194,7 @@ export const coreV1Resources = {
     subresources: ['status', 'scale'],
   }),
   /** `ResourceQuota` (`resourcequotas`, namespaced). */
-  resourceQuotas: defineResource<ResourceQuota, ResourceQuotaList>({
+  resourceQuotas: defineResource<ResourceQuota, ResourceQuotaList, true, 'status'>({
     group: '',
     version: 'v1',
     resource: 'resourcequotas',
@@ -180,7 +203,7 @@ export const coreV1Resources = {
     subresources: ['status'],
   }),
   /** `Secret` (`secrets`, namespaced). */
-  secrets: defineResource<Secret, SecretList>({
+  secrets: defineResource<Secret, SecretList, true, never>({
     group: '',
     version: 'v1',
     resource: 'secrets',
@@ -188,7 +211,7 @@ export const coreV1Resources = {
     namespaced: true,
   }),
   /** `ServiceAccount` (`serviceaccounts`, namespaced). */
-  serviceAccounts: defineResource<ServiceAccount, ServiceAccountList>({
+  serviceAccounts: defineResource<ServiceAccount, ServiceAccountList, true, 'token'>({
     group: '',
     version: 'v1',
     resource: 'serviceaccounts',
@@ -197,7 +220,7 @@ export const coreV1Resources = {
     subresources: ['token'],
   }),
   /** `Service` (`services`, namespaced). */
-  services: defineResource<Service, ServiceList>({
+  services: defineResource<Service, ServiceList, true, 'status' | 'proxy'>({
     group: '',
     version: 'v1',
     resource: 'services',

@@ -11,7 +11,7 @@ import { TypedResourceClient } from '../typed-client.js';
  */
 export const discoveryV1Resources = {
   /** `EndpointSlice` (`endpointslices`, namespaced). */
-  endpointSlices: defineResource<EndpointSlice, EndpointSliceList>({
+  endpointSlices: defineResource<EndpointSlice, EndpointSliceList, true, never>({
     group: 'discovery.k8s.io',
     version: 'v1',
     resource: 'endpointslices',

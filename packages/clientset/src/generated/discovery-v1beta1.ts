@@ -11,7 +11,7 @@ import type { EndpointSliceListV1beta1, EndpointSliceV1beta1 } from '../types/be
  */
 export const discoveryV1beta1Resources = {
   /** `EndpointSlice` (`endpointslices`, namespaced). */
-  endpointSlices: defineResource<EndpointSliceV1beta1, EndpointSliceListV1beta1>({
+  endpointSlices: defineResource<EndpointSliceV1beta1, EndpointSliceListV1beta1, true, never>({
     group: 'discovery.k8s.io',
     version: 'v1beta1',
     resource: 'endpointslices',

@@ -11,7 +11,7 @@ import { TypedResourceClient } from '../typed-client.js';
  */
 export const eventsV1Resources = {
   /** `Event` (`events`, namespaced). */
-  events: defineResource<Event, EventList>({
+  events: defineResource<Event, EventList, true, never>({
     group: 'events.k8s.io',
     version: 'v1',
     resource: 'events',

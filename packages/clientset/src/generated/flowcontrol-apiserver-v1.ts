@@ -16,7 +16,7 @@ import { StatusResourceClient } from '../typed-client.js';
  */
 export const flowcontrolApiserverV1Resources = {
   /** `FlowSchema` (`flowschemas`, cluster-scoped). */
-  flowSchemas: defineResource<FlowSchema, FlowSchemaList>({
+  flowSchemas: defineResource<FlowSchema, FlowSchemaList, false, 'status'>({
     group: 'flowcontrol.apiserver.k8s.io',
     version: 'v1',
     resource: 'flowschemas',
@@ -27,7 +27,9 @@ export const flowcontrolApiserverV1Resources = {
   /** `PriorityLevelConfiguration` (`prioritylevelconfigurations`, cluster-scoped). */
   priorityLevelConfigurations: defineResource<
     PriorityLevelConfiguration,
-    PriorityLevelConfigurationList
+    PriorityLevelConfigurationList,
+    false,
+    'status'
   >({
     group: 'flowcontrol.apiserver.k8s.io',
     version: 'v1',

@@ -18,7 +18,7 @@ import { StatusResourceClient, TypedResourceClient } from '../typed-client.js';
  */
 export const networkingV1Resources = {
   /** `IngressClass` (`ingressclasses`, cluster-scoped). */
-  ingressClasses: defineResource<IngressClass, IngressClassList>({
+  ingressClasses: defineResource<IngressClass, IngressClassList, false, never>({
     group: 'networking.k8s.io',
     version: 'v1',
     resource: 'ingressclasses',
@@ -26,7 +26,7 @@ export const networkingV1Resources = {
     namespaced: false,
   }),
   /** `Ingress` (`ingresses`, namespaced). */
-  ingresses: defineResource<Ingress, IngressList>({
+  ingresses: defineResource<Ingress, IngressList, true, 'status'>({
     group: 'networking.k8s.io',
     version: 'v1',
     resource: 'ingresses',
@@ -35,7 +35,7 @@ export const networkingV1Resources = {
     subresources: ['status'],
   }),
   /** `NetworkPolicy` (`networkpolicies`, namespaced). */
-  networkPolicies: defineResource<NetworkPolicy, NetworkPolicyList>({
+  networkPolicies: defineResource<NetworkPolicy, NetworkPolicyList, true, never>({
     group: 'networking.k8s.io',
     version: 'v1',
     resource: 'networkpolicies',

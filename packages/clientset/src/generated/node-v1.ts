@@ -11,7 +11,7 @@ import { TypedResourceClient } from '../typed-client.js';
  */
 export const nodeV1Resources = {
   /** `RuntimeClass` (`runtimeclasses`, cluster-scoped). */
-  runtimeClasses: defineResource<RuntimeClass, RuntimeClassList>({
+  runtimeClasses: defineResource<RuntimeClass, RuntimeClassList, false, never>({
     group: 'node.k8s.io',
     version: 'v1',
     resource: 'runtimeclasses',

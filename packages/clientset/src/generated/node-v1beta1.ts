@@ -11,7 +11,7 @@ import type { RuntimeClassListV1beta1, RuntimeClassV1beta1 } from '../types/beta
  */
 export const nodeV1beta1Resources = {
   /** `RuntimeClass` (`runtimeclasses`, cluster-scoped). */
-  runtimeClasses: defineResource<RuntimeClassV1beta1, RuntimeClassListV1beta1>({
+  runtimeClasses: defineResource<RuntimeClassV1beta1, RuntimeClassListV1beta1, false, never>({
     group: 'node.k8s.io',
     version: 'v1beta1',
     resource: 'runtimeclasses',

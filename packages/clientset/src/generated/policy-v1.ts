@@ -11,7 +11,12 @@ import { StatusResourceClient } from '../typed-client.js';
  */
 export const policyV1Resources = {
   /** `PodDisruptionBudget` (`poddisruptionbudgets`, namespaced). */
-  podDisruptionBudgets: defineResource<PodDisruptionBudget, PodDisruptionBudgetList>({
+  podDisruptionBudgets: defineResource<
+    PodDisruptionBudget,
+    PodDisruptionBudgetList,
+    true,
+    'status'
+  >({
     group: 'policy',
     version: 'v1',
     resource: 'poddisruptionbudgets',

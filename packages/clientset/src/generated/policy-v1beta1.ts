@@ -11,7 +11,12 @@ import type { PodDisruptionBudgetListV1beta1, PodDisruptionBudgetV1beta1 } from 
  */
 export const policyV1beta1Resources = {
   /** `PodDisruptionBudget` (`poddisruptionbudgets`, namespaced). */
-  podDisruptionBudgets: defineResource<PodDisruptionBudgetV1beta1, PodDisruptionBudgetListV1beta1>({
+  podDisruptionBudgets: defineResource<
+    PodDisruptionBudgetV1beta1,
+    PodDisruptionBudgetListV1beta1,
+    true,
+    'status'
+  >({
     group: 'policy',
     version: 'v1beta1',
     resource: 'poddisruptionbudgets',

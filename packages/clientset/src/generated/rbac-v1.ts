@@ -20,7 +20,7 @@ import { TypedResourceClient } from '../typed-client.js';
  */
 export const rbacV1Resources = {
   /** `ClusterRoleBinding` (`clusterrolebindings`, cluster-scoped). */
-  clusterRoleBindings: defineResource<ClusterRoleBinding, ClusterRoleBindingList>({
+  clusterRoleBindings: defineResource<ClusterRoleBinding, ClusterRoleBindingList, false, never>({
     group: 'rbac.authorization.k8s.io',
     version: 'v1',
     resource: 'clusterrolebindings',
@@ -28,7 +28,7 @@ export const rbacV1Resources = {
     namespaced: false,
   }),
   /** `ClusterRole` (`clusterroles`, cluster-scoped). */
-  clusterRoles: defineResource<ClusterRole, ClusterRoleList>({
+  clusterRoles: defineResource<ClusterRole, ClusterRoleList, false, never>({
     group: 'rbac.authorization.k8s.io',
     version: 'v1',
     resource: 'clusterroles',
@@ -36,7 +36,7 @@ export const rbacV1Resources = {
     namespaced: false,
   }),
   /** `RoleBinding` (`rolebindings`, namespaced). */
-  roleBindings: defineResource<RoleBinding, RoleBindingList>({
+  roleBindings: defineResource<RoleBinding, RoleBindingList, true, never>({
     group: 'rbac.authorization.k8s.io',
     version: 'v1',
     resource: 'rolebindings',
@@ -44,7 +44,7 @@ export const rbacV1Resources = {
     namespaced: true,
   }),
   /** `Role` (`roles`, namespaced). */
-  roles: defineResource<Role, RoleList>({
+  roles: defineResource<Role, RoleList, true, never>({
     group: 'rbac.authorization.k8s.io',
     version: 'v1',
     resource: 'roles',

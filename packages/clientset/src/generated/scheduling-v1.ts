@@ -11,7 +11,7 @@ import { TypedResourceClient } from '../typed-client.js';
  */
 export const schedulingV1Resources = {
   /** `PriorityClass` (`priorityclasses`, cluster-scoped). */
-  priorityClasses: defineResource<PriorityClass, PriorityClassList>({
+  priorityClasses: defineResource<PriorityClass, PriorityClassList, false, never>({
     group: 'scheduling.k8s.io',
     version: 'v1',
     resource: 'priorityclasses',

@@ -22,7 +22,7 @@ import { StatusResourceClient, TypedResourceClient } from '../typed-client.js';
  */
 export const storageV1Resources = {
   /** `CSIDriver` (`csidrivers`, cluster-scoped). */
-  csiDrivers: defineResource<CSIDriver, CSIDriverList>({
+  csiDrivers: defineResource<CSIDriver, CSIDriverList, false, never>({
     group: 'storage.k8s.io',
     version: 'v1',
     resource: 'csidrivers',
@@ -30,7 +30,7 @@ export const storageV1Resources = {
     namespaced: false,
   }),
   /** `CSINode` (`csinodes`, cluster-scoped). */
-  csiNodes: defineResource<CSINode, CSINodeList>({
+  csiNodes: defineResource<CSINode, CSINodeList, false, never>({
     group: 'storage.k8s.io',
     version: 'v1',
     resource: 'csinodes',
@@ -38,7 +38,7 @@ export const storageV1Resources = {
     namespaced: false,
   }),
   /** `CSIStorageCapacity` (`csistoragecapacities`, namespaced; served by servers 1.24+). */
-  csiStorageCapacities: defineResource<CSIStorageCapacity, CSIStorageCapacityList>({
+  csiStorageCapacities: defineResource<CSIStorageCapacity, CSIStorageCapacityList, true, never>({
     group: 'storage.k8s.io',
     version: 'v1',
     resource: 'csistoragecapacities',
@@ -46,7 +46,7 @@ export const storageV1Resources = {
     namespaced: true,
   }),
   /** `StorageClass` (`storageclasses`, cluster-scoped). */
-  storageClasses: defineResource<StorageClass, StorageClassList>({
+  storageClasses: defineResource<StorageClass, StorageClassList, false, never>({
     group: 'storage.k8s.io',
     version: 'v1',
     resource: 'storageclasses',
@@ -54,7 +54,7 @@ export const storageV1Resources = {
     namespaced: false,
   }),
   /** `VolumeAttachment` (`volumeattachments`, cluster-scoped). */
-  volumeAttachments: defineResource<VolumeAttachment, VolumeAttachmentList>({
+  volumeAttachments: defineResource<VolumeAttachment, VolumeAttachmentList, false, 'status'>({
     group: 'storage.k8s.io',
     version: 'v1',
     resource: 'volumeattachments',

@@ -1,0 +1,284 @@
+// client-go's rest/request_test.go, the retry tables: TestRequestStream,
+// TestRetryableConditions, TestRequest{Watch,Do}WithWrapPreviousError and
+// TestTryThrottleWithInfoContextDeadline, each row keeping its inputs and expectations. A
+// stub server plays each row's answers on a real socket (see test/scripted-server.ts), so
+// Go's transport-level errors become what a socket can do; rows that need other Go errors
+// are listed in the package README.
+
+import { createServer } from 'node:net';
+import { isBadRequest, isInternalError, isUnauthorized } from '@kubets/apimachinery';
+import { rejectionOf } from '@kubets/test-utils';
+import { describe, expect, it } from 'vitest';
+import { recordingClock } from '../test/helpers.js';
+import { type Answer, scriptedServer, statusBody } from '../test/scripted-server.js';
+import { RESTClient } from './client.js';
+import { InvalidRequestError, isTransportError } from './errors.js';
+import { PatchType, type Request } from './request.js';
+
+const retryAfter: Answer = { code: 500, headers: { 'Retry-After': '1' } };
+const twice = (answer: Answer): Answer[] => [answer, answer];
+const ok: Answer = { code: 200, body: '' };
+
+/** Reads a stream to its end (Go's tests close the body; kubets' caller must drain it). */
+async function drain(stream: NodeJS.ReadableStream): Promise<void> {
+  for await (const _chunk of stream) {
+    // nothing to keep
+  }
+}
+
+describe('TestRequestStream', () => {
+  const stub = scriptedServer();
+  const containerMessage =
+    'a container name must be specified for pod kube-dns-v20-mz5cv, choose one of: [kubedns dnsmasq healthz]';
+  // err: undefined for a stream that opens; otherwise a check of the error.
+  const rows: [
+    name: string,
+    maxRetries: number,
+    script: Answer[],
+    err?: (e: unknown) => boolean,
+  ][] = [
+    ['server returns an error', 0, ['garbage'], isTransportError],
+    [
+      'server returns 401 with a Status',
+      0,
+      [{ code: 401, body: statusBody({ status: 'Failure', reason: 'Unauthorized' }) }],
+      isUnauthorized,
+    ],
+    [
+      'server returns 400 with a Status',
+      0,
+      [
+        {
+          code: 400,
+          body: statusBody({
+            metadata: {},
+            status: 'Failure',
+            message: containerMessage,
+            reason: 'BadRequest',
+            code: 400,
+          }),
+        },
+      ],
+      (e) => isBadRequest(e) && (e as Error).message === containerMessage,
+    ],
+    [
+      'max retries 2, server always returns a response with Retry-After header',
+      2,
+      [retryAfter, retryAfter, retryAfter],
+      isInternalError,
+    ],
+    [
+      'server returns EOF after attempt 1, retry aborted',
+      2,
+      [retryAfter, 'eof'],
+      (e) => isTransportError(e) && e.code === 'ECONNRESET',
+    ],
+    ['max retries 2, server returns success on the final attempt', 2, [retryAfter, retryAfter, ok]],
+  ];
+  it.each(rows)('%s', async (_name, maxRetries, script, err) => {
+    const live = stub.play(script, { maxRetries });
+    const opening = live.get().resource('pods').stream();
+    if (err === undefined) await drain(await opening);
+    else expect(err(await rejectionOf(opening))).toBe(true);
+    expect(stub.attempts()).toBe(script.length);
+  });
+
+  it('request has error: nothing is sent', async () => {
+    const live = stub.play([]);
+    const err = await rejectionOf(live.get().name('a/b').stream());
+    expect(err).toBeInstanceOf(InvalidRequestError);
+    expect(stub.attempts()).toBe(0);
+  });
+});
+
+type Method = 'Do' | 'DoRaw' | 'Stream' | 'Watch';
+const callers: Record<Method, (r: Request) => Promise<unknown>> = {
+  Do: (r) => r.do(),
+  DoRaw: (r) => r.doRaw(),
+  Stream: async (r) => drain(await r.stream()),
+  Watch: async (r) => {
+    for await (const _event of await r.watch()) {
+      // the server's answers carry no events
+    }
+  },
+};
+type Verb = 'get' | 'post' | 'put' | 'delete' | 'patch';
+const allVerbs: Verb[] = ['get', 'post', 'put', 'delete', 'patch'];
+const start = (client: RESTClient, verb: Verb): Request =>
+  verb === 'patch' ? client.patch(PatchType.MergePatch) : client[verb]();
+const methods = Object.keys(callers) as Method[];
+/** Which methods retry: every one, none, or every one but `Stream`. */
+const retry = {
+  always: new Set<Method>(methods),
+  never: new Set<Method>(),
+  exceptStream: new Set<Method>(['Do', 'DoRaw', 'Watch']),
+};
+
+/** A loopback URL nothing listens on: a port that was bound a moment ago and released. */
+async function refusingHost(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${address.port}`;
+}
+
+describe('TestRetryableConditions', () => {
+  const stub = scriptedServer();
+  const rows: [name: string, verbs: Verb[], answer: Answer, retried: Set<Method>][] = [
+    [
+      'server returns {429, Retry-After}',
+      allVerbs,
+      { code: 429, headers: { 'Retry-After': '0' } },
+      retry.always,
+    ],
+    [
+      'server returns {503, Retry-After}',
+      allVerbs,
+      { code: 503, headers: { 'Retry-After': '0' } },
+      retry.always,
+    ],
+    ['server returns 5xx, but no Retry-After', allVerbs, { code: 500 }, retry.never],
+    ['server returns 429 but no Retry-After', allVerbs, { code: 429 }, retry.never],
+    ['server returns connection reset error', ['get'], 'reset', retry.exceptStream],
+    ['server returns EOF error', ['get'], 'eof', retry.exceptStream],
+    ['server returns unexpected EOF error', ['get'], 'partial', retry.exceptStream],
+    // Watch: not applicable (a watch is a GET), and kubets' watch retries any verb as Go's.
+    ['server returns EOF error', ['post'], 'eof', new Set<Method>(['Watch'])],
+    ['server returns OK, never retry', allVerbs, ok, retry.never],
+    [
+      'server returns {3xx, Retry-After}',
+      allVerbs,
+      { code: 301, headers: { 'Retry-After': '0' } },
+      retry.never,
+    ],
+  ];
+  const cases = rows.flatMap(([name, verbs, answer, retried]) =>
+    methods.flatMap((method) =>
+      verbs.map((verb) => ({ name, method, verb, answer, retried: retried.has(method) })),
+    ),
+  );
+  it.each(cases)('$name/$method/$verb', async ({ method, verb, answer, retried }) => {
+    const live = stub.play([answer, answer, answer], { maxRetries: 2 });
+    await callers[method](start(live, verb).absPath('/apis')).catch(() => {});
+    expect(stub.attempts()).toBe(retried ? 3 : 1);
+  });
+
+  // A refused connection never reaches a server: the retry waits tell the attempts.
+  it.each(
+    methods.flatMap((method) => (['get', 'post'] as const).map((verb) => ({ method, verb }))),
+  )('server returns connection refused error/$method/$verb', async ({ method, verb }) => {
+    const clock = recordingClock();
+    const live = new RESTClient(
+      { host: await refusingHost(), qps: -1, maxRetries: 2 },
+      { groupVersion: 'v1', clock },
+    );
+    const err = await rejectionOf(callers[method](start(live, verb).absPath('/apis')));
+    expect(isTransportError(err) && err.code).toBe('ECONNREFUSED');
+    expect(clock.sleeps).toEqual([]);
+  });
+});
+
+// client-go's testWithWrapPreviousError: `wrapped` is the previous attempt's error the final
+// error must name; `expectedErr` what the final error is.
+describe.each<[string, (r: Request) => Promise<unknown>]>([
+  ['TestRequestWatchWithWrapPreviousError', callers.Watch],
+  // Go's Do without Into is DoRaw: an empty 200 is no error until decoded.
+  ['TestRequestDoWithWrapPreviousError', callers.DoRaw],
+])('%s', (_test, call) => {
+  const stub = scriptedServer();
+  const previous = (message: string) => `- error from a previous attempt: ${message}`;
+  const rows: {
+    name: string;
+    maxRetries: number;
+    script: Answer[];
+    expectedErr?: 'garbage' | 'cancel';
+    contains?: string;
+  }[] = [
+    { name: 'success at first attempt', maxRetries: 2, script: [ok] },
+    {
+      name: 'success after a series of retry-after from the server',
+      maxRetries: 2,
+      script: [retryAfter, retryAfter, ok],
+    },
+    {
+      name: 'success after a series of retryable errors',
+      maxRetries: 2,
+      script: ['eof', 'eof', ok],
+    },
+    {
+      name: 'request errors out with a non retryable error',
+      maxRetries: 2,
+      script: ['garbage'],
+      expectedErr: 'garbage',
+    },
+    {
+      name: 'request times out after retries, but no previous error',
+      maxRetries: 2,
+      script: [retryAfter, retryAfter, 'cancel'],
+      expectedErr: 'cancel',
+    },
+    {
+      name: 'request times out after retries, and we have a relevant previous error',
+      maxRetries: 3,
+      script: ['eof', retryAfter, retryAfter, 'cancel'],
+      expectedErr: 'cancel',
+    },
+    {
+      name: 'interleaved retry-after responses with retryable errors',
+      maxRetries: 8,
+      script: [
+        ...twice(retryAfter),
+        'partial',
+        ...twice(retryAfter),
+        'eof',
+        ...twice(retryAfter),
+        'cancel',
+      ],
+      expectedErr: 'cancel',
+    },
+    {
+      name: 'request errors out with a retryable error, followed by a non-retryable one',
+      maxRetries: 3,
+      script: ['eof', 'garbage'],
+      expectedErr: 'garbage',
+      contains: previous('socket hang up'),
+    },
+    {
+      name: 'use the most recent error',
+      maxRetries: 2,
+      script: ['partial', 'eof', 'cancel'],
+      expectedErr: 'cancel',
+    },
+  ];
+  it.each(rows)('$name', async ({ maxRetries, script, expectedErr, contains }) => {
+    const cancel = new AbortController();
+    const live = stub.play(script, { maxRetries }, cancel);
+    const sent = call(live.get().absPath('/').signal(cancel.signal));
+    if (expectedErr === undefined) {
+      await sent;
+    } else {
+      const err = await rejectionOf(sent);
+      // kubets rejects with the caller's own abort reason, never wrapped (see the README).
+      if (expectedErr === 'cancel') expect(err).toBe(cancel.signal.reason);
+      else expect(isTransportError(err) && err.code).toBe('HPE_INVALID_CONSTANT');
+      if (contains !== undefined) expect((err as Error).message).toContain(contains);
+      else expect((err as Error).message).not.toContain(previous(''));
+    }
+    expect(stub.attempts()).toBe(script.length);
+  });
+});
+
+describe('TestTryThrottleWithInfoContextDeadline', () => {
+  it('rejects with the abort reason, not a rate limiter error, when already cancelled', async () => {
+    const live = new RESTClient(
+      { host: 'http://127.0.0.1:1', qps: 1, burst: 1 },
+      { groupVersion: 'v1', clock: recordingClock() },
+    );
+    const cancel = new AbortController();
+    cancel.abort();
+    const err = await rejectionOf(live.get().absPath('/').signal(cancel.signal).do());
+    expect(err).toBe(cancel.signal.reason);
+    expect(String((err as Error).message)).not.toContain('client rate limiter');
+  });
+});
