@@ -243,7 +243,7 @@ export class RealFIFO<T> {
     const isInInitialList = !this.hasSynced();
     const key = this.#keys[this.#head]!;
     const popped = [this.#shift()];
-    return this.#processed(() => process(popped, isInInitialList, key), 1, popped);
+    return this.#processed(process, popped, isInInitialList, key, 1, popped);
   }
 
   /**
@@ -274,12 +274,12 @@ export class RealFIFO<T> {
     if (n === 1) {
       const key = this.#keys[this.#head]!;
       const popped = [this.#shift()];
-      return this.#processed(() => processSingle(popped, isInInitialList, key), 1, popped);
+      return this.#processed(processSingle, popped, isInInitialList, key, 1, popped);
     }
     const keys = this.#keys.slice(this.#head, this.#head + n);
     const batch: Delta<T>[] = [];
     for (let i = 0; i < n; i++) batch.push(this.#shift() as Delta<T>);
-    return this.#processed(() => processBatch(batch, isInInitialList, keys), n, batch);
+    return this.#processed(processBatch, batch, isInInitialList, keys, n, batch);
   }
 
   /** How many deltas from the head can go in one batch (0 when empty). */
@@ -305,11 +305,19 @@ export class RealFIFO<T> {
   /**
    * Runs `process` for `count` popped deltas; the initial list counts down only once it is
    * done, so {@link hasSynced} never turns true while the last item is being processed.
+   * `process` and its arguments come separately: no closure per pop.
    */
-  #processed<R>(process: () => void | Promise<void>, count: number, result: R): R | Promise<R> {
+  #processed<D, K, R>(
+    process: (deltas: D, isInInitialList: boolean, key: K) => void | Promise<void>,
+    deltas: D,
+    isInInitialList: boolean,
+    key: K,
+    count: number,
+    result: R,
+  ): R | Promise<R> {
     let processing: void | Promise<void>;
     try {
-      processing = process();
+      processing = process(deltas, isInInitialList, key);
     } catch (err) {
       this.#life.processed(count);
       throw err;
