@@ -81,6 +81,49 @@ async function receives(
 }
 
 describe('client-go shared_informer_test.go', () => {
+  it('TestIndexer', async () => {
+    const labeled = (name: string, labels: Record<string, string>): TestPod => ({
+      metadata: { name, labels },
+    });
+    const pod1 = labeled('pod1', { a: 'a-val', b: 'b-val1' });
+    const pod2 = labeled('pod2', { b: 'b-val2' });
+    const pod3 = labeled('pod3', { a: 'a-val2' });
+    const { source, informer, run } = setup(1000);
+    source.add(pod1);
+    source.add(pod2);
+    const labelKeys = (pod: TestPod) => Object.keys(pod.metadata.labels ?? {});
+    informer.addIndexers({ labels: labelKeys });
+    run();
+    await eventually(() => informer.hasSynced());
+    const names = (pods: TestPod[]) => pods.map((p) => p.metadata.name).sort();
+
+    // Lookup by index.
+    expect(names(informer.getIndexer().byIndex('labels', 'a'))).toEqual(['pod1']);
+    // An item added later.
+    source.add(pod3);
+    await eventually(() => informer.getIndexer().byIndex('labels', 'a').length === 2);
+    expect(names(informer.getIndexer().byIndex('labels', 'a'))).toEqual(['pod1', 'pod3']);
+    // An index added later is available at once.
+    informer.addIndexers({ 'labels-again': labelKeys });
+    expect(names(informer.getIndexer().byIndex('labels-again', 'a'))).toEqual(['pod1', 'pod3']);
+    expect(informer.getIndexer().listIndexFuncValues('labels').sort()).toEqual(['a', 'b']);
+    expect(informer.getIndexer().listIndexFuncValues('labels-again').sort()).toEqual(['a', 'b']);
+  });
+
+  it('TestResyncCheckPeriod', async () => {
+    // The informer resyncs every 12 hours; handlers ask for never, 1 min, 55 s and 5 s: the
+    // informer then checks every 5 s (the listeners' own periods are internal to kubets).
+    const { clock, informer, run } = setup(12 * 3600_000);
+    for (const period of [0, 60_000, 55_000, 5000]) {
+      informer.addEventHandler(newTestListener(`every ${period}`, period).handler, {
+        resyncPeriodMs: period,
+      });
+    }
+    run();
+    await eventually(() => informer.hasSynced() && clock.pending === 1);
+    expect(clock.nextDue()).toBe(5000);
+  });
+
   it('TestListenerResyncPeriods', async () => {
     // The informer checks every 1 s; listener1 never resyncs, listener2 every 2 s, listener3
     // every 3 s.
