@@ -26,9 +26,10 @@ function newTestListener(name: string, resyncPeriodMs: number, ...expected: stri
       onAdd: (obj) => void listener.receivedItemNames.push(obj.metadata.name),
       onUpdate: (_old, obj) => void listener.receivedItemNames.push(obj.metadata.name),
     } satisfies ResourceEventHandler<TestPod>,
+    // As sets: a name received twice (a resync, then a relist) counts once.
     satisfiedExpectations: () =>
-      [...listener.receivedItemNames].sort().join() ===
-      [...listener.expectedItemNames].sort().join(),
+      [...new Set(listener.receivedItemNames)].sort().join() ===
+      [...new Set(listener.expectedItemNames)].sort().join(),
     /** Waits until the expectations are met. */
     ok: () => eventually(listener.satisfiedExpectations, { what: `${name}: ${expected}` }),
     reset: () => {
@@ -159,6 +160,52 @@ describe('client-go shared_informer_test.go', () => {
     expect(listener2.receivedItemNames).toEqual([]);
   });
 
+  it('TestSharedInformerWatchDisruption', async () => {
+    const { source, clock, informer, run } = setup(1000);
+    source.add({ metadata: { name: 'pod1', resourceVersion: '1' } });
+    source.add({ metadata: { name: 'pod2', resourceVersion: '2' } });
+    const listenerNoResync = newTestListener('listenerNoResync', 0, 'pod1', 'pod2');
+    const listenerResync = newTestListener('listenerResync', 1000, 'pod1', 'pod2');
+    const listeners = [listenerNoResync, listenerResync];
+    for (const l of listeners) {
+      informer.addEventHandler(l.handler, { resyncPeriodMs: l.resyncPeriodMs });
+    }
+    run();
+    for (const l of listeners) await l.ok();
+    await eventually(() => clock.pending === 1);
+
+    // Add pod3 and bump pod2 without telling the watch: only a relist sees them.
+    source.addDropWatch(named('pod3'));
+    source.modifyDropWatch(named('pod2'));
+    await drained();
+    for (const l of listeners)
+      expect(l.satisfiedExpectations(), `${l.name} saw nothing`).toBe(true);
+    for (const l of listeners) l.reset();
+    listenerNoResync.expectedItemNames = ['pod2', 'pod3'];
+    listenerResync.expectedItemNames = ['pod1', 'pod2', 'pod3'];
+
+    // The resync check marks listenerResync as due (listenerNoResync is not).
+    clock.step(1000);
+    // A connection loss, or a too old watch: the informer relists after its backoff.
+    const lists = source.lists;
+    source.resetWatch();
+    await eventually(() => {
+      clock.step(1601);
+      return source.lists > lists;
+    });
+    for (const l of listeners) await l.ok();
+  });
+
+  it('TestSharedInformerErrorHandling', async () => {
+    const { source, informer, run } = setup(1000, 'pod1');
+    source.listError = new Error('Access Denied');
+    const errors: unknown[] = [];
+    informer.setWatchErrorHandler((err) => errors.push(err));
+    run();
+    await eventually(() => errors.length > 0);
+    expect(String(errors[0])).toContain('Access Denied');
+  });
+
   it('TestSharedInformerTransformer', async () => {
     const source = new FakeControllerSource<TestPod>();
     source.add({ metadata: { name: 'pod1', resourceVersion: '1' } });
@@ -191,6 +238,25 @@ describe('client-go shared_informer_test.go', () => {
     expect(listener1.receivedItemNames).toContain('pod3');
     informer.removeEventHandler(handle1);
     expect(await receives(informer, source, listener1, 'pod4')).toBe(false);
+  });
+
+  it('TestSharedInformerMultipleRegistration', async () => {
+    const { source, informer, run } = setup(1000, 'pod1');
+    const listener = newTestListener('handler1', 0);
+    // The same handler registered twice is two registrations: each delivers.
+    const reg1 = informer.addEventHandler(listener.handler);
+    const reg2 = informer.addEventHandler(listener.handler);
+    run();
+    await eventually(() => informer.hasSynced());
+    const deliveries = async (name: string) => {
+      await receives(informer, source, listener, name);
+      return listener.receivedItemNames.filter((n) => n === name).length;
+    };
+    expect(await deliveries('pod2')).toBe(2);
+    informer.removeEventHandler(reg1);
+    expect(await deliveries('pod3')).toBe(1);
+    informer.removeEventHandler(reg2);
+    expect(await deliveries('pod4')).toBe(0);
   });
 
   it('TestRemovingRemovedSharedInformer', async () => {

@@ -22,6 +22,8 @@ export class FakeControllerSource<T extends Meta> implements ListerWatcher<T> {
   #rv = 0;
   /** Number of list calls so far. */
   lists = 0;
+  /** When set, every list rejects with it (client-go `ListError`). */
+  listError: Error | undefined;
 
   /** Number of open watches. */
   get watching(): number {
@@ -63,6 +65,7 @@ export class FakeControllerSource<T extends Meta> implements ListerWatcher<T> {
   async list(_options: ListOptions, signal: AbortSignal): Promise<ObjectList<T>> {
     signal.throwIfAborted();
     this.lists++;
+    if (this.listError !== undefined) throw this.listError;
     return {
       metadata: { resourceVersion: String(this.#rv) },
       items: [...this.#items.values()].map((o) => structuredClone(o)),
