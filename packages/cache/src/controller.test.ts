@@ -15,6 +15,7 @@ import {
 import { Controller, newIndexerInformer, newInformer } from './controller.js';
 import { DeltaFIFO, RequeueError } from './delta-fifo.js';
 import { isDeletedFinalStateUnknown, metaNamespaceKeyFunc } from './keys.js';
+import { RealFIFO } from './the-real-fifo.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './thread-safe-store.js';
 import { waitForCacheSync } from './wait.js';
 
@@ -47,10 +48,11 @@ describe('newIndexerInformer', () => {
     const s = signal();
     void controller.run(s);
     expect(await waitForCacheSync(s, () => controller.hasSynced())).toBe(true);
+    // A relist is applied at once: deletions are notified first (client-go 1.36 `AtomicFIFO`).
     expect(queue).toEqual([
+      'delete default/mypod (tombstone)',
       'add default/web-1',
       'add default/web-2',
-      'delete default/mypod (tombstone)',
     ]);
     expect(indexer.getByKey('default/mypod')).toBeUndefined();
     expect(indexer.byIndex(namespaceIndex, 'default')).toHaveLength(2);
@@ -88,23 +90,30 @@ describe('newIndexerInformer', () => {
     expect(store.listKeys()).toEqual(['default/bad']);
   });
 
-  it('drains queued keys without a promise per key when the handler is synchronous', async () => {
+  it('drains queued deltas without a promise per delta when the handler is synchronous', async () => {
     // Spy on every FIFO: the informer's is created inside newIndexerInformer.
-    const tryPop = DeltaFIFO.prototype.tryPop;
+    const tryPopBatch = RealFIFO.prototype.tryPopBatch;
     let processed = 0;
     let thenables = 0;
-    const tryPopSpy = vi.spyOn(DeltaFIFO.prototype, 'tryPop').mockImplementation(function (
-      this: DeltaFIFO<TestPod>,
-      process,
+    const counted = <R>(result: R, deltas: number): R => {
+      processed += deltas;
+      if (typeof (result as PromiseLike<void> | undefined)?.then === 'function') thenables++;
+      return result;
+    };
+    const tryPopSpy = vi.spyOn(RealFIFO.prototype, 'tryPopBatch').mockImplementation(function (
+      this: RealFIFO<TestPod>,
+      processBatch,
+      processSingle,
     ) {
-      return tryPop.call(this, (deltas, isInInitialList, key) => {
-        const result = process(deltas, isInInitialList, key);
-        processed++;
-        if (typeof (result as PromiseLike<void> | undefined)?.then === 'function') thenables++;
-        return result;
-      });
+      return tryPopBatch.call(
+        this,
+        (deltas, isInInitialList, keys) =>
+          counted(processBatch(deltas, isInInitialList, keys), deltas.length),
+        (deltas, isInInitialList, key) =>
+          counted(processSingle(deltas, isInInitialList, key), deltas.length),
+      );
     });
-    const popSpy = vi.spyOn(DeltaFIFO.prototype, 'pop');
+    const popSpy = vi.spyOn(RealFIFO.prototype, 'popBatch');
     try {
       const n = 500;
       const lw = new FakeListerWatcher<TestPod>();
@@ -116,7 +125,10 @@ describe('newIndexerInformer', () => {
       const keys: string[] = [];
       const { controller } = newIndexerInformer<TestPod>(
         lw,
-        { onAdd: (obj) => void keys.push(metaNamespaceKeyFunc(obj)) },
+        {
+          onAdd: (obj) => void keys.push(metaNamespaceKeyFunc(obj)),
+          onUpdate: (_old, obj) => void keys.push(metaNamespaceKeyFunc(obj)),
+        },
         0,
         {},
         { clock: new FakeClock() },
@@ -125,10 +137,15 @@ describe('newIndexerInformer', () => {
       void controller.run(s);
       expect(await waitForCacheSync(s, () => controller.hasSynced())).toBe(true);
       expect(keys).toHaveLength(n);
-      expect(processed).toBe(n);
-      expect(thenables).toBe(0);
-      // pop (which awaits) only waits for the list; the n keys are drained synchronously.
+      // The whole list is one delta.
+      expect(processed).toBe(1);
+      // popBatch (which awaits) only waited for the list.
       expect(popSpy.mock.calls.length).toBeLessThanOrEqual(3);
+      const w = await lw.watchNumber(1);
+      w.push(...Array.from({ length: n }, (_, i) => modified(pod(`p-${i}`, '2'))));
+      await eventually(() => keys.length === 2 * n);
+      expect(processed).toBe(1 + n);
+      expect(thenables).toBe(0);
     } finally {
       tryPopSpy.mockRestore();
       popSpy.mockRestore();
@@ -175,8 +192,7 @@ describe('Controller', () => {
         warn: () => {},
         error: (msg, fields) => void errors.push(`${msg}: ${String(fields?.error)}`),
       },
-      process: (deltas) => {
-        const name = queue.keyOf(deltas);
+      process: (_deltas, _isInInitialList, name) => {
         if (name === 'default/flaky' && ++attempts < 3) throw new RequeueError(new Error('again'));
         if (name === 'default/broken') throw new Error('broken');
         processed.push(name);

@@ -1,23 +1,49 @@
 import type { Clock } from '@kubets/apimachinery';
 import { type Logger, silentLogger } from '@kubets/apimachinery';
-import { DeltaFIFO, isFIFOClosedError, type PopProcessFunc } from './delta-fifo.js';
+import { type DeltaFIFO, isFIFOClosedError } from './delta-fifo.js';
 import type { HandlerEvent, ResourceEventHandler } from './handler.js';
+import { informerFIFO } from './informer-fifo.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
 import { type ListerWatcher, reusingCachedItems } from './listwatch.js';
-import { type DeltaHandler, isPromiseLike, processDeltas } from './process-deltas.js';
+import {
+  type DeltaHandler,
+  isPromiseLike,
+  processDeltaBatch,
+  processDeltas,
+} from './process-deltas.js';
 import { Reflector, type WatchErrorHandler } from './reflector.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
+import { type FIFODelta, type ProcessBatchFunc, RealFIFO } from './the-real-fifo.js';
 import type { Indexers } from './thread-safe-store.js';
 import { pickTuning, type ReflectorTuning } from './tuning.js';
+
+/**
+ * Handles what a controller pops: one key's deltas from a {@link DeltaFIFO}, or one delta
+ * (possibly a whole relist or resync) from a {@link RealFIFO}, with the key it was queued
+ * under.
+ */
+export type ProcessFunc<T> = (
+  deltas: readonly FIFODelta<T>[],
+  isInInitialList: boolean,
+  key: string,
+) => void | Promise<void>;
 
 /** Settings of a {@link Controller}. */
 export interface ControllerConfig<T> extends ReflectorTuning {
   /** The queue the reflector fills and the controller pops. */
-  queue: DeltaFIFO<T>;
+  queue: DeltaFIFO<T> | RealFIFO<T>;
   /** Lists and watches the objects that feed the queue. */
   listerWatcher: ListerWatcher<T>;
-  /** Handles one key's deltas. Errors are logged; throw {@link RequeueError} to retry. */
-  process: PopProcessFunc<T>;
+  /**
+   * Handles what is popped. Errors are logged; with a {@link DeltaFIFO}, throw
+   * {@link RequeueError} to retry.
+   */
+  process: ProcessFunc<T>;
+  /**
+   * Handles a batch of deltas of distinct keys (client-go `ProcessBatch`). Used with a
+   * {@link RealFIFO} only; without it every delta goes to `process` alone.
+   */
+  processBatch?: ProcessBatchFunc<T> | undefined;
   /** Resync period of the reflector in milliseconds; 0 for none. */
   fullResyncPeriodMs?: number;
   /** Asked before each periodic resync. */
@@ -38,8 +64,9 @@ export interface ControllerConfig<T> extends ReflectorTuning {
 const yieldEveryKeys = 64;
 
 /**
- * Runs a reflector into a {@link DeltaFIFO} and pops it into a process function (client-go
- * `cache.Controller`); the engine of every informer.
+ * Runs a reflector into a queue ({@link RealFIFO} for informers, or a {@link DeltaFIFO}) and
+ * pops it into a process function (client-go `cache.Controller`); the engine of every
+ * informer.
  */
 
 export class Controller<T> {
@@ -80,14 +107,15 @@ export class Controller<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     const reflectorDone = signal.aborted ? Promise.resolve() : reflector.run(signal);
     try {
+      const popper = poppingFrom(c);
       let poppedInARow = 0;
       while (!signal.aborted) {
         try {
           // Drain what is queued without a promise per key; wait only when it is empty.
-          const popped = c.queue.tryPop(c.process);
+          const popped = popper.tryPop();
           if (popped === undefined) {
             poppedInARow = 0;
-            await c.queue.pop(c.process, signal);
+            await popper.pop(signal);
           } else if (popped instanceof Promise) {
             await popped;
           } else if (++poppedInARow % yieldEveryKeys === 0) {
@@ -126,11 +154,30 @@ export class Controller<T> {
   }
 }
 
+interface Popper {
+  /** Pops and processes what is queued, if anything; `undefined` when empty. */
+  tryPop(): unknown;
+  /** Waits for something to pop, pops and processes it. */
+  pop(signal: AbortSignal): Promise<unknown>;
+}
+
+/** How the process loop pops `config.queue`: in batches when it can (client-go `processLoop`). */
+function poppingFrom<T>(config: ControllerConfig<T>): Popper {
+  const { queue, process, processBatch } = config;
+  if (queue instanceof RealFIFO && processBatch !== undefined) {
+    return {
+      tryPop: () => queue.tryPopBatch(processBatch, process),
+      pop: (signal) => queue.popBatch(processBatch, process, signal),
+    };
+  }
+  return { tryPop: () => queue.tryPop(process), pop: (signal) => queue.pop(process, signal) };
+}
+
 /** Extra settings of {@link newInformer} and {@link newIndexerInformer}. */
 export interface InformerOptions<T> extends ReflectorTuning {
   /** Keys objects. Default {@link deletionHandlingMetaNamespaceKeyFunc}. */
   keyFunc?: KeyFunc | undefined;
-  /** Applied to every object before it is stored (see {@link DeltaFIFOOptions.transformer}). */
+  /** Applied to every object before it is stored (see {@link RealFIFOOptions.transformer}). */
   transform?: ((obj: T) => T) | undefined;
   /** Called when a handler throws or rejects; the informer goes on either way. */
   onHandlerError?: ((error: unknown, event: HandlerEvent) => void) | undefined;
@@ -203,12 +250,7 @@ function newInformerController<T>(
   options: InformerOptions<T>,
 ): Controller<T> {
   const logger = options.logger ?? silentLogger;
-  const queue = new DeltaFIFO<T>({
-    knownObjects: store,
-    emitDeltaTypeReplaced: true,
-    keyFunction: store.keyFunc,
-    transformer: options.transform,
-  });
+  const queue = informerFIFO(store, options.transform);
   const reporting = reportingHandler(handler, (error, event) => {
     logger.error('Event handler failed', { event, error: String(error) });
     try {
@@ -217,14 +259,14 @@ function newInformerController<T>(
       // A failing error hook must not stop the informer either.
     }
   });
-  // The FIFO files deltas under the store's key function, so `key` is every delta's key.
-  const process: PopProcessFunc<T> = (deltas, isInInitialList, key) =>
-    processDeltas(reporting, store, deltas, isInInitialList, key);
-
   return new Controller<T>({
     queue,
     listerWatcher: reusingCachedItems(lw, store),
-    process,
+    // The FIFO files deltas under the store's key function, so `key` is every delta's key.
+    process: (deltas, isInInitialList, key) =>
+      processDeltas(reporting, store, deltas, isInInitialList, key),
+    processBatch: (deltas, isInInitialList, keys) =>
+      processDeltaBatch(reporting, store, deltas, isInInitialList, keys),
     fullResyncPeriodMs: resyncPeriodMs,
     watchErrorHandler: options.watchErrorHandler,
     name: options.name,

@@ -1,4 +1,5 @@
 import { RingBuffer } from '@kubets/apimachinery';
+import { FIFOLifecycle } from './fifo-lifecycle.js';
 import {
   type DeletedFinalStateUnknown,
   deletedFinalStateUnknown,
@@ -113,30 +114,7 @@ export function isRequeueError(err: unknown): err is RequeueError {
   return typeof err === 'object' && err !== null && requeueBrand in err;
 }
 
-const closedBrand = Symbol.for('kubets.cache.FIFOClosedError');
-
-/** Rejects {@link DeltaFIFO.pop} once the FIFO is closed and empty (client-go `ErrFIFOClosed`). */
-export class FIFOClosedError extends Error {
-  /**
-   * Brand that lets {@link isFIFOClosedError} recognise errors from another copy of this package.
-   * @internal
-   */
-  readonly [closedBrand] = true;
-
-  constructor() {
-    super('DeltaFIFO: manipulating with closed queue');
-    this.name = 'FIFOClosedError';
-  }
-}
-
-/** True for a {@link FIFOClosedError}, also one created by another copy of this package. */
-export function isFIFOClosedError(err: unknown): err is FIFOClosedError {
-  return typeof err === 'object' && err !== null && closedBrand in err;
-}
-
-interface Waiter {
-  wake(): void;
-}
+export { FIFOClosedError, isFIFOClosedError } from './fifo-lifecycle.js';
 
 /**
  * The queue between a reflector and its consumer (client-go `cache.DeltaFIFO`): every
@@ -167,10 +145,7 @@ export class DeltaFIFO<T> {
   /** Keys in first-arrival order. */
   readonly #queue = new RingBuffer<string>();
 
-  #populated = false;
-  #initialPopulationCount = 0;
-  #closed = false;
-  #waiters = new Set<Waiter>();
+  readonly #life = new FIFOLifecycle();
 
   constructor(options: DeltaFIFOOptions<T> = {}) {
     this.#keyFunc = options.keyFunction ?? metaNamespaceKeyFunc;
@@ -195,13 +170,13 @@ export class DeltaFIFO<T> {
 
   /** Queues an `Added` delta. */
   add(obj: T): void {
-    this.#populated = true;
+    this.#life.populated();
     this.#queueAction('Added', obj, this.#keyFunc(obj));
   }
 
   /** Queues an `Updated` delta. */
   update(obj: T): void {
-    this.#populated = true;
+    this.#life.populated();
     this.#queueAction('Updated', obj, this.#keyFunc(obj));
   }
 
@@ -211,7 +186,7 @@ export class DeltaFIFO<T> {
    */
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
     const id = this.keyOf(obj);
-    this.#populated = true;
+    this.#life.populated();
     if (!this.#items.has(id)) {
       if (this.#knownObjects === undefined) return;
       if (this.#knownObjects.getByKey(id) === undefined) return;
@@ -252,10 +227,7 @@ export class DeltaFIFO<T> {
       }
     }
 
-    if (!this.#populated) {
-      this.#populated = true;
-      this.#initialPopulationCount = keys.size + queuedDeletions;
-    }
+    this.#life.firstList(keys.size + queuedDeletions);
   }
 
   /** Queues a `Sync` delta for every known object that has nothing queued. */
@@ -285,10 +257,7 @@ export class DeltaFIFO<T> {
    */
   async pop(process: PopProcessFunc<T>, signal?: AbortSignal): Promise<Deltas<T>> {
     for (;;) {
-      while (this.#queue.length === 0) {
-        if (this.#closed) throw new FIFOClosedError();
-        await this.#wait(signal);
-      }
+      await this.#life.waitForItems(() => this.#queue.length === 0, signal);
       const popped = this.tryPop(process);
       if (popped !== undefined) return await popped;
     }
@@ -330,13 +299,13 @@ export class DeltaFIFO<T> {
         if (!this.#items.has(id)) {
           this.#items.set(id, deltas);
           this.#queue.push(id);
-          this.#wakeAll();
+          this.#life.wakeAll();
         }
         if (err.cause !== undefined) throw err.cause;
       }
       return deltas;
     } finally {
-      if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
+      this.#life.processed(1);
     }
   }
 
@@ -345,18 +314,17 @@ export class DeltaFIFO<T> {
    * every item it queued has been popped and processed.
    */
   hasSynced(): boolean {
-    return this.#populated && this.#initialPopulationCount === 0;
+    return this.#life.hasSynced();
   }
 
   /** Closes the FIFO: waiting and future `pop`s on an empty queue reject with {@link FIFOClosedError}. */
   close(): void {
-    this.#closed = true;
-    this.#wakeAll();
+    this.#life.close();
   }
 
   /** True after {@link close}. */
   isClosed(): boolean {
-    return this.#closed;
+    return this.#life.isClosed();
   }
 
   /** Number of queued keys. */
@@ -427,35 +395,7 @@ export class DeltaFIFO<T> {
       deltas.push(delta);
       dedupLastTwo(deltas);
     }
-    this.#wakeAll();
-  }
-
-  #wait(signal: AbortSignal | undefined): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason);
-        return;
-      }
-      const onAbort = (): void => {
-        this.#waiters.delete(waiter);
-        reject(signal?.reason);
-      };
-      const waiter: Waiter = {
-        wake: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-      };
-      this.#waiters.add(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  #wakeAll(): void {
-    if (this.#waiters.size === 0) return;
-    const waiters = this.#waiters;
-    this.#waiters = new Set();
-    for (const w of waiters) w.wake();
+    this.#life.wakeAll();
   }
 }
 

@@ -14,6 +14,7 @@ export * from './pager.js';
 export * from './reflector.js';
 export * from './shared-informer.js';
 export * from './store.js';
+export * from './the-real-fifo.js';
 export * from './thread-safe-store.js';
 export type { ReflectorTuning } from './tuning.js';
 export * from './wait.js';

@@ -11,7 +11,7 @@ import {
   type ObjectList,
 } from '@kubets/apimachinery';
 import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
-import { eventually } from '@kubets/test-utils';
+import { eventually, runUntilCleanup } from '@kubets/test-utils';
 import {
   type ApiServerOptions,
   type FaultRequest,
@@ -191,12 +191,7 @@ function startInformer(setupOptions: InformerSetup = {}): Harness {
     },
   });
   setupOptions.beforeRun?.(informer);
-  const ac = new AbortController();
-  const running = informer.run(ac.signal);
-  cleanups.push(async () => {
-    ac.abort();
-    await running;
-  });
+  void runUntilCleanup(cleanups, (signal) => informer.run(signal));
   return { informer, lists, watches, view, log, registration, watchErrors };
 }
 

@@ -1,6 +1,9 @@
-import type { Delta, Deltas, DeltaType } from './delta-fifo.js';
+import type { Delta, DeltaType } from './delta-fifo.js';
 import type { ResourceEventHandler } from './handler.js';
+import type { DeletedFinalStateUnknown } from './keys.js';
+import { deletedFinalStateUnknown } from './keys.js';
 import { CacheIndexer, type Store } from './store.js';
+import type { FIFODelta, ReplacedAllInfo } from './the-real-fifo.js';
 
 /**
  * What {@link processDeltas} notifies: a {@link ResourceEventHandler} whose `onUpdate` may
@@ -20,16 +23,20 @@ export interface DeltaHandler<T> extends ResourceEventHandler<T> {
  * - `Sync`, `Replaced`, `Added`, `Updated`: if the store holds an object under the key, it is
  *   replaced and `onUpdate(old, new)` is called; otherwise the object is added and
  *   `onAdd(obj, isInInitialList)` is called;
- * - `Deleted`: the object is removed and `onDelete(obj)` is called (`obj` may be a tombstone).
+ * - `Deleted`: the object is removed and `onDelete(obj)` is called (`obj` may be a tombstone);
+ * - `ReplacedAll` (a whole relist from a {@link RealFIFO}): the store is brought to the list
+ *   first; then `onDelete` is called with a tombstone for every object missing from it, and
+ *   `onUpdate`/`onAdd` for every listed object, in list order;
+ * - `SyncAll` (a whole resync): `onUpdate(obj, obj)` for every stored object.
  *
  * Every store change happens before the handler hears of it. A relist hands back the cached
  * object itself when it did not change (`reusingCachedItems`): it is not stored again, which
  * would only recompute its index entries.
  *
- * Synchronous, so a process loop draining the DeltaFIFO with `tryPop` costs no promise per
- * key. Only when a handler returns a promise does the result become a promise: the next
- * delta waits for it, as the handler contract promises. Handler errors propagate; wrap the
- * handler to report them.
+ * Synchronous, so a process loop draining the FIFO with `tryPop` costs no promise per
+ * delta. Only when a handler returns a promise does the result become a promise: the next
+ * notification waits for it, as the handler contract promises. Handler errors propagate;
+ * wrap the handler to report them.
  *
  * `key` is the key the FIFO filed the deltas under; given with a {@link CacheIndexer}, the
  * store is accessed by it rather than by computing every object's key again.
@@ -37,12 +44,21 @@ export interface DeltaHandler<T> extends ResourceEventHandler<T> {
 export function processDeltas<T>(
   handler: DeltaHandler<T>,
   clientState: Store<T>,
-  deltas: Deltas<T>,
+  deltas: readonly FIFODelta<T>[],
   isInInitialList = false,
   key?: string,
 ): void | Promise<void> {
   for (let i = 0; i < deltas.length; i++) {
-    const handled = processDelta(handler, clientState, deltas[i]!, isInInitialList, key);
+    const delta = deltas[i]!;
+    let handled: unknown;
+    if (delta.type === 'ReplacedAll') {
+      handled = processReplacedAll(handler, clientState, delta.object, isInInitialList);
+    } else if (delta.type === 'SyncAll') {
+      const objs = clientState.list();
+      handled = runEach(objs.length, (j) => handler.onUpdate?.(objs[j]!, objs[j]!, 'Sync'));
+    } else {
+      handled = processDelta(handler, clientState, delta, isInInitialList, key);
+    }
     if (isPromiseLike(handled)) {
       return processRest(handled, handler, clientState, deltas, i + 1, isInInitialList, key);
     }
@@ -50,19 +66,132 @@ export function processDeltas<T>(
   return undefined;
 }
 
+/**
+ * Applies a batch of deltas of distinct keys (client-go `processDeltasInBatch`);
+ * `keys[i]` is the key of `deltas[i]`. The store has no transactions, so each delta is
+ * applied and notified in turn, exactly as {@link processDeltas} would one by one.
+ */
+export function processDeltaBatch<T>(
+  handler: DeltaHandler<T>,
+  clientState: Store<T>,
+  deltas: readonly Delta<T>[],
+  isInInitialList: boolean,
+  keys: readonly string[],
+): void | Promise<void> {
+  return runEach(deltas.length, (i) =>
+    processDelta(handler, clientState, deltas[i]!, isInInitialList, keys[i]),
+  );
+}
+
 /** The slow path of {@link processDeltas}, once a handler returned a promise. */
 async function processRest<T>(
   handled: PromiseLike<unknown>,
   handler: DeltaHandler<T>,
   clientState: Store<T>,
-  deltas: Deltas<T>,
+  deltas: readonly FIFODelta<T>[],
   from: number,
   isInInitialList: boolean,
   key: string | undefined,
 ): Promise<void> {
   await handled;
-  for (let i = from; i < deltas.length; i++) {
-    const next = processDelta(handler, clientState, deltas[i]!, isInInitialList, key);
+  const rest = deltas.slice(from);
+  if (rest.length > 0) await processDeltas(handler, clientState, rest, isInInitialList, key);
+}
+
+/**
+ * Reconciles the store with a whole relist (client-go `processReplacedAllInfo`), then
+ * notifies: deletions first, then every listed object in list order.
+ */
+function processReplacedAll<T>(
+  handler: DeltaHandler<T>,
+  clientState: Store<T>,
+  info: ReplacedAllInfo<T>,
+  isInInitialList: boolean,
+): unknown {
+  const objects = info.objects;
+  const olds = new Array<T | undefined>(objects.length);
+  // The store reflects the list before any handler hears of it.
+  const deletions =
+    clientState instanceof CacheIndexer
+      ? replaceInIndexer(clientState, objects, olds)
+      : replaceInStore(clientState, info, olds);
+  const deleted = deletions.length;
+  return runEach(deleted + objects.length, (i) => {
+    if (i < deleted) return handler.onDelete?.(deletions[i]!);
+    const old = olds[i - deleted];
+    const obj = objects[i - deleted]!;
+    return old === undefined
+      ? handler.onAdd?.(obj, isInInitialList)
+      : handler.onUpdate?.(old, obj, 'Replaced');
+  });
+}
+
+/**
+ * Brings an indexer to `objects` in place: objects missing from the list are removed and
+ * returned as tombstones, changed ones stored; `olds` receives what each listed key held.
+ * Unchanged objects (the very cached object, handed back by the relist) are not stored
+ * again, and the indexes are never rebuilt as a whole.
+ */
+function replaceInIndexer<T>(
+  indexer: CacheIndexer<T>,
+  objects: readonly T[],
+  olds: (T | undefined)[],
+): DeletedFinalStateUnknown<T>[] {
+  const keyFunc = indexer.keyFunc;
+  const keys = objects.map((obj) => keyFunc(obj));
+  const listed = new Set(keys);
+  const deletions: DeletedFinalStateUnknown<T>[] = [];
+  for (const key of indexer.listKeys()) {
+    if (!listed.has(key)) deletions.push(deletedFinalStateUnknown<T>(key, indexer.getByKey(key)));
+  }
+  for (let i = 0; i < objects.length; i++) olds[i] = indexer.getByKey(keys[i]!);
+  for (const d of deletions) indexer.deleteByKey(d.key);
+  for (let i = 0; i < objects.length; i++) {
+    if (olds[i] !== objects[i]) indexer.setByKey(keys[i]!, objects[i]!);
+  }
+  return deletions;
+}
+
+/** {@link replaceInIndexer} for any {@link Store}, through its `replace`. */
+function replaceInStore<T>(
+  store: Store<T>,
+  info: ReplacedAllInfo<T>,
+  olds: (T | undefined)[],
+): DeletedFinalStateUnknown<T>[] {
+  const known = store.listKeys();
+  const before = known.map((key) => store.getByKey(key));
+  info.objects.forEach((obj, i) => {
+    olds[i] = store.get(obj);
+  });
+  store.replace([...info.objects], info.resourceVersion);
+  const deletions: DeletedFinalStateUnknown<T>[] = [];
+  known.forEach((key, i) => {
+    if (store.getByKey(key) === undefined) deletions.push(deletedFinalStateUnknown(key, before[i]));
+  });
+  return deletions;
+}
+
+/**
+ * Calls `notify(0)` … `notify(count - 1)` in turn; once one returns a promise, the rest
+ * wait for it, and the result is a promise.
+ */
+function runEach(count: number, notify: (i: number) => unknown): void | Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const handled = notify(i);
+    if (isPromiseLike(handled)) return runRest(handled, count, notify, i + 1);
+  }
+  return undefined;
+}
+
+async function runRest(
+  handled: PromiseLike<unknown>,
+  count: number,
+  notify: (i: number) => unknown,
+  from: number,
+): Promise<void> {
+  await handled;
+  for (let i = from; i < count; i++) {
+    const next = notify(i);
     if (isPromiseLike(next)) await next;
   }
 }

@@ -111,8 +111,9 @@ describe('SharedIndexInformer', () => {
       'add a@1 (initial)',
       'add b@1 (initial)',
       'add c@1 (initial)',
-      'update c 1->7',
+      // A relist is applied at once, deletions notified first (client-go 1.36 `AtomicFIFO`).
       'delete tombstone default/b (last rv 1)',
+      'update c 1->7',
     ]);
     expect(informer.getStore().listKeys().sort()).toEqual(['default/a', 'default/c']);
   });

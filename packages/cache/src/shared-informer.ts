@@ -7,8 +7,8 @@ import {
   type TypeMeta,
 } from '@kubets/apimachinery';
 import { Controller } from './controller.js';
-import { DeltaFIFO } from './delta-fifo.js';
 import type { HandlerEvent, ResourceEventHandler } from './handler.js';
+import { informerFIFO } from './informer-fifo.js';
 import {
   type DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
@@ -16,7 +16,12 @@ import {
 } from './keys.js';
 import { type ListerWatcher, reusingCachedItems } from './listwatch.js';
 import { shareManagedFields } from './managed-fields.js';
-import { type DeltaHandler, isPromiseLike, processDeltas } from './process-deltas.js';
+import {
+  type DeltaHandler,
+  isPromiseLike,
+  processDeltaBatch,
+  processDeltas,
+} from './process-deltas.js';
 import type { WatchErrorHandler } from './reflector.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
 import type { Indexers } from './thread-safe-store.js';
@@ -429,19 +434,15 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
       this.#stopped = true;
       return;
     }
-    const fifo = new DeltaFIFO<T>({
-      knownObjects: this.#indexer,
-      emitDeltaTypeReplaced: true,
-      keyFunction: this.#indexer.keyFunc,
-      transformer: this.#cacheTransform(),
-    });
     const controller = new Controller<T>({
       ...pickTuning(this.#options),
-      queue: fifo,
+      queue: informerFIFO(this.#indexer, this.#cacheTransform()),
       listerWatcher: reusingCachedItems(this.#lw, this.#indexer),
       // The FIFO files deltas under the indexer's key function, so `key` is every delta's key.
       process: (deltas, isInInitialList, key) =>
         processDeltas(this.#distributor, this.#indexer, deltas, isInInitialList, key),
+      processBatch: (deltas, isInInitialList, keys) =>
+        processDeltaBatch(this.#distributor, this.#indexer, deltas, isInInitialList, keys),
       fullResyncPeriodMs: this.#resyncCheckPeriodMs,
       shouldResync: () => this.#processor.shouldResync(this.#clock.now()),
       watchErrorHandler: this.#watchErrorHandler,

@@ -13,6 +13,7 @@ import {
   createTestNamespace,
   eventually,
   MemoryLogger,
+  runUntilCleanup,
   useEnvtest,
 } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -82,12 +83,7 @@ function startElector(id: string, leaseName: string, clientset: Clientset): Elec
       onNewLeader: (leader) => events.push(`new leader ${leader}`),
     },
   });
-  const cancel = new AbortController();
-  const done = elector.run(cancel.signal);
-  cleanups.push(async () => {
-    cancel.abort();
-    await done;
-  });
+  const done = runUntilCleanup(cleanups, (signal) => elector.run(signal));
   return { id, elector, lock, logger, checks, events, done };
 }
 

@@ -2,6 +2,7 @@
 // erasable syntax. Hostile path input is the `./hostile-segments` subpath.
 export * from './api-server-per-test.js';
 export * from './chaos-proxy.js';
+export * from './cleanups.js';
 export * from './custom-resource.js';
 export * from './envtest-suite.js';
 export * from './fakes.js';

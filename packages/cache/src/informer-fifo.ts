@@ -1,0 +1,20 @@
+import type { CacheIndexer } from './store.js';
+import { RealFIFO } from './the-real-fifo.js';
+
+/**
+ * The queue of an informer over `store` (client-go `newQueueFIFO` with `InOrderInformers`
+ * and `AtomicFIFO`): in-order delivery, relists and resyncs as single deltas. Objects a
+ * relist hands back from the store itself were transformed already.
+ */
+export function informerFIFO<T>(
+  store: CacheIndexer<T>,
+  transform: ((obj: T) => T) | undefined,
+): RealFIFO<T> {
+  const keyFunc = store.keyFunc;
+  return new RealFIFO<T>({
+    atomicEvents: true,
+    keyFunction: keyFunc,
+    transformer: transform,
+    isTransformed: (obj) => store.getByKey(keyFunc(obj)) === obj,
+  });
+}

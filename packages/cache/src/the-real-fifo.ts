@@ -1,0 +1,465 @@
+import type { Delta, DeltaType, KnownObjects } from './delta-fifo.js';
+import { FIFOLifecycle } from './fifo-lifecycle.js';
+import type { DeletedFinalStateUnknown, KeyFunc } from './keys.js';
+import * as keyFns from './keys.js';
+
+/** What a `ReplacedAll` delta carries: one whole relist (client-go `ReplacedAllInfo`). */
+export interface ReplacedAllInfo<T> {
+  /** The resourceVersion of the list. */
+  readonly resourceVersion: string;
+  /** Every listed object, transformed already. */
+  readonly objects: readonly T[];
+}
+
+/**
+ * A whole relist as one delta (client-go `ReplacedAll`): the consumer reconciles its store
+ * against it in one step, deletions first.
+ */
+export interface ReplacedAllDelta<T> {
+  /** Always `ReplacedAll`. */
+  readonly type: 'ReplacedAll';
+  /** The list and its resourceVersion. */
+  readonly object: ReplacedAllInfo<T>;
+}
+
+/**
+ * A whole periodic resync as one delta (client-go `SyncAll`): the consumer re-delivers every
+ * object it holds as an update.
+ */
+export interface SyncAllDelta {
+  /** Always `SyncAll`. */
+  readonly type: 'SyncAll';
+  /** Nothing: the consumer's store has the objects. */
+  readonly object: undefined;
+}
+
+/** What a {@link RealFIFO} queues: one change of one object, or a whole relist or resync. */
+export type FIFODelta<T> = Delta<T> | ReplacedAllDelta<T> | SyncAllDelta;
+
+/**
+ * Handles a batch of deltas popped by {@link RealFIFO.popBatch} (client-go
+ * `ProcessBatchFunc`): oldest first, at most one per key; `keys[i]` is the key of
+ * `deltas[i]`.
+ */
+export type ProcessBatchFunc<T> = (
+  deltas: readonly Delta<T>[],
+  isInInitialList: boolean,
+  keys: readonly string[],
+) => void | Promise<void>;
+
+/** Handles one delta popped by a {@link RealFIFO}, with the key it was queued under. */
+export type RealFIFOProcessFunc<T> = (
+  deltas: readonly FIFODelta<T>[],
+  isInInitialList: boolean,
+  key: string,
+) => void | Promise<void>;
+
+/** Most deltas {@link RealFIFO.popBatch} hands over at once (client-go `defaultBatchSize`). */
+export const defaultBatchSize = 1000;
+
+/** Settings of a {@link RealFIFO}. */
+export interface RealFIFOOptions<T> {
+  /** Keys objects; default {@link metaNamespaceKeyFunc}. Tombstones are keyed by their key. */
+  keyFunction?: KeyFunc | undefined;
+  /**
+   * The objects the consumer holds. Required unless `atomicEvents`, where it must be absent
+   * (the consumer then reconciles a relist or resync against its own store).
+   */
+  knownObjects?: KnownObjects<T> | undefined;
+  /**
+   * Queue a relist as one `ReplacedAll` delta and a resync as one `SyncAll` delta instead of
+   * one delta per object (client-go `AtomicEvents`, the `AtomicFIFO` default of 1.36).
+   */
+  atomicEvents?: boolean | undefined;
+  /**
+   * Applied once to every object entering the queue, listed ones included; not to
+   * tombstones nor to the objects of a resync, which come from the consumer. It may mutate
+   * and return its argument.
+   */
+  transformer?: ((obj: T) => T) | undefined;
+  /**
+   * Asked for each object of a relist: true skips the transformer for it. For a relist that
+   * hands back objects the consumer already holds (see `reusingCachedItems`), which were
+   * transformed when first queued.
+   */
+  isTransformed?: ((obj: T) => boolean) | undefined;
+  /** Most deltas one {@link RealFIFO.popBatch} hands over; default {@link defaultBatchSize}. */
+  batchSize?: number | undefined;
+}
+
+const batchable: ReadonlySet<string> = new Set<DeltaType>([
+  'Sync',
+  'Replaced',
+  'Added',
+  'Updated',
+  'Deleted',
+]);
+
+/**
+ * The queue between a reflector and an informer that delivers every change in the order it
+ * happened (client-go `cache.RealFIFO`, the default of informers since `InOrderInformers`):
+ * nothing is merged or deduplicated, so a handler sees each intermediate state, deletes
+ * included, and never an object jumping ahead of another.
+ *
+ * - `add`, `update`, `delete` queue one delta each, deletes of unknown keys too;
+ * - with `atomicEvents`, {@link replace} queues one `ReplacedAll` delta and {@link resync}
+ *   one `SyncAll` delta; otherwise `replace` queues a tombstone `Deleted` for each queued or
+ *   known key missing from the list (deletes first), then `Replaced` for each listed object,
+ *   and `resync` a `Sync` for each known key with nothing queued;
+ * - {@link popBatch} hands over consecutive deltas of distinct keys at once, never mixing
+ *   the first list with later deltas;
+ * - {@link hasSynced} turns true once every delta queued up to the first `replace` has been
+ *   popped and processed.
+ *
+ * Queueing and popping cost O(1) per delta and no promise: a consumer draining it with
+ * {@link tryPop} or {@link tryPopBatch} runs synchronously.
+ */
+export class RealFIFO<T> {
+  readonly #keyFunc: KeyFunc;
+  readonly #knownObjects: KnownObjects<T> | undefined;
+  readonly #atomic: boolean;
+  readonly #isTransformed: ((obj: T) => boolean) | undefined;
+  #transformer: ((obj: T) => T) | undefined;
+  /** Most deltas one batch holds (client-go tests change it). */
+  batchSize: number;
+
+  // The queue: deltas and their keys side by side, live from #head on.
+  #deltas: (FIFODelta<T> | undefined)[] = [];
+  #keys: string[] = [];
+  #head = 0;
+
+  readonly #life = new FIFOLifecycle();
+
+  constructor(options: RealFIFOOptions<T> = {}) {
+    this.#atomic = options.atomicEvents ?? false;
+    if (this.#atomic && options.knownObjects !== undefined) {
+      throw new Error('RealFIFO: knownObjects must not be given with atomicEvents');
+    }
+    if (!this.#atomic && options.knownObjects === undefined) {
+      throw new Error('RealFIFO: knownObjects is required without atomicEvents');
+    }
+    const batchSize = options.batchSize ?? defaultBatchSize;
+    if (!Number.isInteger(batchSize) || batchSize < 1) {
+      throw new RangeError(`RealFIFO: batchSize must be a positive integer, got ${batchSize}`);
+    }
+    this.#keyFunc = options.keyFunction ?? keyFns.metaNamespaceKeyFunc;
+    this.#knownObjects = options.knownObjects;
+    this.#transformer = options.transformer;
+    this.#isTransformed = options.isTransformed;
+    this.batchSize = batchSize;
+  }
+
+  /**
+   * The key of an object, of a tombstone (its key), of a delta or of a list of deltas (the
+   * newest delta's object).
+   */
+  keyOf(obj: T | DeletedFinalStateUnknown<T> | Delta<T> | readonly Delta<T>[]): string {
+    if (Array.isArray(obj)) {
+      const newest = (obj as readonly Delta<T>[]).at(-1);
+      if (newest === undefined) throw new TypeError('RealFIFO: cannot key an empty Deltas list');
+      return this.keyOf(newest.object);
+    }
+    if (isDelta<T>(obj)) return this.keyOf(obj.object);
+    if (keyFns.isDeletedFinalStateUnknown(obj)) return obj.key;
+    return this.#keyFunc(obj);
+  }
+
+  /** Queues an `Added` delta. */
+  add(obj: T): void {
+    this.#life.populated();
+    this.#queue('Added', obj, this.#keyFunc(obj), false);
+  }
+
+  /** Queues an `Updated` delta. */
+  update(obj: T): void {
+    this.#life.populated();
+    this.#queue('Updated', obj, this.#keyFunc(obj), false);
+  }
+
+  /** Queues a `Deleted` delta, whether or not the key is known. */
+  delete(obj: T | DeletedFinalStateUnknown<T>): void {
+    this.#life.populated();
+    const key = keyFns.isDeletedFinalStateUnknown(obj) ? obj.key : this.#keyFunc(obj);
+    this.#queue('Deleted', obj, key, false);
+  }
+
+  /**
+   * A fresh list at `resourceVersion`: one `ReplacedAll` delta with `atomicEvents`,
+   * otherwise tombstones for missing keys followed by a `Replaced` delta per listed object.
+   */
+  replace(list: readonly T[], resourceVersion: string): void {
+    if (this.#atomic) {
+      const objects = this.#transformer === undefined ? list : list.map((o) => this.#relisted(o));
+      this.#push({ type: 'ReplacedAll', object: { resourceVersion, objects } }, '');
+    } else {
+      this.#reconcileReplacement(list);
+    }
+    this.#life.firstList(this.length);
+  }
+
+  /**
+   * Time for a periodic resync: one `SyncAll` delta with `atomicEvents`, otherwise a `Sync`
+   * delta for every known object with nothing queued (a queued delta is newer than the
+   * known object).
+   */
+  resync(): void {
+    if (this.#atomic) {
+      this.#push({ type: 'SyncAll', object: undefined }, '');
+      return;
+    }
+    const known = this.#knownObjects!;
+    const queued = new Set(this.#liveKeys());
+    for (const key of known.listKeys()) {
+      if (queued.has(key)) continue;
+      const obj = known.getByKey(key);
+      if (obj === undefined) continue;
+      this.#queue('Sync', obj, key, true);
+    }
+  }
+
+  /** Closes the FIFO: a `pop` waiting or to come on an empty queue rejects with {@link FIFOClosedError}. */
+  close(): void {
+    this.#life.close();
+  }
+
+  /**
+   * Waits for a delta, removes it and hands it to `process` (as a one-element list, awaiting
+   * a promise it returns); resolves with that list.
+   *
+   * @throws {FIFOClosedError} once the FIFO is closed and empty.
+   * @throws the signal's `reason` if `signal` aborts while waiting; what `process` throws.
+   */
+  async pop(process: RealFIFOProcessFunc<T>, signal?: AbortSignal): Promise<FIFODelta<T>[]> {
+    await this.#life.waitForItems(() => this.length === 0, signal);
+    return (await this.tryPop(process))!;
+  }
+
+  /**
+   * {@link pop} without waiting: hands the oldest delta to `process` and returns it in a
+   * list (a promise of it only if `process` returns a promise); `undefined` when empty.
+   */
+  tryPop(process: RealFIFOProcessFunc<T>): FIFODelta<T>[] | Promise<FIFODelta<T>[]> | undefined {
+    if (this.length === 0) return undefined;
+    const isInInitialList = !this.hasSynced();
+    const key = this.#keys[this.#head]!;
+    const popped = [this.#shift()];
+    return this.#processed(process, popped, isInInitialList, key, 1, popped);
+  }
+
+  /**
+   * Waits for deltas and hands over as many as can go together (client-go `PopBatch`):
+   * consecutive object deltas of distinct keys, at most `batchSize`, never crossing the end
+   * of the first list, go to `processBatch`; a lone delta, a `ReplacedAll` or a `SyncAll`
+   * goes to `processSingle`. Resolves with the deltas handed over.
+   *
+   * @throws {FIFOClosedError} once the FIFO is closed and empty.
+   */
+  async popBatch(
+    processBatch: ProcessBatchFunc<T>,
+    processSingle: RealFIFOProcessFunc<T>,
+    signal?: AbortSignal,
+  ): Promise<FIFODelta<T>[]> {
+    await this.#life.waitForItems(() => this.length === 0, signal);
+    return (await this.tryPopBatch(processBatch, processSingle))!;
+  }
+
+  /** {@link popBatch} without waiting; `undefined` when empty. */
+  tryPopBatch(
+    processBatch: ProcessBatchFunc<T>,
+    processSingle: RealFIFOProcessFunc<T>,
+  ): FIFODelta<T>[] | Promise<FIFODelta<T>[]> | undefined {
+    const n = this.#batchLength();
+    if (n === 0) return undefined;
+    const isInInitialList = !this.hasSynced();
+    if (n === 1) {
+      const key = this.#keys[this.#head]!;
+      const popped = [this.#shift()];
+      return this.#processed(processSingle, popped, isInInitialList, key, 1, popped);
+    }
+    const keys = this.#keys.slice(this.#head, this.#head + n);
+    const batch: Delta<T>[] = [];
+    for (let i = 0; i < n; i++) batch.push(this.#shift() as Delta<T>);
+    return this.#processed(processBatch, batch, isInInitialList, keys, n, batch);
+  }
+
+  /** How many deltas from the head can go in one batch (0 when empty). */
+  #batchLength(): number {
+    const available = Math.min(this.length, this.batchSize);
+    if (available <= 1) return available;
+    const first = this.#deltas[this.#head]!;
+    if (!batchable.has(first.type)) return 1;
+    const unique = new Set<string>();
+    const initialRemaining = this.#life.initialRemaining;
+    let n = 0;
+    for (; n < available; n++) {
+      if (initialRemaining > 0 && n >= initialRemaining) break;
+      const i = this.#head + n;
+      if (!batchable.has(this.#deltas[i]!.type)) break;
+      const key = this.#keys[i]!;
+      if (unique.has(key)) break;
+      unique.add(key);
+    }
+    return n;
+  }
+
+  /**
+   * Runs `process` for `count` popped deltas; the initial list counts down only once it is
+   * done, so {@link hasSynced} never turns true while the last item is being processed.
+   * `process` and its arguments come separately: no closure per pop.
+   */
+  #processed<D, K, R>(
+    process: (deltas: D, isInInitialList: boolean, key: K) => void | Promise<void>,
+    deltas: D,
+    isInInitialList: boolean,
+    key: K,
+    count: number,
+    result: R,
+  ): R | Promise<R> {
+    let processing: void | Promise<void>;
+    try {
+      processing = process(deltas, isInInitialList, key);
+    } catch (err) {
+      this.#life.processed(count);
+      throw err;
+    }
+    if (processing === undefined) {
+      this.#life.processed(count);
+      return result;
+    }
+    return Promise.resolve(processing).then(
+      () => {
+        this.#life.processed(count);
+        return result;
+      },
+      (err: unknown) => {
+        this.#life.processed(count);
+        throw err;
+      },
+    );
+  }
+
+  /**
+   * True once an add, update or delete came first, or every delta queued up to the first
+   * {@link replace} has been popped and processed.
+   */
+  hasSynced(): boolean {
+    return this.#life.hasSynced();
+  }
+
+  /** Number of queued deltas. */
+  get length(): number {
+    return this.#deltas.length - this.#head;
+  }
+
+  /** True once {@link close} was called. */
+  isClosed(): boolean {
+    return this.#life.isClosed();
+  }
+
+  /** A copy of the queued deltas, oldest first. */
+  list(): FIFODelta<T>[] {
+    return this.#deltas.slice(this.#head) as FIFODelta<T>[];
+  }
+
+  /**
+   * Sets the transformer (see {@link RealFIFOOptions.transformer}) for objects queued from
+   * now on.
+   */
+  setTransformer(transformer: ((obj: T) => T) | undefined): void {
+    this.#transformer = transformer;
+  }
+
+  #relisted(obj: T): T {
+    const transformer = this.#transformer;
+    if (transformer === undefined || this.#isTransformed?.(obj) === true) return obj;
+    return transformer(obj);
+  }
+
+  #queue(
+    type: DeltaType,
+    obj: T | DeletedFinalStateUnknown<T>,
+    key: string,
+    skipTransform: boolean,
+  ): void {
+    let object = obj;
+    if (
+      this.#transformer !== undefined &&
+      !skipTransform &&
+      !keyFns.isDeletedFinalStateUnknown(obj)
+    ) {
+      object = this.#transformer(obj as T);
+    }
+    this.#push({ type, object }, key);
+  }
+
+  #push(delta: FIFODelta<T>, key: string): void {
+    this.#deltas.push(delta);
+    this.#keys.push(key);
+    this.#life.wakeAll();
+  }
+
+  #shift(): FIFODelta<T> {
+    const delta = this.#deltas[this.#head]!;
+    // Let the popped object be collected, and drop the dead prefix once it is half the array.
+    this.#deltas[this.#head] = undefined;
+    this.#head++;
+    if (this.#head === this.#deltas.length) {
+      this.#deltas.length = 0;
+      this.#keys.length = 0;
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= this.#deltas.length) {
+      this.#deltas.splice(0, this.#head);
+      this.#keys.splice(0, this.#head);
+      this.#head = 0;
+    }
+    return delta;
+  }
+
+  #liveKeys(): string[] {
+    return this.#keys.slice(this.#head);
+  }
+
+  /**
+   * The non-atomic relist: a tombstone for each queued key whose last delta is not a delete
+   * and each known key, both missing from `list`; then `Replaced` for every listed object.
+   */
+  #reconcileReplacement(list: readonly T[]): void {
+    const listed = new Set<string>();
+    for (const obj of list) listed.add(this.#keyFunc(obj));
+
+    const lastQueued = new Map<string, FIFODelta<T>>();
+    for (let i = this.#head; i < this.#deltas.length; i++) {
+      const delta = this.#deltas[i]!;
+      if (delta.type === 'ReplacedAll' || delta.type === 'SyncAll') continue;
+      lastQueued.set(this.#keys[i]!, delta);
+    }
+    for (const [key, last] of lastQueued) {
+      if (listed.has(key) || last.type === 'Deleted') continue;
+      this.#queue('Deleted', keyFns.deletedFinalStateUnknown<T>(key, last.object as T), key, true);
+    }
+    const known = this.#knownObjects!;
+    for (const key of known.listKeys()) {
+      if (listed.has(key) || lastQueued.has(key)) continue;
+      this.#queue(
+        'Deleted',
+        keyFns.deletedFinalStateUnknown<T>(key, known.getByKey(key)),
+        key,
+        true,
+      );
+    }
+    for (const obj of list) {
+      this.#push({ type: 'Replaced', object: this.#relisted(obj) }, this.#keyFunc(obj));
+    }
+  }
+}
+
+const deltaTypes: ReadonlySet<unknown> = new Set([...batchable, 'ReplacedAll', 'SyncAll']);
+
+function isDelta<T>(obj: unknown): obj is Delta<T> {
+  return (
+    typeof obj === 'object' &&
+    obj !== null &&
+    'object' in obj &&
+    deltaTypes.has((obj as { type?: unknown }).type)
+  );
+}
