@@ -4,6 +4,7 @@ import { validateMetadataMaps } from './metadata.js';
 import type { FieldError } from './names.js';
 import { validatePodSpec, validatePodSpecUpdate } from './pod.js';
 import { validateServiceSpec } from './service.js';
+import { validateDeploymentSpec } from './workloads.js';
 
 /** The causes kube-apiserver 1.20 lists for `obj` on create, after the name's. */
 export function validateCreate(definition: ResourceDefinition, obj: JsonObject): FieldError[] {
@@ -39,8 +40,7 @@ export function validateUpdate(
 
 /** The spec rules checked on both create and update. */
 function validateSpec(key: string, obj: JsonObject): FieldError[] {
-  // Deployment rules (src/apiserver/validation/workloads.ts in commit 6ca9fe0) wait until
-  // the other packages' tests stop creating Deployments without a spec.
+  if (key === 'apps/deployments') return validateDeploymentSpec(obj.spec);
   if (key === '/services') return validateServiceSpec(obj.spec);
   return [];
 }
