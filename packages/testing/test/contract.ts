@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ContractEndpoint, type RawResponse, rawWatch } from './contract-client.js';
+import { defineDefaultsContract } from './contract-defaults.js';
 import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
 import { defineLifecycleContract } from './contract-lifecycle.js';
 import { defineValidationContract } from './contract-validation.js';
@@ -42,6 +43,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   const { call, create, newNamespace, eventually } = contractCalls(getTarget);
   defineLifecycleContract(getTarget);
   describe('built-in object validation', () => defineValidationContract(getTarget));
+  describe('defaulting and allocation', () => defineDefaultsContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',

@@ -1,10 +1,12 @@
 import { checkDataUpdate, prepareSecret } from './data-objects.js';
+import { applyDefaults } from './defaults/builtin.js';
 import { recordUpdate } from './fieldmanager.js';
 import { rawBodyOf } from './go-decode.js';
 import type { Entry } from './object-entry.js';
 import { comparable, meta, objectName, withoutMetaAndStatus } from './object-meta.js';
 import { type JsonObject, type JsonValue, jsonEqual } from './patch.js';
 import { apiVersionOf } from './resources.js';
+import { allocateServiceAddresses } from './service-allocation.js';
 import { badRequest, invalid } from './status.js';
 import { fieldScope, type Target, type WriteOptions } from './target.js';
 import { validateUpdate } from './validation/builtin.js';
@@ -82,6 +84,7 @@ export function prepareUpdate(
   checkFinalizersWhileDeleting(target, oldMd, md);
   if (subresource !== 'status') {
     prepareSecret(target, next);
+    applyDefaults(definition, next);
     checkDataUpdate(target, old, next);
     const problems = validateUpdate(definition, next, old);
     if (problems.length > 0) {
@@ -113,6 +116,9 @@ export function finishUpdate(
   options: WriteOptions,
   fieldsDone = false,
 ): Entry {
+  if (options.subresource !== 'status') {
+    allocateServiceAddresses(store, target, next, prev.obj);
+  }
   if (jsonEqual(comparable(next), comparable(prev.obj))) return prev;
   if (!fieldsDone) {
     recordUpdate(
