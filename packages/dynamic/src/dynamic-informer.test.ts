@@ -28,6 +28,12 @@ async function createNamespaces(...names: string[]): Promise<void> {
   }
 }
 
+/** A pod template labelled `app: <app>`, as a Deployment's selector must match. */
+const podTemplate = (app: string) => ({
+  metadata: { labels: { app } },
+  spec: { containers: [{ name: 'main', image: 'nginx' }] },
+});
+
 /** Creates a valid one-replica Deployment (the server validates its spec). */
 async function createDeployment(
   namespace: string,
@@ -41,14 +47,7 @@ async function createDeployment(
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { namespace, name, labels },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: { app: name } },
-        template: {
-          metadata: { labels: { app: name } },
-          spec: { containers: [{ name: 'main', image: 'nginx' }] },
-        },
-      },
+      spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: podTemplate(name) },
     });
 }
 

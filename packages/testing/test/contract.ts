@@ -5,6 +5,7 @@ import { defineDefaultsContract } from './contract-defaults.js';
 import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
 import { defineLifecycleContract } from './contract-lifecycle.js';
 import { defineValidationContract } from './contract-validation.js';
+import { defineWireTypesContract } from './contract-wire-types.js';
 
 /**
  * A server the contract suite runs against: the in-memory API server or envtest's real
@@ -44,6 +45,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   defineLifecycleContract(getTarget);
   describe('built-in object validation', () => defineValidationContract(getTarget));
   describe('defaulting and allocation', () => defineDefaultsContract(getTarget));
+  describe('decoding', () => defineWireTypesContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',

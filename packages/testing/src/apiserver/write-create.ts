@@ -13,6 +13,7 @@ import { fieldScope, keyNamespace, type Target, type WriteOptions } from './targ
 import { validateCreate } from './validation/builtin.js';
 import { generateNameSuffix, validateObjectName } from './validation/names.js';
 import type { VersionedStore } from './versioned-store.js';
+import { checkWireTypes } from './wire-decode.js';
 import { checkKind, checkNamespace, requireNamespace } from './write-checks.js';
 
 /** POST: creates an object. */
@@ -24,6 +25,7 @@ export function createObject(
 ): Entry {
   const { definition, version } = target;
   checkKind(target, body, true);
+  checkWireTypes(target, rawBodyOf(body));
   // The body is owned by this call (freshly parsed): copy only what is changed in place.
   const obj: JsonObject = {
     ...body,

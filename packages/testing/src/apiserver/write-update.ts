@@ -11,6 +11,7 @@ import { badRequest, invalid } from './status.js';
 import { fieldScope, type Target, type WriteOptions } from './target.js';
 import { validateUpdate } from './validation/builtin.js';
 import type { VersionedStore } from './versioned-store.js';
+import { checkWireTypes } from './wire-decode.js';
 import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
 
 /** PUT: replaces an object (or its status). */
@@ -23,6 +24,7 @@ export function updateObject(
 ): Entry {
   const { definition } = target;
   checkKind(target, body, true);
+  checkWireTypes(target, rawBodyOf(body));
   const bodyName = objectName(body);
   if (bodyName !== name) {
     throw badRequest(
