@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ContractEndpoint, type RawResponse, rawWatch } from './contract-client.js';
 import { defineDefaultsContract } from './contract-defaults.js';
+import { defineGarbageCollectorContract } from './contract-gc.js';
 import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
 import { defineLifecycleContract } from './contract-lifecycle.js';
 import { defineValidationContract } from './contract-validation.js';
@@ -31,6 +32,8 @@ export interface ContractTarget extends ContractEndpoint {
    * namespaces are emptied and removed. envtest runs no controllers.
    */
   namespaceController: boolean;
+  /** Whether the server runs a garbage collector (the in-memory one, opted in); envtest has none. */
+  garbageCollector: boolean;
 }
 
 const SUBDOMAIN_MESSAGE =
@@ -46,6 +49,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('built-in object validation', () => defineValidationContract(getTarget));
   describe('defaulting and allocation', () => defineDefaultsContract(getTarget));
   describe('decoding', () => defineWireTypesContract(getTarget));
+  describe('garbage collector', () => defineGarbageCollectorContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
