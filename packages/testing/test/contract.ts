@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ContractEndpoint, type RawResponse, rawWatch } from './contract-client.js';
+import { defineCrdSchemaContract } from './contract-crd-schema.js';
 import { defineDefaultsContract } from './contract-defaults.js';
 import { defineGarbageCollectorContract } from './contract-gc.js';
 import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
@@ -50,6 +51,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('defaulting and allocation', () => defineDefaultsContract(getTarget));
   describe('decoding', () => defineWireTypesContract(getTarget));
   describe('garbage collector', () => defineGarbageCollectorContract(getTarget));
+  describe('CRD schemas', () => defineCrdSchemaContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',

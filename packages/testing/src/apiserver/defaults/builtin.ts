@@ -3,6 +3,9 @@
  * it: the defaults of each kind (create, update, patch and apply alike), and on create the
  * admission plugins' additions and the status the create strategy starts from.
  */
+
+import { customSchema } from '../crd-schema/custom.js';
+import { pruneAndDefault } from '../crd-schema/prune-default.js';
 import type { JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
 import { child } from './fields.js';
@@ -28,9 +31,16 @@ const DEFAULTERS: Readonly<Record<string, (obj: JsonObject) => void>> = {
   'batch/jobs': defaultJob,
 };
 
-/** Defaults `obj` (a write's body, spec and not status) in place, as its kind's defaulters do. */
+/**
+ * Defaults `obj` (a write's body, spec and not status) in place, as its kind's defaulters do;
+ * a custom resource is pruned and defaulted from its schema.
+ */
 export function applyDefaults(definition: ResourceDefinition, obj: JsonObject): void {
-  if (definition.custom) return;
+  if (definition.custom) {
+    const schema = customSchema(definition, obj);
+    if (schema) pruneAndDefault(obj, schema);
+    return;
+  }
   DEFAULTERS[resourceKey(definition.group, definition.resource)]?.(obj);
 }
 

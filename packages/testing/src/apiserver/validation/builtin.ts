@@ -1,3 +1,5 @@
+import { validateCustomResource } from '../crd-schema/custom.js';
+import { validateCrdSchemas } from '../crd-schema/structural.js';
 import type { JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
 import { validateMetadataMaps } from './metadata.js';
@@ -9,7 +11,7 @@ import { validateDeploymentSpec } from './workloads.js';
 /** The causes kube-apiserver 1.20 lists for `obj` on create, after the name's. */
 export function validateCreate(definition: ResourceDefinition, obj: JsonObject): FieldError[] {
   const errors = validateMetadataMaps(obj);
-  if (definition.custom) return errors;
+  if (definition.custom) return [...errors, ...validateCustomResource(definition, obj)];
   const key = resourceKey(definition.group, definition.resource);
   if (key === '/pods') errors.push(...validatePodSpec(obj.spec, 'spec'));
   errors.push(...validateSpec(key, obj));
@@ -30,7 +32,7 @@ export function validateUpdate(
 ): FieldError[] {
   const metaErrors = validateMetadataMaps(next);
   const errors = [...metaErrors, ...metaErrors, ...metaErrors];
-  if (definition.custom) return errors;
+  if (definition.custom) return [...errors, ...validateCustomResource(definition, next)];
   if (definition.group === '') errors.push(...metaErrors);
   const key = resourceKey(definition.group, definition.resource);
   if (key === '/pods') errors.push(...validatePodSpecUpdate(next.spec, old.spec));
@@ -41,6 +43,7 @@ export function validateUpdate(
 /** The spec rules checked on both create and update. */
 function validateSpec(key: string, obj: JsonObject): FieldError[] {
   if (key === 'apps/deployments') return validateDeploymentSpec(obj.spec);
+  if (key === 'apiextensions.k8s.io/customresourcedefinitions') return validateCrdSchemas(obj);
   if (key === '/services') return validateServiceSpec(obj.spec);
   return [];
 }
