@@ -28,7 +28,13 @@ async function createNamespaces(...names: string[]): Promise<void> {
   }
 }
 
-/** Creates a Deployment on the in-memory API server (which validates no spec). */
+/** A pod template labelled `app: <app>`, as a Deployment's selector must match. */
+const podTemplate = (app: string) => ({
+  metadata: { labels: { app } },
+  spec: { containers: [{ name: 'main', image: 'nginx' }] },
+});
+
+/** Creates a valid one-replica Deployment (the server validates its spec). */
 async function createDeployment(
   namespace: string,
   name: string,
@@ -41,7 +47,7 @@ async function createDeployment(
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { namespace, name, labels },
-      spec: { replicas: 1 },
+      spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: podTemplate(name) },
     });
 }
 

@@ -11,6 +11,7 @@ import {
 import {
   eventually,
   type Mydemo,
+  mydemoCrd,
   mydemoResource,
   selectingLabels,
   thrownBy,
@@ -261,20 +262,8 @@ describe('SharedInformerFactory', () => {
 
   it('forResource takes descriptors of custom resources and rejects unknown group/version/resources', async () => {
     const mydemos = defineResource<Mydemo>(mydemoResource);
-    // Serve the resource: a CRD made from the descriptor (the in-memory server needs no schema).
-    const { group, version, resource: plural, kind } = mydemos;
-    await clientset
-      .apiextensionsV1()
-      .customResourceDefinitions()
-      .create({
-        metadata: { name: `${plural}.${group}` },
-        spec: {
-          group,
-          scope: 'Namespaced',
-          names: { plural, kind },
-          versions: [{ name: version, served: true, storage: true }],
-        },
-      });
+    // Serve the resource: client-go's example CRD (the server requires its schema).
+    await clientset.apiextensionsV1().customResourceDefinitions().create(mydemoCrd);
     await clientset.resource(mydemos, 'default').create({
       apiVersion: 'crddemo.k8s.io/v1',
       kind: 'Mydemo',

@@ -272,7 +272,66 @@ export function defineValidationContract(getTarget: () => ContractEndpoint): voi
     });
   });
 
-  describe('validation of services', () => {
+  describe('validation of deployments and services', () => {
+    const deployment = (spec: Record<string, unknown>) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec,
+    });
+    const template = (
+      labels: Record<string, string>,
+      containers: unknown[] = [{ name: 'c', image: 'x' }],
+    ) => ({
+      metadata: { labels },
+      spec: { containers },
+    });
+
+    it('checks replicas ≥ 0, the selector and the template', async () => {
+      const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
+      const notMatching = {
+        reason: 'FieldValueInvalid',
+        message:
+          'Invalid value: map[string]string{"a":"c"}: `selector` does not match template `labels`',
+        field: 'spec.template.metadata.labels',
+      };
+      let res = await call('POST', path, {
+        body: deployment({
+          replicas: -1,
+          selector: { matchLabels: { a: 'b' } },
+          template: template({ a: 'c' }),
+        }),
+      });
+      expectInvalid(res, 'Deployment.apps', 'd', [
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: -1: must be greater than or equal to 0',
+          field: 'spec.replicas',
+        },
+        notMatching,
+      ]);
+      res = await call('POST', path, { body: deployment({ template: template({ a: 'c' }) }) });
+      expectInvalid(res, 'Deployment.apps', 'd', [required('spec.selector'), notMatching]);
+      res = await call('POST', path, {
+        body: deployment({ selector: {}, template: template({ a: 'b' }) }),
+      });
+      expectInvalid(res, 'Deployment.apps', 'd', [
+        {
+          reason: 'FieldValueInvalid',
+          message:
+            'Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment',
+          field: 'spec.selector',
+        },
+      ]);
+      res = await call('POST', path, {
+        body: deployment({
+          selector: { matchLabels: { a: 'b' } },
+          template: template({ a: 'b' }, []),
+        }),
+      });
+      expectInvalid(res, 'Deployment.apps', 'd', [required('spec.template.spec.containers')]);
+    });
+
     it('checks service ports: required, names, range, protocol', async () => {
       const path = `/api/v1/namespaces/${ns}/services`;
       const svc = (spec: Record<string, unknown>) => ({

@@ -1,10 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ContractEndpoint, type RawResponse, rawWatch } from './contract-client.js';
+import { defineCrdSchemaContract } from './contract-crd-schema.js';
+import { defineDefaultsContract } from './contract-defaults.js';
+import { defineGarbageCollectorContract } from './contract-gc.js';
 import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
 import { defineLifecycleContract } from './contract-lifecycle.js';
 import { defineReadsContract } from './contract-reads.js';
 import { defineValidationContract } from './contract-validation.js';
+import { defineWireTypesContract } from './contract-wire-types.js';
 
 /**
  * A server the contract suite runs against: the in-memory API server or envtest's real
@@ -30,6 +34,8 @@ export interface ContractTarget extends ContractEndpoint {
    * namespaces are emptied and removed. envtest runs no controllers.
    */
   namespaceController: boolean;
+  /** Whether the server runs a garbage collector (the in-memory one, opted in); envtest has none. */
+  garbageCollector: boolean;
 }
 
 const SUBDOMAIN_MESSAGE =
@@ -44,6 +50,10 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   defineLifecycleContract(getTarget);
   describe('built-in object validation', () => defineValidationContract(getTarget));
   describe('reads as kubectl makes them', () => defineReadsContract(getTarget));
+  describe('defaulting and allocation', () => defineDefaultsContract(getTarget));
+  describe('decoding', () => defineWireTypesContract(getTarget));
+  describe('garbage collector', () => defineGarbageCollectorContract(getTarget));
+  describe('CRD schemas', () => defineCrdSchemaContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',

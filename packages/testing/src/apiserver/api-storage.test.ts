@@ -27,6 +27,11 @@ const statusOf = (fn: () => unknown): unknown => {
   throw new Error('expected an ApiError');
 };
 
+/** A version schema that keeps whatever a custom resource holds. */
+const ANY_OBJECT = {
+  openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+};
+
 describe('ApiStorage', () => {
   it('starts with the system namespaces and a global, increasing resourceVersion', () => {
     const { storage, create } = setup();
@@ -146,8 +151,8 @@ describe('ApiStorage', () => {
           scope: 'Cluster',
           names: { plural: 'things', kind: 'Thing' },
           versions: [
-            { name: 'v1beta1', served: true, storage: false },
-            { name: 'v1', served: true, storage: true },
+            { name: 'v1beta1', served: true, storage: false, schema: ANY_OBJECT },
+            { name: 'v1', served: true, storage: true, schema: ANY_OBJECT },
           ],
         },
       },

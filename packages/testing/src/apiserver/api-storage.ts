@@ -1,3 +1,4 @@
+import { collectGarbage } from './garbage-collector.js';
 import { type ListQuery, type ListResult, listObjects } from './list.js';
 import { syncNamespace } from './namespace-controller.js';
 import type { Entry } from './object-entry.js';
@@ -23,10 +24,16 @@ import { updateObject } from './write-update.js';
 export class ApiStorage {
   readonly #store: VersionedStore;
   readonly #namespaceController: boolean;
+  readonly #garbageCollector: boolean;
 
-  constructor(options: { historySize: number; namespaceController?: boolean | undefined }) {
+  constructor(options: {
+    historySize: number;
+    namespaceController?: boolean | undefined;
+    garbageCollector?: boolean | undefined;
+  }) {
     this.#store = new VersionedStore(options);
     this.#namespaceController = options.namespaceController === true;
+    this.#garbageCollector = options.garbageCollector === true;
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       this.create(
         this.#target('', 'v1', 'namespaces', undefined),
@@ -84,7 +91,9 @@ export class ApiStorage {
 
   /** POST: creates an object. */
   create(target: Target, body: JsonObject, options: WriteOptions): Entry {
-    return createObject(this.#store, target, body, options);
+    const entry = createObject(this.#store, target, body, options);
+    if (this.#garbageCollector && !options.dryRun) collectGarbage(this.#store);
+    return entry;
   }
 
   /** PUT: replaces an object (or its status). */
@@ -101,8 +110,9 @@ export class ApiStorage {
     return entry;
   }
 
-  /** With the namespace controller on: lets it act on a write in (or to) a terminating namespace. */
+  /** With the controllers on: lets the garbage collector and the namespace controller act on a write in (or to) a terminating namespace. */
   #afterWrite(target: Target, name: string): void {
+    if (this.#garbageCollector) collectGarbage(this.#store);
     if (!this.#namespaceController) return;
     syncNamespace(this.#store, isNamespaces(target.definition) ? name : (target.namespace ?? ''));
   }

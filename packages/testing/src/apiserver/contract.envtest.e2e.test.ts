@@ -29,6 +29,7 @@ describe('contract: envtest kube-apiserver', () => {
       streamingLists: false,
       sendsBookmarks: false,
       namespaceController: false,
+      garbageCollector: false,
       compact: async () => {
         // The compactor compacts to the revision it saw one interval earlier: write once so
         // that revision is newer than everything before, then wait two intervals.

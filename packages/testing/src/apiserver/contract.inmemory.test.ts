@@ -1,5 +1,6 @@
 import { beforeAll, describe } from 'vitest';
 import { defineContractSuite } from '../../test/contract.js';
+import { defineGarbageCollectorContract } from '../../test/contract-gc.js';
 import { type InMemoryApiServer, startApiServer } from './server.js';
 
 describe('contract: in-memory API server', () => {
@@ -16,5 +17,16 @@ describe('contract: in-memory API server', () => {
     streamingLists: true,
     sendsBookmarks: true,
     namespaceController: true,
+    garbageCollector: false,
   }));
+});
+
+describe('contract: in-memory API server with the garbage collector', () => {
+  let server: InMemoryApiServer;
+  beforeAll(async () => {
+    server = await startApiServer({ garbageCollector: true });
+    return () => server.stop();
+  });
+
+  defineGarbageCollectorContract(() => ({ host: server.host, garbageCollector: true }));
 });

@@ -1,6 +1,7 @@
 import { type IncomingMessage, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../../test/contract-client.js';
+import { expectFailure } from '../../test/contract-helpers.js';
 import { logTimestamp } from './podlogs.js';
 import { type InMemoryApiServer, startApiServer } from './server.js';
 
@@ -115,12 +116,8 @@ describe('pods/log', () => {
     expect((await get(`${base}/two/log?container=setup`)).text).toBe('setup line\n');
 
     const none = await get(`${base}/two/log`);
-    expect(none.status).toBe(400);
-    expect(none.json).toMatchObject({
-      kind: 'Status',
-      status: 'Failure',
+    expectFailure(none, 400, {
       reason: 'BadRequest',
-      code: 400,
       message:
         'a container name must be specified for pod two, choose one of: [app sidecar] or one of the init containers: [setup]',
     });

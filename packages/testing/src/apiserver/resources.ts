@@ -1,4 +1,5 @@
 import { builtinResourceRows, type NameRule } from './generated/builtin-resources.js';
+import { isObject, type JsonObject } from './patch.js';
 
 export type { NameRule };
 
@@ -32,6 +33,8 @@ export interface ResourceDefinition {
   readonly mergeKeys: Readonly<Record<string, string>>;
   /** Defined by a CustomResourceDefinition. */
   readonly custom: boolean;
+  /** A custom resource's `openAPIV3Schema` per served version (see crd-schema/). */
+  readonly schemas?: Readonly<Record<string, JsonObject>> | undefined;
 }
 
 const ALL_VERBS = [
@@ -125,6 +128,7 @@ export function definitionFromCrd(crd: unknown): ResourceDefinition | undefined 
           status?: unknown;
           scale?: unknown;
         };
+        schema?: { openAPIV3Schema?: unknown };
       }[])
     : [];
   const served = versions.filter((v) => v.served !== false && typeof v.name === 'string');
@@ -143,6 +147,12 @@ export function definitionFromCrd(crd: unknown): ResourceDefinition | undefined 
     scale: served.some((v) => v.subresources?.scale !== undefined),
     generation: true,
     custom: true,
+    schemas: Object.fromEntries(
+      served.flatMap((v) => {
+        const schema = v.schema?.openAPIV3Schema;
+        return isObject(schema) ? [[v.name as string, schema]] : [];
+      }),
+    ),
   });
 }
 

@@ -19,10 +19,12 @@ export class ServerState {
     bookmarkIntervalMs?: number | undefined;
     maxRequestBytes?: number | undefined;
     namespaceController?: boolean | undefined;
+    garbageCollector?: boolean | undefined;
   }) {
     this.storage = new ApiStorage({
       historySize: options.historySize ?? 10_000,
       namespaceController: options.namespaceController,
+      garbageCollector: options.garbageCollector,
     });
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 10_000;
     this.maxRequestBytes = options.maxRequestBytes ?? 3 * 1024 * 1024;

@@ -47,6 +47,14 @@ export interface ApiServerOptions {
    * and then removed. Default false: a deleted namespace stays `Terminating`, as on envtest.
    */
   namespaceController?: boolean;
+  /**
+   * Run a garbage collector, as kube-controller-manager does (envtest has none): objects whose
+   * `ownerReferences` all point to deleted owners are deleted; `Foreground` deletion deletes the
+   * dependents and waits for those with `blockOwnerDeletion`; `Orphan` removes the owner from
+   * its dependents' references. Synchronous on each write. Default false: owned objects stay,
+   * and `foregroundDeletion`/`orphan` finalizers stay until removed, as on envtest.
+   */
+  garbageCollector?: boolean;
 }
 
 /** PEM strings of an HTTPS in-memory server's CA and admin client identity. */

@@ -1,16 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { prepareSecret } from './data-objects.js';
+import { applyDefaults, prepareNewBuiltin } from './defaults/builtin.js';
 import { recordUpdate } from './fieldmanager.js';
 import { rawBodyOf } from './go-decode.js';
 import { type Entry, storeKey } from './object-entry.js';
 import { meta, objectName, timestamp } from './object-meta.js';
 import { isObject, type JsonObject } from './patch.js';
 import { apiVersionOf, type ResourceDefinition, resourceKey } from './resources.js';
+import { allocateServiceAddresses } from './service-allocation.js';
 import { alreadyExists, invalid } from './status.js';
 import { fieldScope, keyNamespace, type Target, type WriteOptions } from './target.js';
 import { validateCreate } from './validation/builtin.js';
 import { generateNameSuffix, validateObjectName } from './validation/names.js';
 import type { VersionedStore } from './versioned-store.js';
+import { checkWireTypes } from './wire-decode.js';
 import { checkKind, checkNamespace, requireNamespace } from './write-checks.js';
 
 /** POST: creates an object. */
@@ -22,6 +25,7 @@ export function createObject(
 ): Entry {
   const { definition, version } = target;
   checkKind(target, body, true);
+  checkWireTypes(target, rawBodyOf(body));
   // The body is owned by this call (freshly parsed): copy only what is changed in place.
   const obj: JsonObject = {
     ...body,
@@ -30,6 +34,7 @@ export function createObject(
   obj.kind = definition.kind;
   obj.apiVersion = apiVersionOf(definition.group, version);
   prepareSecret(target, obj, rawBodyOf(body));
+  applyDefaults(definition, obj);
   const md = meta(obj);
   checkNamespace(target, obj);
   requireNamespace(store, target, objectName(obj));
@@ -61,6 +66,7 @@ export function createObject(
   if (definition.generation) md.generation = 1;
   else delete md.generation;
   prepareCreate(definition, obj);
+  allocateServiceAddresses(store, target, obj);
   recordUpdate(
     undefined,
     obj,
@@ -82,6 +88,7 @@ export function createApplied(
   const managed = meta(obj).managedFields;
   const { definition } = target;
   prepareSecret(target, obj);
+  applyDefaults(definition, obj);
   const name = objectName(obj);
   const problems = [
     ...validateObjectName(name, undefined, definition.nameRule),
@@ -96,6 +103,7 @@ export function createApplied(
   md.creationTimestamp = timestamp();
   if (definition.generation) md.generation = 1;
   prepareCreate(definition, obj);
+  allocateServiceAddresses(store, target, obj);
   if (managed !== undefined) md.managedFields = managed;
   return store.commit(target, undefined, obj, options);
 }
@@ -110,21 +118,11 @@ function prepareCreate(definition: ResourceDefinition, obj: JsonObject): void {
     delete obj.status;
   }
   if (definition.custom && definition.status) delete obj.status;
+  prepareNewBuiltin(definition, obj);
   const key = resourceKey(definition.group, definition.resource);
-  if (key === '/pods') obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
   if (key === '/namespaces') {
     obj.spec = { finalizers: ['kubernetes'], ...(isObject(obj.spec) ? obj.spec : {}) };
     obj.status = { phase: 'Active' };
-  }
-  if (
-    definition.group === 'apps' &&
-    definition.resource !== 'daemonsets' &&
-    definition.resource !== 'controllerrevisions'
-  ) {
-    const spec = isObject(obj.spec) ? obj.spec : {};
-    if (spec.replicas === undefined) spec.replicas = 1;
-    obj.spec = spec;
-    obj.status = {};
   }
   if (key === 'apiextensions.k8s.io/customresourcedefinitions') {
     const spec = isObject(obj.spec) ? obj.spec : {};

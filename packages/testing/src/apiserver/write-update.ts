@@ -1,14 +1,17 @@
 import { checkDataUpdate, prepareSecret } from './data-objects.js';
+import { applyDefaults } from './defaults/builtin.js';
 import { recordUpdate } from './fieldmanager.js';
 import { rawBodyOf } from './go-decode.js';
 import type { Entry } from './object-entry.js';
 import { comparable, meta, objectName, withoutMetaAndStatus } from './object-meta.js';
 import { type JsonObject, type JsonValue, jsonEqual } from './patch.js';
 import { apiVersionOf } from './resources.js';
+import { allocateServiceAddresses } from './service-allocation.js';
 import { badRequest, invalid } from './status.js';
 import { fieldScope, type Target, type WriteOptions } from './target.js';
 import { validateUpdate } from './validation/builtin.js';
 import type { VersionedStore } from './versioned-store.js';
+import { checkWireTypes } from './wire-decode.js';
 import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
 
 /** PUT: replaces an object (or its status). */
@@ -21,6 +24,7 @@ export function updateObject(
 ): Entry {
   const { definition } = target;
   checkKind(target, body, true);
+  checkWireTypes(target, rawBodyOf(body));
   const bodyName = objectName(body);
   if (bodyName !== name) {
     throw badRequest(
@@ -82,6 +86,7 @@ export function prepareUpdate(
   checkFinalizersWhileDeleting(target, oldMd, md);
   if (subresource !== 'status') {
     prepareSecret(target, next);
+    applyDefaults(definition, next);
     checkDataUpdate(target, old, next);
     const problems = validateUpdate(definition, next, old);
     if (problems.length > 0) {
@@ -113,6 +118,9 @@ export function finishUpdate(
   options: WriteOptions,
   fieldsDone = false,
 ): Entry {
+  if (options.subresource !== 'status') {
+    allocateServiceAddresses(store, target, next, prev.obj);
+  }
   if (jsonEqual(comparable(next), comparable(prev.obj))) return prev;
   if (!fieldsDone) {
     recordUpdate(

@@ -1,14 +1,17 @@
+import { validateCustomResource } from '../crd-schema/custom.js';
+import { validateCrdSchemas } from '../crd-schema/structural.js';
 import type { JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
 import { validateMetadataMaps } from './metadata.js';
 import type { FieldError } from './names.js';
 import { validatePodSpec, validatePodSpecUpdate } from './pod.js';
 import { validateServiceSpec } from './service.js';
+import { validateDeploymentSpec } from './workloads.js';
 
 /** The causes kube-apiserver 1.20 lists for `obj` on create, after the name's. */
 export function validateCreate(definition: ResourceDefinition, obj: JsonObject): FieldError[] {
   const errors = validateMetadataMaps(obj);
-  if (definition.custom) return errors;
+  if (definition.custom) return [...errors, ...validateCustomResource(definition, obj)];
   const key = resourceKey(definition.group, definition.resource);
   if (key === '/pods') errors.push(...validatePodSpec(obj.spec, 'spec'));
   errors.push(...validateSpec(key, obj));
@@ -29,7 +32,7 @@ export function validateUpdate(
 ): FieldError[] {
   const metaErrors = validateMetadataMaps(next);
   const errors = [...metaErrors, ...metaErrors, ...metaErrors];
-  if (definition.custom) return errors;
+  if (definition.custom) return [...errors, ...validateCustomResource(definition, next)];
   if (definition.group === '') errors.push(...metaErrors);
   const key = resourceKey(definition.group, definition.resource);
   if (key === '/pods') errors.push(...validatePodSpecUpdate(next.spec, old.spec));
@@ -39,8 +42,8 @@ export function validateUpdate(
 
 /** The spec rules checked on both create and update. */
 function validateSpec(key: string, obj: JsonObject): FieldError[] {
-  // Deployment rules (src/apiserver/validation/workloads.ts in commit 6ca9fe0) wait until
-  // the other packages' tests stop creating Deployments without a spec.
+  if (key === 'apps/deployments') return validateDeploymentSpec(obj.spec);
+  if (key === 'apiextensions.k8s.io/customresourcedefinitions') return validateCrdSchemas(obj);
   if (key === '/services') return validateServiceSpec(obj.spec);
   return [];
 }
