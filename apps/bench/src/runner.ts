@@ -9,6 +9,7 @@
 //   runner → parent  { type: 'result', result }  everything measured; the runner exits
 //   runner → parent  { type: 'error', message }
 
+import { createRequire } from 'node:module';
 import { generationLabel } from './fixture.ts';
 import { startProfile } from './profile.ts';
 import type { RunnerResult, Variant } from './stats.ts';
@@ -219,6 +220,10 @@ export async function runBenchmark(
   try {
     const counters = new Counters(config.pods);
     const subject = await make(counters);
+    // @kubets/rest requires Node's HTTPS, TLS and stream modules on its first request:
+    // loaded here, they are part of the baseline for both clients, as before it loaded them
+    // lazily, instead of counting as cache in the heap per object.
+    createRequire(import.meta.url)('node:https');
     fullGc();
     const baseline = process.memoryUsage().heapUsed;
 
