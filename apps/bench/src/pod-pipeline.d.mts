@@ -1,6 +1,7 @@
+import type { ListerWatcher } from '@kubets/cache';
 import type { RESTClient } from '@kubets/rest';
 
-/** A running {@link startPodPipeline}. */
+/** A running {@link startPodPipeline} or {@link startClientNodePipeline}. */
 export interface PodPipeline {
   /** The informer has synced and the queue is empty. */
   idle(): boolean;
@@ -10,9 +11,22 @@ export interface PodPipeline {
   stop(): void;
 }
 
-/** Starts the pipeline on the Pods of `namespace`; `onUpdate` is called for every update event. */
-export function startPodPipeline(options: {
-  core: RESTClient;
+/**
+ * Starts the kubets pipeline on the Pods of `namespace` (or of `listWatch`); `onUpdate` is
+ * called for every update event. With `queue: false` the informer has only a handler that
+ * calls `onUpdate`.
+ */
+export function startPodPipeline(
+  options: ({ core: RESTClient; namespace: string } | { listWatch: ListerWatcher<unknown> }) & {
+    onUpdate?: () => void;
+    queue?: boolean;
+    shareManagedFields?: boolean;
+  },
+): Promise<PodPipeline>;
+
+/** client-node's `makeInformer` + an array queue + one worker, resolved once started. */
+export function startClientNodePipeline(options: {
+  kubeconfig: string;
   namespace: string;
   onUpdate?: () => void;
 }): Promise<PodPipeline>;

@@ -27,24 +27,12 @@ async function kubetsController(kubeconfig, namespace) {
   return pipeline.stop;
 }
 
-/** client-node's makeInformer + a plain array queue, as the bench's client-node runner. */
+/** client-node's makeInformer + a plain array queue + one worker (pod-pipeline.mjs). */
 async function clientNodeController(kubeconfig, namespace) {
-  const k8s = await import('@kubernetes/client-node');
-  const kc = new k8s.KubeConfig();
-  kc.loadFromFile(kubeconfig);
-  const api = kc.makeApiClient(k8s.CoreV1Api);
-  const informer = k8s.makeInformer(kc, `/api/v1/namespaces/${namespace}/pods`, () =>
-    api.listNamespacedPod({ namespace }),
-  );
-  informer.on('error', () => undefined);
-  const keys = [];
-  const enqueue = (pod) => keys.push(`${pod.metadata?.namespace}/${pod.metadata?.name}`);
-  informer.on('add', enqueue);
-  informer.on('update', enqueue);
-  informer.on('delete', enqueue);
-  await informer.start();
-  keys.length = 0;
-  return () => void informer.stop();
+  const { startClientNodePipeline } = await import('./pod-pipeline.mjs');
+  const pipeline = await startClientNodePipeline({ kubeconfig, namespace });
+  await until(pipeline.idle);
+  return pipeline.stop;
 }
 
 async function measure() {

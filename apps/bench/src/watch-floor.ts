@@ -1,24 +1,34 @@
 // What one watch event costs a Node.js client, layer by layer: CPU-seconds per 10,000 events
 // that arrive one at a time over TLS, as they do from a busy cluster. It separates what any
 // Node client pays (the socket, TLS and HTTP reads, JSON.parse) from what kubets adds on top
-// (decoding into a watch stream, then the informer pipeline), next to client-node's watch.
+// (decoding into a watch stream, then the informer pipeline), next to client-node's watch and
+// informer.
 //
 //   node src/watch-floor.ts [--events N] [--interval-ms MS] [--rounds R] [--only TEXT]
+//                           [--cpu-prof DIR]
 //
 // A child process runs the in-memory API server of @kubets/testing over HTTPS and patches one
 // Pod N times, one patch every MS milliseconds; this process watches that Pod with each client
-// in turn and takes process.cpuUsage() from the first event to the N-th.
+// in turn and takes process.cpuUsage() (user + system) from the first event to the N-th.
+// Every round measures each layer once (the order reversed from one round to the next); the
+// ratios to the floor and to client-node's informer are taken within a round, so a machine
+// whose load changes between rounds still compares like with like, and their medians are
+// printed. `--cpu-prof DIR` writes each layer's event window, round by round, as a
+// .cpuprofile (read it with top-frames.ts).
 
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:https';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
 import { startApiServer } from '@kubets/testing';
 import { podFixture } from './fixture.ts';
-import { startPodPipeline } from './pod-pipeline.mjs';
+import { readWatchLines } from './floor.ts';
+import { type PodPipeline, startClientNodePipeline, startPodPipeline } from './pod-pipeline.mjs';
+import { startProfile } from './profile.ts';
 import { median } from './stats.ts';
 
 const namespace = 'default';
@@ -55,6 +65,8 @@ async function serve(): Promise<void> {
 /** One client under test: starts watching, calls `seen()` per update event, stops. */
 interface Layer {
   name: string;
+  /** A short name for profile files and the ratio columns. */
+  slug: string;
   start(config: Config, kubeconfigPath: string, seen: () => void): Promise<() => void>;
 }
 
@@ -65,9 +77,18 @@ function watchUrl(config: Config): URL {
   return url;
 }
 
+const floorSlug = 'floor';
+const clientNodeSlug = 'client-node-informer';
+
+async function synced(pipeline: PodPipeline): Promise<() => void> {
+  while (!pipeline.synced()) await new Promise((resolve) => setTimeout(resolve, 5));
+  return pipeline.stop;
+}
+
 const layers: Layer[] = [
   {
     name: 'node:https, count lines (socket, TLS, HTTP only)',
+    slug: 'https-lines',
     async start(config, _path, seen) {
       const req = request(watchUrl(config), { ca: config.tls?.caData?.toString() });
       req.on('response', (res) => {
@@ -82,17 +103,10 @@ const layers: Layer[] = [
   },
   {
     name: 'node:https + JSON.parse per line (the floor of any client)',
+    slug: floorSlug,
     async start(config, _path, seen) {
       const req = request(watchUrl(config), { ca: config.tls?.caData?.toString() });
-      req.on('response', (res) => {
-        res.setEncoding('utf8');
-        let partial = '';
-        res.on('data', (text: string) => {
-          const lines = (partial + text).split('\n');
-          partial = lines.pop() ?? '';
-          for (const line of lines) if (JSON.parse(line).type === 'MODIFIED') seen();
-        });
-      });
+      req.on('response', (res) => readWatchLines(res, seen));
       req.on('error', () => undefined);
       req.end();
       return () => req.destroy();
@@ -100,6 +114,7 @@ const layers: Layer[] = [
   },
   {
     name: '@kubets/rest watch stream (RESTClient.watch, for await)',
+    slug: 'kubets-watch',
     async start(config, _path, seen) {
       const core = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
       const watch = await core
@@ -115,16 +130,33 @@ const layers: Layer[] = [
     },
   },
   {
-    name: '@kubets informer + rate-limiting queue + worker (the benchmark pipeline)',
+    name: '@kubets informer + a handler (shared informer, managedFields shared)',
+    slug: 'kubets-informer',
     async start(config, _path, seen) {
       const core = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
-      const pipeline = await startPodPipeline({ core, namespace, onUpdate: seen });
-      while (!pipeline.synced()) await new Promise((resolve) => setTimeout(resolve, 5));
-      return pipeline.stop;
+      return synced(await startPodPipeline({ core, namespace, onUpdate: seen, queue: false }));
+    },
+  },
+  {
+    name: '@kubets informer + rate-limiting queue + worker (the benchmark pipeline)',
+    slug: 'kubets-pipeline',
+    async start(config, _path, seen) {
+      const core = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
+      return synced(await startPodPipeline({ core, namespace, onUpdate: seen }));
+    },
+  },
+  {
+    name: '@kubernetes/client-node informer + array queue + worker (the benchmark pipeline)',
+    slug: clientNodeSlug,
+    async start(_config, kubeconfigPath, seen) {
+      return synced(
+        await startClientNodePipeline({ kubeconfig: kubeconfigPath, namespace, onUpdate: seen }),
+      );
     },
   },
   {
     name: '@kubernetes/client-node Watch',
+    slug: 'client-node-watch',
     async start(_config, kubeconfigPath, seen) {
       const kc = new KubeConfig();
       kc.loadFromFile(kubeconfigPath);
@@ -141,6 +173,11 @@ const layers: Layer[] = [
   },
 ];
 
+const load = (): string =>
+  loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' / ');
+
 async function measure(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -148,18 +185,28 @@ async function measure(): Promise<void> {
       'interval-ms': { type: 'string', default: '2' },
       rounds: { type: 'string', default: '3' },
       only: { type: 'string' },
+      'cpu-prof': { type: 'string' },
     },
   });
   const only = values.only;
   const selected =
-    only === undefined ? layers : layers.filter((layer) => layer.name.includes(only));
+    only === undefined
+      ? layers
+      : layers.filter((layer) => only.split(',').some((part) => layer.name.includes(part)));
   const events = Number(values.events);
   const intervalMs = Number(values['interval-ms']);
   const rounds = Number(values.rounds);
-  const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: 'inherit' });
+  const profileDir = values['cpu-prof'];
+  const loadBefore = load();
+  const child = fork(fileURLToPath(import.meta.url), ['--serve'], {
+    stdio: 'inherit',
+    // The server's CPU is not measured: it needs no profile of its own.
+    execArgv: process.execArgv.filter((arg) => !arg.startsWith('--cpu-prof')),
+  });
   const [ready] = (await once(child, 'message')) as [{ kubeconfigPath: string }];
   const config = loadConfig({ kubeconfig: ready.kubeconfigPath });
-  const results = new Map<string, number[]>(selected.map((layer) => [layer.name, []]));
+  // slug → CPU-seconds per 10,000 events, one value per round.
+  const results = new Map<string, number[]>(selected.map((layer) => [layer.slug, []]));
   try {
     for (let round = 0; round < rounds; round++) {
       for (const layer of round % 2 === 0 ? selected : [...selected].reverse()) {
@@ -174,28 +221,42 @@ async function measure(): Promise<void> {
           if (++count === events) done(process.cpuUsage(cpuStart));
         });
         await new Promise((resolve) => setTimeout(resolve, 200)); // the watch is open
+        const stopProfile = await startProfile(profileDir, 'cpu', 200);
         child.send({ events, intervalMs });
         const cpu = await finished;
+        await stopProfile?.(`${layer.slug}-round${round + 1}`);
         stop();
         await once(child, 'message'); // the patcher is done
         const seconds = ((cpu.user + cpu.system) / 1e6) * (10_000 / events);
-        results.get(layer.name)?.push(seconds);
+        results.get(layer.slug)?.push(seconds);
         console.error(
-          `[watch-floor] round ${round + 1}: ${layer.name}: ${seconds.toFixed(3)} CPU-s / 10k`,
+          `[watch-floor] round ${round + 1}: ${layer.name}: ${seconds.toFixed(3)} CPU-s / 10k (load ${load()})`,
         );
       }
     }
   } finally {
     child.kill();
   }
+  /** The median over rounds of a layer's figure divided by the reference's in the same round. */
+  const ratioTo = (slug: string, reference: string): string => {
+    const mine = results.get(slug);
+    const theirs = results.get(reference);
+    if (mine === undefined || theirs === undefined) return '—';
+    return `${median(mine.map((value, i) => value / (theirs[i] ?? Number.NaN))).toFixed(2)}×`;
+  };
   console.log(
-    `\n${events} events per layer, one every ${intervalMs} ms, ${rounds} round(s), Node ${process.version}\n`,
+    `\n${events} events per layer, one every ${intervalMs} ms, ${rounds} round(s), Node ${process.version}; ` +
+      `load average ${loadBefore} before, ${load()} after\n`,
   );
-  console.log('| layer | CPU-s per 10,000 events (median) | µs per event |');
-  console.log('| --- | ---: | ---: |');
-  for (const [name, seconds] of results) {
-    const m = median(seconds);
-    console.log(`| ${name} | ${m.toFixed(3)} | ${Math.round(m * 100)} |`);
+  console.log(
+    '| layer | CPU-s per 10,000 events (median) | µs per event | / floor (median of rounds) | / client-node informer |',
+  );
+  console.log('| --- | ---: | ---: | ---: | ---: |');
+  for (const layer of selected) {
+    const m = median(results.get(layer.slug) ?? []);
+    console.log(
+      `| ${layer.name} | ${m.toFixed(3)} | ${Math.round(m * 100)} | ${ratioTo(layer.slug, floorSlug)} | ${ratioTo(layer.slug, clientNodeSlug)} |`,
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 import { eventually } from '@kubets/test-utils';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { abortedAfterTest, FakeListerWatcher, listOf } from '../test/helpers.js';
 import { dropManagedFields, FieldsV1Pool, shareManagedFields } from './managed-fields.js';
 import { newSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.js';
@@ -83,6 +83,54 @@ describe('FieldsV1Pool', () => {
     // The rest of the object stays writable.
     a.metadata.name = 'renamed';
     expect(a.metadata.name).toBe('renamed');
+  });
+
+  it("shares an update whose trees equal its manager's recent ones without serialising them", () => {
+    const pool = new FieldsV1Pool();
+    const first = pool.share(managedPod('a', '1'));
+    const next = managedPod('a', '2');
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      const update = pool.share(next);
+      expect(trees(update)[0]).toBe(trees(first)[0]);
+      expect(trees(update)[1]).toBe(trees(first)[1]);
+      expect(stringify).not.toHaveBeenCalled();
+    } finally {
+      stringify.mockRestore();
+    }
+  });
+
+  it('finds a pooled tree its manager has not written recently through the pool', () => {
+    const pool = new FieldsV1Pool();
+    const containers = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'];
+    const firsts = containers.map((name, i) => pool.share(managedPod(`p${i}`, '1', name)));
+    const again = pool.share(managedPod('q', '2', 'c0'));
+    expect(trees(again)[0]).toBe(trees(firsts[0]!)[0]);
+    expect(pool.size).toBe(containers.length + 1);
+  });
+
+  it('judges trees by their keys: key order does not matter, a missing or extra key does', () => {
+    const pool = new FieldsV1Pool();
+    const entry = (fieldsV1: unknown) => ({
+      metadata: { managedFields: [{ manager: 'm', fieldsType: 'FieldsV1', fieldsV1 }] },
+    });
+    const first = pool.share(entry({ 'f:a': {}, 'f:b': { 'f:c': {} } }));
+    const pooled = first.metadata.managedFields[0]!.fieldsV1;
+    const reordered = pool.share(entry({ 'f:b': { 'f:c': {} }, 'f:a': {} }));
+    expect(reordered.metadata.managedFields[0]!.fieldsV1).toBe(pooled);
+    for (const other of [
+      { 'f:a': {} },
+      { 'f:a': {}, 'f:b': { 'f:c': {} }, 'f:d': {} },
+      { 'f:a': {}, 'f:b': { 'f:x': {} } },
+      { 'f:a': {}, 'f:b': {} },
+      { 'f:a': {}, 'f:b': { 'f:c': 'not a tree' } },
+      JSON.parse('{"f:a":{},"f:b":{"f:c":{}},"__proto__":{}}'),
+      { 'f:a': {}, toString: {} },
+    ]) {
+      const shared = pool.share(entry(structuredClone(other)));
+      expect(shared.metadata.managedFields[0]!.fieldsV1).not.toBe(pooled);
+      expect(shared.metadata.managedFields[0]!.fieldsV1).toEqual(other);
+    }
   });
 
   it('leaves objects without managedFields, and odd entries, as they are', () => {

@@ -3,9 +3,13 @@
 // those trees are more than half of the object's heap, yet they are the same tree for every
 // replica of a workload (the keys name fields and list-item keys such as container names,
 // not values). Informers keep objects for a long time, so sharing identical trees between
-// cached objects costs one serialisation per object and saves most of that memory.
+// cached objects saves most of that memory. Every watch event brings a fresh copy of its
+// object's trees, so the cost per object matters as much as the saving: a tree is first
+// compared with the trees its manager wrote last (no allocation, about a quarter of the
+// cost of serialising it), and only serialised to find its pooled twin when that fails.
 
 interface ManagedFieldsEntryLike {
+  manager?: string;
   fieldsType?: string;
   fieldsV1?: unknown;
 }
@@ -20,6 +24,32 @@ function deepFreeze(value: unknown): void {
   for (const child of Object.values(value)) deepFreeze(child);
 }
 
+/** How many recently pooled trees per manager are compared before serialising a tree. */
+const recentTreesPerManager = 4;
+/** Beyond this many managers the recent trees are forgotten, so odd manager names cannot grow it. */
+const maxRecentManagers = 256;
+
+/**
+ * True when `a` and `b` hold the same keys with equal values: the test for sharing a tree.
+ * Key order is not compared: a `fieldsV1` tree is a set of fields, whatever order it came
+ * in. A `__proto__` key (which `JSON.parse` makes an own property) is never judged here.
+ */
+function sameTree(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) || Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let keys = 0;
+  for (const key in left) {
+    // An inherited name (`toString`) reads as a function, never equal to a JSON value.
+    if (key === '__proto__' || !sameTree(left[key], right[key])) return false;
+    keys++;
+  }
+  for (const _ in right) if (--keys < 0) return false;
+  return keys === 0;
+}
+
 /**
  * Shares identical `fieldsV1` trees between objects: {@link FieldsV1Pool.share} replaces an
  * entry's tree with an equal tree already in the pool. Pooled trees are frozen, because
@@ -29,6 +59,8 @@ function deepFreeze(value: unknown): void {
  */
 export class FieldsV1Pool {
   readonly #trees = new Map<string, WeakRef<object>>();
+  // manager → the pooled trees it was last seen with, most recent first.
+  readonly #recent = new Map<string, WeakRef<object>[]>();
   readonly #forget = new FinalizationRegistry<string>((text) => {
     if (this.#trees.get(text)?.deref() === undefined) this.#trees.delete(text);
   });
@@ -49,19 +81,49 @@ export class FieldsV1Pool {
     for (const entry of entries) {
       const tree = entry?.fieldsV1;
       if (tree === null || typeof tree !== 'object') continue;
+      const manager = typeof entry.manager === 'string' ? entry.manager : '';
+      const recent = this.#recent.get(manager);
+      const known = recent === undefined ? undefined : this.#findRecent(recent, tree);
+      if (known !== undefined) {
+        entry.fieldsV1 = known;
+        continue;
+      }
       // The API server writes a tree's keys in a canonical order, so equal trees serialise
       // to equal text.
       const text = JSON.stringify(tree);
-      const pooled = this.#trees.get(text)?.deref();
+      let pooled = this.#trees.get(text)?.deref();
       if (pooled !== undefined) {
         entry.fieldsV1 = pooled;
-        continue;
+      } else {
+        deepFreeze(tree);
+        pooled = tree;
+        this.#trees.set(text, new WeakRef(tree));
+        this.#forget.register(tree, text);
       }
-      deepFreeze(tree);
-      this.#trees.set(text, new WeakRef(tree));
-      this.#forget.register(tree, text);
+      this.#remember(manager, recent, pooled);
     }
     return obj;
+  }
+
+  /** The pooled tree among `recent` equal to `tree`, moved to the front; else undefined. */
+  #findRecent(recent: WeakRef<object>[], tree: object): object | undefined {
+    for (let i = 0; i < recent.length; i++) {
+      const candidate = recent[i]!.deref();
+      if (candidate === undefined || !sameTree(tree, candidate)) continue;
+      if (i > 0) recent.unshift(...recent.splice(i, 1));
+      return candidate;
+    }
+    return undefined;
+  }
+
+  #remember(manager: string, recent: WeakRef<object>[] | undefined, tree: object): void {
+    if (recent === undefined) {
+      if (this.#recent.size >= maxRecentManagers) this.#recent.clear();
+      this.#recent.set(manager, [new WeakRef(tree)]);
+      return;
+    }
+    recent.unshift(new WeakRef(tree));
+    if (recent.length > recentTreesPerManager) recent.length = recentTreesPerManager;
   }
 }
 

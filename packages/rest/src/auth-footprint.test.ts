@@ -1,16 +1,27 @@
 // Which of @kubernetes/client-node's modules a process loads, per kubeconfig user: a token or
 // client-certificate kubeconfig loads only client-node's config_types.js (and js-yaml); each
 // auth plugin loads its own module on the first credentials() call, OIDC (client-node's API
-// client and openid-client) only for an oidc user. Deterministic: a fresh `node` process
-// imports a bundle of the current source (built here with tsup, as the package is) and
-// reports the module URLs a `module.registerHooks` load hook saw. Nothing is timed.
+// client and openid-client) only for an oidc user. And which of Node's heavy built-ins: none
+// of HTTP, TLS, streams or undici until the first request, and undici not even then.
+// Deterministic: a fresh `node` process imports a bundle of the current source (built here
+// with tsup, as the package is) and reports the module URLs a `module.registerHooks` load hook
+// saw and the built-ins Node lists as loaded. Nothing is timed.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fakePemData, singleUserKubeconfig } from '@kubets/test-utils';
 import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Built-ins a process should not pay for before it needs them: HTTP, TLS and sockets until
+// the first request; undici (Node's fetch, pulled in by an ES module import of node:http)
+// never. Streams and crypto only once something needs them (client-node's config_types.js
+// imports node:fs, which brings streams).
+const undici = 'internal/deps/undici/undici';
+const untilFirstRequest = ['http', 'https', 'http2', 'tls', 'net', 'zlib', undici];
+const heavyBuiltins = [...untilFirstRequest, 'stream', 'crypto'];
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 let work: string;
@@ -46,19 +57,32 @@ const child = `
 import { registerHooks } from 'node:module';
 const loaded = [];
 registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
-const [bundle, kubeconfig] = process.argv.slice(1);
+const [bundle, kubeconfig, request] = process.argv.slice(1);
 const clientNode = () =>
   loaded.filter((url) => url.includes('/@kubernetes/client-node/')).map((url) => url.replace(/.*\\/@kubernetes\\/client-node\\//, ''));
-const { loadConfig } = await import(bundle);
+const heavy = ${JSON.stringify(heavyBuiltins)};
+const builtins = () => heavy.filter((name) => process.moduleLoadList.includes('NativeModule ' + name));
+const { loadConfig, RESTClient } = await import(bundle);
+const afterImport = builtins();
 const config = loadConfig({ kubeconfig, inCluster: false });
 const afterLoad = clientNode();
 const credentials = config.authProvider ? await config.authProvider.credentials() : undefined;
+const client = new RESTClient(config, { groupVersion: 'v1' });
+const builtinsAfterLoad = builtins();
+let requestError = null;
+if (request === 'request') {
+  requestError = await client.get().resource('pods').do().then(() => null, (err) => err.name);
+}
 process.stdout.write(JSON.stringify({
   afterLoad,
   afterCredentials: clientNode(),
   yaml: loaded.some((url) => url.includes('/js-yaml/')),
   authorization: credentials?.headers?.Authorization ?? null,
   bearerToken: config.bearerToken ?? null,
+  builtinsAfterImport: afterImport,
+  builtinsAfterLoad,
+  builtinsAfterRequest: builtins(),
+  requestError,
 }));
 `;
 
@@ -68,14 +92,21 @@ interface Report {
   yaml: boolean;
   authorization: string | null;
   bearerToken: string | null;
+  builtinsAfterImport: string[];
+  builtinsAfterLoad: string[];
+  builtinsAfterRequest: string[];
+  requestError: string | null;
 }
 
-function loadIn(user: Record<string, unknown>): Report {
+function loadIn(
+  user: Record<string, unknown>,
+  options: { request?: boolean; server?: string } = {},
+): Report {
   const file = join(work, `kubeconfig-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(file, singleUserKubeconfig(user));
+  writeFileSync(file, singleUserKubeconfig(user, options.server));
   const output = execFileSync(
     process.execPath,
-    ['--input-type=module', '-e', child, bundle, file],
+    ['--input-type=module', '-e', child, bundle, file, options.request ? 'request' : ''],
     {
       encoding: 'utf8',
       env: { ...process.env, KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '' },
@@ -157,5 +188,37 @@ describe('client-node modules a process loads, by kubeconfig user', () => {
     expect(report.afterLoad).toEqual(['dist/config_types.js']);
     expect(report.afterCredentials).toEqual(['dist/config_types.js', module]);
     expect(report.authorization).toBe(`Bearer ${name}-token`);
+  });
+});
+
+describe('Node built-ins a process loads', () => {
+  it.each([
+    ['token', { token: 'static-token' }],
+    [
+      'client-certificate',
+      {
+        'client-certificate-data': fakePemData('CERTIFICATE'),
+        'client-key-data': fakePemData('PRIVATE KEY'),
+      },
+    ],
+  ])('a %s kubeconfig and a client load no HTTP, TLS or sockets', (_, user) => {
+    const report = loadIn(user);
+    expect(report.builtinsAfterImport).toEqual([]);
+    expect(report.builtinsAfterLoad.filter((name) => untilFirstRequest.includes(name))).toEqual([]);
+  });
+
+  it('the first request loads node:https and TLS, and undici still not', async () => {
+    // A port nothing listens on: the request fails at once, after loading what it needs.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const report = loadIn(
+      { token: 'static-token' },
+      { request: true, server: `https://127.0.0.1:${port}` },
+    );
+    expect(report.requestError).toBe('TransportError');
+    expect(report.builtinsAfterRequest).toEqual(expect.arrayContaining(['https', 'tls']));
+    expect(report.builtinsAfterRequest).not.toContain(undici);
   });
 });

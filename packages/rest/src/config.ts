@@ -1,12 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
-import { isIPv6 } from 'node:net';
-import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { inspect } from 'node:util';
 import type { Cluster, Context, User } from '@kubernetes/client-node';
 import type { Logger } from '@kubets/apimachinery';
 import { version as packageVersion } from '../package.json';
 import { type Authenticator, authPluginFor, authPluginNames } from './auth-plugins.js';
+import { inspectCustom, nodeFs, nodeNet, nodeOs } from './builtins.js';
 import { ConfigError, CredentialsError } from './errors.js';
 import {
   type KubeConfigLike,
@@ -168,7 +165,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
 function printRedacted<T extends Config>(config: T): T {
   const define = (target: object, redact: () => Record<string, unknown>): void => {
     const hidden = { value: redact, enumerable: false, configurable: true, writable: true };
-    Object.defineProperties(target, { [inspect.custom]: hidden, toJSON: hidden });
+    Object.defineProperties(target, { [inspectCustom]: hidden, toJSON: hidden });
   };
   const { tls } = config;
   if (tls) define(tls, () => redactTLSConfig(tls));
@@ -308,7 +305,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
 
 function safeHomedir(): string | undefined {
   try {
-    return homedir() || undefined;
+    return nodeOs().homedir() || undefined;
   } catch {
     return undefined;
   }
@@ -316,7 +313,7 @@ function safeHomedir(): string | undefined {
 
 function isFile(path: string): boolean {
   try {
-    return statSync(path).isFile();
+    return nodeFs().statSync(path).isFile();
   } catch {
     return false;
   }
@@ -355,7 +352,7 @@ function readKubeconfigFiles(files: readonly string[]): ParsedKubeConfig {
   for (const file of files) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = nodeFs().readFileSync(file, 'utf8');
     } catch (err) {
       throw new ConfigError(
         `cannot read kubeconfig ${file}: ${describeFsError(err)}`,
@@ -532,7 +529,7 @@ export function configFromKubeConfig(
   ): Buffer | undefined => {
     if (path) {
       try {
-        return readFileSync(path);
+        return nodeFs().readFileSync(path);
       } catch (err) {
         throw new ConfigError(
           `cannot read ${field} ${path} (context "${contextName}"${where}): ${describeFsError(err)}`,
@@ -759,7 +756,7 @@ export function inClusterConfig(options: InClusterConfigOptions = {}): Config {
   const caFile = join(dir, 'ca.crt');
   const read = (path: string, what: string): Buffer => {
     try {
-      return readFileSync(path);
+      return nodeFs().readFileSync(path);
     } catch (err) {
       throw new ConfigError(
         `cannot read the service-account ${what} ${path}: ${describeFsError(err)}`,
@@ -771,13 +768,13 @@ export function inClusterConfig(options: InClusterConfigOptions = {}): Config {
   const token = read(tokenFile, 'token').toString('utf8').trim();
   const caData = read(caFile, 'CA certificate');
   const config: Config = {
-    host: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`,
+    host: `https://${nodeNet().isIPv6(host) ? `[${host}]` : host}:${port}`,
     tls: { caData },
     bearerToken: token,
     bearerTokenFile: tokenFile,
   };
   try {
-    const namespace = readFileSync(join(dir, 'namespace'), 'utf8').trim();
+    const namespace = nodeFs().readFileSync(join(dir, 'namespace'), 'utf8').trim();
     if (namespace) config.namespace = namespace;
   } catch {
     // The namespace file is optional; requests name their namespace explicitly anyway.

@@ -1,11 +1,12 @@
-import { inspect } from 'node:util';
+import type { inspect } from 'node:util';
+import { inspectCustom } from './builtins.js';
 
 /**
  * Makes `util.inspect` and `console.log` print instances of `type` as `Name {…}` with what
  * its `toJSON()` returns: the redacted view, never the fields that hold credentials.
  */
 export function inspectAsJSON(type: { prototype: { toJSON(): unknown } }, name: string): void {
-  Object.defineProperty(type.prototype, inspect.custom, {
+  Object.defineProperty(type.prototype, inspectCustom, {
     value(
       this: { toJSON(): unknown },
       _depth: number,

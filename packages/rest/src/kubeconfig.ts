@@ -6,14 +6,13 @@
 // @kubets/rest accepts client-node only within one minor version (package.json, README).
 // Both are loaded on the first parse, not on import: an in-cluster process never needs them.
 // `loadConfig` is synchronous, so they are required (Node ≥ 22.12 requires ES modules).
-import { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node';
+import { requireModule } from './builtins.js';
 
 type ConfigTypes = typeof import('@kubernetes/client-node/dist/config_types.js');
 type Yaml = typeof import('js-yaml');
 
-const requireModule = createRequire(import.meta.url);
 let parsers: { yaml: Yaml; types: ConfigTypes } | undefined;
 
 function loadParsers(): { yaml: Yaml; types: ConfigTypes } {

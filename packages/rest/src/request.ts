@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { ObjectList } from '@kubets/apimachinery';
+import { nodeStream } from './builtins.js';
 import { Deadline } from './deadline.js';
 import {
   InvalidRequestError,
@@ -605,7 +606,7 @@ export class Request {
       // As client-go: a watch whose connection kept closing or timing out, retries spent,
       // is an empty watch, which its caller (a reflector) simply starts again.
       if (isTransportError(err) && !err.timedOut && isRetryableWatchError(err.cause)) {
-        return new WatchStream<T>({ body: Readable.from([]), close: () => {} });
+        return new WatchStream<T>({ body: nodeStream().Readable.from([]), close: () => {} });
       }
       throw err;
     }

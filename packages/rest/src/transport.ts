@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
-import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import https from 'node:https';
+import type { Agent, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { nodeCrypto, nodeHttp, nodeHttps } from './builtins.js';
 import type { PemData } from './config.js';
 
 /** The TLS settings a pooled connection is made with. */
@@ -19,17 +18,17 @@ function pemBuffer(data: PemData | undefined): Buffer | undefined {
 
 // Like client-go's TLS transport cache: clients with the same TLS settings share one
 // keep-alive pool instead of each opening its own connections.
-const agents = new Map<string, http.Agent>();
+const agents = new Map<string, Agent>();
 
 /** How long an idle TCP connection waits between keep-alive probes (client-go uses 30 s). */
 const keepAliveMsecs = 30_000;
 
 /** The pooled keep-alive agent for a protocol and TLS settings. */
-export function agentFor(protocol: string, tls: TransportTLS): http.Agent {
+export function agentFor(protocol: string, tls: TransportTLS): Agent {
   const ca = pemBuffer(tls.ca);
   const cert = pemBuffer(tls.cert);
   const key = pemBuffer(tls.key);
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   hash.update(protocol);
   for (const part of [ca, cert, key]) {
     hash.update(part ? `${part.length}:` : '-:');
@@ -41,7 +40,7 @@ export function agentFor(protocol: string, tls: TransportTLS): http.Agent {
   if (cached) return cached;
   const agent =
     protocol === 'https:'
-      ? new https.Agent({
+      ? new (nodeHttps().Agent)({
           keepAlive: true,
           keepAliveMsecs,
           ...(ca ? { ca } : {}),
@@ -50,7 +49,7 @@ export function agentFor(protocol: string, tls: TransportTLS): http.Agent {
           rejectUnauthorized: tls.insecureSkipVerify !== true,
           ...(tls.serverName ? { servername: tls.serverName } : {}),
         })
-      : new http.Agent({ keepAlive: true, keepAliveMsecs });
+      : new (nodeHttp().Agent)({ keepAlive: true, keepAliveMsecs });
   agents.set(cacheKey, agent);
   return agent;
 }
@@ -61,7 +60,7 @@ export interface HttpExchange {
   method: string;
   headers: OutgoingHttpHeaders;
   body?: Buffer | undefined;
-  agent: http.Agent;
+  agent: Agent;
   /** Aborting destroys the request, and the response if it has started. */
   signal: AbortSignal;
 }
@@ -79,7 +78,7 @@ export function sendHttpRequest(exchange: HttpExchange): Promise<IncomingMessage
       reject(signal.reason);
       return;
     }
-    const send = url.protocol === 'https:' ? https.request : http.request;
+    const send = url.protocol === 'https:' ? nodeHttps().request : nodeHttp().request;
     const request = send(url, { method, headers, agent });
     let response: IncomingMessage | undefined;
     const onAbort = (): void => {

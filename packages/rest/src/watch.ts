@@ -1,6 +1,6 @@
-import { Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
+import type { Readable } from 'node:stream';
 import { parseWatchEvent, RingBuffer, type Status, type WatchEvent } from '@kubets/apimachinery';
+import { nodeStream, nodeStringDecoder } from './builtins.js';
 import { inspectAsJSON } from './inspect.js';
 
 export type { WatchEvent, WatchEventType } from '@kubets/apimachinery';
@@ -118,7 +118,7 @@ const maxUtf8BytesPerCodeUnit = 3;
  */
 class WatchLineDecoder<T> {
   // Bytes to text; holds back a multi-byte character split between chunks.
-  readonly #utf8 = new StringDecoder('utf8');
+  readonly #utf8 = new (nodeStringDecoder().StringDecoder)('utf8');
   // The current line's text so far; kept as parts so a large object arriving in many
   // chunks is joined once, not re-copied on every chunk.
   readonly #partial: string[] = [];
@@ -316,6 +316,7 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
     this.lines = new WatchLineDecoder<T>(resolveMaxWatchEventBytes(connection.maxEventBytes));
     this.connection = connection;
     const body = connection.body;
+    const { Readable } = nodeStream();
     this.body = body instanceof Readable ? body : Readable.from(body, { objectMode: true });
     this.body.on('data', (chunk: Buffer | string) => this.onData(chunk));
     this.body.on('end', () => this.onEnd());
