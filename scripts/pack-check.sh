@@ -44,7 +44,7 @@ declare -A known=(
   [workqueue]=DelayingQueue
 )
 # Subpath exports: "specifier export".
-subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/apimachinery/testing FakeClock" "@kubets/controller/testing newTestContext")
+subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/cache/prometheus PrometheusInformerMetricsProvider" "@kubets/apimachinery/testing FakeClock" "@kubets/controller/testing newTestContext")
 
 fail() {
   echo "pack-check: FAIL: $*" >&2
@@ -143,7 +143,7 @@ cd "$app"
 cat >package.json <<'JSON'
 { "name": "kubets-pack-check-consumer", "version": "0.0.0", "private": true, "type": "module" }
 JSON
-# prom-client: optional peer of @kubets/workqueue/prometheus; @types/node: what a Node consumer has;
+# prom-client: optional peer of @kubets/workqueue/prometheus and @kubets/cache/prometheus; @types/node: what a Node consumer has;
 # vitest: what @kubets/testing's README examples are written for.
 npm install --no-audit --no-fund --loglevel=error \
   "$tmp"/tarballs/*.tgz "typescript@$TS_VERSION" "@types/node@24" "prom-client@15" "vitest@$VITEST_VERSION" \
