@@ -2,7 +2,7 @@
 // the Go test's name, inputs and expectations. Cases that cannot apply are listed in the
 // README ("client-go tests not ported").
 
-import type { ObjectList, WatchEvent } from '@kubets/apimachinery';
+import { type ObjectList, silentLogger, type WatchEvent } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { eventually } from '@kubets/test-utils';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -15,6 +15,7 @@ import {
   stepThrough,
   type TestPod,
 } from '../test/helpers.js';
+import { InitialEventsEndBookmarkTicker } from './initial-events-end-ticker.js';
 import { metaNamespaceKeyFunc } from './keys.js';
 import type { ListerWatcher, ListOptions, WatchOptions } from './listwatch.js';
 import { Reflector } from './reflector.js';
@@ -215,6 +216,75 @@ describe('client-go reflector_watchlist_test.go', () => {
       const first = fake.requestOptions[0] as WatchOptions;
       expect(first.sendInitialEvents === true).toBe(scenario.expectUseWatchListValue);
       expect(fake.watchCounter + fake.listCounter).toBe(1);
+    });
+  });
+
+  describe('TestInitialEventsEndBookmarkTicker', () => {
+    /** Lets the ticker's loop run, so that a tick that is due has happened. */
+    const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+    it('testing NoopInitialEventsEndBookmarkTicker', async () => {
+      const clock = new FakeClock();
+      let ticks = 0;
+      const target = new InitialEventsEndBookmarkTicker({
+        name: 'testName',
+        clock,
+        logger: silentLogger,
+        watchStartMs: clock.now(),
+        tickIntervalMs: 1000,
+        waitingForBookmark: false,
+        onTick: () => void ticks++,
+      });
+      clock.step(30_000);
+      await settle();
+      expect(ticks).toBe(0);
+      expect(target.produceWarningIfExpired()).toBeUndefined();
+      target.observeLastEventTimestamp(clock.now());
+      expect(target.produceWarningIfExpired()).toBeUndefined();
+      expect(ticks).toBe(0);
+      target.stop();
+    });
+
+    it('testing InitialEventsEndBookmarkTicker backed by a fake clock', async () => {
+      const clock = new FakeClock();
+      let ticks = 0;
+      const target = new InitialEventsEndBookmarkTicker({
+        name: 'testName',
+        clock,
+        logger: silentLogger,
+        watchStartMs: clock.now(),
+        tickIntervalMs: 1000,
+        waitingForBookmark: true,
+        onTick: () => void ticks++,
+      });
+      const step = async (ms: number, expectedTicks: number) => {
+        clock.step(ms);
+        await settle();
+        expect(ticks).toBe(expectedTicks);
+      };
+      await step(500, 0);
+      await step(500, 1);
+      expect(target.produceWarningIfExpired()?.message).toBe(
+        'testName: awaiting required bookmark event for initial events stream, no events received for 1s',
+      );
+      await step(1000, 2);
+      expect(target.produceWarningIfExpired()?.message).toBe(
+        'testName: awaiting required bookmark event for initial events stream, no events received for 2s',
+      );
+
+      target.observeLastEventTimestamp(clock.now());
+      await step(500, 2);
+      await step(500, 3);
+      expect(target.produceWarningIfExpired()?.message).toBe(
+        "testName: hasn't received required bookmark event marking the end of initial events stream, received last event 1s ago",
+      );
+      await step(1000, 4);
+      expect(target.produceWarningIfExpired()?.message).toBe(
+        "testName: hasn't received required bookmark event marking the end of initial events stream, received last event 2s ago",
+      );
+
+      target.stop();
+      await step(5000, 4);
     });
   });
 

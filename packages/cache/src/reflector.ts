@@ -18,6 +18,7 @@ import {
   type WatchEvent,
   watchErrorToStatusError,
 } from '@kubets/apimachinery';
+import { InitialEventsEndBookmarkTicker } from './initial-events-end-ticker.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
 import {
   doesClientNotSupportWatchListSemantics,
@@ -568,6 +569,13 @@ export class Reflector<T> {
       let it: AsyncIterator<WatchEvent<T>> | undefined;
       let handedOver = false;
       let events = 0;
+      const ticker = new InitialEventsEndBookmarkTicker({
+        name: this.#name,
+        clock: this.#clock,
+        logger: this.#logger,
+        watchStartMs: started,
+        waitingForBookmark: true,
+      });
       try {
         this.#metrics?.watchStarted();
         it = (await this.#lw.watch(options, deadline.signal))[Symbol.asyncIterator]();
@@ -577,6 +585,7 @@ export class Reflector<T> {
           if (r.done) break;
           const event = r.value;
           events++;
+          ticker.observeLastEventTimestamp(this.#clock.now());
           switch (event.type) {
             case 'ADDED':
             case 'MODIFIED':
@@ -611,12 +620,14 @@ export class Reflector<T> {
           if (event.type === 'ERROR') break;
         }
       } catch (err) {
+        ticker.stop();
         deadline.cancel();
         if (signal.aborted) return undefined;
         if (deadline.expired) throw deadline.signal.reason;
         if (await this.#retryWatchList(err, signal)) continue;
         throw err;
       } finally {
+        ticker.stop();
         if (!handedOver) {
           deadline.cancel();
           await it?.return?.();
