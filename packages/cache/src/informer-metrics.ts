@@ -50,12 +50,19 @@ export interface FIFOMetrics {
   readonly processingLatency: HistogramMetric;
 }
 
-/** `provider`, or the global one when `undefined`; `undefined` when that is the no-op one. */
-function effective(
+/**
+ * `make(provider, id)` with `provider` (the global one when `undefined`), or `undefined` when
+ * that is the no-op provider or `id` is not reserved: then nothing is recorded or allocated.
+ */
+function forReserved<R>(
+  id: InformerNameAndResource | undefined,
   provider: InformerMetricsProvider | undefined,
-): InformerMetricsProvider | undefined {
+  make: (provider: InformerMetricsProvider, id: InformerNameAndResource) => R,
+): R | undefined {
   const chosen = provider ?? globalInformerProvider;
-  return chosen === noopInformerMetricsProvider ? undefined : chosen;
+  if (chosen === noopInformerMetricsProvider || id === undefined || !id.reserved())
+    return undefined;
+  return make(chosen, id);
 }
 
 /**
@@ -67,12 +74,10 @@ export function newFIFOMetrics(
   id: InformerNameAndResource | undefined,
   provider?: InformerMetricsProvider | undefined,
 ): FIFOMetrics | undefined {
-  const chosen = effective(provider);
-  if (chosen === undefined || id === undefined || !id.reserved()) return undefined;
-  return {
-    queuedItems: chosen.newQueuedItemMetric(id),
-    processingLatency: chosen.newProcessingLatencyMetric(id),
-  };
+  return forReserved(id, provider, (chosen, reserved) => ({
+    queuedItems: chosen.newQueuedItemMetric(reserved),
+    processingLatency: chosen.newProcessingLatencyMetric(reserved),
+  }));
 }
 
 /**
@@ -83,7 +88,7 @@ export function newStoreResourceVersionMetric(
   id: InformerNameAndResource | undefined,
   provider?: InformerMetricsProvider | undefined,
 ): GaugeMetric | undefined {
-  const chosen = effective(provider);
-  if (chosen === undefined || id === undefined || !id.reserved()) return undefined;
-  return chosen.newStoreResourceVersionMetric(id);
+  return forReserved(id, provider, (chosen, reserved) =>
+    chosen.newStoreResourceVersionMetric(reserved),
+  );
 }

@@ -223,44 +223,40 @@ describe('client-go reflector_watchlist_test.go', () => {
     /** Lets the ticker's loop run, so that a tick that is due has happened. */
     const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-    it('testing NoopInitialEventsEndBookmarkTicker', async () => {
+    /** The Go test's ticker: name "testName", a 1 s interval, on a fake clock; counts ticks. */
+    function testTicker(waitingForBookmark: boolean) {
       const clock = new FakeClock();
-      let ticks = 0;
+      const counted = { ticks: 0 };
       const target = new InitialEventsEndBookmarkTicker({
         name: 'testName',
         clock,
         logger: silentLogger,
         watchStartMs: clock.now(),
         tickIntervalMs: 1000,
-        waitingForBookmark: false,
-        onTick: () => void ticks++,
+        waitingForBookmark,
+        onTick: () => void counted.ticks++,
       });
+      return { clock, counted, target };
+    }
+
+    it('testing NoopInitialEventsEndBookmarkTicker', async () => {
+      const { clock, counted, target } = testTicker(false);
       clock.step(30_000);
       await settle();
-      expect(ticks).toBe(0);
+      expect(counted.ticks).toBe(0);
       expect(target.produceWarningIfExpired()).toBeUndefined();
       target.observeLastEventTimestamp(clock.now());
       expect(target.produceWarningIfExpired()).toBeUndefined();
-      expect(ticks).toBe(0);
+      expect(counted.ticks).toBe(0);
       target.stop();
     });
 
     it('testing InitialEventsEndBookmarkTicker backed by a fake clock', async () => {
-      const clock = new FakeClock();
-      let ticks = 0;
-      const target = new InitialEventsEndBookmarkTicker({
-        name: 'testName',
-        clock,
-        logger: silentLogger,
-        watchStartMs: clock.now(),
-        tickIntervalMs: 1000,
-        waitingForBookmark: true,
-        onTick: () => void ticks++,
-      });
+      const { clock, counted, target } = testTicker(true);
       const step = async (ms: number, expectedTicks: number) => {
         clock.step(ms);
         await settle();
-        expect(ticks).toBe(expectedTicks);
+        expect(counted.ticks).toBe(expectedTicks);
       };
       await step(500, 0);
       await step(500, 1);

@@ -14,6 +14,7 @@ import {
 } from '../test/helpers.js';
 import type { ListerWatcher } from './listwatch.js';
 import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
+import { CacheIndexer } from './store.js';
 
 class RecordingStore implements ReflectorStore<TestPod> {
   ops: string[] = [];
@@ -342,6 +343,19 @@ describe('Reflector watch', () => {
     s.ac.abort();
     await done2;
     expect(s.clock.pending).toBe(0);
+  });
+});
+
+describe('Reflector bookmarks', () => {
+  it('hands watch BOOKMARKs to a store that takes them (client-go ReflectorBookmarkStore)', async () => {
+    const { lw, ac, timing } = runFakes();
+    const store = new CacheIndexer<TestPod>();
+    void new Reflector(lw, store, timing).run(ac.signal);
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'ADDED', object: pod('a', '5') });
+    w.push({ type: 'BOOKMARK', object: { metadata: { name: '', resourceVersion: '9' } } });
+    await eventually(() => store.lastStoreSyncResourceVersion() === '9');
+    expect(store.listKeys()).toEqual(['default/a']);
   });
 });
 

@@ -48,6 +48,11 @@ export interface ReflectorStore<T> {
   replace(list: T[], resourceVersion: string): void;
   /** Time for a periodic resync: re-deliver what the store holds. */
   resync(): void;
+  /**
+   * A watch BOOKMARK: the server has sent everything up to `resourceVersion` (client-go
+   * `ReflectorBookmarkStore`). Optional; stores track it as their resourceVersion.
+   */
+  bookmark?(resourceVersion: string): void;
 }
 
 /** Facts about the reflector passed to a {@link WatchErrorHandler}. */
@@ -825,6 +830,7 @@ export class Reflector<T> {
             this.#apply('delete', event.object);
             break;
           case 'BOOKMARK':
+            if (this.#store.bookmark !== undefined) this.#bookmark(event.object);
             break;
           case 'ERROR':
             return { events, error: watchErrorToStatusError(event) };
@@ -838,6 +844,17 @@ export class Reflector<T> {
       }
     } finally {
       if (!done) await it.return?.();
+    }
+  }
+
+  #bookmark(obj: HasObjectMeta): void {
+    try {
+      this.#store.bookmark?.(getResourceVersion(obj));
+    } catch (err) {
+      this.#logger.error('Unable to send bookmark event to the store', {
+        name: this.#name,
+        error: String(err),
+      });
     }
   }
 
