@@ -1,6 +1,6 @@
 import type { Logger, WatchEvent } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
-import { type EventuallyOptions, eventually, flush } from '@kubets/test-utils';
+import { type EventuallyOptions, eventually, flush, MemoryLogger } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TestPod } from '../test/helpers.js';
 import {
@@ -413,6 +413,33 @@ describe('Reflector streaming list', () => {
     // As client-go: every list tries streaming first.
     const w2 = await lw.watchNumber(2);
     expect(w2.options).toMatchObject({ sendInitialEvents: true, resourceVersion: '4' });
+  });
+
+  it('logs every 10 s that the streaming list still waits for its end bookmark', async () => {
+    const logger = new MemoryLogger();
+    const { lw, clock, start } = setup({ useStreamingList: true, logger });
+    void start();
+    const w = await lw.watchNumber(1);
+    await eventually(() => clock.pending === 1); // the ticker
+    const warnings = () => logger.lines.filter((l) => l.message.startsWith('Warning: event'));
+    clock.step(10_000);
+    await eventually(() => warnings().length === 1);
+    w.push({ type: 'ADDED', object: pod('a', '5') });
+    await eventually(() => w.pending === 0);
+    clock.step(10_000);
+    await eventually(() => warnings().length === 2);
+    expect(warnings().map((l) => [l.level, l.message, l.fields?.error])).toEqual([
+      [
+        'info',
+        'Warning: event bookmark expired',
+        'reflector: awaiting required bookmark event for initial events stream, no events received for 10s',
+      ],
+      [
+        'info',
+        'Warning: event bookmark expired',
+        "reflector: hasn't received required bookmark event marking the end of initial events stream, received last event 10s ago",
+      ],
+    ]);
   });
 
   it('asks for a new streaming list when the stream ends after some events without the end bookmark', async () => {

@@ -574,16 +574,18 @@ export class Reflector<T> {
       let it: AsyncIterator<WatchEvent<T>> | undefined;
       let handedOver = false;
       let events = 0;
-      const ticker = new InitialEventsEndBookmarkTicker({
-        name: this.#name,
-        clock: this.#clock,
-        logger: this.#logger,
-        watchStartMs: started,
-        waitingForBookmark: true,
-      });
+      let ticker: InitialEventsEndBookmarkTicker | undefined;
       try {
         this.#metrics?.watchStarted();
         it = (await this.#lw.watch(options, deadline.signal))[Symbol.asyncIterator]();
+        // Ticks from the open stream on, counting from the request (as client-go's).
+        ticker = new InitialEventsEndBookmarkTicker({
+          name: this.#name,
+          clock: this.#clock,
+          logger: this.#logger,
+          watchStartMs: started,
+          waitingForBookmark: true,
+        });
         const initial = new Map<string, T>();
         for (;;) {
           const r = await it.next();
@@ -625,14 +627,14 @@ export class Reflector<T> {
           if (event.type === 'ERROR') break;
         }
       } catch (err) {
-        ticker.stop();
+        ticker?.stop();
         deadline.cancel();
         if (signal.aborted) return undefined;
         if (deadline.expired) throw deadline.signal.reason;
         if (await this.#retryWatchList(err, signal)) continue;
         throw err;
       } finally {
-        ticker.stop();
+        ticker?.stop();
         if (!handedOver) {
           deadline.cancel();
           await it?.return?.();
