@@ -45,7 +45,7 @@ declare -A known=(
   [workqueue]=DelayingQueue
 )
 # Subpath exports: "specifier export".
-subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/apimachinery/testing FakeClock" "@kubets/controller/testing newTestContext")
+subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/cache/prometheus PrometheusInformerMetricsProvider" "@kubets/apimachinery/testing FakeClock" "@kubets/controller/testing newTestContext")
 
 fail() {
   echo "pack-check: FAIL: $*" >&2
@@ -144,9 +144,9 @@ cd "$app"
 cat >package.json <<'JSON'
 { "name": "kubets-pack-check-consumer", "version": "0.0.0", "private": true, "type": "module" }
 JSON
-# prom-client: optional peer of @kubets/workqueue/prometheus; @types/node: what a Node consumer has;
-# vitest: what @kubets/testing's README examples are written for; yaml: what docs/guide.md's
-# tests read the CRD with.
+# prom-client: optional peer of @kubets/workqueue/prometheus and @kubets/cache/prometheus;
+# @types/node: what a Node consumer has; vitest: what @kubets/testing's README examples are
+# written for; yaml: what docs/guide.md's tests read the CRD with.
 npm install --no-audit --no-fund --loglevel=error \
   "$tmp"/tarballs/*.tgz "typescript@$TS_VERSION" "@types/node@24" "prom-client@15" "vitest@$VITEST_VERSION" "yaml@2" \
   "publint@$PUBLINT_VERSION" "@arethetypeswrong/cli@$ATTW_VERSION" >"$tmp/npm.log" 2>&1 ||

@@ -297,10 +297,12 @@ export const startingReflectorLine = libraryLogLine('@kubets/cache', 'Starting r
  */
 export function describeSeedCommandLine({ app, appDir, seedArgs }: SeedCommandLine): void {
   /**
-   * The reflector's first list, refused (printed at every -v): the cache's warning, or the
-   * app's own klog error where it reports list failures itself.
+   * The reflector's first list, refused (printed at every -v): a streaming list
+   * (`sendInitialEvents=true`, the default) or a paged one at `resourceVersion=0`; the
+   * cache's warning, or the app's own klog error where it reports list failures itself.
    */
-  const listRefused = /(List\/watch failed|Failed to list) .*[?&]resourceVersion=0.*ECONNREFUSED/;
+  const listRefused =
+    /(List\/watch failed|Failed to list) .*[?&](resourceVersion=0|sendInitialEvents=true).*ECONNREFUSED/;
 
   describe(`${app} command line`, () => {
     it("accepts the seed's command line and klog's flags; -v=4 shows debug lines that -v=0 does not", async () => {

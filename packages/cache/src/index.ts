@@ -6,12 +6,37 @@ export * from './controller.js';
 export * from './delta-fifo.js';
 export * from './factory.js';
 export * from './handler.js';
+export {
+  anonymousInformerIdentity,
+  InformerName,
+  InformerNameAndResource,
+  newInformerName,
+} from './identity.js';
+export {
+  type FIFOMetrics,
+  getInformerMetricsProvider,
+  type InformerMetricsProvider,
+  newFIFOMetrics,
+  newStoreResourceVersionMetric,
+  noopInformerMetricsProvider,
+  setInformerMetricsProvider,
+} from './informer-metrics.js';
 export * from './keys.js';
 export * from './listwatch.js';
 export * from './listwatch-client.js';
 export * from './managed-fields.js';
 export * from './pager.js';
 export * from './reflector.js';
+export {
+  type CounterMetric,
+  type GaugeMetric,
+  getReflectorMetricsProvider,
+  type HistogramMetric,
+  noopReflectorMetricsProvider,
+  type ReflectorMetricsProvider,
+  type SummaryMetric,
+  setReflectorMetricsProvider,
+} from './reflector-metrics.js';
 export * from './shared-informer.js';
 export * from './store.js';
 export * from './the-real-fifo.js';

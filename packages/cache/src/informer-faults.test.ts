@@ -165,7 +165,11 @@ function startInformer(setupOptions: InformerSetup = {}): Harness {
       return inner.watch(options, signal);
     },
   };
-  const informer = newSharedIndexInformer<ConfigMap>(counting, 'configmaps', setupOptions.informer);
+  // Paged lists unless a test asks for streaming ones (as client-go's tests set the gate).
+  const informer = newSharedIndexInformer<ConfigMap>(counting, 'configmaps', {
+    useStreamingList: false,
+    ...setupOptions.informer,
+  });
   const watchErrors: unknown[] = [];
   informer.setWatchErrorHandler((err) => void watchErrors.push(err));
   const view = new Map<string, string>();
@@ -446,14 +450,15 @@ describe('informer against the in-memory server with faults', () => {
   });
 
   it.each([422, 400])(
-    'a streaming list refused with %i: falls back to a paged list, and later lists stay paged',
+    'a streaming list refused with %i: falls back to a paged list, and the relist tries streaming first',
     async (code) => {
       const s = await setup();
       for (const n of ['a', 'b']) await create(n);
       s.faults.respondWith(code, {
         match: (r) => r.watch && r.query.get('sendInitialEvents') === 'true',
         times: Number.POSITIVE_INFINITY,
-        message: 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden',
+        message:
+          'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch',
       });
       const h = startInformer({ informer: { useStreamingList: true } });
       await synced(() => h.registration.hasSynced());
@@ -466,7 +471,7 @@ describe('informer against the in-memory server with faults', () => {
       });
       expect(h.watches[1]?.sendInitialEvents).toBeUndefined();
 
-      // Force a relist (410): it is a list again, not another streaming attempt.
+      // Force a relist (410): as in client-go, it tries streaming first, then lists.
       s.faults.compact();
       s.faults.closeWatches();
       await create('c');
@@ -476,7 +481,9 @@ describe('informer against the in-memory server with faults', () => {
         intervalMs: 10,
       });
       await expectConverged(h);
-      expect(h.watches.slice(1).every((w) => w.sendInitialEvents === undefined)).toBe(true);
+      const streamingAttempts = h.watches.filter((w) => w.sendInitialEvents === true);
+      expect(streamingAttempts.length).toBe(h.lists.length);
+      expect(streamingAttempts[1]).toMatchObject({ resourceVersionMatch: 'NotOlderThan' });
     },
   );
 

@@ -69,6 +69,33 @@ export interface ListerWatcher<T> {
    * a `for await` loop early must stop the request.
    */
   watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>>;
+  /**
+   * True when this list-watch cannot serve a streaming list (client-go
+   * `IsWatchListSemanticsUnSupported`): its watch ignores `sendInitialEvents`, as fakes and
+   * hand-written list-watches in tests usually do. Reflectors then list with plain lists.
+   * Absent means it can (a real API server that cannot answers with an error, and the
+   * reflector falls back to a paged list).
+   */
+  isWatchListSemanticsUnsupported?(): boolean;
+}
+
+/**
+ * True when `lw` declares that it cannot serve streaming lists (client-go
+ * `watchlist.DoesClientNotSupportWatchListSemantics`): it has an
+ * {@link ListerWatcher.isWatchListSemanticsUnsupported} method that returns true.
+ */
+export function doesClientNotSupportWatchListSemantics(lw: object): boolean {
+  const probe = (lw as { isWatchListSemanticsUnsupported?: unknown })
+    .isWatchListSemanticsUnsupported;
+  return typeof probe === 'function' && probe.call(lw) === true;
+}
+
+/** Copies `from`'s {@link ListerWatcher.isWatchListSemanticsUnsupported} onto a wrapper. */
+function keepWatchListSemantics<T>(from: ListerWatcher<T>, to: ListerWatcher<T>): ListerWatcher<T> {
+  if (typeof from.isWatchListSemanticsUnsupported === 'function') {
+    to.isWatchListSemanticsUnsupported = () => doesClientNotSupportWatchListSemantics(from);
+  }
+  return to;
 }
 
 /**
@@ -81,7 +108,7 @@ export function tweakListerWatcher<T>(
   tweak: ((options: ListOptions) => void) | undefined,
 ): ListerWatcher<T> {
   if (tweak === undefined) return lw;
-  return {
+  return keepWatchListSemantics(lw, {
     list: (options, signal, hints) => {
       const copy = { ...options };
       tweak(copy);
@@ -92,7 +119,7 @@ export function tweakListerWatcher<T>(
       tweak(copy);
       return lw.watch(copy, signal);
     },
-  };
+  });
 }
 
 interface HasIdentity {
@@ -124,9 +151,9 @@ export function reusingCachedItems<T>(
       ? (cached as T)
       : undefined;
   };
-  return {
+  return keepWatchListSemantics(lw, {
     list: (options, signal, hints) =>
       lw.list(options, signal, hints?.reuseItem === undefined ? { reuseItem } : hints),
     watch: (options, signal) => lw.watch(options, signal),
-  };
+  });
 }

@@ -22,6 +22,7 @@ import {
   listOf,
   modified,
   statusError,
+  stepThrough,
 } from '../test/helpers.js';
 import { DeltaFIFO } from './delta-fifo.js';
 import { metaNamespaceKeyFunc } from './keys.js';
@@ -93,6 +94,7 @@ function reflector(
 ) {
   const clock = new FakeClock();
   const errors: unknown[] = [];
+  lw.watchListSemanticsUnsupported = options.useStreamingList !== true;
   const r = new Reflector(lw, store, {
     clock,
     random: () => 0.5,
@@ -113,19 +115,6 @@ function stopAtWatch(lw: FakeListerWatcher<TestPod>): AbortSignal {
   const ac = abortedAfterTest();
   lw.onWatch = () => ac.abort(new Error('done'));
   return ac.signal;
-}
-
-/** Moves the fake clock through every sleep until `promise` settles; returns its result. */
-async function stepThrough<R>(clock: FakeClock, promise: Promise<R>): Promise<R> {
-  let settled = false;
-  const done = promise.finally(() => {
-    settled = true;
-  });
-  await eventually(() => {
-    if (!settled && clock.pending > 0) clock.stepToNext();
-    return settled;
-  });
-  return done;
 }
 
 /** Lists answered in order from a table; each call records its options. */
@@ -870,6 +859,7 @@ describe('client-go reflector_test.go', () => {
     lw.onWatch = (w) => {
       if (lw.watches.length === 1) w.push(...events);
     };
+    lw.watchListSemanticsUnsupported = false;
     const r = new Reflector<HostPod>(lw, fifo, { clock: new FakeClock(), useStreamingList: true });
     void r.run(abortedAfterTest().signal);
     await eventually(() => fifo.length === 3);

@@ -1,6 +1,6 @@
 import type { Logger, WatchEvent } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
-import { type EventuallyOptions, eventually, flush } from '@kubets/test-utils';
+import { type EventuallyOptions, eventually, flush, MemoryLogger } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TestPod } from '../test/helpers.js';
 import {
@@ -14,6 +14,7 @@ import {
 } from '../test/helpers.js';
 import type { ListerWatcher } from './listwatch.js';
 import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
+import { CacheIndexer } from './store.js';
 
 class RecordingStore implements ReflectorStore<TestPod> {
   ops: string[] = [];
@@ -40,8 +41,15 @@ class RecordingStore implements ReflectorStore<TestPod> {
   }
 }
 
+/** The ERROR event by which @kubets/rest reports a broken or undecodable watch stream. */
+const decodeFailure = (message: string): WatchEvent<TestPod> => ({
+  type: 'ERROR',
+  object: { kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message },
+});
+
 function setup(options: ReflectorOptions = {}) {
   const { lw, clock, errors, ac, timing } = runFakes();
+  lw.watchListSemanticsUnsupported = options.useStreamingList !== true;
   const store = new RecordingStore();
   const reflector = new Reflector(lw, store, {
     ...timing,
@@ -284,10 +292,6 @@ describe('Reflector watch', () => {
   it('re-watches after a backoff when the stream broke, relists when an event was undecodable', async () => {
     const { lw, clock, start, errors } = setup();
     lw.listFn = () => listOf([], '7');
-    const decodeFailure = (message: string): WatchEvent<TestPod> => ({
-      type: 'ERROR',
-      object: { kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message },
-    });
     void start();
     const w1 = await lw.watchNumber(1);
     w1.push({ type: 'ADDED', object: pod('q', '8') });
@@ -342,6 +346,19 @@ describe('Reflector watch', () => {
   });
 });
 
+describe('Reflector bookmarks', () => {
+  it('hands watch BOOKMARKs to a store that takes them (client-go ReflectorBookmarkStore)', async () => {
+    const { lw, ac, timing } = runFakes();
+    const store = new CacheIndexer<TestPod>();
+    void new Reflector(lw, store, timing).run(ac.signal);
+    const w = await lw.watchNumber(1);
+    w.push({ type: 'ADDED', object: pod('a', '5') });
+    w.push({ type: 'BOOKMARK', object: { metadata: { name: '', resourceVersion: '9' } } });
+    await eventually(() => store.lastStoreSyncResourceVersion() === '9');
+    expect(store.listKeys()).toEqual(['default/a']);
+  });
+});
+
 describe('Reflector streaming list', () => {
   it('uses sendInitialEvents and replaces at the initial-events-end bookmark, then keeps watching', async () => {
     const { lw, store, reflector, start } = setup({ useStreamingList: true });
@@ -373,30 +390,99 @@ describe('Reflector streaming list', () => {
     expect(store.ops).toEqual(['replace [a,b]@9', 'update a@10']);
   });
 
-  it('falls back to a paged list when the server refuses, and stays with lists', async () => {
+  it("falls back to a paged list when the server refuses (kube-apiserver 1.20's 422), and streams again at the next list", async () => {
     const { lw, store, start } = setup({ useStreamingList: true });
+    // What kube-apiserver 1.20 answers (it ignores sendInitialEvents).
     lw.watchErrors.push(
-      statusError(400, 'BadRequest', 'resourceVersionMatch is forbidden for watch'),
+      statusError(
+        422,
+        'Invalid',
+        'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch',
+      ),
     );
     lw.listFn = () => listOf([pod('a')], '3');
     void start();
+    // The refused streaming list opened no stream: the first stream is the plain watch.
     const w = await lw.watchNumber(1);
+    expect(lw.watchCalls[0]?.sendInitialEvents).toBe(true);
     expect(w.options.sendInitialEvents).toBeUndefined();
-    expect(lw.listCalls).toHaveLength(1);
+    expect(lw.listCalls).toEqual([{ resourceVersion: '0', limit: 500 }]);
     expect(store.ops).toEqual(['replace [a]@3']);
     w.push({ type: 'ADDED', object: pod('b', '4') });
     w.push({ type: 'ERROR', object: expiredStatus() });
-    await lw.watchNumber(2);
-    expect(lw.listCalls).toHaveLength(2);
-    expect(lw.watchCalls.filter((c) => c.sendInitialEvents)).toHaveLength(1);
+    // As client-go: every list tries streaming first.
+    const w2 = await lw.watchNumber(2);
+    expect(w2.options).toMatchObject({ sendInitialEvents: true, resourceVersion: '4' });
   });
 
-  it('falls back when the stream ends without the end bookmark (no support)', async () => {
+  it('logs every 10 s that the streaming list still waits for its end bookmark', async () => {
+    const logger = new MemoryLogger();
+    const { lw, clock, start } = setup({ useStreamingList: true, logger });
+    void start();
+    const w = await lw.watchNumber(1);
+    await eventually(() => clock.pending === 1); // the ticker
+    const warnings = () => logger.lines.filter((l) => l.message.startsWith('Warning: event'));
+    clock.step(10_000);
+    await eventually(() => warnings().length === 1);
+    w.push({ type: 'ADDED', object: pod('a', '5') });
+    await eventually(() => w.pending === 0);
+    clock.step(10_000);
+    await eventually(() => warnings().length === 2);
+    expect(warnings().map((l) => [l.level, l.message, l.fields?.error])).toEqual([
+      [
+        'info',
+        'Warning: event bookmark expired',
+        'reflector: awaiting required bookmark event for initial events stream, no events received for 10s',
+      ],
+      [
+        'info',
+        'Warning: event bookmark expired',
+        "reflector: hasn't received required bookmark event marking the end of initial events stream, received last event 10s ago",
+      ],
+    ]);
+  });
+
+  it('asks for a new streaming list when the stream ends after some events without the end bookmark', async () => {
     const { lw, store, start } = setup({ useStreamingList: true });
     lw.onWatch = (w) => {
-      if (!w.options.sendInitialEvents) return;
+      if (lw.watches.length === 1) {
+        w.push({ type: 'ADDED', object: pod('a', '5') });
+        w.close();
+        return;
+      }
       w.push({ type: 'ADDED', object: pod('a', '5') });
-      w.close();
+      w.push({
+        type: 'BOOKMARK',
+        object: {
+          metadata: { resourceVersion: '8', annotations: { 'k8s.io/initial-events-end': 'true' } },
+        },
+      });
+    };
+    void start();
+    await eventually(() => store.ops.length === 1);
+    expect(lw.listCalls).toEqual([]);
+    expect(lw.watchCalls.map((c) => c.sendInitialEvents)).toEqual([true, true]);
+    expect(store.ops).toEqual(['replace [a]@8']);
+  });
+
+  it('falls back to a paged list when the connection of a streaming list breaks at once', async () => {
+    const { lw, store, start } = setup({ useStreamingList: true });
+    lw.onWatch = (w) => {
+      if (w.options.sendInitialEvents)
+        w.push(decodeFailure('the watch stream broke: socket hang up'));
+    };
+    lw.listFn = () => listOf([pod('a')], '8');
+    void start();
+    const w = await lw.watchNumber(2);
+    expect(w.options.sendInitialEvents).toBeUndefined();
+    expect(lw.watchCalls.filter((c) => c.sendInitialEvents)).toHaveLength(1);
+    expect(store.ops).toEqual(['replace [a]@8']);
+  });
+
+  it('falls back to a paged list when the stream ends at once with no events (a very short watch)', async () => {
+    const { lw, store, start } = setup({ useStreamingList: true });
+    lw.onWatch = (w) => {
+      if (w.options.sendInitialEvents) w.close();
     };
     lw.listFn = () => listOf([pod('a'), pod('b')], '8');
     void start();
@@ -523,6 +609,7 @@ describe('Reflector watch deadline', () => {
       minWatchTimeoutFloorSeconds: 10,
       watchDeadlineGraceSeconds: 2,
       watchErrorHandler: (err) => errors.push(err),
+      useStreamingList: false,
     });
     const done = reflector.run(ac.signal);
     await eventually(() => watchCalls.length === 1);
@@ -566,6 +653,7 @@ describe('Reflector watch deadline', () => {
       minWatchTimeoutSeconds: 60,
       minWatchTimeoutFloorSeconds: 60,
       watchErrorHandler: (err) => errors.push(err),
+      useStreamingList: false,
     });
     void reflector.run(ac.signal);
     await eventually(() => watchCalls.length === 1);

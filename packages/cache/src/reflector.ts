@@ -3,12 +3,9 @@ import {
   ExponentialBackoffManager,
   getResourceVersion,
   type HasObjectMeta,
-  isBadRequest,
   isGone,
   isInitialEventsEndBookmark,
   isInternalError,
-  isInvalid,
-  isMethodNotSupported,
   isResourceExpired,
   isStatusError,
   isTimeout,
@@ -21,9 +18,20 @@ import {
   type WatchEvent,
   watchErrorToStatusError,
 } from '@kubets/apimachinery';
+import { InitialEventsEndBookmarkTicker } from './initial-events-end-ticker.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
-import type { ListerWatcher, ListOptions, WatchOptions } from './listwatch.js';
+import {
+  doesClientNotSupportWatchListSemantics,
+  type ListerWatcher,
+  type ListOptions,
+  type WatchOptions,
+} from './listwatch.js';
 import { defaultPageSize, listAllPages } from './pager.js';
+import {
+  newReflectorMetrics,
+  type ReflectorMetrics,
+  type ReflectorMetricsProvider,
+} from './reflector-metrics.js';
 import { RetryWithDeadline } from './retry-with-deadline.js';
 
 /**
@@ -40,6 +48,11 @@ export interface ReflectorStore<T> {
   replace(list: T[], resourceVersion: string): void;
   /** Time for a periodic resync: re-deliver what the store holds. */
   resync(): void;
+  /**
+   * A watch BOOKMARK: the server has sent everything up to `resourceVersion` (client-go
+   * `ReflectorBookmarkStore`). Optional; stores track it as their resourceVersion.
+   */
+  bookmark?(resourceVersion: string): void;
 }
 
 /** Facts about the reflector passed to a {@link WatchErrorHandler}. */
@@ -84,8 +97,18 @@ export interface ReflectorOptions {
    */
   pageSize?: number | undefined;
   /**
-   * Start with a streaming list (`sendInitialEvents=true`) instead of a paged list; falls
-   * back to a paged list when the server refuses. Default false.
+   * List with a streaming list (client-go `WatchListClient`, on by default since 1.35): a
+   * watch with `sendInitialEvents=true`, `resourceVersionMatch=NotOlderThan` and
+   * `allowWatchBookmarks=true`, whose ADDED events up to the BOOKMARK annotated
+   * `k8s.io/initial-events-end: "true"` are the list; the same stream then goes on as the
+   * watch. When the server refuses it (kube-apiserver before 1.27, or with the feature
+   * off, answers 422 Invalid) or it fails otherwise, that list is a paged list instead, and
+   * the next list tries streaming again, as in client-go.
+   *
+   * Default: true, unless the environment variable `KUBE_FEATURE_WatchListClient` is
+   * `false` (client-go's feature-gate variable, read once when the reflector is created),
+   * or the list-watch says it cannot stream (see
+   * {@link ListerWatcher.isWatchListSemanticsUnsupported}).
    */
   useStreamingList?: boolean | undefined;
   /**
@@ -161,6 +184,12 @@ export interface ReflectorOptions {
   watchErrorHandler?: WatchErrorHandler | undefined;
   /** Keys objects of a streaming list. Default {@link deletionHandlingMetaNamespaceKeyFunc}. */
   keyFunc?: KeyFunc | undefined;
+  /**
+   * Where the reflector's metrics go (`reflector_lists_total`, `reflector_watches_total`,
+   * …). Default: the provider set by `setReflectorMetricsProvider`, which is the no-op
+   * one unless set: then the reflector keeps no metric state at all.
+   */
+  metricsProvider?: ReflectorMetricsProvider | undefined;
 }
 
 /** A clean end of a watch that lasted less than this, with no events, counts as a failure. */
@@ -226,13 +255,6 @@ interface RequestDeadline {
   cancel(): void;
 }
 
-class WatchListUnsupportedError extends Error {
-  constructor() {
-    super('the watch ended before the initial-events-end bookmark: streaming list unsupported');
-    this.name = 'WatchListUnsupportedError';
-  }
-}
-
 /** A watch that the server closed at once, with no events (client-go `VeryShortWatchError`). */
 class VeryShortWatchError extends Error {
   constructor(reflectorName: string) {
@@ -279,8 +301,9 @@ interface WatchResult {
  *   failure of the watch request ends {@link Reflector.listAndWatch} with that error.
  * - Backoffs: 800 ms doubling with jitter, capped at 30 s, starting over after 2 minutes
  *   without failures.
- * - With `useStreamingList`, the list is a watch with `sendInitialEvents=true`, ended by the
- *   bookmark annotated `k8s.io/initial-events-end`; a refusal falls back to a paged list.
+ * - Lists are streaming lists (see {@link ReflectorOptions.useStreamingList}): a watch with
+ *   `sendInitialEvents=true`, ended by the bookmark annotated `k8s.io/initial-events-end`;
+ *   when the server refuses, that list is a paged list instead.
  * - Every `resyncPeriodMs`, `store.resync()` is called (when `shouldResync` allows); if it
  *   throws, the watch ends and a new list follows after a backoff.
  */
@@ -292,7 +315,7 @@ export class Reflector<T> {
   readonly #resyncPeriodMs: number;
   readonly #shouldResync: (() => boolean) | undefined;
   readonly #pageSize: number | undefined;
-  #useStreamingList: boolean;
+  readonly #useStreamingList: boolean;
   readonly #minWatchTimeoutSeconds: number;
   readonly #maxInternalErrorRetryDurationMs: number;
   readonly #watchDeadlineGraceSeconds: number | undefined;
@@ -303,6 +326,7 @@ export class Reflector<T> {
   readonly #logger: Logger;
   #watchErrorHandler: WatchErrorHandler | undefined;
   readonly #keyFunc: KeyFunc;
+  readonly #metrics: ReflectorMetrics | undefined;
 
   #lastSyncResourceVersion = '';
   #lastSyncResourceVersionUnavailable = false;
@@ -320,7 +344,9 @@ export class Reflector<T> {
     this.#resyncPeriodMs = options.resyncPeriodMs ?? 0;
     this.#shouldResync = options.shouldResync;
     this.#pageSize = options.pageSize;
-    this.#useStreamingList = options.useStreamingList ?? false;
+    this.#useStreamingList =
+      (options.useStreamingList ?? watchListClientEnabled()) &&
+      !doesClientNotSupportWatchListSemantics(lw);
     const floor = options.minWatchTimeoutFloorSeconds ?? defaultMinWatchTimeoutSeconds;
     this.#minWatchTimeoutSeconds = Math.max(floor, options.minWatchTimeoutSeconds ?? floor);
     this.#maxInternalErrorRetryDurationMs = options.maxInternalErrorRetryDurationMs ?? 0;
@@ -334,6 +360,7 @@ export class Reflector<T> {
     this.#logger = options.logger ?? silentLogger;
     this.#watchErrorHandler = options.watchErrorHandler;
     this.#keyFunc = options.keyFunc ?? deletionHandlingMetaNamespaceKeyFunc;
+    this.#metrics = newReflectorMetrics(this.#name, options.metricsProvider, this.#clock);
   }
 
   /** The reflector's name. */
@@ -396,15 +423,15 @@ export class Reflector<T> {
         stream = await this.#watchList(signal);
       } catch (err) {
         if (signal.aborted) return;
-        if (err instanceof WatchListUnsupportedError || isRefusal(err)) {
-          this.#useStreamingList = false;
-        }
-        this.#logger.warn(
-          'The streaming list failed; falling back to a paged list, since making progress beats waiting',
-          { name: this.#name, type: this.#typeDescription, error: String(err) },
-        );
-        stream = undefined;
+        // Expected from servers without streaming lists (kube-apiserver 1.20 answers 422):
+        // this list is a paged one; the next list tries streaming again, as client-go does.
+        this.#logger.debug('The streaming list failed; falling back to a paged list', {
+          name: this.#name,
+          type: this.#typeDescription,
+          error: String(err),
+        });
       }
+      if (signal.aborted) return;
     }
     if (stream === undefined) {
       await this.#list(signal);
@@ -442,6 +469,7 @@ export class Reflector<T> {
 
   async #list(signal: AbortSignal): Promise<void> {
     const resourceVersion = this.#relistResourceVersion();
+    const started = this.#metrics === undefined ? 0 : this.#clock.now();
     let pageSize = this.#pageSize ?? defaultPageSize;
     if (
       this.#pageSize === undefined &&
@@ -477,6 +505,8 @@ export class Reflector<T> {
     const rv = result.list.metadata?.resourceVersion ?? '';
     this.#store.replace(result.list.items, rv);
     this.#lastSyncResourceVersion = rv;
+    this.#metrics?.listed(started, result.list.items.length);
+    this.#metrics?.resourceVersion(rv);
     this.#logger.debug('Listed', {
       name: this.#name,
       type: this.#typeDescription,
@@ -518,61 +548,121 @@ export class Reflector<T> {
   }
 
   /**
-   * A streaming list: returns the watch, positioned after the initial events, for the watch
-   * phase to continue with.
+   * A streaming list (client-go `watchList`): returns the watch, positioned after the initial
+   * events, for the watch phase to continue with; `undefined` once `signal` aborts. A watch
+   * refused with "connection refused" or 429 is asked again after a backoff, one refused
+   * with 410 or "too large resource version" again at once from the latest state, and one
+   * that ends before the initial-events-end bookmark again at once (unless it ended at once
+   * with no events, a {@link VeryShortWatchError}); any other failure rejects, and the
+   * caller lists instead.
    */
-  async #watchList(signal: AbortSignal): Promise<OpenWatch<T>> {
-    const timeoutSeconds = this.#watchTimeoutSeconds();
-    const options: WatchOptions = {
-      resourceVersion: this.#lastSyncResourceVersionUnavailable
-        ? ''
-        : this.#lastSyncResourceVersion,
-      resourceVersionMatch: 'NotOlderThan',
-      sendInitialEvents: true,
-      allowWatchBookmarks: true,
-      timeoutSeconds,
-    };
-    const deadline = this.#armWatchDeadline(timeoutSeconds, signal);
-    let ok = false;
-    let it: AsyncIterator<WatchEvent<T>> | undefined;
-    try {
-      const iterable = await this.#lw.watch(options, deadline.signal);
-      it = iterable[Symbol.asyncIterator]();
-      const initial = new Map<string, T>();
-      for (;;) {
-        const r = await it.next();
-        if (r.done && deadline.expired) throw deadline.signal.reason;
-        if (r.done) throw new WatchListUnsupportedError();
-        const event = r.value;
-        switch (event.type) {
-          case 'ADDED':
-          case 'MODIFIED':
-            initial.set(this.#keyFunc(event.object), event.object);
-            break;
-          case 'DELETED':
-            initial.delete(this.#keyFunc(event.object));
-            break;
-          case 'ERROR':
-            throw watchErrorToStatusError(event);
-          case 'BOOKMARK':
-            if (isInitialEventsEndBookmark(event)) {
-              const rv = getResourceVersion(event.object);
-              this.#store.replace(Array.from(initial.values()), rv);
-              initial.clear();
-              this.#lastSyncResourceVersion = rv;
-              this.#lastSyncResourceVersionUnavailable = false;
-              ok = true;
-              return { it, deadline };
+  async #watchList(signal: AbortSignal): Promise<OpenWatch<T> | undefined> {
+    for (;;) {
+      if (signal.aborted) return undefined;
+      const timeoutSeconds = this.#watchTimeoutSeconds();
+      const options: WatchOptions = {
+        resourceVersion: this.#lastSyncResourceVersionUnavailable
+          ? ''
+          : this.#lastSyncResourceVersion,
+        resourceVersionMatch: 'NotOlderThan',
+        sendInitialEvents: true,
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+      };
+      const started = this.#clock.now();
+      const deadline = this.#armWatchDeadline(timeoutSeconds, signal);
+      let it: AsyncIterator<WatchEvent<T>> | undefined;
+      let handedOver = false;
+      let events = 0;
+      let ticker: InitialEventsEndBookmarkTicker | undefined;
+      try {
+        this.#metrics?.watchStarted();
+        it = (await this.#lw.watch(options, deadline.signal))[Symbol.asyncIterator]();
+        // Ticks from the open stream on, counting from the request (as client-go's).
+        ticker = new InitialEventsEndBookmarkTicker({
+          name: this.#name,
+          clock: this.#clock,
+          logger: this.#logger,
+          watchStartMs: started,
+          waitingForBookmark: true,
+        });
+        const initial = new Map<string, T>();
+        for (;;) {
+          const r = await it.next();
+          if (r.done) break;
+          const event = r.value;
+          events++;
+          ticker.observeLastEventTimestamp(this.#clock.now());
+          switch (event.type) {
+            case 'ADDED':
+            case 'MODIFIED':
+              initial.set(this.#keyFunc(event.object), event.object);
+              break;
+            case 'DELETED':
+              initial.delete(this.#keyFunc(event.object));
+              break;
+            case 'ERROR': {
+              const err = watchErrorToStatusError(event);
+              if (isBrokenStream(err)) {
+                // A broken connection ends the stream, as in client-go's stream watcher; it is
+                // no event, so a server that keeps dropping it is not asked again at once.
+                events--;
+                break;
+              }
+              throw err;
             }
-            break;
+            case 'BOOKMARK':
+              if (isInitialEventsEndBookmark(event)) {
+                const rv = getResourceVersion(event.object);
+                this.#store.replace(Array.from(initial.values()), rv);
+                this.#lastSyncResourceVersion = rv;
+                this.#lastSyncResourceVersionUnavailable = false;
+                this.#metrics?.listed(started, initial.size);
+                this.#metrics?.resourceVersion(rv);
+                handedOver = true;
+                return { it, deadline };
+              }
+              break;
+          }
+          if (event.type === 'ERROR') break;
+        }
+      } catch (err) {
+        ticker?.stop();
+        deadline.cancel();
+        if (signal.aborted) return undefined;
+        if (deadline.expired) throw deadline.signal.reason;
+        if (await this.#retryWatchList(err, signal)) continue;
+        throw err;
+      } finally {
+        ticker?.stop();
+        if (!handedOver) {
+          deadline.cancel();
+          await it?.return?.();
         }
       }
-    } finally {
-      if (!ok) {
-        deadline.cancel();
-        await it?.return?.();
+      if (signal.aborted) return undefined;
+      if (deadline.expired) throw deadline.signal.reason;
+      if (events === 0 && this.#clock.now() - started < veryShortWatchMs) {
+        throw new VeryShortWatchError(this.#name);
       }
+      // The stream ended before the initial events did: ask for a new one at once.
     }
+  }
+
+  /**
+   * Whether a failed streaming list is asked again (after a backoff when the server is down
+   * or throttling; at once from the latest state when the resourceVersion is gone).
+   */
+  async #retryWatchList(err: unknown, signal: AbortSignal): Promise<boolean> {
+    if (isConnectionRefused(err) || isTooManyRequests(err)) {
+      this.#reportError(err);
+      return this.#sleepBackoff(signal);
+    }
+    if (isResourceExpired(err) || isGone(err) || isTooLargeRV(err)) {
+      this.#lastSyncResourceVersionUnavailable = true;
+      return true;
+    }
+    return false;
   }
 
   /**
@@ -602,6 +692,7 @@ export class Reflector<T> {
         };
         deadline = this.#armWatchDeadline(timeoutSeconds, signal);
         try {
+          this.#metrics?.watchStarted();
           it = (await this.#lw.watch(options, deadline.signal))[Symbol.asyncIterator]();
         } catch (err) {
           deadline.cancel();
@@ -625,9 +716,11 @@ export class Reflector<T> {
         }
       }
       let result: WatchResult;
+      const progress = { events: 0 };
       try {
-        result = await this.#watchHandler(it, signal);
+        result = await this.#watchHandler(it, signal, progress);
       } catch (err) {
+        this.#metrics?.watchEnded(started, progress.events, false);
         // The stream broke (a reset connection, an undecodable line): resume from the
         // last resourceVersion seen.
         deadline?.cancel();
@@ -641,6 +734,13 @@ export class Reflector<T> {
         continue;
       }
       deadline?.cancel();
+      this.#metrics?.watchEnded(
+        started,
+        result.events,
+        result.error === undefined &&
+          result.events === 0 &&
+          this.#clock.now() - started < veryShortWatchMs,
+      );
       if (signal.aborted) return;
       if (deadline?.expired) {
         // Aborted at its deadline (a watch stream may end quietly when aborted).
@@ -703,7 +803,11 @@ export class Reflector<T> {
    * Applies one watch's events to the store until the stream ends, an ERROR event arrives
    * (its Status is returned, the stream stopped) or `signal` aborts.
    */
-  async #watchHandler(it: AsyncIterator<WatchEvent<T>>, signal: AbortSignal): Promise<WatchResult> {
+  async #watchHandler(
+    it: AsyncIterator<WatchEvent<T>>,
+    signal: AbortSignal,
+    progress: { events: number },
+  ): Promise<WatchResult> {
     let events = 0;
     let done = false;
     try {
@@ -716,6 +820,7 @@ export class Reflector<T> {
         if (signal.aborted) return { events, error: undefined };
         const event = r.value;
         events++;
+        progress.events = events;
         switch (event.type) {
           case 'ADDED':
             this.#apply('add', event.object);
@@ -727,16 +832,31 @@ export class Reflector<T> {
             this.#apply('delete', event.object);
             break;
           case 'BOOKMARK':
+            if (this.#store.bookmark !== undefined) this.#bookmark(event.object);
             break;
           case 'ERROR':
             return { events, error: watchErrorToStatusError(event) };
         }
         this.#watchProgressSinceList++;
         const rv = getResourceVersion(event.object as HasObjectMeta);
-        if (rv) this.#lastSyncResourceVersion = rv;
+        if (rv) {
+          this.#lastSyncResourceVersion = rv;
+          this.#metrics?.resourceVersion(rv);
+        }
       }
     } finally {
       if (!done) await it.return?.();
+    }
+  }
+
+  #bookmark(obj: HasObjectMeta): void {
+    try {
+      this.#store.bookmark?.(getResourceVersion(obj));
+    } catch (err) {
+      this.#logger.error('Unable to send bookmark event to the store', {
+        name: this.#name,
+        error: String(err),
+      });
     }
   }
 
@@ -886,10 +1006,20 @@ export class Reflector<T> {
   }
 }
 
-/** The server refused a streaming list (an old server, or the feature is off). */
-function isRefusal(err: unknown): boolean {
-  return isBadRequest(err) || isInvalid(err) || isMethodNotSupported(err);
+/**
+ * client-go's `WatchListClient` feature gate as its environment variable
+ * `KUBE_FEATURE_WatchListClient` sets it: on unless the variable says false (Go's
+ * `strconv.ParseBool` spellings); a value that is not a boolean is ignored, as in client-go.
+ */
+function watchListClientEnabled(): boolean {
+  const value = typeof process === 'undefined' ? undefined : process.env[watchListClientEnv];
+  if (value === undefined) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value)) return false;
+  return true;
 }
+
+/** The environment variable of client-go's `WatchListClient` feature gate. */
+const watchListClientEnv = 'KUBE_FEATURE_WatchListClient';
 
 /**
  * The API server's "Too large resource version" error: a cause `ResourceVersionTooLarge`,

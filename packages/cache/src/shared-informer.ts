@@ -8,7 +8,9 @@ import {
 } from '@kubets/apimachinery';
 import { Controller } from './controller.js';
 import type { HandlerEvent, ResourceEventHandler } from './handler.js';
+import type { InformerNameAndResource } from './identity.js';
 import { informerFIFO } from './informer-fifo.js';
+import type { InformerMetricsProvider } from './informer-metrics.js';
 import {
   type DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
@@ -64,6 +66,13 @@ export interface SharedIndexInformerOptions<T> extends ReflectorTuning {
    * are frozen; cached objects are read-only either way.
    */
   shareManagedFields?: boolean | undefined;
+  /**
+   * This informer's identity for metrics (client-go `Identifier`), from
+   * `newInformerName(...).withResource(gvr)`; without it, no informer metrics are recorded.
+   */
+  identifier?: InformerNameAndResource | undefined;
+  /** Where informer metrics go. Default: the provider set by `setInformerMetricsProvider`. */
+  informerMetricsProvider?: InformerMetricsProvider | undefined;
 }
 
 /** Options of {@link SharedIndexInformer.addEventHandler}. */
@@ -362,6 +371,7 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
     this.#indexer = new CacheIndexer<T>(
       options.keyFunc ?? deletionHandlingMetaNamespaceKeyFunc,
       options.indexers ?? {},
+      { identifier: options.identifier, informerMetricsProvider: options.informerMetricsProvider },
     );
     this.#defaultEventHandlerResyncPeriodMs = options.resyncPeriodMs ?? 0;
     this.#resyncCheckPeriodMs = this.#defaultEventHandlerResyncPeriodMs;

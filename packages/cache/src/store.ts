@@ -1,6 +1,58 @@
+import type { InformerNameAndResource } from './identity.js';
+import { type InformerMetricsProvider, newStoreResourceVersionMetric } from './informer-metrics.js';
 import type { DeletedFinalStateUnknown, KeyFunc } from './keys.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
-import { type Indexers, ThreadSafeStore } from './thread-safe-store.js';
+import {
+  type Indexers,
+  ThreadSafeStore,
+  type ThreadSafeStoreTransaction,
+  type TransactionType,
+} from './thread-safe-store.js';
+
+/** Options of a store or indexer ({@link newStore}, {@link newIndexer}). */
+export interface StoreOptions<T> {
+  /**
+   * Called with every object put in the store (`add`, `update`, `replace`, transactions),
+   * whose result is stored instead (client-go `WithTransformer`).
+   */
+  transformer?: ((obj: T) => T) | undefined;
+  /**
+   * The informer this store belongs to, for the `informer_store_resource_version` metric
+   * (client-go `WithStoreMetrics`); metrics are recorded only for a reserved identity.
+   */
+  identifier?: InformerNameAndResource | undefined;
+  /** Where that metric goes. Default: the provider set by `setInformerMetricsProvider`. */
+  informerMetricsProvider?: InformerMetricsProvider | undefined;
+}
+
+/** One write of a {@link CacheIndexer.transaction} (client-go `cache.Transaction`). */
+export interface Transaction<T> {
+  /** What to do with `object`. */
+  readonly type: TransactionType;
+  /** The object to add, update or delete. */
+  readonly object: T;
+}
+
+/** The transactions a {@link CacheIndexer.transaction} could not apply (client-go `TransactionError`). */
+export class TransactionError extends Error {
+  /** Indices (into the transactions given) of those that were applied. */
+  readonly successfulIndices: readonly number[];
+  /** How many transactions were given. */
+  readonly totalTransactions: number;
+  /** Why the others failed: the key function's errors, in order. */
+  readonly errors: readonly unknown[];
+
+  constructor(successfulIndices: number[], totalTransactions: number, errors: unknown[]) {
+    super(
+      `${errors.length} of ${totalTransactions} transactions failed: ` +
+        errors.map((e) => (e instanceof Error ? e.message : String(e))).join('; '),
+    );
+    this.name = 'TransactionError';
+    this.successfulIndices = successfulIndices;
+    this.totalTransactions = totalTransactions;
+    this.errors = errors;
+  }
+}
 
 /**
  * A keyed collection of objects (client-go `cache.Store`). Informers keep their cache in
@@ -55,10 +107,21 @@ export interface Indexer<T> extends Store<T> {
 export class CacheIndexer<T> implements Indexer<T> {
   readonly #store: ThreadSafeStore<T>;
   readonly #keyFunc: KeyFunc;
+  readonly #transformer: ((obj: T) => T) | undefined;
 
-  constructor(keyFunc: KeyFunc = deletionHandlingMetaNamespaceKeyFunc, indexers: Indexers<T> = {}) {
+  constructor(
+    keyFunc: KeyFunc = deletionHandlingMetaNamespaceKeyFunc,
+    indexers: Indexers<T> = {},
+    options: StoreOptions<T> = {},
+  ) {
     this.#keyFunc = keyFunc;
-    this.#store = new ThreadSafeStore(indexers);
+    this.#transformer = options.transformer;
+    this.#store = new ThreadSafeStore(indexers, {
+      resourceVersionMetric: newStoreResourceVersionMetric(
+        options.identifier,
+        options.informerMetricsProvider,
+      ),
+    });
   }
 
   /** The key function this store uses. */
@@ -72,15 +135,56 @@ export class CacheIndexer<T> implements Indexer<T> {
   }
 
   add(obj: T): void {
-    this.#store.add(this.#keyFunc(obj), obj);
+    const key = this.#keyFunc(obj);
+    this.#store.add(key, this.#transformer === undefined ? obj : this.#transformer(obj));
   }
 
   update(obj: T): void {
-    this.#store.update(this.#keyFunc(obj), obj);
+    const key = this.#keyFunc(obj);
+    this.#store.update(key, this.#transformer === undefined ? obj : this.#transformer(obj));
   }
 
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
-    this.#store.delete(this.#keyFunc(obj));
+    this.#store.deleteWithObject(this.#keyFunc(obj), obj);
+  }
+
+  /**
+   * Applies the writes in order (client-go `Transaction`). Those whose key cannot be computed
+   * are skipped and reported in the returned {@link TransactionError}; `undefined` when all
+   * were applied.
+   */
+  transaction(...txns: Transaction<T>[]): TransactionError | undefined {
+    const keyed: ThreadSafeStoreTransaction<T>[] = [];
+    const successfulIndices: number[] = [];
+    const errors: unknown[] = [];
+    txns.forEach((txn, i) => {
+      let key: string;
+      try {
+        key = this.#keyFunc(txn.object);
+      } catch (err) {
+        errors.push(err);
+        return;
+      }
+      successfulIndices.push(i);
+      const object =
+        txn.type === 'Delete' || this.#transformer === undefined
+          ? txn.object
+          : this.#transformer(txn.object);
+      keyed.push({ type: txn.type, object, key });
+    });
+    this.#store.transaction(keyed);
+    if (errors.length === 0) return undefined;
+    return new TransactionError(successfulIndices, txns.length, errors);
+  }
+
+  /** The resourceVersion the store is at (see {@link ThreadSafeStore.lastStoreSyncResourceVersion}). */
+  lastStoreSyncResourceVersion(): string {
+    return this.#store.lastStoreSyncResourceVersion();
+  }
+
+  /** The store has seen everything up to `resourceVersion` (a watch BOOKMARK). */
+  bookmark(resourceVersion: string): void {
+    this.#store.bookmark(resourceVersion);
   }
 
   list(): T[] {
@@ -109,10 +213,13 @@ export class CacheIndexer<T> implements Indexer<T> {
     this.#store.delete(key);
   }
 
-  replace(list: T[], _resourceVersion: string): void {
+  replace(list: T[], resourceVersion: string): void {
     const items = new Map<string, T>();
-    for (const obj of list) items.set(this.#keyFunc(obj), obj);
-    this.#store.replace(items);
+    const transform = this.#transformer;
+    for (const obj of list) {
+      items.set(this.#keyFunc(obj), transform === undefined ? obj : transform(obj));
+    }
+    this.#store.replace(items, resourceVersion);
   }
 
   resync(): void {
@@ -148,14 +255,18 @@ export class CacheIndexer<T> implements Indexer<T> {
  * A store without indexes (client-go `cache.NewStore`). The default key function handles
  * tombstones, so `delete` accepts what an `onDelete` handler receives.
  */
-export function newStore<T>(keyFunc: KeyFunc = deletionHandlingMetaNamespaceKeyFunc): Store<T> {
-  return new CacheIndexer<T>(keyFunc);
+export function newStore<T>(
+  keyFunc: KeyFunc = deletionHandlingMetaNamespaceKeyFunc,
+  options: StoreOptions<T> = {},
+): Store<T> {
+  return new CacheIndexer<T>(keyFunc, {}, options);
 }
 
 /** A store with the given named indexes (client-go `cache.NewIndexer`). */
 export function newIndexer<T>(
   keyFunc: KeyFunc = deletionHandlingMetaNamespaceKeyFunc,
   indexers: Indexers<T> = {},
+  options: StoreOptions<T> = {},
 ): Indexer<T> {
-  return new CacheIndexer<T>(keyFunc, indexers);
+  return new CacheIndexer<T>(keyFunc, indexers, options);
 }

@@ -1,3 +1,5 @@
+import { type GaugeMetric, resourceVersionMetricValue } from './reflector-metrics.js';
+
 /**
  * Computes the values an object is indexed under for one named index (client-go
  * `cache.IndexFunc`), e.g. its namespace, its node name, or its owner's UID. An object may
@@ -32,6 +34,40 @@ export class IndexNotFoundError extends Error {
 
 const emptyKeys: ReadonlySet<string> = new Set<string>();
 
+/** What a transaction does with its object (client-go `cache.TransactionType`). */
+export type TransactionType = 'Add' | 'Update' | 'Delete';
+
+/** One write of a {@link ThreadSafeStore.transaction}, with its key already computed. */
+export interface ThreadSafeStoreTransaction<T> {
+  /** The write. */
+  readonly type: TransactionType;
+  /** The object added, updated, or deleted (its last known state). */
+  readonly object: T;
+  /** The object's key. */
+  readonly key: string;
+}
+
+/** Options of a {@link ThreadSafeStore}. */
+export interface ThreadSafeStoreOptions {
+  /**
+   * Set to the store's resourceVersion (its last 15 digits) on every change of it (client-go
+   * `WithThreadSafeStoreMetrics`); usually from {@link newStoreResourceVersionMetric}.
+   */
+  resourceVersionMetric?: GaugeMetric | undefined;
+}
+
+/**
+ * The resourceVersion of `obj` when it has object metadata (client-go `meta.Accessor`
+ * succeeding), `undefined` otherwise (a tombstone, a string).
+ */
+function resourceVersionOf(obj: unknown): string | undefined {
+  if (typeof obj !== 'object' || obj === null) return undefined;
+  const meta = (obj as { metadata?: unknown }).metadata;
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const rv = (meta as { resourceVersion?: unknown }).resourceVersion;
+  return typeof rv === 'string' ? rv : '';
+}
+
 /** index name → indexed value → keys of the objects with that value. */
 type Index = Map<string, Set<string>>;
 
@@ -46,10 +82,13 @@ export class ThreadSafeStore<T> {
   #items = new Map<string, T>();
   #indexers: Map<string, IndexFunc<T>>;
   #indices = new Map<string, Index>();
+  #resourceVersion = '';
+  readonly #rvMetric: GaugeMetric | undefined;
 
-  constructor(indexers: Indexers<T> = {}) {
+  constructor(indexers: Indexers<T> = {}, options: ThreadSafeStoreOptions = {}) {
     this.#indexers = new Map(Object.entries(indexers));
     for (const name of this.#indexers.keys()) this.#indices.set(name, new Map());
+    this.#rvMetric = options.resourceVersionMetric;
   }
 
   /** Inserts or replaces the object under `key`. */
@@ -57,19 +96,75 @@ export class ThreadSafeStore<T> {
     this.update(key, obj);
   }
 
-  /** Inserts or replaces the object under `key`, keeping the indexes current. */
+  /**
+   * Inserts or replaces the object under `key`, keeping the indexes current. An object with
+   * metadata sets the store's resourceVersion to its own.
+   */
   update(key: string, obj: T): void {
+    this.#put(key, obj);
+    this.#setResourceVersion(resourceVersionOf(obj));
+  }
+
+  /** Removes the object under `key`, if any. */
+  delete(key: string): void {
+    this.#remove(key);
+  }
+
+  /**
+   * Removes the object under `key`, if any; `obj` is its last known state, whose
+   * resourceVersion (when it has metadata) becomes the store's (client-go `DeleteWithObject`).
+   */
+  deleteWithObject(key: string, obj: unknown): void {
+    this.#remove(key);
+    this.#setResourceVersion(resourceVersionOf(obj));
+  }
+
+  /**
+   * Applies `txns` in order (client-go `Transaction`); the store's resourceVersion becomes
+   * the last object's, when it has metadata.
+   */
+  transaction(txns: readonly ThreadSafeStoreTransaction<T>[]): void {
+    if (txns.length === 0) return;
+    for (const txn of txns) {
+      if (txn.type === 'Delete') this.#remove(txn.key);
+      else this.#put(txn.key, txn.object);
+    }
+    this.#setResourceVersion(resourceVersionOf(txns[txns.length - 1]!.object));
+  }
+
+  /**
+   * The resourceVersion the store is at (client-go `LastStoreSyncResourceVersion`): that of
+   * the last object written with metadata, of the last {@link ThreadSafeStore.replace} or of
+   * the last {@link ThreadSafeStore.bookmark}; `''` at first.
+   */
+  lastStoreSyncResourceVersion(): string {
+    return this.#resourceVersion;
+  }
+
+  /** The store has seen everything up to `resourceVersion` (a watch BOOKMARK). */
+  bookmark(resourceVersion: string): void {
+    this.#setResourceVersion(resourceVersion);
+  }
+
+  #put(key: string, obj: T): void {
     const old = this.#items.get(key);
     this.#items.set(key, obj);
     if (this.#indexers.size > 0) this.#updateIndices(old, obj, key);
   }
 
-  /** Removes the object under `key`, if any. */
-  delete(key: string): void {
+  #remove(key: string): void {
     const old = this.#items.get(key);
     if (old === undefined && !this.#items.has(key)) return;
     if (this.#indexers.size > 0) this.#updateIndices(old, undefined, key);
     this.#items.delete(key);
+  }
+
+  #setResourceVersion(rv: string | undefined): void {
+    if (rv === undefined) return;
+    this.#resourceVersion = rv;
+    if (this.#rvMetric === undefined) return;
+    const value = resourceVersionMetricValue(rv);
+    if (value !== undefined) this.#rvMetric.set(value);
   }
 
   /** The object under `key`, or `undefined`. */
@@ -102,9 +197,13 @@ export class ThreadSafeStore<T> {
     return this.#items.keys();
   }
 
-  /** Replaces the whole content with `items` (key → object) and rebuilds the indexes. */
-  replace(items: Map<string, T>): void {
+  /**
+   * Replaces the whole content with `items` (key → object), listed at `resourceVersion`
+   * (which becomes the store's), and rebuilds the indexes.
+   */
+  replace(items: Map<string, T>, resourceVersion = ''): void {
     this.#items = items;
+    this.#setResourceVersion(resourceVersion);
     for (const name of this.#indexers.keys()) this.#indices.set(name, new Map());
     if (this.#indexers.size === 0) return;
     for (const [key, obj] of items) this.#updateIndices(undefined, obj, key);

@@ -1,5 +1,6 @@
 import type { RandomSource } from '@kubets/apimachinery';
 import type { BackoffManager } from './reflector.js';
+import type { ReflectorMetricsProvider } from './reflector-metrics.js';
 
 /** Reflector settings an informer passes through. */
 export interface ReflectorTuning {
@@ -24,6 +25,8 @@ export interface ReflectorTuning {
   backoff?: BackoffManager;
   /** See {@link ReflectorOptions.random}. */
   random?: RandomSource;
+  /** See {@link ReflectorOptions.metricsProvider}. */
+  metricsProvider?: ReflectorMetricsProvider;
 }
 
 /** The reflector settings among `options`, without undefined values (internal). */
@@ -48,5 +51,6 @@ export function pickTuning(options: ReflectorTuning): ReflectorTuning {
   }
   if (options.backoff !== undefined) out.backoff = options.backoff;
   if (options.random !== undefined) out.random = options.random;
+  if (options.metricsProvider !== undefined) out.metricsProvider = options.metricsProvider;
   return out;
 }

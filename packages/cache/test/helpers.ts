@@ -90,6 +90,11 @@ export class FakeWatch<T> implements AsyncIterable<WatchEvent<T>> {
     signal.addEventListener('abort', () => this.#notify(), { once: true });
   }
 
+  /** Events pushed and not yet taken by the consumer. */
+  get pending(): number {
+    return this.#buffer.length;
+  }
+
   /** Queues events for the consumer, in order. */
   push(...events: WatchEvent<T>[]): void {
     this.#buffer.push(...events);
@@ -161,6 +166,15 @@ export class FakeListerWatcher<T> implements ListerWatcher<T> {
 
   /** The hints of the last list call. */
   lastListHints: ListHints<T> | undefined;
+  /**
+   * Whether the fake declares that it cannot serve streaming lists, as client-go's fakes do:
+   * true by default, so reflectors list with plain lists; tests of streaming lists set false.
+   */
+  watchListSemanticsUnsupported = true;
+
+  isWatchListSemanticsUnsupported(): boolean {
+    return this.watchListSemanticsUnsupported;
+  }
 
   /** Lists with `listFn`, passing each item through the `reuseItem` hint as a real list-watch does. */
   async list(
@@ -237,4 +251,17 @@ export function storeVersions<T extends { metadata?: ObjectMeta | undefined }>(
     out.set(metaNamespaceKeyFunc(obj), obj.metadata?.resourceVersion ?? '');
   }
   return out;
+}
+
+/** Moves the fake clock through every sleep until `promise` settles; returns its result. */
+export async function stepThrough<R>(clock: FakeClock, promise: Promise<R>): Promise<R> {
+  let settled = false;
+  const done = promise.finally(() => {
+    settled = true;
+  });
+  await eventually(() => {
+    if (!settled && clock.pending > 0) clock.stepToNext();
+    return settled;
+  });
+  return done;
 }

@@ -2,12 +2,13 @@
 // informer factory, `forResource(gvr)` for Deployments, handlers that see Unstructured
 // objects, and the dynamic lister.
 
-import { deletedObject } from '@kubets/cache';
+import { type DeletedFinalStateUnknown, deletedObject } from '@kubets/cache';
 import { loadConfig } from '@kubets/rest';
 import {
   createTestNamespace,
   deploymentOf,
   eventually,
+  recordHandlerEvents,
   selectingLabels,
   uniqueNames,
   useEnvtest,
@@ -42,23 +43,13 @@ describe('DynamicSharedInformerFactory against a real kube-apiserver', () => {
     const informerListerForGvr = factory.forResource(deploymentsGVR);
     const informer = informerListerForGvr.informer();
     const deployLister = informerListerForGvr.lister();
-    const added: Unstructured[] = [];
-    const updated: string[] = [];
-    const deleted: string[] = [];
-    informer.addEventHandler({
-      onAdd: (obj) => {
-        added.push(obj);
-      },
-      onUpdate: (oldObj, newObj) => {
-        if (oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion) return;
-        updated.push(
-          `${newObj.metadata.name} ${nestedInt64(oldObj, 'spec', 'replicas')}->${nestedInt64(newObj, 'spec', 'replicas')}`,
-        );
-      },
-      onDelete: (obj) => {
-        deleted.push(deletedObject(obj)?.metadata.name ?? '');
-      },
+    const { added, updated, deleted, handler } = recordHandlerEvents({
+      added: (obj: Unstructured) => obj,
+      replicas: (obj) => nestedInt64(obj, 'spec', 'replicas'),
+      deletedName: (obj: Unstructured | DeletedFinalStateUnknown<Unstructured>) =>
+        deletedObject(obj)?.metadata.name ?? '',
     });
+    informer.addEventHandler(handler);
 
     const controller = new AbortController();
     try {

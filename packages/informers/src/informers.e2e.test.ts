@@ -3,13 +3,14 @@
 // its lister listing `default`.
 
 import { randomUUID } from 'node:crypto';
-import { deletedObject } from '@kubets/cache';
-import { Clientset, type corev1 } from '@kubets/clientset';
+import { type DeletedFinalStateUnknown, deletedObject } from '@kubets/cache';
+import { type appsv1, Clientset, type corev1 } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
 import {
   createTestNamespace,
   deploymentOf,
   eventually,
+  recordHandlerEvents,
   uniqueNames,
   useEnvtest,
 } from '@kubets/test-utils';
@@ -36,21 +37,13 @@ describe('SharedInformerFactory against a real kube-apiserver', () => {
     const deployInformer = factory.appsV1().deployments();
     const informer = deployInformer.informer();
     const deployLister = deployInformer.lister();
-    const added: string[] = [];
-    const updated: string[] = [];
-    const deleted: string[] = [];
-    informer.addEventHandler({
-      onAdd: (d) => {
-        added.push(d.metadata?.name ?? '');
-      },
-      onUpdate: (oldD, newD) => {
-        if (oldD.metadata?.resourceVersion === newD.metadata?.resourceVersion) return; // resync
-        updated.push(`${newD.metadata?.name} ${oldD.spec?.replicas}->${newD.spec?.replicas}`);
-      },
-      onDelete: (d) => {
-        deleted.push(deletedObject(d)?.metadata?.name ?? '');
-      },
+    const { added, updated, deleted, handler } = recordHandlerEvents({
+      added: (d: appsv1.Deployment) => d.metadata?.name ?? '',
+      replicas: (d) => d.spec?.replicas,
+      deletedName: (d: appsv1.Deployment | DeletedFinalStateUnknown<appsv1.Deployment>) =>
+        deletedObject(d)?.metadata?.name ?? '',
     });
+    informer.addEventHandler(handler);
 
     const controller = new AbortController();
     try {

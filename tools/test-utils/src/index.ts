@@ -6,6 +6,7 @@ export * from './cleanups.js';
 export * from './custom-resource.js';
 export * from './envtest-suite.js';
 export * from './fakes.js';
+export * from './informer-events.js';
 export * from './kubeconfig.js';
 export * from './readme-harness.js';
 export * from './redaction.js';
