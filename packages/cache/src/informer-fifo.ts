@@ -1,5 +1,5 @@
 import type { CacheIndexer } from './store.js';
-import { RealFIFO } from './the-real-fifo.js';
+import { RealFIFO, type RealFIFOOptions } from './the-real-fifo.js';
 
 /**
  * The queue of an informer over `store` (client-go `newQueueFIFO` with `InOrderInformers`
@@ -9,6 +9,7 @@ import { RealFIFO } from './the-real-fifo.js';
 export function informerFIFO<T>(
   store: CacheIndexer<T>,
   transform: ((obj: T) => T) | undefined,
+  metrics: Pick<RealFIFOOptions<T>, 'identifier' | 'metricsProvider'> = {},
 ): RealFIFO<T> {
   const keyFunc = store.keyFunc;
   return new RealFIFO<T>({
@@ -16,5 +17,7 @@ export function informerFIFO<T>(
     keyFunction: keyFunc,
     transformer: transform,
     isTransformed: (obj) => store.getByKey(keyFunc(obj)) === obj,
+    identifier: metrics.identifier,
+    metricsProvider: metrics.metricsProvider,
   });
 }

@@ -88,10 +88,58 @@ describe('informer_store_resource_version', () => {
       await eventually(() => informer.hasSynced());
       w.push({ type: 'ADDED', object: pod('b', '8') });
       await eventually(() => informer.getStore().listKeys().length === 2);
-      expect(log.filter((l) => l.startsWith('storeRV'))).toContain('storeRV(controller-d/pods) 8');
-      expect(log[0]).toMatch(/^storeRV\(controller-d\/pods\) [57]$/);
+      const storeLog = log.filter((l) => l.startsWith('storeRV'));
+      expect(storeLog).toContain('storeRV(controller-d/pods) 8');
+      expect(storeLog[0]).toMatch(/^storeRV\(controller-d\/pods\) [57]$/);
     } finally {
       name.release();
     }
+  });
+});
+
+describe('informer_queued_items and informer_processing_latency_seconds', () => {
+  it("follow the informer's RealFIFO: each queued delta, each processed one", async () => {
+    const { provider, log } = recordingProvider();
+    const name = newInformerName('controller-e');
+    try {
+      const lw = new FakeListerWatcher<TestPod>();
+      lw.listFn = () => listOf([pod('a', '5')], '7');
+      const informer = newSharedIndexInformer(lw, 'pods', {
+        clock: new FakeClock(),
+        identifier: name.withResource(pods),
+        informerMetricsProvider: provider,
+      });
+      void informer.run(abortedAfterTest().signal);
+      const w = await lw.watchNumber(1);
+      await eventually(() => informer.hasSynced());
+      w.push({ type: 'ADDED', object: pod('b', '8') });
+      await eventually(() => informer.getStore().listKeys().length === 2);
+      const fifoLog = log.filter((l) => !l.startsWith('storeRV'));
+      // The relist queues one ReplacedAll delta, popped and processed; then the watch's Added.
+      expect(fifoLog.filter((l) => l.startsWith('queued'))).toEqual([
+        'queued(controller-e/pods) 1',
+        'queued(controller-e/pods) 0',
+        'queued(controller-e/pods) 1',
+        'queued(controller-e/pods) 0',
+      ]);
+      const latencies = fifoLog.filter((l) => l.startsWith('latency'));
+      expect(latencies).toHaveLength(2);
+      for (const l of latencies) {
+        expect(Number(l.split(' ')[1])).toBeGreaterThanOrEqual(0);
+      }
+    } finally {
+      name.release();
+    }
+  });
+
+  it('are not recorded for an informer without an identifier', async () => {
+    const { provider, log } = recordingProvider();
+    metrics.setInformerMetricsProvider(provider);
+    const lw = new FakeListerWatcher<TestPod>();
+    lw.listFn = () => listOf([pod('a', '5')], '7');
+    const informer = newSharedIndexInformer(lw, 'pods', { clock: new FakeClock() });
+    void informer.run(abortedAfterTest().signal);
+    await eventually(() => informer.hasSynced());
+    expect(log).toEqual([]);
   });
 });

@@ -446,7 +446,10 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
     }
     const controller = new Controller<T>({
       ...pickTuning(this.#options),
-      queue: informerFIFO(this.#indexer, this.#cacheTransform()),
+      queue: informerFIFO(this.#indexer, this.#cacheTransform(), {
+        identifier: this.#options.identifier,
+        metricsProvider: this.#options.informerMetricsProvider,
+      }),
       listerWatcher: reusingCachedItems(this.#lw, this.#indexer),
       // The FIFO files deltas under the indexer's key function, so `key` is every delta's key.
       process: (deltas, isInInitialList, key) =>

@@ -1,5 +1,11 @@
 import type { Delta, DeltaType, KnownObjects } from './delta-fifo.js';
 import { FIFOLifecycle } from './fifo-lifecycle.js';
+import type { InformerNameAndResource } from './identity.js';
+import {
+  type FIFOMetrics,
+  type InformerMetricsProvider,
+  newFIFOMetrics,
+} from './informer-metrics.js';
 import type { DeletedFinalStateUnknown, KeyFunc } from './keys.js';
 import * as keyFns from './keys.js';
 
@@ -85,6 +91,13 @@ export interface RealFIFOOptions<T> {
   isTransformed?: ((obj: T) => boolean) | undefined;
   /** Most deltas one {@link RealFIFO.popBatch} hands over; default {@link defaultBatchSize}. */
   batchSize?: number | undefined;
+  /**
+   * Names the FIFO's informer for metrics (client-go `Identifier`): with a provider,
+   * `informer_queued_items` and `informer_processing_latency_seconds` are recorded for it.
+   */
+  identifier?: InformerNameAndResource | undefined;
+  /** Where the metrics go; default the process-wide informer metrics provider. */
+  metricsProvider?: InformerMetricsProvider | undefined;
 }
 
 const batchable: ReadonlySet<string> = new Set<DeltaType>([
@@ -129,6 +142,7 @@ export class RealFIFO<T> {
   #head = 0;
 
   readonly #life = new FIFOLifecycle();
+  readonly #metrics: FIFOMetrics | undefined;
 
   constructor(options: RealFIFOOptions<T> = {}) {
     this.#atomic = options.atomicEvents ?? false;
@@ -147,6 +161,7 @@ export class RealFIFO<T> {
     this.#transformer = options.transformer;
     this.#isTransformed = options.isTransformed;
     this.batchSize = batchSize;
+    this.#metrics = newFIFOMetrics(options.identifier, options.metricsProvider);
   }
 
   /**
@@ -315,27 +330,35 @@ export class RealFIFO<T> {
     count: number,
     result: R,
   ): R | Promise<R> {
+    this.#metrics?.queuedItems.set(this.length);
+    const startedMs = this.#metrics === undefined ? 0 : performance.now();
     let processing: void | Promise<void>;
     try {
       processing = process(deltas, isInInitialList, key);
     } catch (err) {
-      this.#life.processed(count);
+      this.#finished(count, startedMs);
       throw err;
     }
     if (processing === undefined) {
-      this.#life.processed(count);
+      this.#finished(count, startedMs);
       return result;
     }
     return Promise.resolve(processing).then(
       () => {
-        this.#life.processed(count);
+        this.#finished(count, startedMs);
         return result;
       },
       (err: unknown) => {
-        this.#life.processed(count);
+        this.#finished(count, startedMs);
         throw err;
       },
     );
+  }
+
+  /** Records `count` deltas as processed, and how long that took (client-go `whileProcessing`). */
+  #finished(count: number, startedMs: number): void {
+    this.#metrics?.processingLatency.observe((performance.now() - startedMs) / 1000);
+    this.#life.processed(count);
   }
 
   /**
@@ -395,6 +418,7 @@ export class RealFIFO<T> {
   #push(delta: FIFODelta<T>, key: string): void {
     this.#deltas.push(delta);
     this.#keys.push(key);
+    this.#metrics?.queuedItems.set(this.length);
     this.#life.wakeAll();
   }
 
