@@ -226,12 +226,13 @@ describe('one reconcile', () => {
 describe('a reconcile cut short by a stop', () => {
   const t = useOperatorTest();
 
-  it('is no error: it ends quietly, and the next reconcile does the work', async () => {
+  it("ends with the stop's reason (which the controller does not count as an error), and the next reconcile does the work", async () => {
     const { clientset, mydemos, logger } = t();
     await mydemos.create(mydemo('web', { ip: '10.0.0.7', port: 8080 }));
     const stopped = new AbortController();
-    stopped.abort(new Error('stopping'));
-    expect(await t().reconcile('web', stopped.signal)).toBeUndefined();
+    const reason = new Error('stopping');
+    stopped.abort(reason);
+    expect(await rejectionOf(t().reconcile('web', stopped.signal))).toBe(reason);
     expect(logger.lines).toEqual([]);
     expect((await mydemos.get('web')).metadata?.finalizers).toBeUndefined();
     await t().reconcile('web');

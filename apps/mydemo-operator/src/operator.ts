@@ -214,9 +214,8 @@ export function mydemoReconciler(deps: OperatorDeps): ReconcileFunc<Mydemo> {
     } catch (err) {
       // Gone meanwhile: nothing left to reconcile (its children go with it).
       if (isNotFound(err)) return;
-      // Stopping: a call cut short is no failure to retry or report; what is left undone, the
-      // next start's first reconcile of every Mydemo does.
-      if (ctx.signal.aborted) return;
+      // A call the controller's stop aborted is thrown on as is: the controller knows it for
+      // no failure, and the next start's first reconcile of every Mydemo does what is left.
       throw err;
     }
   };
