@@ -28,6 +28,8 @@ export interface OperatorTest {
   readonly records: DirectoryRecords;
   /** Where the reconciler logged. */
   readonly logger: MemoryLogger;
+  /** The Mydemo `default/<name>` as the cache the reconciler reads holds it. */
+  cached(name: string): crddemoV1.Mydemo | undefined;
   /** The Events the reconciles recorded. */
   events(): Promise<corev1.Event[]>;
   /** Reconciles `default/<name>` once; `signal` is the context's (the controller's stop). */
@@ -60,6 +62,7 @@ export function useOperatorTest(options: OperatorTestOptions = {}): () => Operat
     const records = new DirectoryRecords(dir);
     const deps: OperatorDeps = {
       clientset: env.clientset,
+      mydemoCache: env.informers.forResource(crddemoV1.mydemosResource).informer(),
       records: options.records?.(records) ?? records,
       now: () => new Date('2026-11-24T10:00:00Z'),
     };
@@ -70,6 +73,7 @@ export function useOperatorTest(options: OperatorTestOptions = {}): () => Operat
       mydemos: crddemoV1.mydemosClient(env.clientset, 'default'),
       records,
       logger,
+      cached: (name) => deps.mydemoCache.getIndexer().getByKey(`default/${name}`),
       events: () => env.events(),
       reconcile: (name, signal) =>
         env.reconcile(

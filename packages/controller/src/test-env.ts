@@ -1,7 +1,11 @@
 import { isNotFound, type Logger, silentLogger } from '@kubets/apimachinery';
 import { type apiextensionsv1, Clientset, type corev1 } from '@kubets/clientset';
-import { DynamicClient, newDynamicSharedInformerFactoryWithOptions } from '@kubets/dynamic';
-import { newSharedInformerFactory } from '@kubets/informers';
+import {
+  DynamicClient,
+  type DynamicSharedInformerFactory,
+  newDynamicSharedInformerFactoryWithOptions,
+} from '@kubets/dynamic';
+import { newSharedInformerFactory, type SharedInformerFactory } from '@kubets/informers';
 import { type Config, loadConfig } from '@kubets/rest';
 import type { ApiServerOptions, InMemoryApiServer } from '@kubets/testing';
 import { cachedObject } from './cached.js';
@@ -45,6 +49,13 @@ export interface TestEnv extends AsyncDisposable {
   readonly clientset: Clientset;
   /** A dynamic client on the server. */
   readonly dynamicClient: DynamicClient;
+  /**
+   * The shared informers whose caches {@link TestEnv.reconcile} reads (e.g. to hand a
+   * reconciler the informer it waits on with `waitForCacheWrite`).
+   */
+  readonly informers: SharedInformerFactory;
+  /** The dynamic shared informers {@link TestEnv.reconcile} reads for a group/version/resource. */
+  readonly dynamicInformers: DynamicSharedInformerFactory;
   /**
    * Calls `reconciler` once for `request`, with the context a controller for `resource` would
    * give it: `ctx.lister` and `ctx.cached()` read an informer cache of `resource` that holds
@@ -135,6 +146,8 @@ function newTestEnv(
     config,
     clientset,
     dynamicClient,
+    informers,
+    dynamicInformers,
     async reconcile<T>(
       resource: WatchedResource<T>,
       reconciler: Reconciler<T>,
