@@ -49,6 +49,13 @@ const allowed = {
   '@kubets/codegen': [],
 };
 
+// Packages a published package may import only from a test-support subpath, as an optional
+// peer dependency: never from a file its main entry (src/index.ts) loads, so a user of the
+// main entry neither installs nor loads them.
+const subpathOnlyPeers = {
+  '@kubets/controller': ['@kubets/testing'],
+};
+
 function workspacePackages() {
   const found = [];
   for (const group of ['packages', 'tools', 'apps']) {
@@ -115,6 +122,13 @@ for (const { dir, manifest } of packages) {
   } catch {
     continue;
   }
+  const peers = subpathOnlyPeers[name] ?? [];
+  for (const peer of peers) {
+    if (!manifest.peerDependencies?.[peer] || !manifest.peerDependenciesMeta?.[peer]?.optional) {
+      problems.push(`${name}: ${peer} must be an optional peer dependency (subpath only)`);
+    }
+  }
+  const mainEntry = reachableFrom(join(srcDir, 'index.ts'), files);
   for (const file of files) {
     const test = isTestFile(relative(srcDir, file));
     for (const specifier of importsOf(file)) {
@@ -130,6 +144,12 @@ for (const { dir, manifest } of packages) {
       }
       const targetPackage = byName.get(target);
       if (!targetPackage) continue;
+      if (!test && peers.includes(target)) {
+        if (mainEntry.has(file)) {
+          problems.push(`${where}: imports ${target}, which the main entry must not load`);
+        }
+        continue;
+      }
       const declared = test ? [...deps, ...devDeps] : deps;
       if (!declared.includes(target)) {
         problems.push(`${where}: imports ${target}, which ${name} does not declare`);
@@ -173,6 +193,21 @@ const packageEdges = new Map(
 );
 for (const cycle of findCycles(packageEdges)) {
   problems.push(`package cycle ${cycle.join(' → ')}`);
+}
+
+/** The source files `entry` loads, itself included, through relative imports. */
+function reachableFrom(entry, files) {
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file) || !files.includes(file)) return;
+    seen.add(file);
+    for (const specifier of importsOf(file)) {
+      if (specifier.startsWith('.'))
+        visit(resolve(dirname(file), specifier).replace(/\.js$/, '.ts'));
+    }
+  };
+  visit(entry);
+  return seen;
 }
 
 /** Each cycle once, as the list of nodes from its first node back to it. */

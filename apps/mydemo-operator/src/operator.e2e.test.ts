@@ -102,6 +102,19 @@ async function converged(namespace: string, name: string, port: number): Promise
     const service = await clientset.coreV1().services(namespace).get(name);
     expect(service.spec?.ports?.[0]?.port).toBe(port);
     expect(await records.get(namespace, name)).toMatchObject({ uid: live.metadata?.uid, port });
+    // The Event the reconciler records through ctx.recorder, written by the manager.
+    const events = await clientset.coreV1().events(namespace).list();
+    expect(
+      events.items.filter(
+        (e) => e.involvedObject.uid === live.metadata?.uid && e.reason === 'Synced',
+      ),
+    ).toContainEqual(
+      expect.objectContaining({
+        type: 'Normal',
+        message: 'Mydemo synced successfully',
+        source: expect.objectContaining({ component: 'mydemo' }),
+      }),
+    );
   }, poll);
 }
 

@@ -2,6 +2,7 @@
 // does to the server and to the external records), then the whole controller on a Manager
 // (what only its watches show). The harness is test/harness.ts.
 import { isNotFound } from '@kubets/apimachinery';
+import type { corev1 } from '@kubets/clientset';
 import { findStatusCondition } from '@kubets/controller';
 import { eventually, rejectionOf } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +11,15 @@ import { finalizerName, specProblem } from './operator.ts';
 import { DirectoryRecords, type ExternalRecords } from './records.ts';
 
 const at = '2026-11-24T10:00:00Z'; // the harness's clock
+
+// type, reason, message and object of each Event.
+const summary = (events: readonly corev1.Event[]) =>
+  events.map((e) => [
+    e.type,
+    e.reason,
+    e.message,
+    `${e.involvedObject.kind}/${e.involvedObject.name}`,
+  ]);
 
 describe('one reconcile', () => {
   const t = useOperatorTest();
@@ -77,6 +87,11 @@ describe('one reconcile', () => {
         },
       ],
     });
+    // The reconcile returned once the cache had its writes: the next one starts from them.
+    expect(t().cached('web')?.metadata?.resourceVersion).toBe(live.metadata?.resourceVersion);
+    expect(summary(await t().events())).toEqual([
+      ['Normal', 'Synced', 'Mydemo synced successfully', 'Mydemo/web'],
+    ]);
   });
 
   it('changes nothing the second time', async () => {
@@ -93,6 +108,7 @@ describe('one reconcile', () => {
     await t().reconcile('web');
     expect(await versions()).toEqual(before);
     expect(logger.lines).toEqual([]);
+    expect((await t().events()).map((e) => e.reason)).toEqual(['Synced']); // the first only
   });
 
   it('follows a spec change: children, record, observedGeneration; Ready keeps its transition time', async () => {
@@ -172,6 +188,10 @@ describe('one reconcile', () => {
       message: 'Invalid spec',
       fields: { problem: 'spec.port 70000 is outside 1-65535' },
     });
+    await t().reconcile('bad'); // the refusal is reported already
+    expect(summary(await t().events())).toEqual([
+      ['Warning', 'InvalidSpec', 'spec.port 70000 is outside 1-65535', 'Mydemo/bad'],
+    ]);
   });
 
   it('on deletion removes the record and the children, then the finalizer', async () => {
@@ -189,6 +209,8 @@ describe('one reconcile', () => {
       expect(isNotFound(await rejectionOf(read()))).toBe(true);
     }
     expect(await records.list()).toEqual([]);
+    expect(t().cached('web')).toBeUndefined();
+    expect((await t().events()).map((e) => e.reason)).toEqual(['Synced', 'CleanedUp']);
     expect(await t().reconcile('web')).toBeUndefined(); // gone: nothing to do
   });
 
@@ -226,12 +248,13 @@ describe('one reconcile', () => {
 describe('a reconcile cut short by a stop', () => {
   const t = useOperatorTest();
 
-  it('is no error: it ends quietly, and the next reconcile does the work', async () => {
+  it("ends with the stop's reason (which the controller does not count as an error), and the next reconcile does the work", async () => {
     const { clientset, mydemos, logger } = t();
     await mydemos.create(mydemo('web', { ip: '10.0.0.7', port: 8080 }));
     const stopped = new AbortController();
-    stopped.abort(new Error('stopping'));
-    expect(await t().reconcile('web', stopped.signal)).toBeUndefined();
+    const reason = new Error('stopping');
+    stopped.abort(reason);
+    expect(await rejectionOf(t().reconcile('web', stopped.signal))).toBe(reason);
     expect(logger.lines).toEqual([]);
     expect((await mydemos.get('web')).metadata?.finalizers).toBeUndefined();
     await t().reconcile('web');

@@ -12,9 +12,12 @@ import {
   controller,
   createOrUpdate,
   finalizer,
+  type ObservableCache,
   type ReconcileContext,
   type ReconcileFunc,
   setStatusCondition,
+  waitForCacheDeletion,
+  waitForCacheWrite,
 } from '@kubets/controller';
 import { PatchType } from '@kubets/rest';
 import { type DesiredState, mutateDeployment, mutateService } from './children.ts';
@@ -33,6 +36,11 @@ export const defaultImage = 'nginx:1.25';
 export interface OperatorDeps {
   /** Writes the Mydemos' children and status. */
   readonly clientset: Clientset;
+  /**
+   * The informer of Mydemos whose cache the controller reads (`ctx.cached()`): each reconcile
+   * waits until it has seen the reconcile's own writes to the Mydemo.
+   */
+  readonly mydemoCache: ObservableCache<Mydemo>;
   /** The registry outside the cluster. */
   readonly records: ExternalRecords;
   /** The image when a Mydemo's spec names none; default {@link defaultImage}. */
@@ -60,9 +68,10 @@ export function describeConditions(conditions: readonly Condition[] | undefined)
 }
 
 /**
- * The reconciler of Mydemos. It reads the Mydemo live rather than from the cache: it
- * writes the Mydemo's finalizers and status itself, and a cache that has not yet seen those
- * writes would make it repeat them. Its children are read live by createOrUpdate.
+ * The reconciler of Mydemos. It reads the Mydemo from the cache, and before it returns waits
+ * until the cache has seen its own writes to the Mydemo (the finalizer, the status): the next
+ * reconcile of the same Mydemo, whatever queued it, then starts from them rather than from an
+ * older copy that would make it repeat them. Its children are read live by createOrUpdate.
  */
 export function mydemoReconciler(deps: OperatorDeps): ReconcileFunc<Mydemo> {
   const { clientset, records } = deps;
@@ -72,24 +81,26 @@ export function mydemoReconciler(deps: OperatorDeps): ReconcileFunc<Mydemo> {
     mydemo: Mydemo,
     update: (status: crddemoV1.MydemoStatus, conditions: Condition[]) => void,
     ctx: ReconcileContext<Mydemo>,
-  ): Promise<void> {
+  ): Promise<Mydemo | undefined> {
     const status = structuredClone(mydemo.status ?? {});
     const conditions: Condition[] = status.conditions ?? [];
     update(status, conditions);
     status.conditions = conditions;
-    if (JSON.stringify(status) === JSON.stringify(mydemo.status ?? {})) return;
+    if (JSON.stringify(status) === JSON.stringify(mydemo.status ?? {})) return undefined;
     const { namespace = '', name = '' } = mydemo.metadata ?? {};
     // Through the status subresource: the spec (and metadata.generation) stay as they are.
-    await crddemoV1
+    const written = await crddemoV1
       .mydemosClient(clientset, namespace)
       .patchStatus(name, PatchType.MergePatch, { status }, { signal: ctx.signal });
     ctx.logger.info('Status updated', {
       observedGeneration: status.observedGeneration,
       conditions: describeConditions(conditions),
     });
+    return written;
   }
 
-  async function apply(mydemo: Mydemo, ctx: ReconcileContext<Mydemo>): Promise<void> {
+  // Resolves with the Mydemo as its status write returned it, if it wrote one.
+  async function apply(mydemo: Mydemo, ctx: ReconcileContext<Mydemo>): Promise<Mydemo | undefined> {
     const { namespace = '', name = '', uid = '', generation } = mydemo.metadata ?? {};
     const condition = (c: Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>) => ({
       ...c,
@@ -99,7 +110,7 @@ export function mydemoReconciler(deps: OperatorDeps): ReconcileFunc<Mydemo> {
     if (problem !== undefined) {
       // Retrying will not help; the next change of the spec is reconciled anyway.
       ctx.logger.warn('Invalid spec', { problem });
-      await writeStatus(
+      const refused = await writeStatus(
         mydemo,
         (status, conditions) => {
           if (generation !== undefined) status.observedGeneration = generation;
@@ -112,7 +123,9 @@ export function mydemoReconciler(deps: OperatorDeps): ReconcileFunc<Mydemo> {
         },
         ctx,
       );
-      return;
+      // Once per spec: a reconcile that finds the refusal already reported says nothing.
+      if (refused !== undefined) ctx.recorder.event(mydemo, 'Warning', 'InvalidSpec', problem);
+      return refused;
     }
     const desired: DesiredState = {
       port: mydemo.spec?.port as number,
@@ -146,7 +159,7 @@ export function mydemoReconciler(deps: OperatorDeps): ReconcileFunc<Mydemo> {
     }
 
     const available = deployment.status?.availableReplicas ?? 0;
-    await writeStatus(
+    const written = await writeStatus(
       mydemo,
       (status, conditions) => {
         if (generation !== undefined) status.observedGeneration = generation;
@@ -175,6 +188,11 @@ export function mydemoReconciler(deps: OperatorDeps): ReconcileFunc<Mydemo> {
       },
       ctx,
     );
+    // As the sample controller does after each sync that changed something.
+    if (written !== undefined) {
+      ctx.recorder.event(mydemo, 'Normal', 'Synced', 'Mydemo synced successfully');
+    }
+    return written;
   }
 
   // The external record, then the children: the Mydemo goes only once all of it is gone.
@@ -199,31 +217,72 @@ export function mydemoReconciler(deps: OperatorDeps): ReconcileFunc<Mydemo> {
       }
     }
     ctx.logger.info('Finalizer removed', { finalizer: finalizerName });
+    ctx.recorder.event(mydemo, 'Normal', 'CleanedUp', 'external record and children removed');
   }
 
   return async ({ namespace, name }, ctx) => {
+    const cached = ctx.cached();
+    // Gone: nothing left to reconcile (its children go with it).
+    if (cached === undefined) return;
+    // Owner references and Events need the kind, which list items of a cache may lack.
+    const mydemo: Mydemo = { ...cached, apiVersion: 'crddemo.k8s.io/v1', kind: 'Mydemo' };
     const mydemos = crddemoV1.mydemosClient(clientset, namespace);
+    let lastWrite: Mydemo | undefined;
+    const finalizers = {
+      patch: async (n: string, type: PatchType, body: object[]) => {
+        lastWrite = await mydemos.patch(n, type, body, { signal: ctx.signal });
+        return lastWrite;
+      },
+    };
+    let removedFinalizer = false;
     try {
-      const live = await mydemos.get(name, { signal: ctx.signal });
-      // Owner references need the kind, which list items of a cache may lack.
-      const mydemo: Mydemo = { ...live, apiVersion: 'crddemo.k8s.io/v1', kind: 'Mydemo' };
-      await finalizer(mydemos, mydemo, finalizerName, {
+      const statusWrite = await finalizer(finalizers, mydemo, finalizerName, {
         apply: (m) => apply({ ...m, apiVersion: 'crddemo.k8s.io/v1', kind: 'Mydemo' }, ctx),
-        cleanup: (m) => cleanup(m, ctx),
+        cleanup: async (m) => {
+          await cleanup(m, ctx);
+          removedFinalizer = true;
+          return undefined;
+        },
       });
+      lastWrite = statusWrite ?? lastWrite;
     } catch (err) {
-      // Gone meanwhile: nothing left to reconcile (its children go with it).
+      // Deleted meanwhile: the write found nothing, and neither will the next reconcile.
       if (isNotFound(err)) return;
-      // Stopping: a call cut short is no failure to retry or report; what is left undone, the
-      // next start's first reconcile of every Mydemo does.
-      if (ctx.signal.aborted) return;
+      // Anything else, the stop's abort included (the controller knows it for no failure),
+      // is thrown on; the next reconcile does what is left.
       throw err;
     }
+    if (lastWrite === undefined) return;
+    await cacheHasSeen(lastWrite, removedFinalizer, ctx.signal);
+    ctx.logger.debug('Cache has seen the writes', { name });
   };
+
+  // The object written last, or, once the last finalizer is off, its deletion: whichever the
+  // cache shows first.
+  async function cacheHasSeen(
+    written: Mydemo,
+    mayBeDeleted: boolean,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { mydemoCache } = deps;
+    if (!mayBeDeleted) return waitForCacheWrite(mydemoCache, written, { signal });
+    const settled = new AbortController();
+    const both = AbortSignal.any([signal, settled.signal]);
+    try {
+      await Promise.any([
+        waitForCacheWrite(mydemoCache, written, { signal: both }),
+        waitForCacheDeletion(mydemoCache, written, { signal: both }),
+      ]);
+    } catch (err) {
+      throw err instanceof AggregateError ? err.errors[0] : err;
+    } finally {
+      settled.abort();
+    }
+  }
 }
 
 /** Settings of {@link addMydemoController} besides the reconciler's. */
-export interface ControllerSettings extends Omit<OperatorDeps, 'clientset'> {
+export interface ControllerSettings extends Omit<OperatorDeps, 'clientset' | 'mydemoCache'> {
   /** How many Mydemos are reconciled at once. Default 1. */
   readonly maxConcurrentReconciles?: number | undefined;
 }
@@ -236,11 +295,12 @@ export function addMydemoController(
   mgr: ControllerDeps & { readonly clientset: Clientset },
   settings: ControllerSettings,
 ): Controller<Mydemo> {
+  const mydemoCache = mgr.informers.forResource(crddemoV1.mydemosResource).informer();
   return controller(mgr)
     .named('mydemo')
     .for(crddemoV1.mydemosResource)
     .owns(appsV1Resources.deployments)
     .owns(coreV1Resources.services)
     .withOptions({ maxConcurrentReconciles: settings.maxConcurrentReconciles ?? 1 })
-    .complete(mydemoReconciler({ ...settings, clientset: mgr.clientset }));
+    .complete(mydemoReconciler({ ...settings, clientset: mgr.clientset, mydemoCache }));
 }

@@ -172,6 +172,13 @@ describe('Controller: what a reconcile returns', () => {
   });
 });
 
+function loopingError(): Error {
+  const a = new Error('a');
+  const b = new Error('b', { cause: a });
+  (a as { cause?: unknown }).cause = b;
+  return a;
+}
+
 describe('isTerminalError', () => {
   it.each([
     { name: 'a TerminalError', err: new TerminalError('x'), terminal: true },
@@ -182,6 +189,37 @@ describe('isTerminalError', () => {
     },
     { name: 'an Error', err: new Error('x'), terminal: false },
     { name: 'a string', err: 'TerminalError', terminal: false },
+    {
+      name: 'one wrapped as a cause',
+      err: new Error('patching status', { cause: new TerminalError('x') }),
+      terminal: true,
+    },
+    {
+      name: 'one wrapped twice',
+      err: new Error('a', { cause: new Error('b', { cause: new TerminalError('x') }) }),
+      terminal: true,
+    },
+    {
+      name: 'one of an AggregateError',
+      err: new AggregateError([new Error('a'), new TerminalError('x')], 'two failed'),
+      terminal: true,
+    },
+    {
+      name: 'one in the cause of an AggregateError member',
+      err: new AggregateError([new Error('a', { cause: new TerminalError('x') })]),
+      terminal: true,
+    },
+    {
+      name: 'an AggregateError of plain errors',
+      err: new AggregateError([new Error('a'), new Error('b')]),
+      terminal: false,
+    },
+    {
+      name: 'a cause that is a string',
+      err: new Error('a', { cause: 'TerminalError' }),
+      terminal: false,
+    },
+    { name: 'a cause chain that loops', err: loopingError(), terminal: false },
   ])('$name → $terminal', ({ err, terminal }) => {
     expect(isTerminalError(err)).toBe(terminal);
   });
@@ -260,6 +298,67 @@ describe('Controller: workers', () => {
     await done;
     expect(calls).toEqual(['web']);
     expect(ctl.stats().activeWorkers).toBe(0);
+  });
+
+  it.each([
+    { thrown: "the stop's reason", error: (reason: unknown) => reason },
+    {
+      thrown: 'an error wrapping it',
+      error: (reason: unknown) => new Error('get failed', { cause: reason }),
+    },
+    {
+      thrown: 'an AbortError',
+      error: () => new DOMException('This operation was aborted', 'AbortError'),
+    },
+  ])(
+    'a reconcile the stop cuts short, throwing $thrown, is no reconcile error',
+    async ({ error }) => {
+      const started = deferred();
+      const { ctl, abort, done, logger } = start(async (_request, ctx) => {
+        started.resolve();
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+        throw error(ctx.signal.reason);
+      });
+      ctl.enqueue(web);
+      await started.promise;
+      abort.abort(new Error('stopping'));
+      await done;
+      expect(ctl.stats().reconcileErrors).toBe(0);
+      expect(ctl.stats().reconcileTotal).toEqual({
+        success: 0,
+        error: 0,
+        requeue: 0,
+        requeue_after: 0,
+      });
+      expect(logger.errors()).toEqual([]);
+      expect(logger.lines.map((l) => l.message)).toContain(
+        'Reconcile cut short by the controller stopping',
+      );
+    },
+  );
+
+  it('an error of its own thrown while stopping is still a reconcile error', async () => {
+    const started = deferred();
+    const { ctl, abort, done, logger } = start(async (_request, ctx) => {
+      started.resolve();
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+      throw new Error('the registry is unreachable');
+    });
+    ctl.enqueue(web);
+    await started.promise;
+    abort.abort(new Error('stopping'));
+    await done;
+    expect(ctl.stats().reconcileErrors).toBe(1);
+    expect(logger.errors()).toEqual(['Reconciler error']);
+  });
+
+  it('an AbortError of its own before any stop is a reconcile error', async () => {
+    const { ctl, logger } = start(() => {
+      throw new DOMException('a timeout of its own', 'AbortError');
+    });
+    ctl.enqueue(web);
+    await eventually(() => ctl.stats().reconcileErrors === 1);
+    expect(logger.errors()).toEqual(['Reconciler error']);
   });
 
   it('reconciles nothing until its caches have synced', async () => {

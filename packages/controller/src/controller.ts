@@ -5,6 +5,7 @@ import type { EventRecorder } from '@kubets/record';
 import { type MetricsProvider, type RateLimiter, RateLimitingQueue } from '@kubets/workqueue';
 import { cachedObject } from './cached.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
+import { findInErrorChain } from './error-chain.js';
 import { discardingEventRecorder } from './event-recorder.js';
 import { withFields } from './logger.js';
 import {
@@ -209,6 +210,13 @@ export class Controller<T> {
     try {
       result = checkResult(await this.#reconcile(request, ctx), this.name);
     } catch (err) {
+      if (isCutShortByStop(err, signal)) {
+        // Not a failure: the stop cut the reconcile short (controller-runtime drops a
+        // context-canceled error on shutdown too); the next run's first reconcile of the
+        // object does what is left.
+        logger.debug('Reconcile cut short by the controller stopping');
+        return;
+      }
       this.#errors++;
       reconciled('error', isTerminalError(err));
       if (isTerminalError(err)) {
@@ -237,6 +245,18 @@ export class Controller<T> {
       reconciled('success');
     }
   }
+}
+
+// The stop's own reason, or an AbortError, anywhere in the chain of what the reconciler threw,
+// once the stop has come: a call the stop aborted, passed on as is or wrapped.
+function isCutShortByStop(err: unknown, signal: AbortSignal): boolean {
+  if (!signal.aborted) return false;
+  return (
+    findInErrorChain(
+      err,
+      (e) => e === signal.reason || (e instanceof Error && e.name === 'AbortError'),
+    ) !== undefined
+  );
 }
 
 function reconcileFuncOf<T>(

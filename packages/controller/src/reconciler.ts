@@ -1,6 +1,7 @@
 import type { Logger } from '@kubets/apimachinery';
 import type { GenericLister } from '@kubets/listers';
 import type { EventRecorder } from '@kubets/record';
+import { findInErrorChain } from './error-chain.js';
 import type { Request } from './request.js';
 
 /**
@@ -85,7 +86,15 @@ export class TerminalError extends Error {
   }
 }
 
-/** Whether `err` is a {@link TerminalError} (or one made by another copy of this package). */
-export function isTerminalError(err: unknown): err is TerminalError {
+/**
+ * Whether `err` is, wraps (through `cause`) or aggregates (an `AggregateError`'s `errors`) a
+ * {@link TerminalError}, or one made by another copy of this package (controller-runtime
+ * finds it with `errors.As`, through wrapped and joined errors).
+ */
+export function isTerminalError(err: unknown): boolean {
+  return findInErrorChain(err, isOwnTerminalError) !== undefined;
+}
+
+function isOwnTerminalError(err: unknown): boolean {
   return err instanceof Error && err.name === 'TerminalError';
 }

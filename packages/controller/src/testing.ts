@@ -1,6 +1,8 @@
 /**
- * Test support for reconcilers: a {@link ReconcileContext} over objects you give, to call a
- * reconciler directly, and a lister over the same objects.
+ * Test support for reconcilers: {@link startTestEnv}, an embedded API server to reconcile
+ * against (needs `@kubets/testing`); a {@link ReconcileContext} over objects you give, to
+ * call a reconciler without a server; a lister over the same objects; a recorder that keeps
+ * its Events.
  * @packageDocumentation
  */
 import { type HasObjectMeta, type Logger, silentLogger } from '@kubets/apimachinery';
@@ -11,6 +13,14 @@ import { cachedObject } from './cached.js';
 import { discardingEventRecorder } from './event-recorder.js';
 import type { ReconcileContext } from './reconciler.js';
 import type { Request } from './request.js';
+
+export { type CapturedEvents, captureEvents } from './captured-events.js';
+export {
+  startTestEnv,
+  type TestEnv,
+  type TestEnvOptions,
+  type TestReconcileOptions,
+} from './test-env.js';
 
 /**
  * A lister over `objects`, as a controller's cache would hold them: `get` throws a

@@ -42,6 +42,8 @@ export interface ResolvedResource {
   readonly resource: string;
   /** Its API group. */
   readonly group: string;
+  /** Its API version. */
+  readonly version: string;
   /** The typed descriptor, when it is one (it knows the kind and scope). */
   readonly descriptor: ResourceDescriptor<ObjectWithMeta, unknown> | undefined;
   /** Its informer and lister, created on first use. */
@@ -66,6 +68,7 @@ export function resolveResource(
     return {
       resource: resource.resource,
       group: resource.group,
+      version: resource.version,
       descriptor: resource,
       informer: () => providers.informers.forResource(resource),
     };
@@ -80,6 +83,7 @@ export function resolveResource(
   return {
     resource: gvr.resource,
     group: gvr.group,
+    version: gvr.version,
     descriptor: undefined,
     informer: () => dynamic.forResource(gvr) as unknown as GenericInformer<ObjectWithMeta>,
   };
