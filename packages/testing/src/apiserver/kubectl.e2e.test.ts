@@ -326,20 +326,17 @@ spec:
   });
 }
 
-defineKubectlSuite(
-  'the in-memory API server',
-  async () => {
-    const server = await startApiServer();
-    return { kubeconfigPath: server.kubeconfigPath, stop: () => server.stop() };
-  },
-  true,
-);
-
-defineKubectlSuite(
-  'envtest (kube-apiserver 1.20)',
-  async () => {
-    const env = await startEnvtest();
-    return { kubeconfigPath: env.kubeconfigPath, stop: () => env.stop() };
-  },
-  false,
-);
+const servers: [label: string, start: () => Promise<Server>, embedded: boolean][] = [
+  ['the in-memory API server', startApiServer, true],
+  ['envtest (kube-apiserver 1.20)', startEnvtest, false],
+];
+for (const [label, start, embedded] of servers) {
+  defineKubectlSuite(
+    label,
+    async () => {
+      const server = await start();
+      return { kubeconfigPath: server.kubeconfigPath, stop: () => server.stop() };
+    },
+    embedded,
+  );
+}

@@ -27,243 +27,132 @@ export interface ProtoMessage {
   readonly fields: Readonly<Record<number, ProtoField>>;
 }
 
-/**
- * The protobuf field numbers of the kinds kubectl's typed `create configmap`, `secret`,
- * `deployment`, `namespace`, `serviceaccount` and `service` send (from k8s.io/api and k8s.io/apimachinery's `generated.proto`),
- * and of the messages they nest. A field not listed here is refused, never dropped.
- */
+const SCALARS = new Set(['string', 'bool', 'int', 'bytes', 'time', 'quantity', 'intOrString']);
+const MAP_VALUES = new Set(['string', 'bytes', 'quantity']);
 
-function message(
-  name: string,
-  fields: Record<number, [json: string, type: ProtoType, flags?: 'repeated' | 'pointer']>,
-): ProtoMessage {
-  const out: Record<number, ProtoField> = {};
-  for (const [number, [json, type, flag]] of Object.entries(fields)) {
-    out[Number(number)] = {
-      json,
-      type,
-      ...(flag === 'repeated' ? { repeated: true } : {}),
-      ...(flag === 'pointer' ? { pointer: true } : {}),
-    };
+/**
+ * Messages from schema text: `Name: number json[:type][[]|?], …;` — type `string` unless
+ * given, `{value}` for a map of strings to `value`, any other word a message of this schema;
+ * `[]` marks a repeated field and `?` a Go pointer. A message may be used before it is declared.
+ */
+function parseSchema(text: string): Record<string, ProtoMessage> {
+  const declared = text
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      const colon = part.indexOf(':');
+      if (colon < 0) throw new Error(`protobuf schema: "${part}" has no "Name:" before its fields`);
+      const fields = part
+        .slice(colon + 1)
+        .split(',')
+        .map((field) => field.trim())
+        .filter((field) => field !== '');
+      return { name: part.slice(0, colon).trim(), fields };
+    });
+  const messages: Record<string, { name: string; fields: Record<number, ProtoField> }> = {};
+  for (const { name } of declared) messages[name] = { name, fields: {} };
+  const typeOf = (word: string, context: string): ProtoType => {
+    if (SCALARS.has(word)) return word as ProtoType;
+    const mapValue = /^\{(\w+)\}$/.exec(word)?.[1];
+    if (mapValue !== undefined && MAP_VALUES.has(mapValue)) {
+      return { map: mapValue as 'string' | 'bytes' | 'quantity' };
+    }
+    const nested = messages[word];
+    if (!nested) throw new Error(`protobuf schema: ${context} has unknown type "${word}"`);
+    return { message: nested };
+  };
+  for (const { name, fields } of declared) {
+    const target = messages[name] as { fields: Record<number, ProtoField> };
+    for (const field of fields) {
+      const parts = /^(?<number>\d+) (?<json>\w+)(?::(?<type>\{\w+\}|\w+))?(?<flag>\[\]|\?)?$/.exec(
+        field,
+      )?.groups;
+      if (!parts?.number || !parts.json) {
+        throw new Error(
+          `protobuf schema: ${name} field "${field}" is not "number json[:type][[]|?]"`,
+        );
+      }
+      target.fields[Number(parts.number)] = {
+        json: parts.json,
+        type: typeOf(parts.type ?? 'string', `${name}.${parts.json}`),
+        ...(parts.flag === '[]' ? { repeated: true } : {}),
+        ...(parts.flag === '?' ? { pointer: true } : {}),
+      };
+    }
   }
-  return { name, fields: out };
+  return messages;
 }
 
-const stringMap = { map: 'string' } as const;
-
-const ownerReference = message('OwnerReference', {
-  1: ['kind', 'string'],
-  3: ['name', 'string'],
-  4: ['uid', 'string'],
-  5: ['apiVersion', 'string'],
-  6: ['controller', 'bool', 'pointer'],
-  7: ['blockOwnerDeletion', 'bool', 'pointer'],
-});
-
-const objectMeta = message('ObjectMeta', {
-  1: ['name', 'string'],
-  2: ['generateName', 'string'],
-  3: ['namespace', 'string'],
-  4: ['selfLink', 'string'],
-  5: ['uid', 'string'],
-  6: ['resourceVersion', 'string'],
-  7: ['generation', 'int'],
-  8: ['creationTimestamp', 'time'],
-  9: ['deletionTimestamp', 'time'],
-  10: ['deletionGracePeriodSeconds', 'int', 'pointer'],
-  11: ['labels', stringMap],
-  12: ['annotations', stringMap],
-  13: ['ownerReferences', { message: ownerReference }, 'repeated'],
-  14: ['finalizers', 'string', 'repeated'],
-});
-
-const labelSelectorRequirement = message('LabelSelectorRequirement', {
-  1: ['key', 'string'],
-  2: ['operator', 'string'],
-  3: ['values', 'string', 'repeated'],
-});
-
-const labelSelector = message('LabelSelector', {
-  1: ['matchLabels', stringMap],
-  2: ['matchExpressions', { message: labelSelectorRequirement }, 'repeated'],
-});
-
-const containerPort = message('ContainerPort', {
-  1: ['name', 'string'],
-  2: ['hostPort', 'int'],
-  3: ['containerPort', 'int'],
-  4: ['protocol', 'string'],
-  5: ['hostIP', 'string'],
-});
-
-const envVar = message('EnvVar', {
-  1: ['name', 'string'],
-  2: ['value', 'string'],
-});
-
-const resourceRequirements = message('ResourceRequirements', {
-  1: ['limits', { map: 'quantity' }],
-  2: ['requests', { map: 'quantity' }],
-});
-
-const container = message('Container', {
-  1: ['name', 'string'],
-  2: ['image', 'string'],
-  3: ['command', 'string', 'repeated'],
-  4: ['args', 'string', 'repeated'],
-  5: ['workingDir', 'string'],
-  6: ['ports', { message: containerPort }, 'repeated'],
-  7: ['env', { message: envVar }, 'repeated'],
-  8: ['resources', { message: resourceRequirements }],
-  13: ['terminationMessagePath', 'string'],
-  14: ['imagePullPolicy', 'string'],
-  16: ['stdin', 'bool'],
-  17: ['stdinOnce', 'bool'],
-  18: ['tty', 'bool'],
-  20: ['terminationMessagePolicy', 'string'],
-});
-
-const podSpec = message('PodSpec', {
-  2: ['containers', { message: container }, 'repeated'],
-  3: ['restartPolicy', 'string'],
-  4: ['terminationGracePeriodSeconds', 'int', 'pointer'],
-  5: ['activeDeadlineSeconds', 'int', 'pointer'],
-  6: ['dnsPolicy', 'string'],
-  7: ['nodeSelector', stringMap],
-  8: ['serviceAccountName', 'string'],
-  9: ['serviceAccount', 'string'],
-  10: ['nodeName', 'string'],
-  11: ['hostNetwork', 'bool'],
-  12: ['hostPID', 'bool'],
-  13: ['hostIPC', 'bool'],
-  16: ['hostname', 'string'],
-  17: ['subdomain', 'string'],
-  19: ['schedulerName', 'string'],
-  20: ['initContainers', { message: container }, 'repeated'],
-  21: ['automountServiceAccountToken', 'bool', 'pointer'],
-  24: ['priorityClassName', 'string'],
-  25: ['priority', 'int', 'pointer'],
-  30: ['enableServiceLinks', 'bool', 'pointer'],
-});
-
-const podTemplateSpec = message('PodTemplateSpec', {
-  1: ['metadata', { message: objectMeta }],
-  2: ['spec', { message: podSpec }],
-});
-
-const rollingUpdateDeployment = message('RollingUpdateDeployment', {
-  1: ['maxUnavailable', 'intOrString', 'pointer'],
-  2: ['maxSurge', 'intOrString', 'pointer'],
-});
-
-const deploymentStrategy = message('DeploymentStrategy', {
-  1: ['type', 'string'],
-  2: ['rollingUpdate', { message: rollingUpdateDeployment }],
-});
-
-const deploymentSpec = message('DeploymentSpec', {
-  1: ['replicas', 'int', 'pointer'],
-  2: ['selector', { message: labelSelector }],
-  3: ['template', { message: podTemplateSpec }],
-  4: ['strategy', { message: deploymentStrategy }],
-  5: ['minReadySeconds', 'int'],
-  6: ['revisionHistoryLimit', 'int', 'pointer'],
-  7: ['paused', 'bool'],
-  9: ['progressDeadlineSeconds', 'int', 'pointer'],
-});
-
-const deploymentStatus = message('DeploymentStatus', {
-  1: ['observedGeneration', 'int'],
-  2: ['replicas', 'int'],
-  3: ['updatedReplicas', 'int'],
-  4: ['availableReplicas', 'int'],
-  5: ['unavailableReplicas', 'int'],
-  7: ['readyReplicas', 'int'],
-  8: ['collisionCount', 'int', 'pointer'],
-});
-
-const objectReference = message('ObjectReference', {
-  1: ['kind', 'string'],
-  2: ['namespace', 'string'],
-  3: ['name', 'string'],
-  4: ['uid', 'string'],
-  5: ['apiVersion', 'string'],
-  6: ['resourceVersion', 'string'],
-  7: ['fieldPath', 'string'],
-});
-
-const servicePort = message('ServicePort', {
-  1: ['name', 'string'],
-  2: ['protocol', 'string'],
-  3: ['port', 'int'],
-  4: ['targetPort', 'intOrString'],
-  5: ['nodePort', 'int'],
-  6: ['appProtocol', 'string', 'pointer'],
-});
-
-const serviceSpec = message('ServiceSpec', {
-  1: ['ports', { message: servicePort }, 'repeated'],
-  2: ['selector', stringMap],
-  3: ['clusterIP', 'string'],
-  4: ['type', 'string'],
-  5: ['externalIPs', 'string', 'repeated'],
-  7: ['sessionAffinity', 'string'],
-  8: ['loadBalancerIP', 'string'],
-  9: ['loadBalancerSourceRanges', 'string', 'repeated'],
-  10: ['externalName', 'string'],
-  11: ['externalTrafficPolicy', 'string'],
-  12: ['healthCheckNodePort', 'int'],
-  13: ['publishNotReadyAddresses', 'bool'],
-  17: ['ipFamilyPolicy', 'string', 'pointer'],
-  18: ['clusterIPs', 'string', 'repeated'],
-  19: ['ipFamilies', 'string', 'repeated'],
-});
+/**
+ * The protobuf field numbers of the kinds kubectl's typed `create configmap`, `secret`,
+ * `deployment`, `namespace`, `serviceaccount` and `service` send (from k8s.io/api and
+ * k8s.io/apimachinery's `generated.proto`), and of the messages they nest. A field not listed
+ * here is refused, never dropped.
+ */
+const schema = parseSchema(`
+  OwnerReference: 1 kind, 3 name, 4 uid, 5 apiVersion, 6 controller:bool?,
+    7 blockOwnerDeletion:bool?;
+  ObjectMeta: 1 name, 2 generateName, 3 namespace, 4 selfLink, 5 uid, 6 resourceVersion,
+    7 generation:int, 8 creationTimestamp:time, 9 deletionTimestamp:time,
+    10 deletionGracePeriodSeconds:int?, 11 labels:{string}, 12 annotations:{string},
+    13 ownerReferences:OwnerReference[], 14 finalizers:string[];
+  LabelSelectorRequirement: 1 key, 2 operator, 3 values:string[];
+  LabelSelector: 1 matchLabels:{string}, 2 matchExpressions:LabelSelectorRequirement[];
+  ContainerPort: 1 name, 2 hostPort:int, 3 containerPort:int, 4 protocol, 5 hostIP;
+  EnvVar: 1 name, 2 value;
+  ResourceRequirements: 1 limits:{quantity}, 2 requests:{quantity};
+  Container: 1 name, 2 image, 3 command:string[], 4 args:string[], 5 workingDir,
+    6 ports:ContainerPort[], 7 env:EnvVar[], 8 resources:ResourceRequirements,
+    13 terminationMessagePath, 14 imagePullPolicy, 16 stdin:bool, 17 stdinOnce:bool, 18 tty:bool,
+    20 terminationMessagePolicy;
+  PodSpec: 2 containers:Container[], 3 restartPolicy, 4 terminationGracePeriodSeconds:int?,
+    5 activeDeadlineSeconds:int?, 6 dnsPolicy, 7 nodeSelector:{string}, 8 serviceAccountName,
+    9 serviceAccount, 10 nodeName, 11 hostNetwork:bool, 12 hostPID:bool, 13 hostIPC:bool,
+    16 hostname, 17 subdomain, 19 schedulerName, 20 initContainers:Container[],
+    21 automountServiceAccountToken:bool?, 24 priorityClassName, 25 priority:int?,
+    30 enableServiceLinks:bool?;
+  PodTemplateSpec: 1 metadata:ObjectMeta, 2 spec:PodSpec;
+  RollingUpdateDeployment: 1 maxUnavailable:intOrString?, 2 maxSurge:intOrString?;
+  DeploymentStrategy: 1 type, 2 rollingUpdate:RollingUpdateDeployment;
+  DeploymentSpec: 1 replicas:int?, 2 selector:LabelSelector, 3 template:PodTemplateSpec,
+    4 strategy:DeploymentStrategy, 5 minReadySeconds:int, 6 revisionHistoryLimit:int?,
+    7 paused:bool, 9 progressDeadlineSeconds:int?;
+  DeploymentStatus: 1 observedGeneration:int, 2 replicas:int, 3 updatedReplicas:int,
+    4 availableReplicas:int, 5 unavailableReplicas:int, 7 readyReplicas:int,
+    8 collisionCount:int?;
+  Deployment: 1 metadata:ObjectMeta, 2 spec:DeploymentSpec, 3 status:DeploymentStatus;
+  ObjectReference: 1 kind, 2 namespace, 3 name, 4 uid, 5 apiVersion, 6 resourceVersion,
+    7 fieldPath;
+  LocalObjectReference: 1 name;
+  ServiceAccount: 1 metadata:ObjectMeta, 2 secrets:ObjectReference[],
+    3 imagePullSecrets:LocalObjectReference[], 4 automountServiceAccountToken:bool?;
+  ServicePort: 1 name, 2 protocol, 3 port:int, 4 targetPort:intOrString, 5 nodePort:int,
+    6 appProtocol:string?;
+  ServiceSpec: 1 ports:ServicePort[], 2 selector:{string}, 3 clusterIP, 4 type,
+    5 externalIPs:string[], 7 sessionAffinity, 8 loadBalancerIP,
+    9 loadBalancerSourceRanges:string[], 10 externalName, 11 externalTrafficPolicy,
+    12 healthCheckNodePort:int, 13 publishNotReadyAddresses:bool, 17 ipFamilyPolicy:string?,
+    18 clusterIPs:string[], 19 ipFamilies:string[];
+  LoadBalancerStatus: ;
+  ServiceStatus: 1 loadBalancer:LoadBalancerStatus;
+  Service: 1 metadata:ObjectMeta, 2 spec:ServiceSpec, 3 status:ServiceStatus;
+  ConfigMap: 1 metadata:ObjectMeta, 2 data:{string}, 3 binaryData:{bytes}, 4 immutable:bool?;
+  Secret: 1 metadata:ObjectMeta, 2 data:{bytes}, 3 type, 4 stringData:{string},
+    5 immutable:bool?;
+  NamespaceSpec: 1 finalizers:string[];
+  NamespaceStatus: 1 phase;
+  Namespace: 1 metadata:ObjectMeta, 2 spec:NamespaceSpec, 3 status:NamespaceStatus;
+`);
 
 /** The messages of the kinds decoded from protobuf, by `apiVersion/kind`. */
-export const protobufKinds: Readonly<Record<string, ProtoMessage>> = {
-  'v1/ConfigMap': message('ConfigMap', {
-    1: ['metadata', { message: objectMeta }],
-    2: ['data', stringMap],
-    3: ['binaryData', { map: 'bytes' }],
-    4: ['immutable', 'bool', 'pointer'],
-  }),
-  'v1/Secret': message('Secret', {
-    1: ['metadata', { message: objectMeta }],
-    2: ['data', { map: 'bytes' }],
-    3: ['type', 'string'],
-    4: ['stringData', stringMap],
-    5: ['immutable', 'bool', 'pointer'],
-  }),
-  'v1/Namespace': message('Namespace', {
-    1: ['metadata', { message: objectMeta }],
-    2: ['spec', { message: message('NamespaceSpec', { 1: ['finalizers', 'string', 'repeated'] }) }],
-    3: ['status', { message: message('NamespaceStatus', { 1: ['phase', 'string'] }) }],
-  }),
-  'v1/ServiceAccount': message('ServiceAccount', {
-    1: ['metadata', { message: objectMeta }],
-    2: ['secrets', { message: objectReference }, 'repeated'],
-    3: [
-      'imagePullSecrets',
-      { message: message('LocalObjectReference', { 1: ['name', 'string'] }) },
-      'repeated',
-    ],
-    4: ['automountServiceAccountToken', 'bool', 'pointer'],
-  }),
-  'v1/Service': message('Service', {
-    1: ['metadata', { message: objectMeta }],
-    2: ['spec', { message: serviceSpec }],
-    3: [
-      'status',
-      {
-        message: message('ServiceStatus', {
-          1: ['loadBalancer', { message: message('LoadBalancerStatus', {}) }],
-        }),
-      },
-    ],
-  }),
-  'apps/v1/Deployment': message('Deployment', {
-    1: ['metadata', { message: objectMeta }],
-    2: ['spec', { message: deploymentSpec }],
-    3: ['status', { message: deploymentStatus }],
-  }),
-};
+export const protobufKinds: Readonly<Record<string, ProtoMessage>> = Object.fromEntries(
+  [
+    ['v1/ConfigMap', 'ConfigMap'],
+    ['v1/Secret', 'Secret'],
+    ['v1/Namespace', 'Namespace'],
+    ['v1/ServiceAccount', 'ServiceAccount'],
+    ['v1/Service', 'Service'],
+    ['apps/v1/Deployment', 'Deployment'],
+  ].map(([kind, name]) => [kind, schema[name as string] as ProtoMessage]),
+);

@@ -55,6 +55,26 @@ export const IMAGES: ColumnSpec = ['Images', 'string', 'Images of the templateâ€
 /** A workload's label selector (`-o wide`). */
 export const SELECTOR: ColumnSpec = ['Selector', 'string', 'The label selector of the pods.', 1];
 
+/**
+ * Column data from text, one column a line: `name | type | description`, then `| wide` for a
+ * column only `kubectl get -o wide` shows (priority 1).
+ */
+export function columnTable(text: string): ColumnSpec[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .map((line): ColumnSpec => {
+      const [name, type, description, wide, ...rest] = line.split('|').map((part) => part.trim());
+      if (!name || !type || !description || rest.length > 0 || (wide ?? 'wide') !== 'wide') {
+        throw new Error(
+          `column line ${JSON.stringify(line)}: want "name | type | description", then "| wide" or nothing`,
+        );
+      }
+      return wide ? [name, type, description, 1] : [name, type, description];
+    });
+}
+
 /** Column definitions from column data; `Name` gets the `name` format. */
 export function columns(...specs: ColumnSpec[]): TableColumn[] {
   return specs.map(([name, type, description, priority]) => ({
@@ -78,10 +98,11 @@ export function ageCell(obj: JsonObject, now: number): string {
 
 /** What a printer shows after the name, up to the age, and after the age. */
 export interface NamedPrinterOptions {
-  columns: ColumnSpec[];
+  /** The resource's own columns, as {@link columnTable} text. */
+  columns: string;
   cells: (obj: JsonObject, now: number) => JsonValue[];
-  /** Columns after Age (most at priority 1, shown by `-o wide`). */
-  afterAge?: ColumnSpec[];
+  /** Columns after Age (most at priority 1, shown by `-o wide`), as {@link columnTable} text. */
+  afterAge?: string | readonly ColumnSpec[];
   afterAgeCells?: (obj: JsonObject, now: number) => JsonValue[];
   /** The name cell, when it is more than `metadata.name`. */
   name?: (obj: JsonObject) => string;
@@ -91,7 +112,14 @@ export interface NamedPrinterOptions {
 export function namedPrinter(options: NamedPrinterOptions): Printer {
   const name = options.name ?? nameOf;
   return {
-    columns: columns(NAME, ...options.columns, AGE, ...(options.afterAge ?? [])),
+    columns: columns(
+      NAME,
+      ...columnTable(options.columns),
+      AGE,
+      ...(typeof options.afterAge === 'string'
+        ? columnTable(options.afterAge)
+        : (options.afterAge ?? [])),
+    ),
     row: (obj, now) => ({
       cells: [
         name(obj),
@@ -108,7 +136,8 @@ export function namedPrinter(options: NamedPrinterOptions): Printer {
  * containers and images and, when `selector` is given, its selector.
  */
 export function workloadPrinter(options: {
-  columns: ColumnSpec[];
+  /** The workload's own columns, as {@link columnTable} text. */
+  columns: string;
   cells: (obj: JsonObject, now: number) => JsonValue[];
   /** Where the pod template's spec is; default `spec.template.spec`. */
   podSpecPath?: string;

@@ -61,13 +61,15 @@ function bindingCells(binding: JsonObject): [string, string, string, string] {
 }
 
 const bindingPrinter = namedPrinter({
-  columns: [['Role', 'string', 'The role it grants.']],
+  columns: `
+    Role | string | The role it grants.
+  `,
   cells: (binding) => [bindingCells(binding)[0]],
-  afterAge: [
-    ['Users', 'string', 'Users it binds.', 1],
-    ['Groups', 'string', 'Groups it binds.', 1],
-    ['ServiceAccounts', 'string', 'Service accounts it binds.', 1],
-  ],
+  afterAge: `
+    Users | string | Users it binds. | wide
+    Groups | string | Groups it binds. | wide
+    ServiceAccounts | string | Service accounts it binds. | wide
+  `,
   afterAgeCells: (binding) => bindingCells(binding).slice(1),
 });
 
@@ -98,12 +100,12 @@ function hpaTargets(hpa: JsonObject): string {
 }
 
 const volumeAttachmentLayout = namedPrinter({
-  columns: [
-    ['Attacher', 'string', 'The driver that attaches the volume.'],
-    ['PV', 'string', 'The persistent volume attached.'],
-    ['Node', 'string', 'The node it is attached to.'],
-    ['Attached', 'boolean', 'Whether the volume is attached.'],
-  ],
+  columns: `
+    Attacher | string | The driver that attaches the volume.
+    PV | string | The persistent volume attached.
+    Node | string | The node it is attached to.
+    Attached | boolean | Whether the volume is attached.
+  `,
   cells: (obj) => {
     const spec = objectAt(obj, 'spec');
     return [
@@ -126,20 +128,20 @@ const volumeAttachmentPrinter: Printer = {
 /** See the file's comment: printers by `group/resource`. */
 export const groupPrinters: Readonly<Record<string, Printer>> = {
   'batch/jobs': workloadPrinter({
-    columns: [
-      ['Completions', 'string', 'Succeeded pods of the completions wanted.'],
-      ['Duration', 'string', 'How long the job ran.'],
-    ],
+    columns: `
+      Completions | string | Succeeded pods of the completions wanted.
+      Duration | string | How long the job ran.
+    `,
     cells: (job, now) => [jobCompletions(job), jobDuration(job, now)],
     selector: (job) => formatLabelSelector(objectAt(job, 'spec').selector),
   }),
   'batch/cronjobs': workloadPrinter({
-    columns: [
-      ['Schedule', 'string', 'The cron schedule.'],
-      ['Suspend', 'boolean', 'Whether runs are suspended.'],
-      ['Active', 'integer', 'Jobs running now.'],
-      ['Last Schedule', 'string', 'When a job was last scheduled.'],
-    ],
+    columns: `
+      Schedule | string | The cron schedule.
+      Suspend | boolean | Whether runs are suspended.
+      Active | integer | Jobs running now.
+      Last Schedule | string | When a job was last scheduled.
+    `,
     cells: (cronJob, now) => {
       const spec = objectAt(cronJob, 'spec');
       const status = objectAt(cronJob, 'status');
@@ -157,13 +159,13 @@ export const groupPrinters: Readonly<Record<string, Printer>> = {
       formatLabelSelector(objectAt(cronJob, 'spec.jobTemplate.spec').selector) || '<none>',
   }),
   'autoscaling/horizontalpodautoscalers': namedPrinter({
-    columns: [
-      ['Reference', 'string', 'What it scales.'],
-      ['Targets', 'string', 'Current and target metrics.'],
-      ['MinPods', 'string', 'The fewest replicas.'],
-      ['MaxPods', 'string', 'The most replicas.'],
-      ['Replicas', 'string', 'Replicas now.'],
-    ],
+    columns: `
+      Reference | string | What it scales.
+      Targets | string | Current and target metrics.
+      MinPods | string | The fewest replicas.
+      MaxPods | string | The most replicas.
+      Replicas | string | Replicas now.
+    `,
     cells: (hpa) => {
       const spec = objectAt(hpa, 'spec');
       const target = objectAt(spec, 'scaleTargetRef');
@@ -177,12 +179,12 @@ export const groupPrinters: Readonly<Record<string, Printer>> = {
     },
   }),
   'networking.k8s.io/ingresses': namedPrinter({
-    columns: [
-      ['Class', 'string', 'The ingress class.'],
-      ['Hosts', 'string', 'Hosts its rules match.'],
-      ['Address', 'string', 'Where the load balancer listens.'],
-      ['Ports', 'string', 'Ports it serves.'],
-    ],
+    columns: `
+      Class | string | The ingress class.
+      Hosts | string | Hosts its rules match.
+      Address | string | Where the load balancer listens.
+      Ports | string | Ports it serves.
+    `,
     cells: (ingress) => {
       const spec = objectAt(ingress, 'spec');
       return [
@@ -194,10 +196,10 @@ export const groupPrinters: Readonly<Record<string, Printer>> = {
     },
   }),
   'networking.k8s.io/ingressclasses': namedPrinter({
-    columns: [
-      ['Controller', 'string', 'The controller that implements the class.'],
-      ['Parameters', 'string', 'Where its parameters are.'],
-    ],
+    columns: `
+      Controller | string | The controller that implements the class.
+      Parameters | string | Where its parameters are.
+    `,
     cells: (obj) => {
       const spec = objectAt(obj, 'spec');
       const parameters = objectAt(spec, 'parameters');
@@ -210,15 +212,17 @@ export const groupPrinters: Readonly<Record<string, Printer>> = {
     },
   }),
   'networking.k8s.io/networkpolicies': namedPrinter({
-    columns: [['Pod-Selector', 'string', 'The pods it applies to.']],
+    columns: `
+      Pod-Selector | string | The pods it applies to.
+    `,
     cells: (obj) => [formatLabelSelector(objectAt(obj, 'spec').podSelector) || '<none>'],
   }),
   'policy/poddisruptionbudgets': namedPrinter({
-    columns: [
-      ['Min Available', 'string', 'Pods that must stay available.'],
-      ['Max Unavailable', 'string', 'Pods that may be unavailable.'],
-      ['Allowed Disruptions', 'integer', 'Disruptions allowed now.'],
-    ],
+    columns: `
+      Min Available | string | Pods that must stay available.
+      Max Unavailable | string | Pods that may be unavailable.
+      Allowed Disruptions | integer | Disruptions allowed now.
+    `,
     cells: (obj) => {
       const spec = objectAt(obj, 'spec');
       return [
@@ -231,12 +235,12 @@ export const groupPrinters: Readonly<Record<string, Printer>> = {
   'rbac.authorization.k8s.io/rolebindings': bindingPrinter,
   'rbac.authorization.k8s.io/clusterrolebindings': bindingPrinter,
   'storage.k8s.io/storageclasses': namedPrinter({
-    columns: [
-      ['Provisioner', 'string', 'The volume plugin that provisions volumes.'],
-      ['ReclaimPolicy', 'string', 'What happens to released volumes.'],
-      ['VolumeBindingMode', 'string', 'When volumes are bound.'],
-      ['AllowVolumeExpansion', 'string', 'Whether volumes may grow.'],
-    ],
+    columns: `
+      Provisioner | string | The volume plugin that provisions volumes.
+      ReclaimPolicy | string | What happens to released volumes.
+      VolumeBindingMode | string | When volumes are bound.
+      AllowVolumeExpansion | string | Whether volumes may grow.
+    `,
     cells: (obj) => [
       stringAt(obj, 'provisioner'),
       stringAt(obj, 'reclaimPolicy', 'Delete'),
@@ -253,11 +257,11 @@ export const groupPrinters: Readonly<Record<string, Printer>> = {
     },
   }),
   'storage.k8s.io/csidrivers': namedPrinter({
-    columns: [
-      ['AttachRequired', 'boolean', 'Whether volumes need attaching.'],
-      ['PodInfoOnMount', 'boolean', 'Whether mounts get pod information.'],
-      ['Modes', 'string', 'Volume lifecycle modes it supports.'],
-    ],
+    columns: `
+      AttachRequired | boolean | Whether volumes need attaching.
+      PodInfoOnMount | boolean | Whether mounts get pod information.
+      Modes | string | Volume lifecycle modes it supports.
+    `,
     cells: (obj) => {
       const spec = objectAt(obj, 'spec');
       const modes = arrayAt(spec, 'volumeLifecycleModes').map(String);
@@ -269,7 +273,9 @@ export const groupPrinters: Readonly<Record<string, Printer>> = {
     },
   }),
   'storage.k8s.io/csinodes': namedPrinter({
-    columns: [['Drivers', 'integer', 'CSI drivers on the node.']],
+    columns: `
+      Drivers | integer | CSI drivers on the node.
+    `,
     cells: (obj) => [arrayAt(objectAt(obj, 'spec'), 'drivers').length],
   }),
   'storage.k8s.io/volumeattachments': volumeAttachmentPrinter,

@@ -3,6 +3,7 @@ import {
   AGE,
   ageCell,
   columns,
+  columnTable,
   NAME,
   namedPrinter,
   nameOf,
@@ -94,14 +95,18 @@ function podStatus(pod: JsonObject): { ready: string; reason: string; restarts: 
 const podPrinter: Printer = {
   columns: columns(
     NAME,
-    ['Ready', 'string', 'Ready containers of all containers.'],
-    ['Status', 'string', 'What the pod is doing, summed up.'],
-    ['Restarts', 'integer', 'Container restarts, summed.'],
+    ...columnTable(`
+      Ready | string | Ready containers of all containers.
+      Status | string | What the pod is doing, summed up.
+      Restarts | integer | Container restarts, summed.
+    `),
     AGE,
-    ['IP', 'string', 'The pod’s IP address.', 1],
-    ['Node', 'string', 'The node it runs on.', 1],
-    ['Nominated Node', 'string', 'The node the scheduler nominated.', 1],
-    ['Readiness Gates', 'string', 'Readiness gates that are true, of all.', 1],
+    ...columnTable(`
+      IP | string | The pod’s IP address. | wide
+      Node | string | The node it runs on. | wide
+      Nominated Node | string | The node the scheduler nominated. | wide
+      Readiness Gates | string | Readiness gates that are true, of all. | wide
+    `),
   ),
   row(pod, now) {
     const spec = objectAt(pod, 'spec');
@@ -181,12 +186,16 @@ function serviceExternalIp(spec: JsonObject, status: JsonObject): string {
 const servicePrinter: Printer = {
   columns: columns(
     NAME,
-    ['Type', 'string', 'How the service is exposed.'],
-    ['Cluster-IP', 'string', 'The service’s virtual IP.'],
-    ['External-IP', 'string', 'Addresses outside the cluster.'],
-    ['Port(s)', 'string', 'The ports it serves.'],
+    ...columnTable(`
+      Type | string | How the service is exposed.
+      Cluster-IP | string | The service’s virtual IP.
+      External-IP | string | Addresses outside the cluster.
+      Port(s) | string | The ports it serves.
+    `),
     AGE,
-    ['Selector', 'string', 'The labels of the pods it routes to.', 1],
+    ...columnTable(`
+      Selector | string | The labels of the pods it routes to. | wide
+    `),
   ),
   row(service, now) {
     const spec = objectAt(service, 'spec');
@@ -292,16 +301,18 @@ function eventRow(event: JsonObject, now: number): PrintedRow {
 
 const eventPrinter: Printer = {
   columns: columns(
-    ['Last Seen', 'string', 'When it was last seen.'],
-    ['Type', 'string', 'Normal or Warning.'],
-    ['Reason', 'string', 'Why it happened, in one word.'],
-    ['Object', 'string', 'The object it is about.'],
-    ['Subobject', 'string', 'The part of the object it is about.', 1],
-    ['Source', 'string', 'The component that reported it.', 1],
-    ['Message', 'string', 'What happened.'],
-    ['First Seen', 'string', 'When it was first seen.', 1],
-    ['Count', 'string', 'How often it happened.', 1],
-    ['Name', 'string', 'The name of the object.', 1],
+    ...columnTable(`
+      Last Seen | string | When it was last seen.
+      Type | string | Normal or Warning.
+      Reason | string | Why it happened, in one word.
+      Object | string | The object it is about.
+      Subobject | string | The part of the object it is about. | wide
+      Source | string | The component that reported it. | wide
+      Message | string | What happened.
+      First Seen | string | When it was first seen. | wide
+      Count | string | How often it happened. | wide
+      Name | string | The name of the object. | wide
+    `),
   ),
   row: eventRow,
 };
@@ -334,44 +345,52 @@ export const builtinPrinters: Readonly<Record<string, Printer>> = {
   '/events': eventPrinter,
   'events.k8s.io/events': eventPrinter,
   '/configmaps': namedPrinter({
-    columns: [['Data', 'string', 'How many keys it holds.']],
+    columns: `
+      Data | string | How many keys it holds.
+    `,
     cells: (obj) => [
       Object.keys(objectAt(obj, 'data')).length + Object.keys(objectAt(obj, 'binaryData')).length,
     ],
   }),
   '/secrets': namedPrinter({
-    columns: [
-      ['Type', 'string', 'The secret’s type.'],
-      ['Data', 'string', 'How many keys it holds.'],
-    ],
+    columns: `
+      Type | string | The secret’s type.
+      Data | string | How many keys it holds.
+    `,
     cells: (obj) => [stringAt(obj, 'type'), Object.keys(objectAt(obj, 'data')).length],
   }),
   '/serviceaccounts': namedPrinter({
-    columns: [['Secrets', 'string', 'How many secrets it may use.']],
+    columns: `
+      Secrets | string | How many secrets it may use.
+    `,
     cells: (obj) => [arrayAt(obj, 'secrets').length],
   }),
   '/namespaces': namedPrinter({
-    columns: [['Status', 'string', 'Active or Terminating.']],
+    columns: `
+      Status | string | Active or Terminating.
+    `,
     cells: (obj) => [stringAt(objectAt(obj, 'status'), 'phase')],
   }),
   '/endpoints': namedPrinter({
-    columns: [['Endpoints', 'string', 'The first addresses and ports.']],
+    columns: `
+      Endpoints | string | The first addresses and ports.
+    `,
     cells: (obj) => [endpointsText(obj)],
   }),
   '/nodes': namedPrinter({
-    columns: [
-      ['Status', 'string', 'Whether the node is ready.'],
-      ['Roles', 'string', 'The node’s roles, from its labels.'],
-    ],
+    columns: `
+      Status | string | Whether the node is ready.
+      Roles | string | The node’s roles, from its labels.
+    `,
     cells: (node) => [nodeStatus(node), nodeRoles(node)],
-    afterAge: [
-      ['Version', 'string', 'The kubelet’s version.'],
-      ['Internal-IP', 'string', 'The node’s internal address.', 1],
-      ['External-IP', 'string', 'The node’s external address.', 1],
-      ['OS-Image', 'string', 'The node’s operating system.', 1],
-      ['Kernel-Version', 'string', 'The node’s kernel.', 1],
-      ['Container-Runtime', 'string', 'The node’s container runtime.', 1],
-    ],
+    afterAge: `
+      Version | string | The kubelet’s version.
+      Internal-IP | string | The node’s internal address. | wide
+      External-IP | string | The node’s external address. | wide
+      OS-Image | string | The node’s operating system. | wide
+      Kernel-Version | string | The node’s kernel. | wide
+      Container-Runtime | string | The node’s container runtime. | wide
+    `,
     afterAgeCells: (node) => {
       const info = objectAt(node, 'status.nodeInfo');
       return [
@@ -385,11 +404,11 @@ export const builtinPrinters: Readonly<Record<string, Printer>> = {
     },
   }),
   'apps/deployments': workloadPrinter({
-    columns: [
-      ['Ready', 'string', 'Ready replicas of the desired ones.'],
-      ['Up-to-date', 'string', 'Replicas running the current template.'],
-      ['Available', 'string', 'Replicas available to users.'],
-    ],
+    columns: `
+      Ready | string | Ready replicas of the desired ones.
+      Up-to-date | string | Replicas running the current template.
+      Available | string | Replicas available to users.
+    `,
     cells: (obj) => {
       const status = objectAt(obj, 'status');
       return [
@@ -401,11 +420,11 @@ export const builtinPrinters: Readonly<Record<string, Printer>> = {
     selector: specSelector,
   }),
   'apps/replicasets': workloadPrinter({
-    columns: [
-      ['Desired', 'integer', 'Replicas wanted.'],
-      ['Current', 'integer', 'Replicas created.'],
-      ['Ready', 'integer', 'Replicas ready.'],
-    ],
+    columns: `
+      Desired | integer | Replicas wanted.
+      Current | integer | Replicas created.
+      Ready | integer | Replicas ready.
+    `,
     cells: (obj) => {
       const status = objectAt(obj, 'status');
       return [
@@ -417,20 +436,22 @@ export const builtinPrinters: Readonly<Record<string, Printer>> = {
     selector: specSelector,
   }),
   'apps/statefulsets': workloadPrinter({
-    columns: [['Ready', 'string', 'Ready replicas of the desired ones.']],
+    columns: `
+      Ready | string | Ready replicas of the desired ones.
+    `,
     cells: (obj) => [
       `${intAt(objectAt(obj, 'status'), 'readyReplicas')}/${intAt(objectAt(obj, 'spec'), 'replicas')}`,
     ],
   }),
   'apps/daemonsets': workloadPrinter({
-    columns: [
-      ['Desired', 'integer', 'Nodes that should run the pod.'],
-      ['Current', 'integer', 'Nodes that run it.'],
-      ['Ready', 'integer', 'Nodes where it is ready.'],
-      ['Up-to-date', 'integer', 'Nodes running the current template.'],
-      ['Available', 'integer', 'Nodes where it is available.'],
-      ['Node Selector', 'string', 'The nodes it may run on.'],
-    ],
+    columns: `
+      Desired | integer | Nodes that should run the pod.
+      Current | integer | Nodes that run it.
+      Ready | integer | Nodes where it is ready.
+      Up-to-date | integer | Nodes running the current template.
+      Available | integer | Nodes where it is available.
+      Node Selector | string | The nodes it may run on.
+    `,
     cells: (obj) => {
       const status = objectAt(obj, 'status');
       return [
@@ -447,14 +468,16 @@ export const builtinPrinters: Readonly<Record<string, Printer>> = {
     selector: specSelector,
   }),
   'apps/controllerrevisions': namedPrinter({
-    columns: [
-      ['Controller', 'string', 'The object that owns the revision.'],
-      ['Revision', 'string', 'The revision number.'],
-    ],
+    columns: `
+      Controller | string | The object that owns the revision.
+      Revision | string | The revision number.
+    `,
     cells: (obj) => [controllerName(obj), intAt(obj, 'revision')],
   }),
   'coordination.k8s.io/leases': namedPrinter({
-    columns: [['Holder', 'string', 'Who holds the lease.']],
+    columns: `
+      Holder | string | Who holds the lease.
+    `,
     cells: (obj) => [stringAt(objectAt(obj, 'spec'), 'holderIdentity')],
   }),
 };
