@@ -25,6 +25,15 @@ export class FakeControllerSource<T extends Meta> implements ListerWatcher<T> {
   /** When set, every list rejects with it (client-go `ListError`). */
   listError: Error | undefined;
 
+  /**
+   * Like the sources of client-go's ported tests (wrapped by
+   * `toListWatcherWithUnSupportedWatchListSemantics`), it serves plain lists only: its watch
+   * ignores `sendInitialEvents`.
+   */
+  isWatchListSemanticsUnsupported(): boolean {
+    return true;
+  }
+
   /** Number of open watches. */
   get watching(): number {
     return this.#watches.size;
