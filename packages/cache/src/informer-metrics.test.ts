@@ -71,64 +71,58 @@ describe('informer identities (client-go InformerName)', () => {
   });
 });
 
+/**
+ * Runs an informer named `controller` with a recording provider through a list of pod `a`
+ * (list resourceVersion 7) and a watched ADDED of pod `b` (resourceVersion 8); returns the log.
+ */
+async function metricsOfListThenAdd(controller: string): Promise<string[]> {
+  const { provider, log } = recordingProvider();
+  const name = newInformerName(controller);
+  try {
+    const lw = new FakeListerWatcher<TestPod>();
+    lw.listFn = () => listOf([pod('a', '5')], '7');
+    const informer = newSharedIndexInformer(lw, 'pods', {
+      clock: new FakeClock(),
+      identifier: name.withResource(pods),
+      informerMetricsProvider: provider,
+    });
+    void informer.run(abortedAfterTest().signal);
+    const w = await lw.watchNumber(1);
+    await eventually(() => informer.hasSynced());
+    w.push({ type: 'ADDED', object: pod('b', '8') });
+    await eventually(() => informer.getStore().listKeys().length === 2);
+    return log;
+  } finally {
+    name.release();
+  }
+}
+
 describe('informer_store_resource_version', () => {
   it("follows the informer's store: list, then watch events and bookmarks", async () => {
-    const { provider, log } = recordingProvider();
-    const name = newInformerName('controller-d');
-    try {
-      const lw = new FakeListerWatcher<TestPod>();
-      lw.listFn = () => listOf([pod('a', '5')], '7');
-      const informer = newSharedIndexInformer(lw, 'pods', {
-        clock: new FakeClock(),
-        identifier: name.withResource(pods),
-        informerMetricsProvider: provider,
-      });
-      void informer.run(abortedAfterTest().signal);
-      const w = await lw.watchNumber(1);
-      await eventually(() => informer.hasSynced());
-      w.push({ type: 'ADDED', object: pod('b', '8') });
-      await eventually(() => informer.getStore().listKeys().length === 2);
-      const storeLog = log.filter((l) => l.startsWith('storeRV'));
-      expect(storeLog).toContain('storeRV(controller-d/pods) 8');
-      expect(storeLog[0]).toMatch(/^storeRV\(controller-d\/pods\) [57]$/);
-    } finally {
-      name.release();
-    }
+    const storeLog = (await metricsOfListThenAdd('controller-d')).filter((l) =>
+      l.startsWith('storeRV'),
+    );
+    expect(storeLog).toContain('storeRV(controller-d/pods) 8');
+    expect(storeLog[0]).toMatch(/^storeRV\(controller-d\/pods\) [57]$/);
   });
 });
 
 describe('informer_queued_items and informer_processing_latency_seconds', () => {
   it("follow the informer's RealFIFO: each queued delta, each processed one", async () => {
-    const { provider, log } = recordingProvider();
-    const name = newInformerName('controller-e');
-    try {
-      const lw = new FakeListerWatcher<TestPod>();
-      lw.listFn = () => listOf([pod('a', '5')], '7');
-      const informer = newSharedIndexInformer(lw, 'pods', {
-        clock: new FakeClock(),
-        identifier: name.withResource(pods),
-        informerMetricsProvider: provider,
-      });
-      void informer.run(abortedAfterTest().signal);
-      const w = await lw.watchNumber(1);
-      await eventually(() => informer.hasSynced());
-      w.push({ type: 'ADDED', object: pod('b', '8') });
-      await eventually(() => informer.getStore().listKeys().length === 2);
-      const fifoLog = log.filter((l) => !l.startsWith('storeRV'));
-      // The relist queues one ReplacedAll delta, popped and processed; then the watch's Added.
-      expect(fifoLog.filter((l) => l.startsWith('queued'))).toEqual([
-        'queued(controller-e/pods) 1',
-        'queued(controller-e/pods) 0',
-        'queued(controller-e/pods) 1',
-        'queued(controller-e/pods) 0',
-      ]);
-      const latencies = fifoLog.filter((l) => l.startsWith('latency'));
-      expect(latencies).toHaveLength(2);
-      for (const l of latencies) {
-        expect(Number(l.split(' ')[1])).toBeGreaterThanOrEqual(0);
-      }
-    } finally {
-      name.release();
+    const fifoLog = (await metricsOfListThenAdd('controller-e')).filter(
+      (l) => !l.startsWith('storeRV'),
+    );
+    // The relist queues one ReplacedAll delta, popped and processed; then the watch's Added.
+    expect(fifoLog.filter((l) => l.startsWith('queued'))).toEqual([
+      'queued(controller-e/pods) 1',
+      'queued(controller-e/pods) 0',
+      'queued(controller-e/pods) 1',
+      'queued(controller-e/pods) 0',
+    ]);
+    const latencies = fifoLog.filter((l) => l.startsWith('latency'));
+    expect(latencies).toHaveLength(2);
+    for (const l of latencies) {
+      expect(Number(l.split(' ')[1])).toBeGreaterThanOrEqual(0);
     }
   });
 
