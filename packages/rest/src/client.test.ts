@@ -21,7 +21,7 @@ import {
   sendJson,
   stubServerPool,
 } from '@kubets/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { recordingClock } from '../test/helpers.js';
 import { RESTClient } from './client.js';
 import type { Config } from './config.js';
@@ -879,13 +879,20 @@ describe('watch()', () => {
       response.write(event('ADDED', 'a'));
       finish = () => response.end(event('DELETED', 'a'));
     });
-    const { client } = clientFor(server, { timeoutMs: 50 });
-    const watch = await client.get().resource('pods').watch();
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    finish();
-    const types: string[] = [];
-    for await (const received of watch) types.push(received.type);
-    expect(types).toEqual(['ADDED', 'DELETED']);
+    // The request timeout runs on Node's timers, faked here so that the watch's start never
+    // races the 50 ms on a busy machine: time moves only when the test moves it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { client } = clientFor(server, { timeoutMs: 50 });
+      const watch = await client.get().resource('pods').watch();
+      vi.advanceTimersByTime(120);
+      finish();
+      const types: string[] = [];
+      for await (const received of watch) types.push(received.type);
+      expect(types).toEqual(['ADDED', 'DELETED']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
