@@ -1,6 +1,8 @@
 // The reconciler against the embedded API server: one reconcile at a time (what each call
 // does to the server and to the external records), then the whole controller on a Manager
 // (what only its watches show). The harness is test/harness.ts.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isNotFound } from '@kubets/apimachinery';
 import type { corev1 } from '@kubets/clientset';
 import { findStatusCondition } from '@kubets/controller';
@@ -349,5 +351,20 @@ describe('specProblem', () => {
 describe('DirectoryRecords', () => {
   it('refuses an empty directory name', () => {
     expect(() => new DirectoryRecords('')).toThrow('DirectoryRecords needs a directory');
+  });
+
+  it.each([
+    ['default', '../escape'],
+    ['..', 'web'],
+    ['default', 'a\tb'],
+    ['default', 'a\0b'],
+    ['default/x', 'web'],
+    ['default', 'x'.repeat(254)],
+  ])('refuses namespace %j, name %j before touching the file system', async (namespace, name) => {
+    const records = new DirectoryRecords(join(tmpdir(), 'kubets-records-never-created'));
+    await expect(records.get(namespace, name)).rejects.toThrow(/DirectoryRecords: invalid/);
+    await expect(
+      records.put({ namespace, name, uid: 'u', ip: '10.0.0.1', port: 80 } as never),
+    ).rejects.toThrow(/DirectoryRecords: invalid/);
   });
 });

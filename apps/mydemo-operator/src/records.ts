@@ -33,7 +33,22 @@ export interface ExternalRecords {
 }
 
 // Namespaces and names are DNS labels and subdomains: they never contain '_'.
-const fileName = (namespace: string, name: string): string => `${namespace}_${name}.json`;
+const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+// The file name is built from the arguments, so only what Kubernetes accepts as a namespace
+// (a DNS label) and a name (a DNS subdomain) may reach the file system: no `/`, `..`, TAB or NUL.
+function fileName(namespace: string, name: string): string {
+  if (namespace.length > 63 || !dns1123Label.test(namespace)) {
+    throw new Error(
+      `DirectoryRecords: invalid namespace ${JSON.stringify(namespace.slice(0, 80))}`,
+    );
+  }
+  if (name.length > 253 || !dns1123Subdomain.test(name)) {
+    throw new Error(`DirectoryRecords: invalid name ${JSON.stringify(name.slice(0, 80))}`);
+  }
+  return `${namespace}_${name}.json`;
+}
 
 /**
  * {@link ExternalRecords} as a directory of JSON files, `<namespace>_<name>.json`, created
