@@ -121,3 +121,28 @@ it('the README example of startTestEnv', async () => {
   const [event] = await env.events();
   expect([event?.reason, event?.message]).toEqual(['Counted', '1 keys']);
 });
+
+describe('a manager that fails after it started', () => {
+  it('makes stop() reject with its error once everything stopped', async () => {
+    const env = await startTestEnv();
+    let crash: (error: Error) => void = () => {};
+    const crashed = new Promise<never>((_resolve, reject) => {
+      crash = reject;
+    });
+    await env.startManager((mgr) => {
+      mgr.add({ name: 'crasher', run: () => crashed });
+    });
+    crash(new Error('the runnable crashed'));
+    await expect(env.stop()).rejects.toThrow('the runnable crashed');
+  });
+
+  it('is reported once: by startManager when it fails before its controllers run', async () => {
+    const env = await startTestEnv();
+    await expect(
+      env.startManager((mgr) => {
+        mgr.add({ name: 'early', run: () => Promise.reject(new Error('failed at once')) });
+      }),
+    ).rejects.toThrow('failed at once');
+    await expect(env.stop()).resolves.toBeUndefined();
+  });
+});

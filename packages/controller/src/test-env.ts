@@ -79,7 +79,11 @@ export interface TestEnv extends AsyncDisposable {
     setup: (mgr: Manager) => void,
     options?: Omit<ManagerOptions, 'logger'> | undefined,
   ): Promise<Manager>;
-  /** Stops the managers, the caches and the server. */
+  /**
+   * Stops the managers, the caches and the server. Rejects, once all of them have stopped,
+   * with the error of a manager that failed while it ran (an `AggregateError` when several
+   * did), so a controller that crashed mid-test fails the test instead of going unnoticed.
+   */
   stop(): Promise<void>;
 }
 
@@ -140,6 +144,7 @@ function newTestEnv(
   const stopping = new AbortController();
   const captured = captureEvents();
   const managers: Promise<void>[] = [];
+  const managerFailures: unknown[] = [];
 
   const env: TestEnv = {
     server,
@@ -195,8 +200,19 @@ function newTestEnv(
       const mgr = new Manager(config, { ...managerOptions, logger });
       setup(mgr);
       const running = mgr.start(stopping.signal);
-      managers.push(running.catch(() => {}));
-      await untilLeading(mgr, running, stopping.signal);
+      managers.push(
+        running.catch((error: unknown) => {
+          managerFailures.push(error);
+        }),
+      );
+      try {
+        await untilLeading(mgr, running, stopping.signal);
+      } catch (error) {
+        // Reported here; stop() does not report the same failure again.
+        const reported = managerFailures.indexOf(error);
+        if (reported >= 0) managerFailures.splice(reported, 1);
+        throw error;
+      }
       return mgr;
     },
     async stop() {
@@ -204,6 +220,11 @@ function newTestEnv(
       await Promise.all(managers);
       await Promise.all([informers.shutdown(), dynamicInformers.shutdown(), captured.shutdown()]);
       await server.stop();
+      const [first, ...more] = managerFailures;
+      if (more.length > 0) {
+        throw new AggregateError(managerFailures, `${managerFailures.length} managers failed`);
+      }
+      if (first !== undefined) throw first;
     },
     [Symbol.asyncDispose]: () => env.stop(),
   };
