@@ -66,7 +66,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (size > limit) {
         reject(
           new ApiError(
-            failure(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'),
+            failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`),
           ),
         );
         req.resume();
