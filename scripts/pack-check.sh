@@ -45,7 +45,7 @@ declare -A known=(
   [workqueue]=DelayingQueue
 )
 # Subpath exports: "specifier export".
-subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/cache/prometheus PrometheusInformerMetricsProvider" "@kubets/apimachinery/testing FakeClock" "@kubets/controller/testing newTestContext")
+subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/cache/prometheus PrometheusInformerMetricsProvider" "@kubets/apimachinery/testing FakeClock" "@kubets/apimachinery/prometheus perNameMetricsProvider" "@kubets/controller/testing newTestContext")
 
 fail() {
   echo "pack-check: FAIL: $*" >&2
@@ -144,7 +144,7 @@ cd "$app"
 cat >package.json <<'JSON'
 { "name": "kubets-pack-check-consumer", "version": "0.0.0", "private": true, "type": "module" }
 JSON
-# prom-client: optional peer of @kubets/workqueue/prometheus and @kubets/cache/prometheus;
+# prom-client: optional peer of the prometheus subpaths (apimachinery, workqueue, cache);
 # @types/node: what a Node consumer has; vitest: what @kubets/testing's README examples are
 # written for; yaml: what docs/guide.md's tests read the CRD with.
 npm install --no-audit --no-fund --loglevel=error \

@@ -6,6 +6,7 @@ export * from './labels.js';
 export * from './list-options.js';
 export * from './logger.js';
 export * from './meta.js';
+export * from './metrics.js';
 export * from './ring-buffer.js';
 export * from './status.js';
 export * from './watch.js';

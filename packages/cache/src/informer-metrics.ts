@@ -1,5 +1,9 @@
+import {
+  type HistogramMetric,
+  metricsProviderSetting,
+  type SettableGaugeMetric,
+} from '@kubets/apimachinery';
 import type { InformerNameAndResource } from './identity.js';
-import type { GaugeMetric, HistogramMetric } from './reflector-metrics.js';
 
 /**
  * Creates the metrics of informers (client-go `cache.InformerMetricsProvider`), once per
@@ -10,42 +14,17 @@ import type { GaugeMetric, HistogramMetric } from './reflector-metrics.js';
  */
 export interface InformerMetricsProvider {
   /** Items queued in the informer's FIFO, waiting to be processed. */
-  newQueuedItemMetric(id: InformerNameAndResource): GaugeMetric;
+  newQueuedItemMetric(id: InformerNameAndResource): SettableGaugeMetric;
   /** Seconds spent processing what was popped from the FIFO (the handlers included). */
   newProcessingLatencyMetric(id: InformerNameAndResource): HistogramMetric;
   /** The resourceVersion of the informer's store (its last 15 digits). */
-  newStoreResourceVersionMetric(id: InformerNameAndResource): GaugeMetric;
-}
-
-const noopMetric: GaugeMetric & HistogramMetric = { set: () => {}, observe: () => {} };
-
-/** The provider whose metrics do nothing: the default. */
-export const noopInformerMetricsProvider: InformerMetricsProvider = {
-  newQueuedItemMetric: () => noopMetric,
-  newProcessingLatencyMetric: () => noopMetric,
-  newStoreResourceVersionMetric: () => noopMetric,
-};
-
-let globalInformerProvider: InformerMetricsProvider = noopInformerMetricsProvider;
-
-/**
- * Sets the provider used by informers and stores created afterwards without an
- * `informerMetricsProvider` option (client-go `cache.SetInformerMetricsProvider`). Pass
- * {@link noopInformerMetricsProvider} to switch metrics off again.
- */
-export function setInformerMetricsProvider(provider: InformerMetricsProvider): void {
-  globalInformerProvider = provider;
-}
-
-/** The provider set by {@link setInformerMetricsProvider} (the no-op one until then). */
-export function getInformerMetricsProvider(): InformerMetricsProvider {
-  return globalInformerProvider;
+  newStoreResourceVersionMetric(id: InformerNameAndResource): SettableGaugeMetric;
 }
 
 /** The metrics of an informer's FIFO (client-go `fifoMetrics`). */
 export interface FIFOMetrics {
   /** Items queued; set after every change of the queue. */
-  readonly queuedItems: GaugeMetric;
+  readonly queuedItems: SettableGaugeMetric;
   /** Seconds each pop's processing took. */
   readonly processingLatency: HistogramMetric;
 }
@@ -59,9 +38,8 @@ function forReserved<R>(
   provider: InformerMetricsProvider | undefined,
   make: (provider: InformerMetricsProvider, id: InformerNameAndResource) => R,
 ): R | undefined {
-  const chosen = provider ?? globalInformerProvider;
-  if (chosen === noopInformerMetricsProvider || id === undefined || !id.reserved())
-    return undefined;
+  const chosen = informerMetricsSetting.active(provider);
+  if (chosen === undefined || id === undefined || !id.reserved()) return undefined;
   return make(chosen, id);
 }
 
@@ -87,8 +65,23 @@ export function newFIFOMetrics(
 export function newStoreResourceVersionMetric(
   id: InformerNameAndResource | undefined,
   provider?: InformerMetricsProvider | undefined,
-): GaugeMetric | undefined {
+): SettableGaugeMetric | undefined {
   return forReserved(id, provider, (chosen, reserved) =>
     chosen.newStoreResourceVersionMetric(reserved),
   );
 }
+
+const informerMetricsSetting = metricsProviderSetting<InformerMetricsProvider>();
+
+/** The provider whose metrics do nothing: the default. */
+export const noopInformerMetricsProvider = informerMetricsSetting.noop;
+
+/**
+ * Sets the provider used by informers and stores created afterwards without an
+ * `informerMetricsProvider` option (client-go `cache.SetInformerMetricsProvider`). Pass
+ * {@link noopInformerMetricsProvider} to switch metrics off again.
+ */
+export const setInformerMetricsProvider = informerMetricsSetting.set;
+
+/** The provider set by {@link setInformerMetricsProvider} (the no-op one until then). */
+export const getInformerMetricsProvider = informerMetricsSetting.get;

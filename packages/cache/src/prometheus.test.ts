@@ -8,6 +8,12 @@ import {
   REFLECTOR_METRIC_NAMES,
 } from './prometheus.js';
 
+const registeredNames = (registry: Registry): string[] =>
+  registry
+    .getMetricsAsArray()
+    .map((m) => m.name)
+    .sort();
+
 describe('PrometheusInformerMetricsProvider', () => {
   it("registers Kubernetes' informer metrics, labelled by name and resource, while reserved", async () => {
     const registry = new Registry();
@@ -29,12 +35,7 @@ describe('PrometheusInformerMetricsProvider', () => {
     name.release();
     rv.set(43); // dropped: the name was released
     expect(await registry.metrics()).toContain('resource="deployments"} 42');
-    expect(
-      registry
-        .getMetricsAsArray()
-        .map((m) => m.name)
-        .sort(),
-    ).toEqual(Object.values(INFORMER_METRIC_NAMES).sort());
+    expect(registeredNames(registry)).toEqual(Object.values(INFORMER_METRIC_NAMES).sort());
     // A second provider on the same registry reuses the metrics.
     expect(() => new PrometheusInformerMetricsProvider({ registry })).not.toThrow();
   });
@@ -51,11 +52,6 @@ describe('PrometheusReflectorMetricsProvider', () => {
     expect(text).toContain('reflector_lists_total{name="pods"} 1');
     expect(text).toContain('reflector_items_per_list_sum{name="pods"} 10');
     expect(text).toContain('reflector_last_resource_version{name="pods"} 7');
-    expect(
-      registry
-        .getMetricsAsArray()
-        .map((m) => m.name)
-        .sort(),
-    ).toEqual(Object.values(REFLECTOR_METRIC_NAMES).sort());
+    expect(registeredNames(registry)).toEqual(Object.values(REFLECTOR_METRIC_NAMES).sort());
   });
 });

@@ -13,16 +13,18 @@
  * ```
  * @packageDocumentation
  */
-import { Counter, Gauge, Histogram, type Registry, register, Summary } from 'prom-client';
+import type { HistogramMetric, SettableGaugeMetric } from '@kubets/apimachinery';
+import {
+  metricSpecsOf,
+  type PrometheusProviderClass,
+  type PrometheusProviderOptions,
+  perNameMetricsProvider,
+  registeredMetric,
+} from '@kubets/apimachinery/prometheus';
+import { Gauge, Histogram, register } from 'prom-client';
 import type { InformerNameAndResource } from './identity.js';
 import type { InformerMetricsProvider } from './informer-metrics.js';
-import type {
-  CounterMetric,
-  GaugeMetric,
-  HistogramMetric,
-  ReflectorMetricsProvider,
-  SummaryMetric,
-} from './reflector-metrics.js';
+import type { ReflectorMetricsProvider } from './reflector-metrics.js';
 
 /** The informer metric names of Kubernetes' client-go metrics (subsystem `informer`). */
 export const INFORMER_METRIC_NAMES = {
@@ -65,11 +67,12 @@ const REFLECTOR_METRIC_HELP: Readonly<Record<keyof typeof REFLECTOR_METRIC_NAMES
   lastResourceVersion: 'Last resource version seen for the reflectors',
 };
 
-/** Options of the Prometheus providers. */
-export interface PrometheusCacheMetricsOptions {
-  /** The registry the metrics are registered in (default: prom-client's global `register`). */
-  registry?: Registry | undefined;
-}
+/**
+ * Options of the Prometheus providers.
+ * @deprecated Use `PrometheusProviderOptions` from `@kubets/apimachinery/prometheus`, the
+ *   same options.
+ */
+export type PrometheusCacheMetricsOptions = PrometheusProviderOptions;
 
 type InformerLabel = 'name' | 'group' | 'version' | 'resource';
 const informerLabels: readonly InformerLabel[] = ['name', 'group', 'version', 'resource'];
@@ -84,27 +87,26 @@ export class PrometheusInformerMetricsProvider implements InformerMetricsProvide
   readonly #processingLatency: Histogram<InformerLabel>;
   readonly #storeResourceVersion: Gauge<InformerLabel>;
 
-  constructor(options: PrometheusCacheMetricsOptions = {}) {
+  constructor(options: PrometheusProviderOptions = {}) {
     const registry = options.registry ?? register;
     const metric = <K extends keyof typeof INFORMER_METRIC_NAMES>(key: K) => ({
       name: INFORMER_METRIC_NAMES[key],
       help: INFORMER_METRIC_HELP[key],
       labelNames: informerLabels,
-      registers: [registry],
     });
-    this.#queuedItems = registered(registry, Gauge<InformerLabel>, metric('queuedItems'));
-    this.#processingLatency = registered(registry, Histogram<InformerLabel>, {
+    this.#queuedItems = registeredMetric(registry, Gauge<InformerLabel>, metric('queuedItems'));
+    this.#processingLatency = registeredMetric(registry, Histogram<InformerLabel>, {
       ...metric('processingLatency'),
       buckets: [...INFORMER_PROCESSING_LATENCY_BUCKETS],
     });
-    this.#storeResourceVersion = registered(
+    this.#storeResourceVersion = registeredMetric(
       registry,
       Gauge<InformerLabel>,
       metric('storeResourceVersion'),
     );
   }
 
-  newQueuedItemMetric(id: InformerNameAndResource): GaugeMetric {
+  newQueuedItemMetric(id: InformerNameAndResource): SettableGaugeMetric {
     return whileReserved(id, this.#queuedItems.labels(labelsOf(id)));
   }
 
@@ -113,7 +115,7 @@ export class PrometheusInformerMetricsProvider implements InformerMetricsProvide
     return { observe: (value) => id.reserved() && child.observe(value) };
   }
 
-  newStoreResourceVersionMetric(id: InformerNameAndResource): GaugeMetric {
+  newStoreResourceVersionMetric(id: InformerNameAndResource): SettableGaugeMetric {
     return whileReserved(id, this.#storeResourceVersion.labels(labelsOf(id)));
   }
 }
@@ -123,75 +125,35 @@ function labelsOf(id: InformerNameAndResource): Record<InformerLabel, string> {
   return { name: id.name, group, version, resource };
 }
 
-function whileReserved(id: InformerNameAndResource, gauge: { set(v: number): void }): GaugeMetric {
+function whileReserved(
+  id: InformerNameAndResource,
+  gauge: { set(v: number): void },
+): SettableGaugeMetric {
   return { set: (value) => id.reserved() && gauge.set(value) };
 }
 
-type ReflectorLabel = 'name';
-const reflectorLabels: readonly ReflectorLabel[] = ['name'];
+const reflectorMetric = metricSpecsOf(REFLECTOR_METRIC_NAMES, REFLECTOR_METRIC_HELP);
 
 /**
  * A {@link ReflectorMetricsProvider} backed by prom-client, with client-go's reflector
- * metric names and help; each reflector is one `name` label value.
+ * metric names and help; each reflector is one `name` label value. Metrics already
+ * registered under these names in the registry are reused; a metric of another type under
+ * one of the names is refused with a `TypeError`.
+ *
+ * `new PrometheusReflectorMetricsProvider({ registry })`, or with no options for
+ * prom-client's global registry.
  */
-export class PrometheusReflectorMetricsProvider implements ReflectorMetricsProvider {
-  readonly newListsMetric: (name: string) => CounterMetric;
-  readonly newListDurationMetric: (name: string) => SummaryMetric;
-  readonly newItemsInListMetric: (name: string) => SummaryMetric;
-  readonly newWatchesMetric: (name: string) => CounterMetric;
-  readonly newShortWatchesMetric: (name: string) => CounterMetric;
-  readonly newWatchDurationMetric: (name: string) => SummaryMetric;
-  readonly newItemsInWatchMetric: (name: string) => SummaryMetric;
-  readonly newLastResourceVersionMetric: (name: string) => GaugeMetric;
+export const PrometheusReflectorMetricsProvider: PrometheusProviderClass<ReflectorMetricsProvider> =
+  perNameMetricsProvider<ReflectorMetricsProvider>({
+    newListsMetric: reflectorMetric('counter', 'lists'),
+    newListDurationMetric: reflectorMetric('summary', 'listDuration'),
+    newItemsInListMetric: reflectorMetric('summary', 'itemsInList'),
+    newWatchesMetric: reflectorMetric('counter', 'watches'),
+    newShortWatchesMetric: reflectorMetric('counter', 'shortWatches'),
+    newWatchDurationMetric: reflectorMetric('summary', 'watchDuration'),
+    newItemsInWatchMetric: reflectorMetric('summary', 'itemsInWatch'),
+    newLastResourceVersionMetric: reflectorMetric('gauge', 'lastResourceVersion'),
+  });
 
-  constructor(options: PrometheusCacheMetricsOptions = {}) {
-    const registry = options.registry ?? register;
-    const metric = (key: keyof typeof REFLECTOR_METRIC_NAMES) => ({
-      name: REFLECTOR_METRIC_NAMES[key],
-      help: REFLECTOR_METRIC_HELP[key],
-      labelNames: reflectorLabels,
-      registers: [registry],
-    });
-    const perReflector =
-      <M>(m: { labels(labels: Record<ReflectorLabel, string>): M }) =>
-      (name: string): M =>
-        m.labels({ name });
-    this.newListsMetric = perReflector(
-      registered(registry, Counter<ReflectorLabel>, metric('lists')),
-    );
-    this.newListDurationMetric = perReflector(
-      registered(registry, Summary<ReflectorLabel>, metric('listDuration')),
-    );
-    this.newItemsInListMetric = perReflector(
-      registered(registry, Summary<ReflectorLabel>, metric('itemsInList')),
-    );
-    this.newWatchesMetric = perReflector(
-      registered(registry, Counter<ReflectorLabel>, metric('watches')),
-    );
-    this.newShortWatchesMetric = perReflector(
-      registered(registry, Counter<ReflectorLabel>, metric('shortWatches')),
-    );
-    this.newWatchDurationMetric = perReflector(
-      registered(registry, Summary<ReflectorLabel>, metric('watchDuration')),
-    );
-    this.newItemsInWatchMetric = perReflector(
-      registered(registry, Summary<ReflectorLabel>, metric('itemsInWatch')),
-    );
-    this.newLastResourceVersionMetric = perReflector(
-      registered(registry, Gauge<ReflectorLabel>, metric('lastResourceVersion')),
-    );
-  }
-}
-
-// prom-client refuses a second registration of a name, so a metric already registered in the
-// registry (by another provider on the same registry) is reused, provided it is of the same type.
-function registered<M, C extends { name: string }>(
-  registry: Registry,
-  kind: new (config: C) => M,
-  config: C,
-): M {
-  const existing = registry.getSingleMetric(config.name);
-  if (existing === undefined) return new kind(config);
-  if (existing instanceof kind) return existing;
-  throw new TypeError(`metric ${config.name} is already registered with a different type`);
-}
+/** A provider made by {@link PrometheusReflectorMetricsProvider}: a {@link ReflectorMetricsProvider}. */
+export type PrometheusReflectorMetricsProvider = ReflectorMetricsProvider;

@@ -1,28 +1,11 @@
-import type { Clock } from '@kubets/apimachinery';
-
-/** A value that is set (client-go `cache.GaugeMetric`). */
-export interface GaugeMetric {
-  /** Sets the gauge to `value`. */
-  set(value: number): void;
-}
-
-/** A count that only goes up (client-go `cache.CounterMetric`). */
-export interface CounterMetric {
-  /** Adds one. */
-  inc(): void;
-}
-
-/** Observed values, summarised by quantiles (client-go `cache.SummaryMetric`). */
-export interface SummaryMetric {
-  /** Records one observation. */
-  observe(value: number): void;
-}
-
-/** Observed values, counted into buckets (client-go `cache.HistogramMetric`). */
-export interface HistogramMetric {
-  /** Records one observation. */
-  observe(value: number): void;
-}
+import {
+  type Clock,
+  type CounterMetric as Counter,
+  type HistogramMetric as Histogram,
+  metricsProviderSetting,
+  type SettableGaugeMetric,
+  type SummaryMetric as Summary,
+} from '@kubets/apimachinery';
 
 /**
  * Creates the metrics of one named reflector (client-go `cache.MetricsProvider`). Every
@@ -32,56 +15,21 @@ export interface HistogramMetric {
  */
 export interface ReflectorMetricsProvider {
   /** Lists made (a streaming list counts as one). */
-  newListsMetric(name: string): CounterMetric;
+  newListsMetric(name: string): Counter;
   /** Seconds each list took, from its first request to the store holding its result. */
-  newListDurationMetric(name: string): SummaryMetric;
+  newListDurationMetric(name: string): Summary;
   /** Objects each list returned. */
-  newItemsInListMetric(name: string): SummaryMetric;
+  newItemsInListMetric(name: string): Summary;
   /** Watches started. */
-  newWatchesMetric(name: string): CounterMetric;
+  newWatchesMetric(name: string): Counter;
   /** Watches that ended within a second with no event (a `VeryShortWatchError`). */
-  newShortWatchesMetric(name: string): CounterMetric;
+  newShortWatchesMetric(name: string): Counter;
   /** Seconds each watch lasted. */
-  newWatchDurationMetric(name: string): SummaryMetric;
+  newWatchDurationMetric(name: string): Summary;
   /** Events each watch delivered. */
-  newItemsInWatchMetric(name: string): SummaryMetric;
+  newItemsInWatchMetric(name: string): Summary;
   /** The last resourceVersion the reflector saw, as a number (when it is one). */
-  newLastResourceVersionMetric(name: string): GaugeMetric;
-}
-
-const noop = (): void => {};
-const noopMetric: GaugeMetric & CounterMetric & SummaryMetric = {
-  inc: noop,
-  set: noop,
-  observe: noop,
-};
-
-/** The provider whose metrics do nothing: the default. Reflectors given it keep no metric state. */
-export const noopReflectorMetricsProvider: ReflectorMetricsProvider = {
-  newListsMetric: () => noopMetric,
-  newListDurationMetric: () => noopMetric,
-  newItemsInListMetric: () => noopMetric,
-  newWatchesMetric: () => noopMetric,
-  newShortWatchesMetric: () => noopMetric,
-  newWatchDurationMetric: () => noopMetric,
-  newItemsInWatchMetric: () => noopMetric,
-  newLastResourceVersionMetric: () => noopMetric,
-};
-
-let globalReflectorProvider: ReflectorMetricsProvider = noopReflectorMetricsProvider;
-
-/**
- * Sets the provider used by reflectors created afterwards without a `metricsProvider` option
- * (client-go `cache.SetReflectorMetricsProvider`). Pass {@link noopReflectorMetricsProvider}
- * to switch metrics off again.
- */
-export function setReflectorMetricsProvider(provider: ReflectorMetricsProvider): void {
-  globalReflectorProvider = provider;
-}
-
-/** The provider set by {@link setReflectorMetricsProvider} (the no-op one until then). */
-export function getReflectorMetricsProvider(): ReflectorMetricsProvider {
-  return globalReflectorProvider;
+  newLastResourceVersionMetric(name: string): SettableGaugeMetric;
 }
 
 /**
@@ -91,51 +39,51 @@ export function getReflectorMetricsProvider(): ReflectorMetricsProvider {
  */
 export class ReflectorMetrics {
   readonly #clock: Clock;
-  readonly #lists: CounterMetric;
-  readonly #listDuration: SummaryMetric;
-  readonly #itemsInList: SummaryMetric;
-  readonly #watches: CounterMetric;
-  readonly #shortWatches: CounterMetric;
-  readonly #watchDuration: SummaryMetric;
-  readonly #itemsInWatch: SummaryMetric;
-  readonly #lastResourceVersion: GaugeMetric;
+  readonly #metrics: ReturnType<typeof createReflectorMetrics>;
 
   constructor(name: string, provider: ReflectorMetricsProvider, clock: Clock) {
     this.#clock = clock;
-    this.#lists = provider.newListsMetric(name);
-    this.#listDuration = provider.newListDurationMetric(name);
-    this.#itemsInList = provider.newItemsInListMetric(name);
-    this.#watches = provider.newWatchesMetric(name);
-    this.#shortWatches = provider.newShortWatchesMetric(name);
-    this.#watchDuration = provider.newWatchDurationMetric(name);
-    this.#itemsInWatch = provider.newItemsInWatchMetric(name);
-    this.#lastResourceVersion = provider.newLastResourceVersionMetric(name);
+    this.#metrics = createReflectorMetrics(name, provider);
   }
 
   /** A list that started at `startedMs` (clock time) stored `items` objects. */
   listed(startedMs: number, items: number): void {
-    this.#lists.inc();
-    this.#listDuration.observe((this.#clock.now() - startedMs) / 1000);
-    this.#itemsInList.observe(items);
+    this.#metrics.lists.inc();
+    this.#metrics.listDuration.observe((this.#clock.now() - startedMs) / 1000);
+    this.#metrics.itemsInList.observe(items);
   }
 
   /** A watch request is being made. */
   watchStarted(): void {
-    this.#watches.inc();
+    this.#metrics.watches.inc();
   }
 
   /** A watch that started at `startedMs` ended after `events` events. */
   watchEnded(startedMs: number, events: number, short: boolean): void {
-    if (short) this.#shortWatches.inc();
-    this.#watchDuration.observe((this.#clock.now() - startedMs) / 1000);
-    this.#itemsInWatch.observe(events);
+    if (short) this.#metrics.shortWatches.inc();
+    this.#metrics.watchDuration.observe((this.#clock.now() - startedMs) / 1000);
+    this.#metrics.itemsInWatch.observe(events);
   }
 
   /** The reflector's last resourceVersion is now `rv` (ignored unless it is a number). */
   resourceVersion(rv: string): void {
     const value = resourceVersionMetricValue(rv);
-    if (value !== undefined) this.#lastResourceVersion.set(value);
+    if (value !== undefined) this.#metrics.lastResourceVersion.set(value);
   }
+}
+
+/** Every metric of the reflector named `name`, created once when the reflector is. */
+function createReflectorMetrics(name: string, provider: ReflectorMetricsProvider) {
+  return {
+    lists: provider.newListsMetric(name),
+    listDuration: provider.newListDurationMetric(name),
+    itemsInList: provider.newItemsInListMetric(name),
+    watches: provider.newWatchesMetric(name),
+    shortWatches: provider.newShortWatchesMetric(name),
+    watchDuration: provider.newWatchDurationMetric(name),
+    itemsInWatch: provider.newItemsInWatchMetric(name),
+    lastResourceVersion: provider.newLastResourceVersionMetric(name),
+  };
 }
 
 /**
@@ -156,7 +104,35 @@ export function newReflectorMetrics(
   provider: ReflectorMetricsProvider | undefined,
   clock: Clock,
 ): ReflectorMetrics | undefined {
-  const chosen = provider ?? globalReflectorProvider;
-  if (chosen === noopReflectorMetricsProvider) return undefined;
-  return new ReflectorMetrics(name, chosen, clock);
+  const chosen = reflectorMetricsSetting.active(provider);
+  return chosen && new ReflectorMetrics(name, chosen, clock);
 }
+
+const reflectorMetricsSetting = metricsProviderSetting<ReflectorMetricsProvider>();
+
+/** The provider whose metrics do nothing: the default. Reflectors given it keep no metric state. */
+export const noopReflectorMetricsProvider = reflectorMetricsSetting.noop;
+
+/**
+ * Sets the provider used by reflectors created afterwards without a `metricsProvider` option
+ * (client-go `cache.SetReflectorMetricsProvider`). Pass {@link noopReflectorMetricsProvider}
+ * to switch metrics off again.
+ */
+export const setReflectorMetricsProvider = reflectorMetricsSetting.set;
+
+/** The provider set by {@link setReflectorMetricsProvider} (the no-op one until then). */
+export const getReflectorMetricsProvider = reflectorMetricsSetting.get;
+
+// The metric interfaces' names before they moved to @kubets/apimachinery.
+/**
+ * A value that is set (client-go `cache.GaugeMetric`).
+ * @deprecated Use `SettableGaugeMetric` from `@kubets/apimachinery`, the same interface
+ *   (its `GaugeMetric` is the workqueue's gauge, moved by one).
+ */
+export type GaugeMetric = SettableGaugeMetric;
+/** @deprecated Use `CounterMetric` from `@kubets/apimachinery`, the same interface. */
+export type CounterMetric = Counter;
+/** @deprecated Use `SummaryMetric` from `@kubets/apimachinery`, the same interface. */
+export type SummaryMetric = Summary;
+/** @deprecated Use `HistogramMetric` from `@kubets/apimachinery`, the same interface. */
+export type HistogramMetric = Histogram;

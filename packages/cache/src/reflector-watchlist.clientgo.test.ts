@@ -253,34 +253,50 @@ describe('client-go reflector_watchlist_test.go', () => {
 
     it('testing InitialEventsEndBookmarkTicker backed by a fake clock', async () => {
       const { clock, counted, target } = testTicker(true);
-      const step = async (ms: number, expectedTicks: number) => {
+      // Each step: what happens first (if anything), how far the clock moves, the ticks
+      // counted after it and, where the Go test checks one, the warning produced.
+      const steps: {
+        before?: 'observe an event' | 'stop';
+        ms: number;
+        ticks: number;
+        warning?: string;
+      }[] = [
+        { ms: 500, ticks: 0 },
+        {
+          ms: 500,
+          ticks: 1,
+          warning:
+            'testName: awaiting required bookmark event for initial events stream, no events received for 1s',
+        },
+        {
+          ms: 1000,
+          ticks: 2,
+          warning:
+            'testName: awaiting required bookmark event for initial events stream, no events received for 2s',
+        },
+        { before: 'observe an event', ms: 500, ticks: 2 },
+        {
+          ms: 500,
+          ticks: 3,
+          warning:
+            "testName: hasn't received required bookmark event marking the end of initial events stream, received last event 1s ago",
+        },
+        {
+          ms: 1000,
+          ticks: 4,
+          warning:
+            "testName: hasn't received required bookmark event marking the end of initial events stream, received last event 2s ago",
+        },
+        { before: 'stop', ms: 5000, ticks: 4 },
+      ];
+      for (const { before, ms, ticks, warning } of steps) {
+        if (before === 'observe an event') target.observeLastEventTimestamp(clock.now());
+        if (before === 'stop') target.stop();
         clock.step(ms);
         await settle();
-        expect(counted.ticks).toBe(expectedTicks);
-      };
-      await step(500, 0);
-      await step(500, 1);
-      expect(target.produceWarningIfExpired()?.message).toBe(
-        'testName: awaiting required bookmark event for initial events stream, no events received for 1s',
-      );
-      await step(1000, 2);
-      expect(target.produceWarningIfExpired()?.message).toBe(
-        'testName: awaiting required bookmark event for initial events stream, no events received for 2s',
-      );
-
-      target.observeLastEventTimestamp(clock.now());
-      await step(500, 2);
-      await step(500, 3);
-      expect(target.produceWarningIfExpired()?.message).toBe(
-        "testName: hasn't received required bookmark event marking the end of initial events stream, received last event 1s ago",
-      );
-      await step(1000, 4);
-      expect(target.produceWarningIfExpired()?.message).toBe(
-        "testName: hasn't received required bookmark event marking the end of initial events stream, received last event 2s ago",
-      );
-
-      target.stop();
-      await step(5000, 4);
+        expect(counted.ticks).toBe(ticks);
+        if (warning !== undefined) expect(target.produceWarningIfExpired()?.message).toBe(warning);
+      }
     });
   });
 

@@ -86,53 +86,55 @@ describe('client-go thread_safe_store_test.go', () => {
       expect(store.lastStoreSyncResourceVersion()).toBe('');
     });
 
-    it('Add Update and Delete', () => {
-      const store = new ThreadSafeStore<unknown>();
-      store.add('key1', withRV('10'));
-      expect(store.lastStoreSyncResourceVersion()).toBe('10');
-      store.add('key3', withRV('10'));
-      expect(store.lastStoreSyncResourceVersion()).toBe('10');
-      store.add('key4', withRV('20'));
-      expect(store.lastStoreSyncResourceVersion()).toBe('20');
-      // Delete an earlier object with a newer RV.
-      store.deleteWithObject('key4', withRV('30'));
-      expect(store.lastStoreSyncResourceVersion()).toBe('30');
-      // A non-meta object leaves it.
-      store.add('key5', 'just a string');
-      expect(store.lastStoreSyncResourceVersion()).toBe('30');
-      store.add('key6', withRV('40'));
-      expect(store.lastStoreSyncResourceVersion()).toBe('40');
-      // Nil delete.
-      store.delete('key6');
-      expect(store.lastStoreSyncResourceVersion()).toBe('40');
+    // Each case: the operations, each with the store's resourceVersion after it.
+    const cases: Record<string, [(store: ThreadSafeStore<unknown>) => void, string][]> = {
+      'Add Update and Delete': [
+        [(store) => store.add('key1', withRV('10')), '10'],
+        [(store) => store.add('key3', withRV('10')), '10'],
+        [(store) => store.add('key4', withRV('20')), '20'],
+        // Delete an earlier object with a newer RV.
+        [(store) => store.deleteWithObject('key4', withRV('30')), '30'],
+        // A non-meta object leaves it.
+        [(store) => store.add('key5', 'just a string'), '30'],
+        [(store) => store.add('key6', withRV('40')), '40'],
+        // Nil delete.
+        [(store) => store.delete('key6'), '40'],
+        [
+          (store) =>
+            store.transaction([
+              { object: withRV('40'), type: 'Update', key: 'key9' },
+              { object: withRV('30'), type: 'Update', key: 'key10' },
+              { object: withRV('50'), type: 'Update', key: 'key11' },
+            ] satisfies ThreadSafeStoreTransaction<unknown>[]),
+          '50',
+        ],
+      ],
+      Replace: [
+        [(store) => store.add('key1', withRV('10')), '10'],
+        [
+          (store) =>
+            store.replace(
+              new Map<string, unknown>([
+                ['key3', withRV('40')],
+                ['key2', withRV('30')],
+              ]),
+              '50',
+            ),
+          '50',
+        ],
+      ],
+      Delete: [
+        [(store) => store.add('key1', withRV('10')), '10'],
+        [(store) => store.deleteWithObject('key1', withRV('20')), '20'],
+      ],
+    };
 
-      const txns: ThreadSafeStoreTransaction<unknown>[] = [
-        { object: withRV('40'), type: 'Update', key: 'key9' },
-        { object: withRV('30'), type: 'Update', key: 'key10' },
-        { object: withRV('50'), type: 'Update', key: 'key11' },
-      ];
-      store.transaction(txns);
-      expect(store.lastStoreSyncResourceVersion()).toBe('50');
-    });
-
-    it('Replace', () => {
+    it.each(Object.entries(cases))('%s', (_name, operations) => {
       const store = new ThreadSafeStore<unknown>();
-      store.add('key1', withRV('10'));
-      expect(store.lastStoreSyncResourceVersion()).toBe('10');
-      const items = new Map<string, unknown>([
-        ['key3', withRV('40')],
-        ['key2', withRV('30')],
-      ]);
-      store.replace(items, '50');
-      expect(store.lastStoreSyncResourceVersion()).toBe('50');
-    });
-
-    it('Delete', () => {
-      const store = new ThreadSafeStore<unknown>();
-      store.add('key1', withRV('10'));
-      expect(store.lastStoreSyncResourceVersion()).toBe('10');
-      store.deleteWithObject('key1', withRV('20'));
-      expect(store.lastStoreSyncResourceVersion()).toBe('20');
+      for (const [operate, resourceVersion] of operations) {
+        operate(store);
+        expect(store.lastStoreSyncResourceVersion()).toBe(resourceVersion);
+      }
     });
   });
 });

@@ -1,6 +1,6 @@
-import type { ClockTimer } from '@kubets/apimachinery';
+import type { ClockTimer, CounterMetric } from '@kubets/apimachinery';
 import { type HeapEntry, MinHeap } from './heap.js';
-import { activeProvider, type CounterMetric, type QueueOptions } from './metrics.js';
+import { activeProvider, type QueueOptions } from './metrics.js';
 import { Queue, type WorkQueue } from './queue.js';
 
 /** A {@link WorkQueue} that can also add an item later (client-go's `TypedDelayingInterface`). */

@@ -1,30 +1,12 @@
-import type { Clock, ClockTimer } from '@kubets/apimachinery';
-
-/** A gauge that goes up and down by one (the queue depth). */
-export interface GaugeMetric {
-  /** Adds one (an item was added). */
-  inc(): void;
-  /** Subtracts one (an item was taken). */
-  dec(): void;
-}
-
-/** A gauge that is set to a value (unfinished work, longest running processor). */
-export interface SettableGaugeMetric {
-  /** Sets the gauge to `value` (seconds). */
-  set(value: number): void;
-}
-
-/** A counter that only goes up (adds, retries). */
-export interface CounterMetric {
-  /** Adds one. */
-  inc(): void;
-}
-
-/** A distribution of observed values in seconds (queue latency, work duration). */
-export interface HistogramMetric {
-  /** Records one observation of `value` seconds. */
-  observe(value: number): void;
-}
+import {
+  type Clock,
+  type ClockTimer,
+  type CounterMetric as Counter,
+  type GaugeMetric as Gauge,
+  type HistogramMetric as Histogram,
+  metricsProviderSetting,
+  type SettableGaugeMetric as SettableGauge,
+} from '@kubets/apimachinery';
 
 /**
  * Creates the metrics of one named queue, as client-go's `MetricsProvider`. Every method is
@@ -36,55 +18,35 @@ export interface HistogramMetric {
  */
 export interface MetricsProvider {
   /** Items waiting in the queue (added and not yet handed out by `get`). */
-  newDepthMetric(name: string): GaugeMetric;
+  newDepthMetric(name: string): Gauge;
   /** Adds the queue accepted (duplicates of a waiting item are not counted). */
-  newAddsMetric(name: string): CounterMetric;
+  newAddsMetric(name: string): Counter;
   /** Seconds from an item's first add to `get` handing it out. */
-  newLatencyMetric(name: string): HistogramMetric;
+  newLatencyMetric(name: string): Histogram;
   /** Seconds from `get` handing an item out to `done`. */
-  newWorkDurationMetric(name: string): HistogramMetric;
+  newWorkDurationMetric(name: string): Histogram;
   /** Sum of the seconds every item in processing has been processed so far (updated periodically). */
-  newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric;
+  newUnfinishedWorkSecondsMetric(name: string): SettableGauge;
   /** Seconds the longest-running item in processing has been processed so far (updated periodically). */
-  newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric;
+  newLongestRunningProcessorSecondsMetric(name: string): SettableGauge;
   /** Calls to `addAfter` (and so `addRateLimited`) the delaying queue accepted. */
-  newRetriesMetric(name: string): CounterMetric;
+  newRetriesMetric(name: string): Counter;
 }
 
-const noop = (): void => {};
-const noopGauge: GaugeMetric & SettableGaugeMetric & CounterMetric & HistogramMetric = {
-  inc: noop,
-  dec: noop,
-  set: noop,
-  observe: noop,
-};
+const queueMetricsSetting = metricsProviderSetting<MetricsProvider>();
 
 /** The provider whose metrics do nothing: the default. Queues given it keep no metric state. */
-export const noopMetricsProvider: MetricsProvider = {
-  newDepthMetric: () => noopGauge,
-  newAddsMetric: () => noopGauge,
-  newLatencyMetric: () => noopGauge,
-  newWorkDurationMetric: () => noopGauge,
-  newUnfinishedWorkSecondsMetric: () => noopGauge,
-  newLongestRunningProcessorSecondsMetric: () => noopGauge,
-  newRetriesMetric: () => noopGauge,
-};
-
-let globalProvider: MetricsProvider = noopMetricsProvider;
+export const noopMetricsProvider = queueMetricsSetting.noop;
 
 /**
  * Sets the provider used by queues created afterwards without a `metricsProvider` option
  * (client-go's `workqueue.SetProvider`). Queues without a name never record metrics.
  * Pass {@link noopMetricsProvider} to switch metrics off again.
  */
-export function setMetricsProvider(provider: MetricsProvider): void {
-  globalProvider = provider;
-}
+export const setMetricsProvider = queueMetricsSetting.set;
 
 /** The provider set by {@link setMetricsProvider} ({@link noopMetricsProvider} until then). */
-export function getMetricsProvider(): MetricsProvider {
-  return globalProvider;
-}
+export const getMetricsProvider = queueMetricsSetting.get;
 
 /** How often unfinished-work and longest-running gauges are refreshed, as in client-go. */
 export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
@@ -96,12 +58,12 @@ export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
  */
 export class QueueMetrics<T> {
   readonly #clock: Clock;
-  readonly #depth: GaugeMetric;
-  readonly #adds: CounterMetric;
-  readonly #latency: HistogramMetric;
-  readonly #workDuration: HistogramMetric;
-  readonly #unfinished: SettableGaugeMetric;
-  readonly #longestRunning: SettableGaugeMetric;
+  readonly #depth: Gauge;
+  readonly #adds: Counter;
+  readonly #latency: Histogram;
+  readonly #workDuration: Histogram;
+  readonly #unfinished: SettableGauge;
+  readonly #longestRunning: SettableGauge;
   readonly #addTimes = new Map<T, number>();
   readonly #processingStartTimes = new Map<T, number>();
   #timer: ClockTimer | undefined;
@@ -196,7 +158,15 @@ export interface QueueOptions {
  * records nothing (no name, or the no-op provider).
  */
 export function activeProvider(options: QueueOptions): MetricsProvider | undefined {
-  const provider = options.metricsProvider ?? globalProvider;
-  if (!options.name || provider === noopMetricsProvider) return undefined;
-  return provider;
+  return options.name ? queueMetricsSetting.active(options.metricsProvider) : undefined;
 }
+
+// The metric interfaces' names before they moved to @kubets/apimachinery.
+/** @deprecated Use `CounterMetric` from `@kubets/apimachinery`, the same interface. */
+export type CounterMetric = Counter;
+/** @deprecated Use `GaugeMetric` from `@kubets/apimachinery`, the same interface. */
+export type GaugeMetric = Gauge;
+/** @deprecated Use `HistogramMetric` from `@kubets/apimachinery`, the same interface. */
+export type HistogramMetric = Histogram;
+/** @deprecated Use `SettableGaugeMetric` from `@kubets/apimachinery`, the same interface. */
+export type SettableGaugeMetric = SettableGauge;

@@ -9,14 +9,13 @@
  * ```
  * @packageDocumentation
  */
-import { Counter, Gauge, Histogram, type Registry, register } from 'prom-client';
-import type {
-  CounterMetric,
-  GaugeMetric,
-  HistogramMetric,
-  MetricsProvider,
-  SettableGaugeMetric,
-} from './metrics.js';
+import {
+  metricSpecsOf,
+  type PrometheusProviderClass,
+  type PrometheusProviderOptions,
+  perNameMetricsProvider,
+} from '@kubets/apimachinery/prometheus';
+import type { MetricsProvider } from './metrics.js';
 
 /** client-go's workqueue metric names (subsystem `workqueue`, label `name`). */
 export const WORKQUEUE_METRIC_NAMES = {
@@ -49,74 +48,34 @@ const WORKQUEUE_METRIC_HELP: Readonly<Record<keyof typeof WORKQUEUE_METRIC_NAMES
   retries: 'Total number of retries handled by workqueue',
 };
 
-/** Options of {@link PrometheusMetricsProvider}. */
-export interface PrometheusMetricsProviderOptions {
-  /** The registry the metrics are registered in (default: prom-client's global `register`). */
-  registry?: Registry | undefined;
-}
+/**
+ * Options of {@link PrometheusMetricsProvider}.
+ * @deprecated Use `PrometheusProviderOptions` from `@kubets/apimachinery/prometheus`, the
+ *   same options.
+ */
+export type PrometheusMetricsProviderOptions = PrometheusProviderOptions;
 
-type Label = 'name';
+const workqueueMetric = metricSpecsOf(WORKQUEUE_METRIC_NAMES, WORKQUEUE_METRIC_HELP);
 
 /**
  * A {@link MetricsProvider} backed by prom-client, with client-go's metric names, help and
  * buckets; each queue is one `name` label value. Metrics already registered under these
- * names in the registry (by another provider on the same registry) are reused.
+ * names in the registry (by another provider on the same registry) are reused; a metric of
+ * another type under one of the names is refused with a `TypeError`.
+ *
+ * `new PrometheusMetricsProvider({ registry })`, or with no options for prom-client's global
+ * registry.
  */
-export class PrometheusMetricsProvider implements MetricsProvider {
-  readonly newDepthMetric: (name: string) => GaugeMetric;
-  readonly newAddsMetric: (name: string) => CounterMetric;
-  readonly newLatencyMetric: (name: string) => HistogramMetric;
-  readonly newWorkDurationMetric: (name: string) => HistogramMetric;
-  readonly newUnfinishedWorkSecondsMetric: (name: string) => SettableGaugeMetric;
-  readonly newLongestRunningProcessorSecondsMetric: (name: string) => SettableGaugeMetric;
-  readonly newRetriesMetric: (name: string) => CounterMetric;
+export const PrometheusMetricsProvider: PrometheusProviderClass<MetricsProvider> =
+  perNameMetricsProvider<MetricsProvider>({
+    newDepthMetric: workqueueMetric('gauge', 'depth'),
+    newAddsMetric: workqueueMetric('counter', 'adds'),
+    newLatencyMetric: workqueueMetric('histogram', 'latency', WORKQUEUE_DURATION_BUCKETS),
+    newWorkDurationMetric: workqueueMetric('histogram', 'workDuration', WORKQUEUE_DURATION_BUCKETS),
+    newUnfinishedWorkSecondsMetric: workqueueMetric('gauge', 'unfinishedWork'),
+    newLongestRunningProcessorSecondsMetric: workqueueMetric('gauge', 'longestRunningProcessor'),
+    newRetriesMetric: workqueueMetric('counter', 'retries'),
+  });
 
-  constructor(options: PrometheusMetricsProviderOptions = {}) {
-    const registry = options.registry ?? register;
-    const buckets = [...WORKQUEUE_DURATION_BUCKETS];
-    const depth = registered(registry, Gauge<Label>, 'depth');
-    const adds = registered(registry, Counter<Label>, 'adds');
-    const latency = registered(registry, Histogram<Label>, 'latency', buckets);
-    const workDuration = registered(registry, Histogram<Label>, 'workDuration', buckets);
-    const unfinishedWork = registered(registry, Gauge<Label>, 'unfinishedWork');
-    const longestRunning = registered(registry, Gauge<Label>, 'longestRunningProcessor');
-    const retries = registered(registry, Counter<Label>, 'retries');
-    this.newDepthMetric = perQueue(depth);
-    this.newAddsMetric = perQueue(adds);
-    this.newLatencyMetric = perQueue(latency);
-    this.newWorkDurationMetric = perQueue(workDuration);
-    this.newUnfinishedWorkSecondsMetric = perQueue(unfinishedWork);
-    this.newLongestRunningProcessorSecondsMetric = perQueue(longestRunning);
-    this.newRetriesMetric = perQueue(retries);
-  }
-}
-
-/** Each queue is one series of `metric`: the child whose `name` label is the queue's name. */
-function perQueue<M>(metric: { labels(labels: Record<Label, string>): M }): (name: string) => M {
-  return (name) => metric.labels({ name });
-}
-
-interface MetricSettings {
-  name: string;
-  help: string;
-  buckets?: number[];
-}
-
-const labelNames: readonly Label[] = ['name'];
-
-// prom-client refuses a second registration of a name, so a metric another provider already
-// registered in the registry is reused, provided it is of the same type.
-function registered<M>(
-  registry: Registry,
-  kind: new (config: MetricSettings & { labelNames: readonly Label[]; registers: Registry[] }) => M,
-  metric: keyof typeof WORKQUEUE_METRIC_NAMES,
-  buckets?: number[],
-): M {
-  const name = WORKQUEUE_METRIC_NAMES[metric];
-  const settings: MetricSettings = { name, help: WORKQUEUE_METRIC_HELP[metric] };
-  if (buckets) settings.buckets = buckets;
-  const existing = registry.getSingleMetric(name);
-  if (existing === undefined) return new kind({ ...settings, labelNames, registers: [registry] });
-  if (existing instanceof kind) return existing;
-  throw new TypeError(`metric ${name} is already registered with a different type`);
-}
+/** A provider made by {@link PrometheusMetricsProvider}: a {@link MetricsProvider}. */
+export type PrometheusMetricsProvider = MetricsProvider;
