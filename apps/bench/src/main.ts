@@ -27,6 +27,7 @@ import { loadConfig, PatchType, RESTClient } from '@kubets/rest';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { type BenchArgs, parseBenchArgs, usage } from './args.ts';
 import { prepareClientGo } from './client-go.ts';
+import { type BlockKey, replaceBlock } from './docs-block.ts';
 import { benchNamespace, generationPatch, podFixture, podName } from './fixture.ts';
 import type { ParentMessage, RunnerConfig, RunnerMessage } from './runner.ts';
 import { runStartup } from './startup-run.ts';
@@ -45,10 +46,6 @@ import {
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../../..');
 const docsPath = path.join(repoRoot, 'docs/benchmarks.md');
-// One generated block per Pod count, so a 100,000-Pod run does not replace the 10,000 one.
-const startMarker = (pods: number | 'startup'): string => `<!-- bench:results:${pods}:start -->`;
-const endMarker = (pods: number | 'startup'): string => `<!-- bench:results:${pods}:end -->`;
-const anyEndMarker = /<!-- bench:results:\d+:end -->/g;
 
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
@@ -235,27 +232,15 @@ function renderResults(
   ].join('\n');
 }
 
-function writeDocs(block: string, pods: number | 'startup'): void {
+function writeDocs(block: string, pods: BlockKey): void {
   let text: string;
   try {
     text = readFileSync(docsPath, 'utf8');
   } catch {
     text = '# Benchmarks\n';
   }
-  const start = text.indexOf(startMarker(pods));
-  const end = text.indexOf(endMarker(pods));
-  const generated = `${startMarker(pods)}\n<!-- written by apps/bench (pnpm bench); edit outside the markers -->\n\n${block}\n\n${endMarker(pods)}`;
-  let next: string;
-  if (start >= 0 && end > start) {
-    next = text.slice(0, start) + generated + text.slice(end + endMarker(pods).length);
-  } else {
-    // A new Pod count goes after the last results block, keeping the results together.
-    const last = [...text.matchAll(anyEndMarker)].at(-1);
-    next =
-      last === undefined
-        ? `${text.trimEnd()}\n\n${generated}\n`
-        : `${text.slice(0, last.index + last[0].length)}\n\n${generated}${text.slice(last.index + last[0].length)}`;
-  }
+  // One generated block per Pod count, so a 100,000-Pod run does not replace the 10,000 one.
+  const next = replaceBlock(text, pods, block);
   mkdirSync(path.dirname(docsPath), { recursive: true });
   writeFileSync(docsPath, next);
   log(`wrote ${path.relative(repoRoot, docsPath)}`);
