@@ -19,11 +19,18 @@ describe('parseBenchArgs', () => {
       'kubets',
       'client-node',
     ]);
+    expect(parseBenchArgs(['--variants', 'floor, kubets-handler,client-go']).variants).toEqual([
+      'floor',
+      'kubets-handler',
+      'client-go',
+    ]);
   });
 
   it('rejects bad values', () => {
     expect(() => parseBenchArgs(['--pods', '0'])).toThrow(/--pods/);
-    expect(() => parseBenchArgs(['--variants', 'client-go'])).toThrow(/unknown variant/);
+    expect(() => parseBenchArgs(['--variants', 'client-go-1.36'])).toThrow(
+      /unknown variant client-go-1\.36/,
+    );
     expect(() => parseBenchArgs(['--nope'])).toThrow();
   });
 });

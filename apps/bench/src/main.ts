@@ -6,16 +6,18 @@
 // 1. Starts envtest (etcd + kube-apiserver), or uses --kubeconfig, and creates N Pods of
 //    about 2 KB in namespace kubets-bench.
 // 2. Each round runs every variant once, in alternating order, each in its own process
-//    (`node --expose-gc src/run-*.ts`, a fresh heap): initial sync, heap per object, RSS;
-//    then this process patches every Pod once while the runner measures its CPU from the
-//    first to the N-th update; then the runner forces a relist and samples its peak memory.
-// 3. Prints the medians, the ratios to client-node and the BRIEF §6 targets as markdown, and
-//    (for runs of 10,000 Pods or more, or with --docs) writes them to docs/benchmarks.md.
+//    (`node --expose-gc src/run-*.ts`, a fresh heap; the client-go variant is a Go binary,
+//    client-go.ts): initial sync, heap per object, RSS; then this process patches every Pod
+//    once while the runner measures its CPU from the first to the N-th update; then the
+//    runner forces a relist and samples its peak memory.
+// 3. Prints the medians, the ratios to client-node and to the floor, the BRIEF §6 and issue 20
+//    targets as markdown, and (for runs of 10,000 Pods or more, or with --docs) writes them
+//    to docs/benchmarks.md.
 // 4. Before that, the startup benchmark (startup-run.ts; --startup-only runs it alone, with no
 //    envtest): import time and RSS of each package and of an idle controller, each in a fresh
 //    process, client-node alongside; written to docs/benchmarks.md between its own markers.
 
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,11 +26,15 @@ import { isAlreadyExists } from '@kubets/apimachinery';
 import { loadConfig, PatchType, RESTClient } from '@kubets/rest';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { type BenchArgs, parseBenchArgs, usage } from './args.ts';
+import { prepareClientGo } from './client-go.ts';
+import { type BlockKey, replaceBlock } from './docs-block.ts';
 import { benchNamespace, generationPatch, podFixture, podName } from './fixture.ts';
 import type { ParentMessage, RunnerConfig, RunnerMessage } from './runner.ts';
 import { runStartup } from './startup-run.ts';
 import {
+  checkIssue20Targets,
   checkTargets,
+  completeResult,
   type RunnerResult,
   resultsTable,
   roundOrder,
@@ -40,10 +46,6 @@ import {
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../../..');
 const docsPath = path.join(repoRoot, 'docs/benchmarks.md');
-// One generated block per Pod count, so a 100,000-Pod run does not replace the 10,000 one.
-const startMarker = (pods: number | 'startup'): string => `<!-- bench:results:${pods}:start -->`;
-const endMarker = (pods: number | 'startup'): string => `<!-- bench:results:${pods}:end -->`;
-const anyEndMarker = /<!-- bench:results:\d+:end -->/g;
 
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
@@ -106,6 +108,41 @@ async function patchAll(core: RESTClient, args: BenchArgs, generation: string): 
   return performance.now() - t0;
 }
 
+const runnerScripts: Readonly<Record<Exclude<Variant, 'client-go'>, string>> = {
+  floor: 'run-floor.ts',
+  kubets: 'run-kubets.ts',
+  'kubets-handler': 'run-kubets.ts',
+  'client-node': 'run-client-node.ts',
+  'kubets-transform': 'run-kubets.ts',
+  'kubets-metadata': 'run-kubets.ts',
+};
+
+/** The runner process of `variant`, with the IPC channel runner.ts speaks. */
+function startRunner(
+  args: BenchArgs,
+  variant: Variant,
+  config: RunnerConfig,
+  clientGoBinary: string | undefined,
+): ChildProcess {
+  if (variant === 'client-go') {
+    if (clientGoBinary === undefined) throw new Error('the client-go runner was not built');
+    // Node's IPC channel in JSON mode is one JSON message per line on NODE_CHANNEL_FD: the Go
+    // runner reads and writes it directly.
+    return spawn(clientGoBinary, [JSON.stringify(config)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'json',
+    });
+  }
+  const profiled = args.cpuProf !== undefined && variant !== 'client-node';
+  if (profiled) config.profileDir = path.resolve(args.cpuProf!);
+  const execArgv = ['--expose-gc'];
+  if (profiled) execArgv.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(args.cpuProf!)}`);
+  return fork(path.join(here, runnerScripts[variant]), [JSON.stringify(config)], {
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
 /** Runs one variant in its own process; this process is the patcher. */
 function runOne(
   core: RESTClient,
@@ -113,8 +150,8 @@ function runOne(
   kubeconfig: string,
   variant: Variant,
   round: number,
+  clientGoBinary: string | undefined,
 ): Promise<RunnerResult> {
-  const script = variant === 'client-node' ? 'run-client-node.ts' : 'run-kubets.ts';
   const config: RunnerConfig = {
     variant,
     round,
@@ -123,17 +160,7 @@ function runOne(
     kubeconfig,
     timeoutMs: args.timeoutMs,
   };
-  if (args.cpuProf !== undefined && variant !== 'client-node') {
-    config.profileDir = path.resolve(args.cpuProf);
-  }
-  const execArgv = ['--expose-gc'];
-  if (args.cpuProf !== undefined && variant !== 'client-node') {
-    execArgv.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(args.cpuProf)}`);
-  }
-  const child = fork(path.join(here, script), [JSON.stringify(config)], {
-    execArgv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = startRunner(args, variant, config, clientGoBinary);
   return new Promise<RunnerResult>((resolve, reject) => {
     let result: RunnerResult | undefined;
     child.on('message', (m: RunnerMessage) => {
@@ -149,7 +176,7 @@ function runOne(
           },
         );
       } else if (m.type === 'result') {
-        result = m.result;
+        result = completeResult(m.result);
       } else if (m.type === 'error') {
         reject(new Error(`${variant} runner failed: ${m.message}`));
       }
@@ -185,6 +212,7 @@ function renderResults(
   results: readonly RunnerResult[],
   facts: { kubeApiserver: string; listBytes: number },
   command: string,
+  skipped: readonly string[],
 ): string {
   const summaries = summarize(results);
   const load = os.loadavg().map((l) => l.toFixed(1));
@@ -194,34 +222,25 @@ function renderResults(
     `- machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.platform()} ${os.release()}; load average at the end ${load.join(' / ')}`,
     `- Node ${process.version}, kube-apiserver ${facts.kubeApiserver} (${args.kubeconfig ? 'the --kubeconfig cluster' : 'envtest'}), @kubernetes/client-node ${clientNodeVersion()}`,
     `- ${args.pods} Pods, list body ${(facts.listBytes / 1e6).toFixed(1)} MB (${Math.round(facts.listBytes / args.pods)} B per Pod); ${args.rounds} round(s), medians; KB = 1000 bytes`,
+    ...skipped.map((reason) => `- not run: ${reason}`),
     '',
     resultsTable(summaries),
     '',
     targetsTable(checkTargets(summaries)),
+    '',
+    targetsTable(checkIssue20Targets(summaries, args.pods), 'issue 20'),
   ].join('\n');
 }
 
-function writeDocs(block: string, pods: number | 'startup'): void {
+function writeDocs(block: string, pods: BlockKey): void {
   let text: string;
   try {
     text = readFileSync(docsPath, 'utf8');
   } catch {
     text = '# Benchmarks\n';
   }
-  const start = text.indexOf(startMarker(pods));
-  const end = text.indexOf(endMarker(pods));
-  const generated = `${startMarker(pods)}\n<!-- written by apps/bench (pnpm bench); edit outside the markers -->\n\n${block}\n\n${endMarker(pods)}`;
-  let next: string;
-  if (start >= 0 && end > start) {
-    next = text.slice(0, start) + generated + text.slice(end + endMarker(pods).length);
-  } else {
-    // A new Pod count goes after the last results block, keeping the results together.
-    const last = [...text.matchAll(anyEndMarker)].at(-1);
-    next =
-      last === undefined
-        ? `${text.trimEnd()}\n\n${generated}\n`
-        : `${text.slice(0, last.index + last[0].length)}\n\n${generated}${text.slice(last.index + last[0].length)}`;
-  }
+  // One generated block per Pod count, so a 100,000-Pod run does not replace the 10,000 one.
+  const next = replaceBlock(text, pods, block);
   mkdirSync(path.dirname(docsPath), { recursive: true });
   writeFileSync(docsPath, next);
   log(`wrote ${path.relative(repoRoot, docsPath)}`);
@@ -256,11 +275,25 @@ async function main(): Promise<void> {
       `kube-apiserver ${facts.kubeApiserver}; list of ${args.pods} Pods is ${(facts.listBytes / 1e6).toFixed(1)} MB`,
     );
 
+    let selected = args.variants;
+    const skipped: string[] = [];
+    let clientGoBinary: string | undefined;
+    if (selected.includes('client-go')) {
+      const prepared = await prepareClientGo({ log });
+      if ('binary' in prepared) {
+        clientGoBinary = prepared.binary;
+      } else {
+        log(`client-go variant skipped: ${prepared.skipped}`);
+        skipped.push(`client-go (${prepared.skipped})`);
+        selected = selected.filter((v) => v !== 'client-go');
+      }
+    }
+
     const results: RunnerResult[] = [];
     for (let round = 0; round < args.rounds; round++) {
-      for (const variant of roundOrder(round, args.variants)) {
+      for (const variant of roundOrder(round, selected)) {
         log(`round ${round + 1}/${args.rounds}: ${variant}`);
-        const result = await runOne(core, args, kubeconfig, variant, round);
+        const result = await runOne(core, args, kubeconfig, variant, round, clientGoBinary);
         results.push(result);
         if (args.jsonl !== undefined) appendFileSync(args.jsonl, `${JSON.stringify(result)}\n`);
         log(
@@ -272,7 +305,7 @@ async function main(): Promise<void> {
 
     const flags = process.argv.slice(2).filter((a) => a !== '--');
     const command = flags.length > 0 ? `pnpm bench -- ${flags.join(' ')}` : 'pnpm bench';
-    const block = renderResults(args, results, facts, command);
+    const block = renderResults(args, results, facts, command, skipped);
     process.stdout.write(`\n${block}\n`);
     if (args.docs) writeDocs(block, args.pods);
     else log('docs/benchmarks.md not updated (runs under 10,000 Pods need --docs)');

@@ -4,8 +4,10 @@
 //
 //   node --expose-gc src/run-kubets.ts '<RunnerConfig JSON>'   (started by main.ts)
 //
-// Variants: `kubets` (full Pods), `kubets-transform` (a transform drops managedFields before
-// objects are cached), `kubets-metadata` (metadata-only: PartialObjectMetadata).
+// Variants: `kubets` (full Pods), `kubets-handler` (the same informer, its handler only
+// counts events: no work queue, no worker), `kubets-transform` (a transform drops
+// managedFields before objects are cached), `kubets-metadata` (metadata-only:
+// PartialObjectMetadata).
 
 import {
   dropManagedFields,
@@ -39,19 +41,33 @@ await runBenchmark(config, (counters: Counters) => {
   const indexer = informer.getIndexer();
 
   const queue = newRateLimitingQueue<string>();
-  informer.addEventHandler({
-    onAdd(obj) {
-      counters.added();
-      queue.add(metaNamespaceKeyFunc(obj));
-    },
-    onUpdate(_old, obj) {
-      counters.updated(obj);
-      queue.add(metaNamespaceKeyFunc(obj));
-    },
-    onDelete(obj) {
-      queue.add(metaNamespaceKeyFunc(obj));
-    },
-  });
+  const handlerOnly = config.variant === 'kubets-handler';
+  informer.addEventHandler(
+    handlerOnly
+      ? {
+          onAdd() {
+            counters.added();
+            counters.handled();
+          },
+          onUpdate(_old, obj) {
+            counters.updated(obj);
+            counters.handled();
+          },
+        }
+      : {
+          onAdd(obj) {
+            counters.added();
+            queue.add(metaNamespaceKeyFunc(obj));
+          },
+          onUpdate(_old, obj) {
+            counters.updated(obj);
+            queue.add(metaNamespaceKeyFunc(obj));
+          },
+          onDelete(obj) {
+            queue.add(metaNamespaceKeyFunc(obj));
+          },
+        },
+  );
 
   const worker = async (): Promise<void> => {
     for (;;) {
@@ -76,7 +92,7 @@ await runBenchmark(config, (counters: Counters) => {
   return {
     async startAndSync() {
       running = informer.run(stop.signal);
-      working = worker();
+      if (!handlerOnly) working = worker();
       await new Promise<void>((resolve) => {
         const timer = setInterval(() => {
           if (informer.hasSynced()) {

@@ -88,8 +88,17 @@ export class Counters {
 
   /** An update of `obj`; counted when it carries the generation being patched in. */
   updated(obj: BenchObject): void {
-    if (this.#generation === undefined) return;
     if (obj.metadata?.labels?.[generationLabel] !== this.#generation) return;
+    this.updateSeen();
+  }
+
+  /**
+   * An update event of the patch round, for a runner that keeps no object to check (the
+   * floor parses each line and drops it). Every update a fresh runner sees after its sync is
+   * the patcher's: nothing else changes the Pods.
+   */
+  updateSeen(): void {
+    if (this.#generation === undefined) return;
     if (this.updates === 0) {
       this.#cpuStart = process.cpuUsage();
       this.#wallStart = performance.now();
@@ -116,8 +125,15 @@ export class Counters {
       const wallMs = performance.now() - this.#wallStart;
       const done = this.#updatesDone;
       this.#updatesDone = undefined;
+      // A relist that follows may hand every object to the handler again: not this window's.
+      this.#generation = undefined;
       done({ cpuSeconds: (cpu.user + cpu.system) / 1e6, wallMs });
     }
+  }
+
+  /** For a runner without a work queue: the handler's event was the whole work. */
+  handled(): void {
+    this.worked(true, true);
   }
 
   /** Resolves once the worker has processed the keys of the initial list. */
@@ -232,6 +248,8 @@ export async function runBenchmark(
     const syncMs = performance.now() - t0;
     await withTimeout(counters.initialWorked(), config.timeoutMs, 'initial keys');
     const drainMs = performance.now() - t0;
+    // The process's peak RSS so far: reached while the list was downloaded, parsed and cached.
+    const syncPeakRssBytes = process.resourceUsage().maxRSS * 1024;
     const cached = subject.cacheSize();
 
     fullGc();
@@ -267,6 +285,7 @@ export async function runBenchmark(
       cached,
       syncMs,
       drainMs,
+      syncPeakRssBytes,
       baselineHeapBytes: baseline,
       storeHeapBytes,
       heapPerObjectBytes: storeHeapBytes / config.pods,

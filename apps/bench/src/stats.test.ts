@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  checkIssue20Targets,
   checkTargets,
+  completeResult,
   fmt,
   median,
   type RunnerResult,
@@ -21,6 +23,7 @@ function result(variant: Variant, round: number, over: Partial<RunnerResult> = {
     cached: 10_000,
     syncMs: 1000,
     drainMs: 1100,
+    syncPeakRssBytes: 240e6,
     baselineHeapBytes: 30e6,
     storeHeapBytes: 40e6,
     heapPerObjectBytes: 4000,
@@ -95,7 +98,7 @@ describe('tables', () => {
     const lines = table.split('\n');
     expect(lines).toHaveLength(2 + 3 + 2);
     expect(lines[0]).toMatch(/^\| variant \| rounds \| initial sync \(s\) \|/);
-    expect(lines[2]).toContain('| kubets (full Pods) | 1 | 0.70 |');
+    expect(lines[2]).toContain('| kubets, informer + work queue (full Pods) | 1 | 0.70 |');
     expect(table).toContain('| *kubets / client-node* |  | *0.50×* |');
     for (const line of lines) expect(line.split('|').length).toBe(lines[0]!.split('|').length);
   });
@@ -114,6 +117,98 @@ describe('tables', () => {
     const checks = checkTargets(summarize([result('kubets', 0)]));
     expect(checks[0]!.met).toBeUndefined();
     expect(targetsTable(checks)).toContain('| n/a |');
+  });
+});
+
+describe('the issue 20 variants', () => {
+  // CPU per 10k updates: floor 0.5, handler 0.55, pipeline 0.7, client-node 0.8, client-go 1.4.
+  const cpu = (variant: Variant, seconds: number, over: Partial<RunnerResult> = {}) =>
+    result(variant, 0, { updateCpuSeconds: seconds, ...over });
+  const summaries = summarize([
+    cpu('client-go', 1.4),
+    cpu('kubets', 0.7, { rssAfterSyncBytes: 150e6, syncMs: 500, syncPeakRssBytes: 500e6 }),
+    cpu('client-node', 0.8, { rssAfterSyncBytes: 280e6, syncMs: 1000, syncPeakRssBytes: 1000e6 }),
+    cpu('floor', 0.5),
+    cpu('kubets-handler', 0.55),
+  ]);
+
+  it('come in table order, with ratios to client-node for all and to the floor for kubets', () => {
+    expect(summaries.map((s) => s.variant)).toEqual([
+      'floor',
+      'kubets',
+      'kubets-handler',
+      'client-node',
+      'client-go',
+    ]);
+    const lines = resultsTable(summaries).split('\n');
+    const ratioRows = lines.filter((l) => l.startsWith('| *')).map((l) => l.split(' | ')[0]);
+    expect(ratioRows).toEqual([
+      '| *floor / client-node*',
+      '| *kubets / client-node*',
+      '| *kubets-handler / client-node*',
+      '| *client-go / client-node*',
+      '| *kubets / floor*',
+      '| *kubets-handler / floor*',
+    ]);
+    const cpuColumn = lines[0]!.split(' | ').indexOf('CPU per 10k updates (s)');
+    const cpuOf = (label: string) =>
+      lines.find((l) => l.startsWith(`| *${label}*`))!.split(' | ')[cpuColumn];
+    expect(cpuOf('kubets / floor')).toBe('*1.40×*');
+    expect(cpuOf('kubets-handler / floor')).toBe('*1.10×*');
+    expect(cpuOf('client-go / client-node')).toBe('*1.75×*');
+  });
+
+  it('show the peak RSS during sync', () => {
+    expect(summaries.find((s) => s.variant === 'kubets')!.syncPeakRssMB).toBe(500);
+    expect(resultsTable(summaries)).toContain('peak RSS during sync (MB)');
+  });
+
+  it('are checked against issue 20, the 100,000-Pod targets only at that size', () => {
+    const small = checkIssue20Targets(summaries, 10_000);
+    expect(small.map((c) => [c.target, c.met])).toEqual([
+      ['CPU per 10k updates, informer + handler ≤ 1.2 × floor', true],
+      ['CPU per 10k updates, informer + handler ≤ 0.75 × client-node', true],
+      ['CPU per 10k updates, full pipeline with a work queue ≤ 1.2 × floor', false],
+      ['CPU per 10k updates, full pipeline with a work queue ≤ 0.75 × client-node', false],
+      ['RSS after sync ≤ 0.6 × client-node', true],
+    ]);
+    expect(small[0]!.measured).toBe('0.55 s vs 0.50 s = 1.10×');
+    const large = checkIssue20Targets(summaries, 100_000);
+    expect(large.slice(5).map((c) => [c.target, c.measured, c.met])).toEqual([
+      ['initial sync ≤ 0.55 × client-node', '0.50 s vs 1.00 s = 0.50×', true],
+      ['peak RSS during sync ≤ 0.55 × client-node', '500.00 MB vs 1000.00 MB = 0.50×', true],
+    ]);
+    const table = targetsTable(large, 'issue 20');
+    expect(table.split('\n')[0]).toBe('| target (issue 20) | kubets measured | met? |');
+    expect(table).toContain('| **no** |');
+  });
+
+  it('are n/a without the floor or client-node', () => {
+    const checks = checkIssue20Targets(summarize([cpu('kubets', 0.7)]), 10_000);
+    expect(checks.map((c) => c.met)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+});
+
+describe('completeResult', () => {
+  it('reads a figure a runner left out as missing', () => {
+    const { relistMs, relistPeakRatio, ...partial } = result('client-go', 0);
+    const complete = completeResult(partial);
+    expect(complete.relistMs).toBeNaN();
+    expect(complete.relistPeakRatio).toBeNaN();
+    expect(complete.syncMs).toBe(1000);
+    expect(fmt(summarize([complete])[0]!.relistS)).toBe('—');
+  });
+
+  it('rejects a result of an unknown variant', () => {
+    expect(() => completeResult({ ...result('kubets', 0), variant: 'client-rs' })).toThrow(
+      /unknown variant: "client-rs"/,
+    );
   });
 });
 

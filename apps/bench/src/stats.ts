@@ -1,17 +1,31 @@
 // The pure part of the harness: what a runner reports, medians over rounds, ratios against
 // client-node, and the markdown tables. No I/O here, so it is unit tested.
 
-/** The informers under test. */
-export const variants = ['kubets', 'client-node', 'kubets-transform', 'kubets-metadata'] as const;
+/** The informers under test, in the order of the tables. */
+export const variants = [
+  'floor',
+  'kubets',
+  'kubets-handler',
+  'client-node',
+  'client-go',
+  'kubets-transform',
+  'kubets-metadata',
+] as const;
 export type Variant = (typeof variants)[number];
 
 /** What the runner of each variant does, for the tables. */
 export const variantLabels: Readonly<Record<Variant, string>> = {
-  kubets: 'kubets (full Pods)',
+  floor: 'floor: node:https + JSON.parse',
+  kubets: 'kubets, informer + work queue (full Pods)',
+  'kubets-handler': 'kubets, informer + counting handler',
   'client-node': '@kubernetes/client-node 2.0.1',
+  'client-go': 'client-go 1.20 (Go), informer + work queue',
   'kubets-transform': 'kubets, transform drops managedFields',
   'kubets-metadata': 'kubets, metadata-only',
 };
+
+/** The variants whose CPU per update is held against the floor's (issue 20). */
+export const floorRatioVariants: readonly Variant[] = ['kubets', 'kubets-handler'];
 
 /** One runner's measurements (one JSON line on its stdout). Bytes, milliseconds, seconds. */
 export interface RunnerResult {
@@ -24,6 +38,8 @@ export interface RunnerResult {
   syncMs: number;
   /** Start → the worker has processed the N keys of the initial list. */
   drainMs: number;
+  /** The process's peak RSS up to that point (getrusage maxrss): the initial sync's peak. */
+  syncPeakRssBytes: number;
   /** heapUsed after GC before the informer started (clients created, modules loaded). */
   baselineHeapBytes: number;
   /** heapUsed after sync, drain and GC, minus the baseline: the cache's cost. */
@@ -52,6 +68,48 @@ export interface RunnerResult {
   workMisses: number;
 }
 
+type NumericField = {
+  [K in keyof RunnerResult]: RunnerResult[K] extends number ? K : never;
+}[keyof RunnerResult];
+
+const numericFields: readonly NumericField[] = [
+  'round',
+  'pods',
+  'cached',
+  'syncMs',
+  'drainMs',
+  'syncPeakRssBytes',
+  'baselineHeapBytes',
+  'storeHeapBytes',
+  'heapPerObjectBytes',
+  'rssAfterSyncBytes',
+  'updates',
+  'updateCpuSeconds',
+  'updateWallMs',
+  'relistMs',
+  'relistPeakHeapBytes',
+  'relistPeakRatio',
+  'relistPeakRssBytes',
+  'relistLists',
+  'workMisses',
+];
+
+/**
+ * A runner's result as received: a figure it could not measure (JSON has no NaN, so a runner
+ * leaves it out) becomes NaN, shown as `—`; an unknown variant is an error.
+ */
+export function completeResult(received: unknown): RunnerResult {
+  const raw = received as Record<string, unknown>;
+  if (!(variants as readonly unknown[]).includes(raw.variant)) {
+    throw new Error(`a runner result names an unknown variant: ${JSON.stringify(raw.variant)}`);
+  }
+  const result = { ...raw } as unknown as RunnerResult;
+  for (const field of numericFields) {
+    if (typeof raw[field] !== 'number') result[field] = Number.NaN;
+  }
+  return result;
+}
+
 /** The median of `values` (mean of the two middle ones for an even count); NaN when empty. */
 export function median(values: readonly number[]): number {
   const xs = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
@@ -73,6 +131,7 @@ export interface Summary {
   pods: number;
   syncS: number;
   drainS: number;
+  syncPeakRssMB: number;
   heapPerObjectKB: number;
   rssAfterSyncMB: number;
   /** CPU seconds for the update round, scaled to 10,000 update events. */
@@ -99,6 +158,7 @@ export function summarize(results: readonly RunnerResult[]): Summary[] {
       pods: m((r) => r.pods),
       syncS: m((r) => r.syncMs / 1000),
       drainS: m((r) => r.drainMs / 1000),
+      syncPeakRssMB: m((r) => r.syncPeakRssBytes / MB),
       heapPerObjectKB: m((r) => r.heapPerObjectBytes / KB),
       rssAfterSyncMB: m((r) => r.rssAfterSyncBytes / MB),
       cpuPer10kUpdatesS: m((r) =>
@@ -125,6 +185,7 @@ function row(cells: readonly string[]): string {
 const columns: readonly { title: string; get: (s: Summary) => number; digits: number }[] = [
   { title: 'initial sync (s)', get: (s) => s.syncS, digits: 2 },
   { title: 'sync + N keys worked (s)', get: (s) => s.drainS, digits: 2 },
+  { title: 'peak RSS during sync (MB)', get: (s) => s.syncPeakRssMB, digits: 0 },
   { title: 'heap / object (KB)', get: (s) => s.heapPerObjectKB, digits: 2 },
   { title: 'RSS after sync (MB)', get: (s) => s.rssAfterSyncMB, digits: 0 },
   { title: 'CPU per 10k updates (s)', get: (s) => s.cpuPer10kUpdatesS, digits: 2 },
@@ -134,8 +195,8 @@ const columns: readonly { title: string; get: (s: Summary) => number; digits: nu
 ];
 
 /**
- * The results as a markdown table: one row per variant (medians), then one row per kubets
- * variant with its ratio to client-node.
+ * The results as a markdown table: one row per variant (medians), then the ratio of every
+ * other variant to client-node, and of kubets and kubets-handler to the floor.
  */
 export function resultsTable(summaries: readonly Summary[]): string {
   const lines = [
@@ -151,19 +212,25 @@ export function resultsTable(summaries: readonly Summary[]): string {
       ]),
     );
   }
-  const peer = summaries.find((s) => s.variant === 'client-node');
-  if (peer !== undefined) {
-    for (const s of summaries) {
-      if (s.variant === 'client-node') continue;
+  const ratioRows = (reference: Variant, over: readonly Summary[]): void => {
+    const ref = summaries.find((s) => s.variant === reference);
+    if (ref === undefined) return;
+    for (const s of over) {
+      if (s.variant === reference) continue;
       lines.push(
         row([
-          `*${s.variant} / client-node*`,
+          `*${s.variant} / ${reference}*`,
           '',
-          ...columns.map((c) => `*${fmt(ratio(c.get(s), c.get(peer)))}×*`),
+          ...columns.map((c) => `*${fmt(ratio(c.get(s), c.get(ref)))}×*`),
         ]),
       );
     }
-  }
+  };
+  ratioRows('client-node', summaries);
+  ratioRows(
+    'floor',
+    summaries.filter((s) => floorRatioVariants.includes(s.variant)),
+  );
   return lines.join('\n');
 }
 
@@ -215,9 +282,97 @@ export function checkTargets(summaries: readonly Summary[]): TargetCheck[] {
   ];
 }
 
-/** The target checks as a markdown table. */
-export function targetsTable(checks: readonly TargetCheck[]): string {
-  const lines = [row(['target (BRIEF §6)', 'kubets measured', 'met?']), row(['---', '---', '---'])];
+/** `variant`'s figure against `limit` × the same figure of `reference`. */
+function ratioCheck(
+  target: string,
+  value: number,
+  reference: number,
+  limit: number,
+  unit: string,
+): TargetCheck {
+  const r = ratio(value, reference);
+  return {
+    target,
+    measured: `${fmt(value)} ${unit} vs ${fmt(reference)} ${unit} = ${fmt(r)}×`,
+    met: check(r, limit),
+  };
+}
+
+/** Pod counts from which issue 20's 100,000-Pod targets apply. */
+export const largeRunPods = 100_000;
+
+/**
+ * Issue 20's "must show" targets against the medians: CPU per update of the informer with a
+ * handler and of the full pipeline against the floor and client-node, RSS after sync; and,
+ * for runs of {@link largeRunPods} or more, sync time and peak RSS during sync.
+ */
+export function checkIssue20Targets(summaries: readonly Summary[], pods: number): TargetCheck[] {
+  const figure = (v: Variant, f: (s: Summary) => number): number => {
+    const s = summaries.find((x) => x.variant === v);
+    return s === undefined ? Number.NaN : f(s);
+  };
+  const cpu = (s: Summary): number => s.cpuPer10kUpdatesS;
+  const checks: TargetCheck[] = [];
+  for (const [variant, what] of [
+    ['kubets-handler', 'informer + handler'],
+    ['kubets', 'full pipeline with a work queue'],
+  ] as const) {
+    checks.push(
+      ratioCheck(
+        `CPU per 10k updates, ${what} ≤ 1.2 × floor`,
+        figure(variant, cpu),
+        figure('floor', cpu),
+        1.2,
+        's',
+      ),
+      ratioCheck(
+        `CPU per 10k updates, ${what} ≤ 0.75 × client-node`,
+        figure(variant, cpu),
+        figure('client-node', cpu),
+        0.75,
+        's',
+      ),
+    );
+  }
+  const rss = (s: Summary): number => s.rssAfterSyncMB;
+  checks.push(
+    ratioCheck(
+      'RSS after sync ≤ 0.6 × client-node',
+      figure('kubets', rss),
+      figure('client-node', rss),
+      0.6,
+      'MB',
+    ),
+  );
+  if (pods >= largeRunPods) {
+    const sync = (s: Summary): number => s.syncS;
+    const peak = (s: Summary): number => s.syncPeakRssMB;
+    checks.push(
+      ratioCheck(
+        'initial sync ≤ 0.55 × client-node',
+        figure('kubets', sync),
+        figure('client-node', sync),
+        0.55,
+        's',
+      ),
+      ratioCheck(
+        'peak RSS during sync ≤ 0.55 × client-node',
+        figure('kubets', peak),
+        figure('client-node', peak),
+        0.55,
+        'MB',
+      ),
+    );
+  }
+  return checks;
+}
+
+/** The target checks as a markdown table; `source` names where the targets come from. */
+export function targetsTable(checks: readonly TargetCheck[], source = 'BRIEF §6'): string {
+  const lines = [
+    row([`target (${source})`, 'kubets measured', 'met?']),
+    row(['---', '---', '---']),
+  ];
   for (const c of checks) {
     lines.push(row([c.target, c.measured, c.met === undefined ? 'n/a' : c.met ? 'yes' : '**no**']));
   }
