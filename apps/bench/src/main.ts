@@ -284,7 +284,7 @@ async function main(): Promise<void> {
         clientGoBinary = prepared.binary;
       } else {
         log(`client-go variant skipped: ${prepared.skipped}`);
-        skipped.push(`client-go (${prepared.skipped})`);
+        skipped.push(`client-go: ${prepared.skipped}`);
         selected = selected.filter((v) => v !== 'client-go');
       }
     }
