@@ -24,7 +24,7 @@ import {
   statusError,
   stepThrough,
 } from '../test/helpers.js';
-import { DeltaFIFO } from './delta-fifo.js';
+import { type Delta, DeltaFIFO } from './delta-fifo.js';
 import { metaNamespaceKeyFunc } from './keys.js';
 import type { ListOptions } from './listwatch.js';
 import {
@@ -33,7 +33,8 @@ import {
   type ReflectorOptions,
   type ReflectorStore,
 } from './reflector.js';
-import { newStore, type Store } from './store.js';
+import { type CacheIndexer, newStore, type Store } from './store.js';
+import { RealFIFO } from './the-real-fifo.js';
 
 /** A pod in namespace `ns`, as the Go tests make them (`mkPod`). */
 function mkPod(name: string, rv = '', namespace = 'ns'): TestPod {
@@ -821,54 +822,89 @@ describe('client-go reflector_test.go', () => {
     await done;
   });
 
-  it('TestReflectorRespectStoreTransformer', async () => {
-    // Only the "delta-fifo" row: RealFIFO is not implemented yet (see the README).
+  describe('TestReflectorRespectStoreTransformer', () => {
     const mkHostPod = (name: string, rv: string) => ({
       ...mkPod(name, rv),
       spec: { hostname: 'test' },
     });
     type HostPod = ReturnType<typeof mkHostPod>;
-    const lastExpectedRV = '3';
-    const events = [
-      added(mkHostPod('foo-1', '1')),
-      added(mkHostPod('foo-2', '2')),
+    const transforming = (counter: { invoked: number }) => (pod: HostPod) => {
+      counter.invoked++;
+      pod.spec.hostname = 'transformed';
+      return pod;
+    };
+    it.each([
       {
-        type: 'BOOKMARK',
-        object: {
-          metadata: {
-            resourceVersion: lastExpectedRV,
-            annotations: { 'k8s.io/initial-events-end': 'true' },
-          },
+        name: 'real-fifo',
+        storeBuilder: (counter: { invoked: number }) => {
+          const fifo = new RealFIFO<HostPod>({
+            keyFunction: metaNamespaceKeyFunc,
+            knownObjects: newStore<HostPod>(metaNamespaceKeyFunc) as CacheIndexer<HostPod>,
+            transformer: transforming(counter),
+          });
+          // What the queued deltas leave: the last state of each key not deleted.
+          const items = () => {
+            const objects = new Map<string, HostPod>();
+            for (const item of fifo.list()) {
+              const delta = item as Delta<HostPod>;
+              const key = fifo.keyOf(delta.object);
+              if (delta.type === 'Deleted') objects.delete(key);
+              else objects.set(key, delta.object as HostPod);
+            }
+            return [...objects.values()];
+          };
+          return { store: fifo, items, queued: () => fifo.length };
         },
       },
-      added(mkHostPod('foo-3', '3')),
-    ] as WatchEvent<HostPod>[];
-    let transformerInvoked = 0;
-    const fifo = new DeltaFIFO<HostPod>({
-      keyFunction: metaNamespaceKeyFunc,
-      transformer: (pod) => {
-        transformerInvoked++;
-        pod.spec.hostname = 'transformed';
-        return pod;
+      {
+        name: 'delta-fifo',
+        storeBuilder: (counter: { invoked: number }) => {
+          const fifo = new DeltaFIFO<HostPod>({
+            keyFunction: metaNamespaceKeyFunc,
+            transformer: transforming(counter),
+          });
+          return { store: fifo, items: () => fifo.list() as HostPod[], queued: () => fifo.length };
+        },
       },
+    ])('$name', async (test) => {
+      const lastExpectedRV = '3';
+      const events = [
+        added(mkHostPod('foo-1', '1')),
+        added(mkHostPod('foo-2', '2')),
+        {
+          type: 'BOOKMARK',
+          object: {
+            metadata: {
+              resourceVersion: lastExpectedRV,
+              annotations: { 'k8s.io/initial-events-end': 'true' },
+            },
+          },
+        },
+        added(mkHostPod('foo-3', '3')),
+      ] as WatchEvent<HostPod>[];
+      const counter = { invoked: 0 };
+      const { store, items, queued } = test.storeBuilder(counter);
+      const lw = new FakeListerWatcher<HostPod>();
+      lw.listFn = () => {
+        throw new Error('list call not expected with a streaming list');
+      };
+      lw.onWatch = (w) => {
+        if (lw.watches.length === 1) w.push(...events);
+      };
+      lw.watchListSemanticsUnsupported = false;
+      const r = new Reflector<HostPod>(lw, store, {
+        clock: new FakeClock(),
+        useStreamingList: true,
+      });
+      void r.run(abortedAfterTest().signal);
+      await eventually(() => queued() === 3);
+      expect(r.lastSyncResourceVersion()).toBe(lastExpectedRV);
+      const informerItems = items();
+      expect(informerItems).toHaveLength(3);
+      for (const item of informerItems) expect(item.spec.hostname).toBe('transformed');
+      // Once per object: twice on replace, once on the following add. (client-go counts 5: it
+      // also transforms the initial events into its temporary store.)
+      expect(counter.invoked).toBe(3);
     });
-    const lw = new FakeListerWatcher<HostPod>();
-    lw.listFn = () => {
-      throw new Error('list call not expected with a streaming list');
-    };
-    lw.onWatch = (w) => {
-      if (lw.watches.length === 1) w.push(...events);
-    };
-    lw.watchListSemanticsUnsupported = false;
-    const r = new Reflector<HostPod>(lw, fifo, { clock: new FakeClock(), useStreamingList: true });
-    void r.run(abortedAfterTest().signal);
-    await eventually(() => fifo.length === 3);
-    expect(r.lastSyncResourceVersion()).toBe(lastExpectedRV);
-    const items = fifo.list() as HostPod[];
-    expect(items).toHaveLength(3);
-    for (const item of items) expect(item.spec.hostname).toBe('transformed');
-    // Once per object: twice on replace, once on the following add. (client-go counts 5: it
-    // also transforms the initial events into its temporary store.)
-    expect(transformerInvoked).toBe(3);
   });
 });

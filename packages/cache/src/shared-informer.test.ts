@@ -93,6 +93,29 @@ describe('SharedIndexInformer', () => {
     expect(informer.lastSyncResourceVersion()).toBe('4');
   });
 
+  it('hands watch bookmarks to its store in order with the changes (EmitDeltaTypeBookmark)', async () => {
+    const { lw, informer, start } = setup();
+    const r = recorder();
+    informer.addEventHandler(r.handler);
+    const storeRV = () => informer.getStore().lastStoreSyncResourceVersion?.();
+    lw.listFn = () => listOf([pod('a', '1')], '3');
+    void start();
+    const w = await lw.watchNumber(1);
+    await eventually(() => informer.hasSynced());
+    expect(storeRV(), 'at the list').toBe('3');
+    w.push({ type: 'MODIFIED', object: pod('a', '4') });
+    w.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '7' } } as TestPod });
+    await eventually(() => storeRV() === '7', { what: 'store at the first bookmark' });
+    w.push({ type: 'ADDED', object: pod('b', '8') });
+    await eventually(() => informer.getStore().getByKey('default/b') !== undefined);
+    expect(storeRV(), 'at the add after the bookmark').toBe('8');
+    w.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '9' } } as TestPod });
+    await eventually(() => storeRV() === '9', { what: 'store at the second bookmark' });
+    // A bookmark notifies nobody.
+    await expectLog(r, ['add a@1 (initial)', 'update a 1->4', 'add b@8']);
+    expect(informer.lastSyncResourceVersion()).toBe('9');
+  });
+
   it('delivers a tombstone for an object missing from a relist, and skips unchanged objects', async () => {
     const { lw, informer, start } = setup();
     const r = recorder();
