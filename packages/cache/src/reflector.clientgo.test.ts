@@ -128,6 +128,15 @@ function listsFrom(lw: FakeListerWatcher<TestPod>, answers: (ObjectList<TestPod>
   };
 }
 
+/** client-go's `storeWithRV`: a store recording every resourceVersion update it is given. */
+function storeWithRV() {
+  const resourceVersions: string[] = [];
+  const s: ReflectorStore<TestPod> = Object.assign(newStore<TestPod>(metaNamespaceKeyFunc), {
+    updateResourceVersion: (rv: string) => void resourceVersions.push(rv),
+  });
+  return { s, resourceVersions };
+}
+
 describe('client-go reflector_test.go', () => {
   it('TestCloseWatchChannelOnError', async () => {
     const lw = new FakeListerWatcher<TestPod>();
@@ -674,6 +683,46 @@ describe('client-go reflector_test.go', () => {
     const { rvs, sizes } = await relists(lw, newStore(metaNamespaceKeyFunc), 2);
     expect(sizes).toEqual([4, 8]);
     expect(rvs).toEqual(tc.expectedRVs);
+  });
+
+  it('TestReflectorResourceVersionUpdate', async () => {
+    const { s, resourceVersions } = storeWithRV();
+    const lw = new FakeListerWatcher<TestPod>();
+    lw.listFn = () => listOf([], '10');
+    const ac = abortedAfterTest();
+    const makePod = (rv: string) => mkPod('', rv);
+    lw.onWatch = (w) => {
+      w.push(
+        added(makePod('10')),
+        modified(makePod('20')),
+        { type: 'BOOKMARK', object: makePod('30') },
+        deleted(makePod('40')),
+      );
+    };
+    const { r } = reflector(lw, s);
+    const done = r.listAndWatch(ac.signal);
+    await eventually(() => resourceVersions.length === 4);
+    ac.abort(new Error('done'));
+    await done;
+    expect(resourceVersions).toEqual(['10', '20', '30', '40']);
+  });
+
+  it('TestReflectorResourceVersionUpdate, from a watch at "0" (a kubets case)', async () => {
+    // The same events from a watch started at "0" (a list without a resourceVersion): its
+    // ADDED events are synthetic and unordered, so nothing is propagated before the MODIFIED.
+    const { s, resourceVersions } = storeWithRV();
+    const lw = new FakeListerWatcher<TestPod>();
+    lw.listFn = () => listOf([], '0');
+    const ac = abortedAfterTest();
+    lw.onWatch = (w) => {
+      w.push(added(mkPod('a', '10')), modified(mkPod('a', '20')), deleted(mkPod('a', '40')));
+    };
+    const { r } = reflector(lw, s);
+    const done = r.listAndWatch(ac.signal);
+    await eventually(() => resourceVersions.length === 2);
+    ac.abort(new Error('done'));
+    await done;
+    expect(resourceVersions).toEqual(['20', '40']);
   });
 
   it('TestReflectorFullListIfExpired', async () => {

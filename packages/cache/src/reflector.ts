@@ -53,6 +53,12 @@ export interface ReflectorStore<T> {
    * `ReflectorBookmarkStore`). Optional; stores track it as their resourceVersion.
    */
   bookmark?(resourceVersion: string): void;
+  /**
+   * Called each time a watch moves the reflector's resourceVersion (client-go
+   * `ResourceVersionUpdater`): after every event, once the watch is past the synthetic ADDED
+   * events of a watch from `""` or `"0"`. Optional.
+   */
+  updateResourceVersion?(resourceVersion: string): void;
 }
 
 /** Facts about the reflector passed to a {@link WatchErrorHandler}. */
@@ -683,6 +689,10 @@ export class Reflector<T> {
       let deadline = stream?.deadline;
       let it = stream?.it;
       stream = undefined;
+      // A watch from "" or "0" starts with ADDED events in no resourceVersion order; one
+      // continued from a streaming list is past them.
+      const startRV = this.#lastSyncResourceVersion;
+      const propagateRVFromStart = it !== undefined || (startRV !== '' && startRV !== '0');
       if (it === undefined) {
         const timeoutSeconds = this.#watchTimeoutSeconds();
         const options: WatchOptions = {
@@ -718,7 +728,7 @@ export class Reflector<T> {
       let result: WatchResult;
       const progress = { events: 0 };
       try {
-        result = await this.#watchHandler(it, signal, progress);
+        result = await this.#watchHandler(it, signal, progress, propagateRVFromStart);
       } catch (err) {
         this.#metrics?.watchEnded(started, progress.events, false);
         // The stream broke (a reset connection, an undecodable line): resume from the
@@ -807,9 +817,11 @@ export class Reflector<T> {
     it: AsyncIterator<WatchEvent<T>>,
     signal: AbortSignal,
     progress: { events: number },
+    propagateRVFromStart: boolean,
   ): Promise<WatchResult> {
     let events = 0;
     let done = false;
+    let eventReceivedBesidesAdded = false;
     try {
       for (;;) {
         const r = await it.next();
@@ -826,12 +838,15 @@ export class Reflector<T> {
             this.#apply('add', event.object);
             break;
           case 'MODIFIED':
+            eventReceivedBesidesAdded = true;
             this.#apply('update', event.object);
             break;
           case 'DELETED':
+            eventReceivedBesidesAdded = true;
             this.#apply('delete', event.object);
             break;
           case 'BOOKMARK':
+            eventReceivedBesidesAdded = true;
             if (this.#store.bookmark !== undefined) this.#bookmark(event.object);
             break;
           case 'ERROR':
@@ -839,9 +854,10 @@ export class Reflector<T> {
         }
         this.#watchProgressSinceList++;
         const rv = getResourceVersion(event.object as HasObjectMeta);
-        if (rv) {
+        if (rv && (propagateRVFromStart || eventReceivedBesidesAdded)) {
           this.#lastSyncResourceVersion = rv;
           this.#metrics?.resourceVersion(rv);
+          this.#store.updateResourceVersion?.(rv);
         }
       }
     } finally {
