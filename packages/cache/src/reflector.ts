@@ -339,8 +339,6 @@ export class Reflector<T> {
   #paginatedResult = false;
   /** Objects and bookmarks received by watches since the last list (no ERRORs). */
   #watchProgressSinceList = 0;
-  /** Set when the last listAndWatch ended with a 410 after watch progress: relist at once. */
-  #relistPromptly = false;
 
   constructor(lw: ListerWatcher<T>, store: ReflectorStore<T>, options: ReflectorOptions = {}) {
     this.#lw = lw;
@@ -395,31 +393,26 @@ export class Reflector<T> {
       resyncPeriodMs: this.#resyncPeriodMs,
     });
     while (!signal.aborted) {
-      let failed = false;
-      this.#relistPromptly = false;
       try {
         await this.listAndWatch(signal);
       } catch (err) {
         if (signal.aborted) break;
-        failed = true;
         this.#reportError(err);
       }
       if (signal.aborted) break;
-      // A relist after 410 happens at once when the watch made progress; otherwise (and
-      // after failures) wait, so that a server failing every watch is not hammered.
-      if (failed || !this.#relistPromptly) {
-        if (!(await this.#sleepBackoff(signal))) break;
-      }
+      // Every new list waits for the backoff (client-go's Run, `BackoffUntil`): after a long
+      // healthy watch the backoff has reset to its first step.
+      if (!(await this.#sleepBackoff(signal))) break;
     }
     this.#logger.debug('Stopping reflector', { name: this.#name, type: this.#typeDescription });
   }
 
   /**
    * One list followed by watches (client-go `ListAndWatch`). Resolves when `signal` aborts
-   * or when the watch ended in a way that calls for a new list (410 Gone/Expired, an ERROR
-   * event, a watch closed at once, a failed `store.resync()`); rejects when the list fails
-   * or the watch request fails with anything but "connection refused", 429 or 410. Those
-   * two, and broken watch streams, are retried inside after a backoff.
+   * or when the watch ended in a way that calls for a new list (a 410 Gone/Expired or other
+   * ERROR event, a watch closed at once, a failed `store.resync()`); rejects when the list
+   * fails or the watch request fails with anything but "connection refused" or 429 (a 410
+   * included). Those two, and broken watch streams, are retried inside after a backoff.
    */
   async listAndWatch(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
@@ -712,8 +705,9 @@ export class Reflector<T> {
             continue;
           }
           if (isResourceExpired(err) || isGone(err)) {
-            this.#relistAfterExpired(err);
-            return;
+            // Returned, as client-go's ListAndWatch does; `run` reports it and lists again.
+            this.#noteExpired();
+            throw err;
           }
           if (isConnectionRefused(err) || isTooManyRequests(err)) {
             // The server is down or throttling: relisting would only add load, and the
@@ -795,18 +789,21 @@ export class Reflector<T> {
     }
   }
 
-  /** A 410 ended the watch: the reflector lists again, at once if the watch made progress. */
+  /** A 410 ended the watch (an ERROR event): the reflector lists again after its backoff. */
   #relistAfterExpired(err: unknown): void {
+    this.#noteExpired();
+    this.#logger.info('Watch closed with 410; relisting', this.#fields(err));
+    this.#callWatchErrorHandler(err);
+  }
+
+  /** What the next list asks for after a 410 of the watch. */
+  #noteExpired(): void {
     if (this.#watchProgressSinceList === 0) {
       // The list just made was older than what the server can watch from (an exact,
       // paged list from etcd behind a newer watch cache): listing at that
       // resourceVersion again would go round in circles, so list the latest.
       this.#lastSyncResourceVersionUnavailable = true;
-    } else {
-      this.#relistPromptly = true;
     }
-    this.#logger.info('Watch closed with 410; relisting', this.#fields(err));
-    this.#callWatchErrorHandler(err);
   }
 
   /**

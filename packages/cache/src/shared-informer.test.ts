@@ -117,7 +117,7 @@ describe('SharedIndexInformer', () => {
   });
 
   it('delivers a tombstone for an object missing from a relist, and skips unchanged objects', async () => {
-    const { lw, informer, start } = setup();
+    const { lw, clock, informer, start } = setup();
     const r = recorder();
     informer.addEventHandler(r.handler);
     let n = 0;
@@ -129,6 +129,9 @@ describe('SharedIndexInformer', () => {
     const w = await lw.watchNumber(1);
     w.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '5' } } });
     w.push({ type: 'ERROR', object: expiredStatus() });
+    // The relist waits for the reflector's backoff.
+    await eventually(() => clock.pending === 1);
+    clock.stepToNext();
     await lw.watchNumber(2);
     await expectLog(r, [
       'add a@1 (initial)',
