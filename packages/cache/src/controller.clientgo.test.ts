@@ -9,12 +9,20 @@ import { FakeControllerSource } from '../test/fake-controller-source.js';
 import { abortedAfterTest, type TestPod } from '../test/helpers.js';
 import { Controller, newInformer } from './controller.js';
 import {
+  type DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
   isDeletedFinalStateUnknown,
   metaNamespaceKeyFunc,
 } from './keys.js';
+import type { ListerWatcher } from './listwatch.js';
 import { type DeltaHandler, processDeltaBatch, processDeltas } from './process-deltas.js';
-import { CacheIndexer } from './store.js';
+import {
+  CacheIndexer,
+  newStore,
+  type Transaction,
+  TransactionError,
+  type TransactionStore,
+} from './store.js';
 import { RealFIFO } from './the-real-fifo.js';
 import { waitForCacheSync } from './wait.js';
 
@@ -73,6 +81,25 @@ function startRecordingController(source: FakeControllerSource<TestPod>, atomic:
   const signal = abortedAfterTest().signal;
   void controller.run(signal);
   return { store, fifo, recorder, controller, clock, signal };
+}
+
+/**
+ * The start of client-go's `TestResetWatch` and `TestStoreResourceVersion`: a recording
+ * controller over a source holding default/pod-1, synced, its first event the initial add.
+ */
+async function startedWithPod1(atomic: boolean) {
+  const source = new FakeControllerSource<TestPod>();
+  source.add(named('pod-1', 'default'));
+  const started = startRecordingController(source, atomic);
+  const { recorder, controller, signal } = started;
+  expect(await waitForCacheSync(signal, () => controller.hasSynced())).toBe(true);
+  await eventually(() => recorder.history.length === 1);
+  expect(recorder.history[0]).toMatchObject({
+    action: 'add',
+    key: 'default/pod-1',
+    isInInitialList: true,
+  });
+  return { source, ...started };
 }
 
 /**
@@ -316,17 +343,7 @@ describe('client-go controller_test.go', () => {
   });
 
   it.each([false, true])('TestResetWatch atomic: %s', async (atomic) => {
-    const source = new FakeControllerSource<TestPod>();
-    source.add(named('pod-1', 'default'));
-    const { recorder, controller, clock, signal } = startRecordingController(source, atomic);
-    expect(await waitForCacheSync(signal, () => controller.hasSynced())).toBe(true);
-    // The first event is the initial add.
-    await eventually(() => recorder.history.length === 1);
-    expect(recorder.history[0]).toMatchObject({
-      action: 'add',
-      key: 'default/pod-1',
-      isInInitialList: true,
-    });
+    const { source, recorder, clock } = await startedWithPod1(atomic);
 
     recorder.history.length = 0;
     source.modifyDropWatch(named('pod-1', 'default'));
@@ -341,5 +358,174 @@ describe('client-go controller_test.go', () => {
     const byAction = Object.fromEntries(recorder.history.map((r) => [r.action, r]));
     expect(byAction.update).toMatchObject({ key: 'default/pod-1', isInInitialList: false });
     expect(byAction.add).toMatchObject({ key: 'default/pod-2', isInInitialList: false });
+  });
+
+  describe('TestProcessDeltasInBatch', () => {
+    const cm = (name: string): TestPod => ({ metadata: { name, namespace: 'testnamespace' } });
+    const [cm1, cm2, cm3] = [cm('testname1'), cm('testname2'), cm('testname3')];
+    const addedDelta = (obj: TestPod) => ({ type: 'Added' as const, object: obj });
+
+    /** client-go's `mockTxnStore`: a store whose transactions fail for the given objects. */
+    class MockTxnStore implements TransactionStore<TestPod> {
+      succeedCount = 0;
+      readonly #store = newStore<TestPod>(metaNamespaceKeyFunc);
+      readonly #failingObjs: TestPod[];
+      constructor(failingObjs: TestPod[]) {
+        this.#failingObjs = failingObjs;
+      }
+      transaction(...txns: Transaction<TestPod>[]): TransactionError | undefined {
+        const successfuls: number[] = [];
+        const errs: Error[] = [];
+        txns.forEach((txn, i) => {
+          for (const fail of this.#failingObjs) {
+            if (JSON.stringify(fail) === JSON.stringify(txn.object)) {
+              errs.push(new Error('test error'));
+            } else {
+              successfuls.push(i);
+            }
+          }
+        });
+        if (errs.length > 0) {
+          this.succeedCount = successfuls.length;
+          return new TransactionError(successfuls, txns.length, errs);
+        }
+        this.succeedCount = txns.length;
+        return undefined;
+      }
+      add = (obj: TestPod) => this.#store.add(obj);
+      update = (obj: TestPod) => this.#store.update(obj);
+      delete = (obj: TestPod | DeletedFinalStateUnknown<TestPod>) => this.#store.delete(obj);
+      list = () => this.#store.list();
+      listKeys = () => this.#store.listKeys();
+      get = (obj: TestPod | DeletedFinalStateUnknown<TestPod>) => this.#store.get(obj);
+      getByKey = (key: string) => this.#store.getByKey(key);
+      replace = (list: TestPod[], rv: string) => this.#store.replace(list, rv);
+      resync = () => this.#store.resync();
+    }
+
+    it.each([
+      {
+        name: 'all transaction succeeding should works',
+        deltaList: [addedDelta(cm1)],
+        failingObjects: [],
+        expectedSuccessCount: 1,
+        expectedListenerReceivedObjects: [cm1],
+        expectedError: undefined,
+      },
+      {
+        name: 'all transaction failing should not trigger listener',
+        deltaList: [addedDelta(cm1)],
+        failingObjects: [cm1],
+        expectedSuccessCount: 0,
+        expectedError: 'failed to execute (1/1) transactions',
+        expectedListenerReceivedObjects: [],
+      },
+      {
+        name: 'partial transaction failing should only trigger successful events to listener #1',
+        deltaList: [addedDelta(cm1), addedDelta(cm2)],
+        failingObjects: [cm2],
+        expectedSuccessCount: 1,
+        expectedError: 'failed to execute (1/2) transactions',
+        expectedListenerReceivedObjects: [cm1],
+      },
+      {
+        name: 'partial transaction failing should only trigger successful events to listener #2',
+        deltaList: [addedDelta(cm1), addedDelta(cm2), addedDelta(cm3)],
+        failingObjects: [cm2],
+        expectedSuccessCount: 2,
+        expectedError: 'failed to execute (1/3) transactions',
+        expectedListenerReceivedObjects: [cm1, cm3],
+      },
+    ])('$name', (tc) => {
+      const mockStore = new MockTxnStore(tc.failingObjects);
+      const received: unknown[] = [];
+      const dummyListener: DeltaHandler<TestPod> = {
+        onAdd: (obj) => void received.push(obj),
+        onUpdate: (_old, obj) => void received.push(obj),
+        onDelete: (obj) => void received.push(obj),
+      };
+      const keys = tc.deltaList.map((d) => metaNamespaceKeyFunc(d.object));
+      const run = () => processDeltaBatch(dummyListener, mockStore, tc.deltaList, true, keys);
+      if (tc.expectedError === undefined) expect(run).not.toThrow();
+      else expect(run).toThrow(tc.expectedError);
+      expect(mockStore.succeedCount).toBe(tc.expectedSuccessCount);
+      expect(received).toEqual(tc.expectedListenerReceivedObjects);
+    });
+  });
+
+  it('TestStoreResourceVersion', async () => {
+    const { source, store, recorder } = await startedWithPod1(true);
+
+    recorder.history.length = 0;
+    // Update the pod's labels: a new resourceVersion.
+    source.modify({ metadata: { name: 'pod-1', namespace: 'default', labels: { foo: 'bar' } } });
+    await eventually(() => recorder.history.length === 1);
+    // The store is at the update's resourceVersion.
+    expect(store.lastStoreSyncResourceVersion()).toBe(recorder.history[0]!.eventRV);
+
+    recorder.history.length = 0;
+    source.delete(named('pod-1', 'default'));
+    await eventually(() => recorder.history.length === 1);
+    // The store is at the delete's resourceVersion.
+    expect(recorder.history[0]!.action).toBe('delete');
+    expect(store.lastStoreSyncResourceVersion()).toBe(recorder.history[0]!.eventRV);
+  });
+
+  it('TestStoreResourceVersionWithNonMetaTransform', async () => {
+    const source = new FakeControllerSource<TestPod>();
+    source.add(named('pod-1', 'default'));
+    // A key function that does not rely on object metadata, and a transform that drops it.
+    const keyFunc = () => 'pod-1';
+    const store = new CacheIndexer<unknown>(keyFunc);
+    const fifo = new RealFIFO<unknown>({
+      transformer: (obj) => (obj as TestPod).metadata.name,
+      keyFunction: keyFunc,
+      atomicEvents: true,
+    });
+    const history: { action: string; key: string; isInInitialList: boolean }[] = [];
+    const handler: DeltaHandler<unknown> = {
+      onAdd: (_obj, isInInitialList) =>
+        void history.push({ action: 'add', key: keyFunc(), isInInitialList }),
+      onUpdate: () =>
+        void history.push({ action: 'update', key: keyFunc(), isInInitialList: false }),
+      onDelete: () =>
+        void history.push({ action: 'delete', key: keyFunc(), isInInitialList: false }),
+    };
+    const clock = new FakeClock();
+    const controller = new Controller<unknown>({
+      queue: fifo,
+      listerWatcher: source as ListerWatcher<unknown>,
+      clock,
+      process: (deltas, isInInitialList, key) =>
+        processDeltas(handler, store, deltas, isInInitialList, key),
+      processBatch: (deltas, isInInitialList, keys) =>
+        processDeltaBatch(handler, store, deltas, isInInitialList, keys),
+    });
+    const signal = abortedAfterTest().signal;
+    void controller.run(signal);
+    expect(await waitForCacheSync(signal, () => controller.hasSynced())).toBe(true);
+    // The first event is the initial add.
+    await eventually(() => history.length === 1);
+    expect(history).toEqual([{ action: 'add', key: 'pod-1', isInInitialList: true }]);
+
+    // The store stays at the resourceVersion of the list: the update has no metadata.
+    const replaceRV = store.lastStoreSyncResourceVersion();
+    history.length = 0;
+    source.modify({ metadata: { name: 'pod-1', namespace: 'default', labels: { foo: 'bar' } } });
+    await eventually(() => history.length === 1);
+    expect(store.lastStoreSyncResourceVersion()).toBe(replaceRV);
+
+    history.length = 0;
+    // Modify the pod without telling the watch, then relist.
+    source.modifyDropWatch({
+      metadata: { name: 'pod-1', namespace: 'default', labels: { foo: 'bar2' } },
+    });
+    source.resetWatch();
+    await eventually(() => {
+      clock.step(1000); // past the reflector's backoff before the relist
+      return history.length === 1;
+    });
+    // The store is at the relist's resourceVersion.
+    expect(store.lastStoreSyncResourceVersion()).toBe('3');
   });
 });

@@ -220,10 +220,11 @@ describe('Controller', () => {
   it('relists after a 410 ERROR event and reports it to setWatchErrorHandler', async () => {
     const lw = new FakeListerWatcher<TestPod>();
     const queue = new DeltaFIFO<TestPod>();
+    const clock = new FakeClock();
     const controller = new Controller<TestPod>({
       queue,
       listerWatcher: lw,
-      clock: new FakeClock(),
+      clock,
       process: () => {},
     });
     const seen: unknown[] = [];
@@ -231,6 +232,9 @@ describe('Controller', () => {
     void controller.run(signal());
     const w = await lw.watchNumber(1);
     w.push(added(pod('x', '2')), { type: 'ERROR', object: expiredStatus() });
+    // The relist waits for the reflector's backoff.
+    await eventually(() => clock.pending === 1);
+    clock.stepToNext();
     await lw.watchNumber(2);
     expect(seen).toHaveLength(1);
     expect(lw.listCalls).toHaveLength(2);

@@ -3,7 +3,8 @@ import { RealFIFO, type RealFIFOOptions } from './the-real-fifo.js';
 
 /**
  * The queue of an informer over `store` (client-go `newQueueFIFO` with `InOrderInformers`
- * and `AtomicFIFO`): in-order delivery, relists and resyncs as single deltas. Objects a
+ * and `AtomicFIFO`): in-order delivery, relists and resyncs as single deltas, watch bookmarks
+ * handed on to the store in order (`EmitDeltaTypeBookmark`). Objects a
  * relist hands back from the store itself were transformed already.
  */
 export function informerFIFO<T>(
@@ -14,6 +15,7 @@ export function informerFIFO<T>(
   const keyFunc = store.keyFunc;
   return new RealFIFO<T>({
     atomicEvents: true,
+    emitDeltaTypeBookmark: true,
     keyFunction: keyFunc,
     transformer: transform,
     isTransformed: (obj) => store.getByKey(keyFunc(obj)) === obj,

@@ -2,7 +2,13 @@ import type { Delta, DeltaType } from './delta-fifo.js';
 import type { ResourceEventHandler } from './handler.js';
 import type { DeletedFinalStateUnknown } from './keys.js';
 import { deletedFinalStateUnknown } from './keys.js';
-import { CacheIndexer, type Store } from './store.js';
+import {
+  CacheIndexer,
+  isTransactionStore,
+  type Store,
+  type Transaction,
+  type TransactionStore,
+} from './store.js';
 import type { FIFODelta, ReplacedAllInfo } from './the-real-fifo.js';
 
 /**
@@ -27,7 +33,9 @@ export interface DeltaHandler<T> extends ResourceEventHandler<T> {
  * - `ReplacedAll` (a whole relist from a {@link RealFIFO}): the store is brought to the list
  *   first; then `onDelete` is called with a tombstone for every object missing from it, and
  *   `onUpdate`/`onAdd` for every listed object, in list order;
- * - `SyncAll` (a whole resync): `onUpdate(obj, obj)` for every stored object.
+ * - `SyncAll` (a whole resync): `onUpdate(obj, obj)` for every stored object;
+ * - `Bookmark`: the store's `bookmark` (when it has one) learns the resourceVersion; no
+ *   notification.
  *
  * Every store change happens before the handler hears of it. A relist hands back the cached
  * object itself when it did not change (`reusingCachedItems`): it is not stored again, which
@@ -53,6 +61,9 @@ export function processDeltas<T>(
     let handled: unknown;
     if (delta.type === 'ReplacedAll') {
       handled = processReplacedAll(handler, clientState, delta.object, isInInitialList);
+    } else if (delta.type === 'Bookmark') {
+      clientState.bookmark?.(delta.object.resourceVersion);
+      continue;
     } else if (delta.type === 'SyncAll') {
       const objs = clientState.list();
       handled = runEach(objs.length, (j) => handler.onUpdate?.(objs[j]!, objs[j]!, 'Sync'));
@@ -68,8 +79,14 @@ export function processDeltas<T>(
 
 /**
  * Applies a batch of deltas of distinct keys (client-go `processDeltasInBatch`);
- * `keys[i]` is the key of `deltas[i]`. The store has no transactions, so each delta is
- * applied and notified in turn, exactly as {@link processDeltas} would one by one.
+ * `keys[i]` is the key of `deltas[i]`.
+ *
+ * A store that takes transactions ({@link TransactionStore}, such as every store of this
+ * package) gets the whole batch as one transaction, and only then are the handlers notified,
+ * in order: a handler sees the store with the whole batch applied. When some writes of the
+ * transaction fail, only those that succeeded are notified, then the result rejects (or
+ * throws) with an error naming the {@link TransactionError}. A store without transactions
+ * gets each delta applied and notified in turn, as {@link processDeltas} would one by one.
  */
 export function processDeltaBatch<T>(
   handler: DeltaHandler<T>,
@@ -78,9 +95,77 @@ export function processDeltaBatch<T>(
   isInInitialList: boolean,
   keys: readonly string[],
 ): void | Promise<void> {
-  return runEach(deltas.length, (i) =>
-    processDelta(handler, clientState, deltas[i]!, isInInitialList, keys[i]),
+  if (!(clientState instanceof CacheIndexer)) {
+    if (isTransactionStore(clientState)) {
+      return processTransaction(handler, clientState, deltas, isInInitialList);
+    }
+    return runEach(deltas.length, (i) =>
+      processDelta(handler, clientState, deltas[i]!, isInInitialList, keys[i]),
+    );
+  }
+  // The indexer's transaction, by the keys the FIFO computed: every write first, then every
+  // notification. The writes cannot fail (no key to compute), so they go to the indexer
+  // directly, without a transaction record per delta.
+  const indexer = clientState;
+  const olds = new Array<T | undefined>(deltas.length);
+  for (let i = 0; i < deltas.length; i++) {
+    const delta = deltas[i]!;
+    const key = keys[i]!;
+    if (delta.type === 'Deleted') {
+      indexer.deleteByKey(key, delta.object);
+      continue;
+    }
+    const old = indexer.getByKey(key);
+    olds[i] = old;
+    if (old !== delta.object) indexer.setByKey(key, delta.object as T);
+  }
+  return runEach(deltas.length, (i) => notify(handler, deltas[i]!, olds[i], isInInitialList));
+}
+
+/** {@link processDeltaBatch} through any {@link TransactionStore}'s `transaction`. */
+function processTransaction<T>(
+  handler: DeltaHandler<T>,
+  store: TransactionStore<T>,
+  deltas: readonly Delta<T>[],
+  isInInitialList: boolean,
+): void | Promise<void> {
+  const olds = new Array<T | undefined>(deltas.length);
+  const txns = deltas.map((delta, i): Transaction<T> => {
+    if (delta.type === 'Deleted') return { type: 'Delete', object: delta.object as T };
+    const old = store.get(delta.object);
+    olds[i] = old;
+    return { type: old === undefined ? 'Add' : 'Update', object: delta.object as T };
+  });
+  const failed = store.transaction(...txns);
+  if (failed === undefined) {
+    return runEach(deltas.length, (i) => notify(handler, deltas[i]!, olds[i], isInInitialList));
+  }
+  const applied = failed.successfulIndices.filter((i) => i < deltas.length);
+  const batchError = () =>
+    new Error(`not all items in the batch successfully processed: ${failed.message}`, {
+      cause: failed,
+    });
+  const notified = runEach(applied.length, (j) =>
+    notify(handler, deltas[applied[j]!]!, olds[applied[j]!], isInInitialList),
   );
+  if (notified === undefined) throw batchError();
+  return notified.then(() => {
+    throw batchError();
+  });
+}
+
+/** Notifies `handler` of one delta already applied to the store, over `old`. */
+function notify<T>(
+  handler: DeltaHandler<T>,
+  delta: Delta<T>,
+  old: T | undefined,
+  isInInitialList: boolean,
+): unknown {
+  if (delta.type === 'Deleted') return handler.onDelete?.(delta.object);
+  const obj = delta.object as T;
+  return old === undefined
+    ? handler.onAdd?.(obj, isInInitialList)
+    : handler.onUpdate?.(old, obj, delta.type);
 }
 
 /** The slow path of {@link processDeltas}, once a handler returned a promise. */
@@ -113,7 +198,7 @@ function processReplacedAll<T>(
   // The store reflects the list before any handler hears of it.
   const deletions =
     clientState instanceof CacheIndexer
-      ? replaceInIndexer(clientState, objects, olds)
+      ? replaceInIndexer(clientState, info, olds)
       : replaceInStore(clientState, info, olds);
   const deleted = deletions.length;
   return runEach(deleted + objects.length, (i) => {
@@ -127,16 +212,17 @@ function processReplacedAll<T>(
 }
 
 /**
- * Brings an indexer to `objects` in place: objects missing from the list are removed and
+ * Brings an indexer to a relist in place: objects missing from the list are removed and
  * returned as tombstones, changed ones stored; `olds` receives what each listed key held.
  * Unchanged objects (the very cached object, handed back by the relist) are not stored
  * again, and the indexes are never rebuilt as a whole.
  */
 function replaceInIndexer<T>(
   indexer: CacheIndexer<T>,
-  objects: readonly T[],
+  info: ReplacedAllInfo<T>,
   olds: (T | undefined)[],
 ): DeletedFinalStateUnknown<T>[] {
+  const objects = info.objects;
   const keyFunc = indexer.keyFunc;
   const keys = objects.map((obj) => keyFunc(obj));
   const listed = new Set(keys);
@@ -149,6 +235,8 @@ function replaceInIndexer<T>(
   for (let i = 0; i < objects.length; i++) {
     if (olds[i] !== objects[i]) indexer.setByKey(keys[i]!, objects[i]!);
   }
+  // At the list's resourceVersion, as after a `replace`.
+  indexer.bookmark(info.resourceVersion);
   return deletions;
 }
 
@@ -205,7 +293,7 @@ function processDelta<T>(
 ): unknown {
   const byKey = key !== undefined && clientState instanceof CacheIndexer ? clientState : undefined;
   if (delta.type === 'Deleted') {
-    if (byKey !== undefined) byKey.deleteByKey(key as string);
+    if (byKey !== undefined) byKey.deleteByKey(key as string, delta.object);
     else clientState.delete(delta.object);
     return handler.onDelete?.(delta.object);
   }

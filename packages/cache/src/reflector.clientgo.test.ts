@@ -24,7 +24,7 @@ import {
   statusError,
   stepThrough,
 } from '../test/helpers.js';
-import { DeltaFIFO } from './delta-fifo.js';
+import { type Delta, DeltaFIFO } from './delta-fifo.js';
 import { metaNamespaceKeyFunc } from './keys.js';
 import type { ListOptions } from './listwatch.js';
 import {
@@ -33,7 +33,8 @@ import {
   type ReflectorOptions,
   type ReflectorStore,
 } from './reflector.js';
-import { newStore, type Store } from './store.js';
+import { type CacheIndexer, newStore, type Store } from './store.js';
+import { RealFIFO } from './the-real-fifo.js';
 
 /** A pod in namespace `ns`, as the Go tests make them (`mkPod`). */
 function mkPod(name: string, rv = '', namespace = 'ns'): TestPod {
@@ -125,6 +126,15 @@ function listsFrom(lw: FakeListerWatcher<TestPod>, answers: (ObjectList<TestPod>
     if (next instanceof Error) throw next;
     return next;
   };
+}
+
+/** client-go's `storeWithRV`: a store recording every resourceVersion update it is given. */
+function storeWithRV() {
+  const resourceVersions: string[] = [];
+  const s: ReflectorStore<TestPod> = Object.assign(newStore<TestPod>(metaNamespaceKeyFunc), {
+    updateResourceVersion: (rv: string) => void resourceVersions.push(rv),
+  });
+  return { s, resourceVersions };
 }
 
 describe('client-go reflector_test.go', () => {
@@ -675,6 +685,46 @@ describe('client-go reflector_test.go', () => {
     expect(rvs).toEqual(tc.expectedRVs);
   });
 
+  it('TestReflectorResourceVersionUpdate', async () => {
+    const { s, resourceVersions } = storeWithRV();
+    const lw = new FakeListerWatcher<TestPod>();
+    lw.listFn = () => listOf([], '10');
+    const ac = abortedAfterTest();
+    const makePod = (rv: string) => mkPod('', rv);
+    lw.onWatch = (w) => {
+      w.push(
+        added(makePod('10')),
+        modified(makePod('20')),
+        { type: 'BOOKMARK', object: makePod('30') },
+        deleted(makePod('40')),
+      );
+    };
+    const { r } = reflector(lw, s);
+    const done = r.listAndWatch(ac.signal);
+    await eventually(() => resourceVersions.length === 4);
+    ac.abort(new Error('done'));
+    await done;
+    expect(resourceVersions).toEqual(['10', '20', '30', '40']);
+  });
+
+  it('TestReflectorResourceVersionUpdate, from a watch at "0" (a kubets case)', async () => {
+    // The same events from a watch started at "0" (a list without a resourceVersion): its
+    // ADDED events are synthetic and unordered, so nothing is propagated before the MODIFIED.
+    const { s, resourceVersions } = storeWithRV();
+    const lw = new FakeListerWatcher<TestPod>();
+    lw.listFn = () => listOf([], '0');
+    const ac = abortedAfterTest();
+    lw.onWatch = (w) => {
+      w.push(added(mkPod('a', '10')), modified(mkPod('a', '20')), deleted(mkPod('a', '40')));
+    };
+    const { r } = reflector(lw, s);
+    const done = r.listAndWatch(ac.signal);
+    await eventually(() => resourceVersions.length === 2);
+    ac.abort(new Error('done'));
+    await done;
+    expect(resourceVersions).toEqual(['20', '40']);
+  });
+
   it('TestReflectorFullListIfExpired', async () => {
     const lw = new FakeListerWatcher<TestPod>();
     const pods = numberedPods(8);
@@ -821,54 +871,89 @@ describe('client-go reflector_test.go', () => {
     await done;
   });
 
-  it('TestReflectorRespectStoreTransformer', async () => {
-    // Only the "delta-fifo" row: RealFIFO is not implemented yet (see the README).
+  describe('TestReflectorRespectStoreTransformer', () => {
     const mkHostPod = (name: string, rv: string) => ({
       ...mkPod(name, rv),
       spec: { hostname: 'test' },
     });
     type HostPod = ReturnType<typeof mkHostPod>;
-    const lastExpectedRV = '3';
-    const events = [
-      added(mkHostPod('foo-1', '1')),
-      added(mkHostPod('foo-2', '2')),
+    const transforming = (counter: { invoked: number }) => (pod: HostPod) => {
+      counter.invoked++;
+      pod.spec.hostname = 'transformed';
+      return pod;
+    };
+    it.each([
       {
-        type: 'BOOKMARK',
-        object: {
-          metadata: {
-            resourceVersion: lastExpectedRV,
-            annotations: { 'k8s.io/initial-events-end': 'true' },
-          },
+        name: 'real-fifo',
+        storeBuilder: (counter: { invoked: number }) => {
+          const fifo = new RealFIFO<HostPod>({
+            keyFunction: metaNamespaceKeyFunc,
+            knownObjects: newStore<HostPod>(metaNamespaceKeyFunc) as CacheIndexer<HostPod>,
+            transformer: transforming(counter),
+          });
+          // What the queued deltas leave: the last state of each key not deleted.
+          const items = () => {
+            const objects = new Map<string, HostPod>();
+            for (const item of fifo.list()) {
+              const delta = item as Delta<HostPod>;
+              const key = fifo.keyOf(delta.object);
+              if (delta.type === 'Deleted') objects.delete(key);
+              else objects.set(key, delta.object as HostPod);
+            }
+            return [...objects.values()];
+          };
+          return { store: fifo, items, queued: () => fifo.length };
         },
       },
-      added(mkHostPod('foo-3', '3')),
-    ] as WatchEvent<HostPod>[];
-    let transformerInvoked = 0;
-    const fifo = new DeltaFIFO<HostPod>({
-      keyFunction: metaNamespaceKeyFunc,
-      transformer: (pod) => {
-        transformerInvoked++;
-        pod.spec.hostname = 'transformed';
-        return pod;
+      {
+        name: 'delta-fifo',
+        storeBuilder: (counter: { invoked: number }) => {
+          const fifo = new DeltaFIFO<HostPod>({
+            keyFunction: metaNamespaceKeyFunc,
+            transformer: transforming(counter),
+          });
+          return { store: fifo, items: () => fifo.list() as HostPod[], queued: () => fifo.length };
+        },
       },
+    ])('$name', async (test) => {
+      const lastExpectedRV = '3';
+      const events = [
+        added(mkHostPod('foo-1', '1')),
+        added(mkHostPod('foo-2', '2')),
+        {
+          type: 'BOOKMARK',
+          object: {
+            metadata: {
+              resourceVersion: lastExpectedRV,
+              annotations: { 'k8s.io/initial-events-end': 'true' },
+            },
+          },
+        },
+        added(mkHostPod('foo-3', '3')),
+      ] as WatchEvent<HostPod>[];
+      const counter = { invoked: 0 };
+      const { store, items, queued } = test.storeBuilder(counter);
+      const lw = new FakeListerWatcher<HostPod>();
+      lw.listFn = () => {
+        throw new Error('list call not expected with a streaming list');
+      };
+      lw.onWatch = (w) => {
+        if (lw.watches.length === 1) w.push(...events);
+      };
+      lw.watchListSemanticsUnsupported = false;
+      const r = new Reflector<HostPod>(lw, store, {
+        clock: new FakeClock(),
+        useStreamingList: true,
+      });
+      void r.run(abortedAfterTest().signal);
+      await eventually(() => queued() === 3);
+      expect(r.lastSyncResourceVersion()).toBe(lastExpectedRV);
+      const informerItems = items();
+      expect(informerItems).toHaveLength(3);
+      for (const item of informerItems) expect(item.spec.hostname).toBe('transformed');
+      // Once per object: twice on replace, once on the following add. (client-go counts 5: it
+      // also transforms the initial events into its temporary store.)
+      expect(counter.invoked).toBe(3);
     });
-    const lw = new FakeListerWatcher<HostPod>();
-    lw.listFn = () => {
-      throw new Error('list call not expected with a streaming list');
-    };
-    lw.onWatch = (w) => {
-      if (lw.watches.length === 1) w.push(...events);
-    };
-    lw.watchListSemanticsUnsupported = false;
-    const r = new Reflector<HostPod>(lw, fifo, { clock: new FakeClock(), useStreamingList: true });
-    void r.run(abortedAfterTest().signal);
-    await eventually(() => fifo.length === 3);
-    expect(r.lastSyncResourceVersion()).toBe(lastExpectedRV);
-    const items = fifo.list() as HostPod[];
-    expect(items).toHaveLength(3);
-    for (const item of items) expect(item.spec.hostname).toBe('transformed');
-    // Once per object: twice on replace, once on the following add. (client-go counts 5: it
-    // also transforms the initial events into its temporary store.)
-    expect(transformerInvoked).toBe(3);
   });
 });

@@ -195,8 +195,8 @@ describe('Reflector watch', () => {
     expect(String(errors[0])).toMatch(/^VeryShortWatchError: very short watch/);
   });
 
-  it('relists after 410 thrown by the watch call', async () => {
-    const { lw, store, start, errors } = setup();
+  it('relists after 410 thrown by the watch call, after the backoff', async () => {
+    const { lw, store, clock, start, errors } = setup();
     let n = 0;
     lw.listFn = () => (++n === 1 ? listOf([pod('a')], '10') : listOf([pod('b')], '30'));
     void start();
@@ -204,7 +204,9 @@ describe('Reflector watch', () => {
     w.push({ type: 'ADDED', object: pod('c', '11') });
     w.close();
     lw.watchErrors.push(expiredError());
-    // The second watch call fails with 410: list again (at the last RV, no paging).
+    // The second watch call fails with 410: list again (at the last RV, no paging), after
+    // the backoff every new list waits for.
+    await endBackoff(clock, () => expect(lw.listCalls).toHaveLength(1));
     await eventually(() => lw.listCalls.length === 2);
     expect(lw.listCalls[1]).toEqual({ resourceVersion: '11' });
     const w3 = await lw.watchNumber(2);
@@ -213,21 +215,23 @@ describe('Reflector watch', () => {
     expect(errors).toHaveLength(1);
   });
 
-  it('relists after a 410 ERROR event, immediately when the watch made progress', async () => {
+  it('relists after a 410 ERROR event, after the backoff also when the watch made progress', async () => {
     const { lw, clock, start } = setup();
     lw.listFn = () => listOf([], '10');
     void start();
     const w = await lw.watchNumber(1);
     w.push({ type: 'ADDED', object: pod('c', '11') });
     w.push({ type: 'ERROR', object: expiredStatus() });
+    // client-go's Run waits for its backoff before every new ListAndWatch.
+    await endBackoff(clock, () => expect(lw.listCalls).toHaveLength(1));
     await lw.watchNumber(2);
     expect(lw.listCalls.map((c) => c.resourceVersion)).toEqual(['0', '11']);
     expect(w.stopped).toBe(true);
-    expect(clock.requestedSleeps).toEqual([]);
+    expect(clock.requestedSleeps).toHaveLength(1);
   });
 
   it('falls back to resourceVersion "" when the relist RV is expired too', async () => {
-    const { lw, store, start } = setup();
+    const { lw, store, clock, start } = setup();
     lw.listFn = (o) => {
       if (o.resourceVersion === '0') return listOf([pod('a')], '10');
       if (o.resourceVersion === '11') throw expiredError();
@@ -237,6 +241,7 @@ describe('Reflector watch', () => {
     const w = await lw.watchNumber(1);
     w.push({ type: 'ADDED', object: pod('c', '11') });
     w.push({ type: 'ERROR', object: expiredStatus() });
+    await endBackoff(clock);
     const w2 = await lw.watchNumber(2);
     expect(lw.listCalls).toEqual([
       { resourceVersion: '0', limit: 500 },
@@ -391,7 +396,7 @@ describe('Reflector streaming list', () => {
   });
 
   it("falls back to a paged list when the server refuses (kube-apiserver 1.20's 422), and streams again at the next list", async () => {
-    const { lw, store, start } = setup({ useStreamingList: true });
+    const { lw, store, clock, start } = setup({ useStreamingList: true });
     // What kube-apiserver 1.20 answers (it ignores sendInitialEvents).
     lw.watchErrors.push(
       statusError(
@@ -410,6 +415,7 @@ describe('Reflector streaming list', () => {
     expect(store.ops).toEqual(['replace [a]@3']);
     w.push({ type: 'ADDED', object: pod('b', '4') });
     w.push({ type: 'ERROR', object: expiredStatus() });
+    await endBackoff(clock);
     // As client-go: every list tries streaming first.
     const w2 = await lw.watchNumber(2);
     expect(w2.options).toMatchObject({ sendInitialEvents: true, resourceVersion: '4' });

@@ -53,6 +53,12 @@ export interface ReflectorStore<T> {
    * `ReflectorBookmarkStore`). Optional; stores track it as their resourceVersion.
    */
   bookmark?(resourceVersion: string): void;
+  /**
+   * Called each time a watch moves the reflector's resourceVersion (client-go
+   * `ResourceVersionUpdater`): after every event, once the watch is past the synthetic ADDED
+   * events of a watch from `""` or `"0"`. Optional.
+   */
+  updateResourceVersion?(resourceVersion: string): void;
 }
 
 /** Facts about the reflector passed to a {@link WatchErrorHandler}. */
@@ -333,8 +339,6 @@ export class Reflector<T> {
   #paginatedResult = false;
   /** Objects and bookmarks received by watches since the last list (no ERRORs). */
   #watchProgressSinceList = 0;
-  /** Set when the last listAndWatch ended with a 410 after watch progress: relist at once. */
-  #relistPromptly = false;
 
   constructor(lw: ListerWatcher<T>, store: ReflectorStore<T>, options: ReflectorOptions = {}) {
     this.#lw = lw;
@@ -389,31 +393,26 @@ export class Reflector<T> {
       resyncPeriodMs: this.#resyncPeriodMs,
     });
     while (!signal.aborted) {
-      let failed = false;
-      this.#relistPromptly = false;
       try {
         await this.listAndWatch(signal);
       } catch (err) {
         if (signal.aborted) break;
-        failed = true;
         this.#reportError(err);
       }
       if (signal.aborted) break;
-      // A relist after 410 happens at once when the watch made progress; otherwise (and
-      // after failures) wait, so that a server failing every watch is not hammered.
-      if (failed || !this.#relistPromptly) {
-        if (!(await this.#sleepBackoff(signal))) break;
-      }
+      // Every new list waits for the backoff (client-go's Run, `BackoffUntil`): after a long
+      // healthy watch the backoff has reset to its first step.
+      if (!(await this.#sleepBackoff(signal))) break;
     }
     this.#logger.debug('Stopping reflector', { name: this.#name, type: this.#typeDescription });
   }
 
   /**
    * One list followed by watches (client-go `ListAndWatch`). Resolves when `signal` aborts
-   * or when the watch ended in a way that calls for a new list (410 Gone/Expired, an ERROR
-   * event, a watch closed at once, a failed `store.resync()`); rejects when the list fails
-   * or the watch request fails with anything but "connection refused", 429 or 410. Those
-   * two, and broken watch streams, are retried inside after a backoff.
+   * or when the watch ended in a way that calls for a new list (a 410 Gone/Expired or other
+   * ERROR event, a watch closed at once, a failed `store.resync()`); rejects when the list
+   * fails or the watch request fails with anything but "connection refused" or 429 (a 410
+   * included). Those two, and broken watch streams, are retried inside after a backoff.
    */
   async listAndWatch(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
@@ -683,6 +682,10 @@ export class Reflector<T> {
       let deadline = stream?.deadline;
       let it = stream?.it;
       stream = undefined;
+      // A watch from "" or "0" starts with ADDED events in no resourceVersion order; one
+      // continued from a streaming list is past them.
+      const startRV = this.#lastSyncResourceVersion;
+      const propagateRVFromStart = it !== undefined || (startRV !== '' && startRV !== '0');
       if (it === undefined) {
         const timeoutSeconds = this.#watchTimeoutSeconds();
         const options: WatchOptions = {
@@ -702,8 +705,9 @@ export class Reflector<T> {
             continue;
           }
           if (isResourceExpired(err) || isGone(err)) {
-            this.#relistAfterExpired(err);
-            return;
+            // Returned, as client-go's ListAndWatch does; `run` reports it and lists again.
+            this.#noteExpired();
+            throw err;
           }
           if (isConnectionRefused(err) || isTooManyRequests(err)) {
             // The server is down or throttling: relisting would only add load, and the
@@ -718,7 +722,7 @@ export class Reflector<T> {
       let result: WatchResult;
       const progress = { events: 0 };
       try {
-        result = await this.#watchHandler(it, signal, progress);
+        result = await this.#watchHandler(it, signal, progress, propagateRVFromStart);
       } catch (err) {
         this.#metrics?.watchEnded(started, progress.events, false);
         // The stream broke (a reset connection, an undecodable line): resume from the
@@ -785,18 +789,21 @@ export class Reflector<T> {
     }
   }
 
-  /** A 410 ended the watch: the reflector lists again, at once if the watch made progress. */
+  /** A 410 ended the watch (an ERROR event): the reflector lists again after its backoff. */
   #relistAfterExpired(err: unknown): void {
+    this.#noteExpired();
+    this.#logger.info('Watch closed with 410; relisting', this.#fields(err));
+    this.#callWatchErrorHandler(err);
+  }
+
+  /** What the next list asks for after a 410 of the watch. */
+  #noteExpired(): void {
     if (this.#watchProgressSinceList === 0) {
       // The list just made was older than what the server can watch from (an exact,
       // paged list from etcd behind a newer watch cache): listing at that
       // resourceVersion again would go round in circles, so list the latest.
       this.#lastSyncResourceVersionUnavailable = true;
-    } else {
-      this.#relistPromptly = true;
     }
-    this.#logger.info('Watch closed with 410; relisting', this.#fields(err));
-    this.#callWatchErrorHandler(err);
   }
 
   /**
@@ -807,9 +814,11 @@ export class Reflector<T> {
     it: AsyncIterator<WatchEvent<T>>,
     signal: AbortSignal,
     progress: { events: number },
+    propagateRVFromStart: boolean,
   ): Promise<WatchResult> {
     let events = 0;
     let done = false;
+    let eventReceivedBesidesAdded = false;
     try {
       for (;;) {
         const r = await it.next();
@@ -826,12 +835,15 @@ export class Reflector<T> {
             this.#apply('add', event.object);
             break;
           case 'MODIFIED':
+            eventReceivedBesidesAdded = true;
             this.#apply('update', event.object);
             break;
           case 'DELETED':
+            eventReceivedBesidesAdded = true;
             this.#apply('delete', event.object);
             break;
           case 'BOOKMARK':
+            eventReceivedBesidesAdded = true;
             if (this.#store.bookmark !== undefined) this.#bookmark(event.object);
             break;
           case 'ERROR':
@@ -839,9 +851,10 @@ export class Reflector<T> {
         }
         this.#watchProgressSinceList++;
         const rv = getResourceVersion(event.object as HasObjectMeta);
-        if (rv) {
+        if (rv && (propagateRVFromStart || eventReceivedBesidesAdded)) {
           this.#lastSyncResourceVersion = rv;
           this.#metrics?.resourceVersion(rv);
+          this.#store.updateResourceVersion?.(rv);
         }
       }
     } finally {

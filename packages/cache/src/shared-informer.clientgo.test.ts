@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { FakeControllerSource } from '../test/fake-controller-source.js';
 import { abortedAfterTest, type TestPod } from '../test/helpers.js';
 import type { ResourceEventHandler } from './handler.js';
-import { newSharedInformer, type SharedIndexInformer } from './shared-informer.js';
+import {
+  newSharedInformer,
+  type SharedIndexInformer,
+  shutDownEventHandler,
+} from './shared-informer.js';
 
 const named = (name: string): TestPod => ({ metadata: { name } });
 
@@ -66,6 +70,15 @@ function setup(resyncPeriodMs: number, ...names: string[]) {
  * delivered what was queued for it.
  */
 const drained = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A promise and the function that resolves it (a Go channel closed once). */
+function signalled(): [Promise<void>, () => void] {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return [promise, resolve];
+}
 
 /** True when `handler` still receives events: a new object reaches it. */
 async function receives(
@@ -240,6 +253,34 @@ describe('client-go shared_informer_test.go', () => {
     expect(await receives(informer, source, listener1, 'pod4')).toBe(false);
   });
 
+  it('TestSharedInformerRemoveForeignHandler', async () => {
+    // client-go counts the processor's listeners; kubets shows the same through delivery.
+    const { source, informer, run } = setup(1000, 'pod1');
+    const other = setup(1000, 'pod1');
+    const listener1 = newTestListener('handler1', 0);
+    const listener2 = newTestListener('handler2', 0);
+    const handle1 = informer.addEventHandler(listener1.handler);
+    const handle2 = informer.addEventHandler(listener2.handler);
+    const otherListener = newTestListener('other', 0);
+    other.informer.addEventHandler(otherListener.handler);
+    run();
+    other.run();
+    await eventually(() => informer.hasSynced() && other.informer.hasSynced());
+
+    // Removing at the foreign informer is no error and removes nothing anywhere.
+    expect(() => other.informer.removeEventHandler(handle1)).not.toThrow();
+    expect(() => other.informer.removeEventHandler(handle2)).not.toThrow();
+    expect(await receives(informer, source, listener1, 'pod2')).toBe(true);
+    expect(listener2.receivedItemNames).toContain('pod2');
+    expect(await receives(other.informer, other.source, otherListener, 'pod2')).toBe(true);
+
+    informer.removeEventHandler(handle2);
+    expect(await receives(informer, source, listener2, 'pod3')).toBe(false);
+    expect(listener1.receivedItemNames).toContain('pod3');
+    informer.removeEventHandler(handle1);
+    expect(await receives(informer, source, listener1, 'pod4')).toBe(false);
+  });
+
   it('TestSharedInformerMultipleRegistration', async () => {
     const { source, informer, run } = setup(1000, 'pod1');
     const listener = newTestListener('handler1', 0);
@@ -340,5 +381,109 @@ describe('client-go shared_informer_test.go', () => {
 
     listener1.expectedItemNames = listener2.expectedItemNames;
     await listener1.ok();
+  });
+
+  describe('TestShutdown', () => {
+    it('no-context', async () => {
+      const { informer, run, close } = setup(1000);
+      const handle = informer.addEventHandler({ onAdd: () => {} });
+      run();
+      await eventually(() => informer.hasSynced(), { what: 'informer has synced' });
+      expect(() => informer.removeEventHandler(handle)).not.toThrow();
+      await close();
+      expect(informer.isStopped()).toBe(true);
+    });
+
+    it('no-context-later', async () => {
+      const { informer, run, close } = setup(1000);
+      run();
+      await eventually(() => informer.hasSynced(), { what: 'informer has synced' });
+      const handle = informer.addEventHandler({ onAdd: () => {} });
+      expect(() => informer.removeEventHandler(handle)).not.toThrow();
+      await close();
+      expect(informer.isStopped()).toBe(true);
+    });
+
+    it('no-run', () => {
+      // Neither the informer nor the handler runs anything: nothing to stop or remove.
+      const { informer } = setup(1000);
+      expect(() => informer.addEventHandler({ onAdd: () => {} })).not.toThrow();
+      expect(informer.isStopped()).toBe(false);
+    });
+  });
+
+  it('TestRemoveEventHandler_SynchronousShutdown', async () => {
+    const { source, informer, run } = setup(0);
+    run();
+    // client-go's channels: a send on a closed channel panics.
+    const scheduledPods: TestPod[] = [];
+    let scheduledPodsClosed = false;
+    const sendScheduledPod = (pod: TestPod) => {
+      if (scheduledPodsClosed) throw new Error('send on closed channel');
+      scheduledPods.push(pod);
+    };
+    const [blockChan, unblock] = signalled();
+    const [handlerStarted, started] = signalled();
+    const [handlerFinished, finished] = signalled();
+    let panicked: unknown;
+
+    const handle = informer.addEventHandler({
+      onAdd: async (obj) => {
+        started();
+        await blockChan;
+        try {
+          // The handler's remaining work takes a turn of the event loop.
+          await drained();
+          sendScheduledPod(obj);
+        } catch (err) {
+          panicked = err;
+        } finally {
+          finished();
+        }
+      },
+    });
+
+    source.add(named('pod1'));
+    await handlerStarted;
+    unblock();
+    // Removes the handler and waits until it has stopped.
+    await shutDownEventHandler(informer, handle);
+    // Now it is safe to close the channel.
+    scheduledPodsClosed = true;
+    await handlerFinished;
+    expect(panicked, 'the handler sent on a closed channel').toBeUndefined();
+    expect(scheduledPods.map((p) => p.metadata.name)).toEqual(['pod1']);
+  });
+
+  describe('TestShutDownEventHandler_Lifecycles', () => {
+    it('InformerNeverStarted', async () => {
+      const { informer } = setup(0);
+      const handle = informer.addEventHandler({ onAdd: () => {} });
+      // Resolves at once: the informer never started.
+      await expect(shutDownEventHandler(informer, handle)).resolves.toBeUndefined();
+    });
+
+    it('StartedThenAddedThenShutDown', async () => {
+      const { informer, run } = setup(0);
+      run();
+      await eventually(() => informer.hasSynced(), { what: 'informer sync' });
+      const handle = informer.addEventHandler({ onAdd: () => {} });
+      await expect(shutDownEventHandler(informer, handle)).resolves.toBeUndefined();
+    });
+
+    it('AddedThenStartedThenShutDown', async () => {
+      const { informer, run } = setup(0);
+      const handle = informer.addEventHandler({ onAdd: () => {} });
+      run();
+      await eventually(() => informer.hasSynced(), { what: 'informer sync' });
+      await expect(shutDownEventHandler(informer, handle)).resolves.toBeUndefined();
+    });
+
+    it('a registration from elsewhere is refused', async () => {
+      const { informer } = setup(0);
+      await expect(shutDownEventHandler(informer, { hasSynced: () => true })).rejects.toThrow(
+        /not returned by addEventHandler/,
+      );
+    });
   });
 });

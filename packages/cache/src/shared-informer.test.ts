@@ -93,8 +93,31 @@ describe('SharedIndexInformer', () => {
     expect(informer.lastSyncResourceVersion()).toBe('4');
   });
 
-  it('delivers a tombstone for an object missing from a relist, and skips unchanged objects', async () => {
+  it('hands watch bookmarks to its store in order with the changes (EmitDeltaTypeBookmark)', async () => {
     const { lw, informer, start } = setup();
+    const r = recorder();
+    informer.addEventHandler(r.handler);
+    const storeRV = () => informer.getStore().lastStoreSyncResourceVersion?.();
+    lw.listFn = () => listOf([pod('a', '1')], '3');
+    void start();
+    const w = await lw.watchNumber(1);
+    await eventually(() => informer.hasSynced());
+    expect(storeRV(), 'at the list').toBe('3');
+    w.push({ type: 'MODIFIED', object: pod('a', '4') });
+    w.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '7' } } as TestPod });
+    await eventually(() => storeRV() === '7', { what: 'store at the first bookmark' });
+    w.push({ type: 'ADDED', object: pod('b', '8') });
+    await eventually(() => informer.getStore().getByKey('default/b') !== undefined);
+    expect(storeRV(), 'at the add after the bookmark').toBe('8');
+    w.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '9' } } as TestPod });
+    await eventually(() => storeRV() === '9', { what: 'store at the second bookmark' });
+    // A bookmark notifies nobody.
+    await expectLog(r, ['add a@1 (initial)', 'update a 1->4', 'add b@8']);
+    expect(informer.lastSyncResourceVersion()).toBe('9');
+  });
+
+  it('delivers a tombstone for an object missing from a relist, and skips unchanged objects', async () => {
+    const { lw, clock, informer, start } = setup();
     const r = recorder();
     informer.addEventHandler(r.handler);
     let n = 0;
@@ -106,6 +129,9 @@ describe('SharedIndexInformer', () => {
     const w = await lw.watchNumber(1);
     w.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '5' } } });
     w.push({ type: 'ERROR', object: expiredStatus() });
+    // The relist waits for the reflector's backoff.
+    await eventually(() => clock.pending === 1);
+    clock.stepToNext();
     await lw.watchNumber(2);
     await expectLog(r, [
       'add a@1 (initial)',

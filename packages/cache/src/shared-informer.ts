@@ -197,7 +197,7 @@ class ProcessorListener<T> {
 
   /**
    * Stops delivery: queued notifications are dropped. A handler call in flight is not
-   * waited for (it may never end); the loop exits once it does.
+   * waited for (it may never end); the loop exits once it does (see {@link finished}).
    */
   stop(): void {
     this.#stopped = true;
@@ -205,6 +205,11 @@ class ProcessorListener<T> {
     const wake = this.#wake;
     this.#wake = undefined;
     wake?.();
+  }
+
+  /** Resolves once the delivery loop has ended; at once when it never started. */
+  finished(): Promise<void> {
+    return this.#loop ?? Promise.resolve();
   }
 
   async #run(): Promise<void> {
@@ -535,6 +540,31 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
 function resourceVersionOf(obj: unknown): string | undefined {
   return (obj as { metadata?: { resourceVersion?: string } } | undefined)?.metadata
     ?.resourceVersion;
+}
+
+/**
+ * Removes a handler and resolves once it has stopped processing (client-go
+ * `ShutDownEventHandler`): notifications not yet delivered are dropped, and a handler call in
+ * flight (a promise it returned) is awaited. Once it resolves, nothing the handler uses is
+ * touched by the informer again. Removing twice, or from an informer the handler is not
+ * registered with, is no error. Never await it inside the handler's own callbacks: the
+ * handler would wait for itself.
+ *
+ * @throws {TypeError} when `registration` was not returned by `addEventHandler` of a kubets
+ *   informer.
+ */
+export async function shutDownEventHandler<T>(
+  informer: SharedIndexInformer<T>,
+  registration: ResourceEventHandlerRegistration,
+): Promise<void> {
+  const listener = registrationListener.get(registration);
+  if (!(listener instanceof ProcessorListener)) {
+    throw new TypeError(
+      'shutDownEventHandler: the registration was not returned by addEventHandler of a kubets informer',
+    );
+  }
+  informer.removeEventHandler(registration);
+  await listener.finished();
 }
 
 /**

@@ -44,7 +44,7 @@ export class TransactionError extends Error {
 
   constructor(successfulIndices: number[], totalTransactions: number, errors: unknown[]) {
     super(
-      `${errors.length} of ${totalTransactions} transactions failed: ` +
+      `failed to execute (${totalTransactions - successfulIndices.length}/${totalTransactions}) transactions: ` +
         errors.map((e) => (e instanceof Error ? e.message : String(e))).join('; '),
     );
     this.name = 'TransactionError';
@@ -77,6 +77,33 @@ export interface Store<T> {
   replace(list: T[], resourceVersion: string): void;
   /** Re-delivers the content where that means something (a DeltaFIFO); a no-op otherwise. */
   resync(): void;
+  /**
+   * The resourceVersion the store is at (client-go `LastStoreSyncResourceVersion`). Optional:
+   * the stores of this package have it.
+   */
+  lastStoreSyncResourceVersion?(): string;
+  /**
+   * The store has seen everything up to `resourceVersion` (client-go `Bookmark`), from a
+   * `Bookmark` delta. Optional: the stores of this package have it.
+   */
+  bookmark?(resourceVersion: string): void;
+}
+
+/**
+ * A store that applies several writes in one call (client-go `TransactionStore`), such as
+ * {@link CacheIndexer}.
+ */
+export interface TransactionStore<T> extends Store<T> {
+  /**
+   * Applies the writes in order; returns what could not be applied (`undefined` when all
+   * were).
+   */
+  transaction(...txns: Transaction<T>[]): TransactionError | undefined;
+}
+
+/** True when `store` has a `transaction` method (a {@link TransactionStore}). */
+export function isTransactionStore<T>(store: Store<T>): store is TransactionStore<T> {
+  return typeof (store as Partial<TransactionStore<T>>).transaction === 'function';
 }
 
 /**
@@ -104,7 +131,7 @@ export interface Indexer<T> extends Store<T> {
  * The {@link Indexer} implementation: a {@link ThreadSafeStore} keyed by a {@link KeyFunc}.
  * Objects are stored by reference, never copied.
  */
-export class CacheIndexer<T> implements Indexer<T> {
+export class CacheIndexer<T> implements Indexer<T>, TransactionStore<T> {
   readonly #store: ThreadSafeStore<T>;
   readonly #keyFunc: KeyFunc;
   readonly #transformer: ((obj: T) => T) | undefined;
@@ -208,9 +235,13 @@ export class CacheIndexer<T> implements Indexer<T> {
     this.#store.update(key, obj);
   }
 
-  /** Removes the object under an already computed `key`. */
-  deleteByKey(key: string): void {
-    this.#store.delete(key);
+  /**
+   * Removes the object under an already computed `key`. Given `obj`, its last known state,
+   * the store takes its resourceVersion, as {@link CacheIndexer.delete} does.
+   */
+  deleteByKey(key: string, obj?: unknown): void {
+    if (obj === undefined) this.#store.delete(key);
+    else this.#store.deleteWithObject(key, obj);
   }
 
   replace(list: T[], resourceVersion: string): void {

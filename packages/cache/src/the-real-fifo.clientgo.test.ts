@@ -64,6 +64,15 @@ describe('client-go the_real_fifo_test.go', () => {
     },
   );
 
+  it('TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue: Bookmark object should not be added without atomic', () => {
+    const f = newFIFO({ knownObjects: fx.literalListerGetter([]) });
+    f.bookmark('123');
+    f.replace([], '0');
+    f.replace([], '1');
+    expect(popN(f, f.length)).toEqual([]);
+    expect(f.length, 'no extra deltas').toBe(0);
+  });
+
   it('TestRealFIFO_addUpdate', () => {
     const f = newFIFO();
     f.add(fx.mkFifoObj('foo', 10));
@@ -381,9 +390,20 @@ describe('client-go the_real_fifo_test.go', () => {
           replacedAll('56', []),
         ],
       },
+      {
+        name: 'Bookmark object should not be included in Replace',
+        operations: (f: RealFIFO<FifoObj>) => {
+          f.bookmark('123');
+          f.replace([], '1234');
+        },
+        expectedDeltas: [
+          { type: 'Bookmark', object: { resourceVersion: '123' } },
+          replacedAll('1234', []),
+        ] satisfies FIFODelta<FifoObj>[],
+      },
     ];
     it.each(table)('$name', (tt) => {
-      const f = newFIFO({ atomicEvents: true });
+      const f = newFIFO({ atomicEvents: true, emitDeltaTypeBookmark: true });
       tt.operations(f);
       expect(popN(f, f.length)).toEqual(tt.expectedDeltas);
       expect(f.length, 'no extra deltas').toBe(0);

@@ -39,8 +39,29 @@ export interface SyncAllDelta {
   readonly object: undefined;
 }
 
-/** What a {@link RealFIFO} queues: one change of one object, or a whole relist or resync. */
-export type FIFODelta<T> = Delta<T> | ReplacedAllDelta<T> | SyncAllDelta;
+/** What a `Bookmark` delta carries (client-go `BookmarkInfo`). */
+export interface BookmarkInfo {
+  /** The resourceVersion of the watch BOOKMARK. */
+  readonly resourceVersion: string;
+}
+
+/**
+ * A watch BOOKMARK as a delta (client-go `Bookmark`, queued with `emitDeltaTypeBookmark`):
+ * the consumer's store learns it is at that resourceVersion, in order with the changes
+ * before it.
+ */
+export interface BookmarkDelta {
+  /** Always `Bookmark`. */
+  readonly type: 'Bookmark';
+  /** The bookmark's resourceVersion. */
+  readonly object: BookmarkInfo;
+}
+
+/**
+ * What a {@link RealFIFO} queues: one change of one object, a whole relist or resync, or a
+ * watch bookmark.
+ */
+export type FIFODelta<T> = Delta<T> | ReplacedAllDelta<T> | SyncAllDelta | BookmarkDelta;
 
 /**
  * Handles a batch of deltas popped by {@link RealFIFO.popBatch} (client-go
@@ -77,6 +98,12 @@ export interface RealFIFOOptions<T> {
    * one delta per object (client-go `AtomicEvents`, the `AtomicFIFO` default of 1.36).
    */
   atomicEvents?: boolean | undefined;
+  /**
+   * Queue a `Bookmark` delta for every {@link RealFIFO.bookmark} (client-go
+   * `EmitDeltaTypeBookmark`, set for informers in 1.36); without it bookmarks are dropped.
+   * Requires `atomicEvents`.
+   */
+  emitDeltaTypeBookmark?: boolean | undefined;
   /**
    * Applied once to every object entering the queue, listed ones included; not to
    * tombstones nor to the objects of a resync, which come from the consumer. It may mutate
@@ -131,6 +158,7 @@ export class RealFIFO<T> {
   readonly #keyFunc: KeyFunc;
   readonly #knownObjects: KnownObjects<T> | undefined;
   readonly #atomic: boolean;
+  readonly #emitBookmarks: boolean;
   readonly #isTransformed: ((obj: T) => boolean) | undefined;
   #transformer: ((obj: T) => T) | undefined;
   /** Most deltas one batch holds (client-go tests change it). */
@@ -151,6 +179,10 @@ export class RealFIFO<T> {
     }
     if (!this.#atomic && options.knownObjects === undefined) {
       throw new Error('RealFIFO: knownObjects is required without atomicEvents');
+    }
+    this.#emitBookmarks = options.emitDeltaTypeBookmark ?? false;
+    if (this.#emitBookmarks && !this.#atomic) {
+      throw new Error('RealFIFO: emitDeltaTypeBookmark requires atomicEvents');
     }
     const batchSize = options.batchSize ?? defaultBatchSize;
     if (!Number.isInteger(batchSize) || batchSize < 1) {
@@ -213,6 +245,15 @@ export class RealFIFO<T> {
   }
 
   /**
+   * A watch BOOKMARK at `resourceVersion`: queued as a `Bookmark` delta with
+   * `emitDeltaTypeBookmark`, dropped otherwise.
+   */
+  bookmark(resourceVersion: string): void {
+    if (!this.#emitBookmarks) return;
+    this.#push({ type: 'Bookmark', object: { resourceVersion } }, '');
+  }
+
+  /**
    * Time for a periodic resync: one `SyncAll` delta with `atomicEvents`, otherwise a `Sync`
    * delta for every known object with nothing queued (a queued delta is newer than the
    * known object).
@@ -264,8 +305,8 @@ export class RealFIFO<T> {
   /**
    * Waits for deltas and hands over as many as can go together (client-go `PopBatch`):
    * consecutive object deltas of distinct keys, at most `batchSize`, never crossing the end
-   * of the first list, go to `processBatch`; a lone delta, a `ReplacedAll` or a `SyncAll`
-   * goes to `processSingle`. Resolves with the deltas handed over.
+   * of the first list, go to `processBatch`; a lone delta, a `ReplacedAll`, a `SyncAll` or
+   * a `Bookmark` goes to `processSingle`. Resolves with the deltas handed over.
    *
    * @throws {FIFOClosedError} once the FIFO is closed and empty.
    */
@@ -454,7 +495,8 @@ export class RealFIFO<T> {
     const lastQueued = new Map<string, FIFODelta<T>>();
     for (let i = this.#head; i < this.#deltas.length; i++) {
       const delta = this.#deltas[i]!;
-      if (delta.type === 'ReplacedAll' || delta.type === 'SyncAll') continue;
+      if (delta.type === 'ReplacedAll' || delta.type === 'SyncAll' || delta.type === 'Bookmark')
+        continue;
       lastQueued.set(this.#keys[i]!, delta);
     }
     for (const [key, last] of lastQueued) {
@@ -477,7 +519,12 @@ export class RealFIFO<T> {
   }
 }
 
-const deltaTypes: ReadonlySet<unknown> = new Set([...batchable, 'ReplacedAll', 'SyncAll']);
+const deltaTypes: ReadonlySet<unknown> = new Set([
+  ...batchable,
+  'ReplacedAll',
+  'SyncAll',
+  'Bookmark',
+]);
 
 function isDelta<T>(obj: unknown): obj is Delta<T> {
   return (
