@@ -175,10 +175,14 @@ function watchStreamOver(body: PassThrough): WatchStream<Pod> {
   return new WatchStream<Pod>({ body, close: () => body.destroy() });
 }
 
-/** A ListerWatcher whose list holds one Pod and whose (first) watch reads `body`. */
+/**
+ * A ListerWatcher whose list holds one Pod and whose (first) watch reads `body`. Its watch
+ * cannot serve a streaming list (it sends no initial events), so the reflector lists.
+ */
 function listWatchOver(body: PassThrough): ListerWatcher<Pod> {
   let watched = false;
   return {
+    isWatchListSemanticsUnsupported: () => true,
     async list() {
       return {
         apiVersion: 'v1',

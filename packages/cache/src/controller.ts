@@ -115,7 +115,9 @@ export class Controller<T> {
           const popped = popper.tryPop();
           if (popped === undefined) {
             poppedInARow = 0;
-            await popper.pop(signal);
+            // No signal: aborting closes the queue (onAbort), which ends this wait with a
+            // FIFOClosedError, so no abort listener is added and removed for every wait.
+            await popper.pop();
           } else if (popped instanceof Promise) {
             await popped;
           } else if (++poppedInARow % yieldEveryKeys === 0) {
@@ -157,8 +159,8 @@ export class Controller<T> {
 interface Popper {
   /** Pops and processes what is queued, if anything; `undefined` when empty. */
   tryPop(): unknown;
-  /** Waits for something to pop, pops and processes it. */
-  pop(signal: AbortSignal): Promise<unknown>;
+  /** Waits for something to pop, pops and processes it; ends when the queue is closed. */
+  pop(): Promise<unknown>;
 }
 
 /** How the process loop pops `config.queue`: in batches when it can (client-go `processLoop`). */
@@ -167,10 +169,10 @@ function poppingFrom<T>(config: ControllerConfig<T>): Popper {
   if (queue instanceof RealFIFO && processBatch !== undefined) {
     return {
       tryPop: () => queue.tryPopBatch(processBatch, process),
-      pop: (signal) => queue.popBatch(processBatch, process, signal),
+      pop: () => queue.popBatch(processBatch, process),
     };
   }
-  return { tryPop: () => queue.tryPop(process), pop: (signal) => queue.pop(process, signal) };
+  return { tryPop: () => queue.tryPop(process), pop: () => queue.pop(process) };
 }
 
 /** Extra settings of {@link newInformer} and {@link newIndexerInformer}. */

@@ -31,6 +31,16 @@ interface Seen {
 
 type Respond = (seen: Seen, res: ServerResponse) => void;
 
+/** A list whose item `a` a cache may already hold (at resourceVersion 3). */
+const podsAandB = {
+  kind: 'PodList',
+  metadata: { resourceVersion: '9' },
+  items: [
+    { metadata: { name: 'a', resourceVersion: '3' } },
+    { metadata: { name: 'b', resourceVersion: '9' } },
+  ],
+};
+
 let server: Server;
 let client: RESTClient;
 let seen: Seen[];
@@ -123,14 +133,7 @@ describe('listWatchFromClient', () => {
   });
 
   it('keeps the objects the reuseItem hint returns in place of decoded items', async () => {
-    respond = answering(200, {
-      kind: 'PodList',
-      metadata: { resourceVersion: '9' },
-      items: [
-        { metadata: { name: 'a', resourceVersion: '3' } },
-        { metadata: { name: 'b', resourceVersion: '9' } },
-      ],
-    });
+    respond = answering(200, podsAandB);
     const held = { metadata: { name: 'a', resourceVersion: '3' } };
     const lw = listWatchFromClient<typeof held>(client, 'pods', 'default');
     const list = await lw.list({}, signal(), {
@@ -138,6 +141,19 @@ describe('listWatchFromClient', () => {
     });
     expect(list.items[0]).toBe(held);
     expect(list.items[1]).toEqual({ metadata: { name: 'b', resourceVersion: '9' } });
+  });
+
+  it('hands each decoded item, not reused ones, to the prepareItem hint', async () => {
+    respond = answering(200, podsAandB);
+    const held = { metadata: { name: 'a', resourceVersion: '3' } };
+    const prepared: string[] = [];
+    const lw = listWatchFromClient<typeof held>(client, 'pods', 'default');
+    const list = await lw.list({}, signal(), {
+      reuseItem: (identity) => (identity.name === 'a' ? held : undefined),
+      prepareItem: (item) => prepared.push(item.metadata.name),
+    });
+    expect(prepared).toEqual(['b']);
+    expect(list.items[0]).toBe(held);
   });
 
   it('watches with watch=true and the watch options, and decodes events', async () => {

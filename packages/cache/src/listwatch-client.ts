@@ -82,6 +82,7 @@ function clientListWatch<T>(settings: ClientListWatchSettings): ListerWatcher<T>
     list: (options: ListOptions, signal: AbortSignal, hints?: ListHints<T>) =>
       request(settings, options, signal, settings.listAccept).doList<T>({
         reuseItem: hints?.reuseItem,
+        prepareItem: hints?.prepareItem,
       }),
     watch: (options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> =>
       request(settings, options, signal, settings.watchAccept).watch<T>(),

@@ -49,6 +49,15 @@ export interface ListHints<T> {
    * unchanged cache neither decodes nor holds every object a second time.
    */
   reuseItem?(identity: ListItemIdentity): T | undefined;
+  /**
+   * Called with each item the list decodes (not with those {@link ListHints.reuseItem}
+   * supplied) as soon as it is decoded, if the list-watch can; it may change the item in
+   * place but not replace it, and must leave the item as the cache would make it anyway.
+   * Informers share `managedFields` trees here, so the duplicate trees die young instead of
+   * being held until the whole list has arrived (which makes V8 grow its young generation
+   * and keep that memory).
+   */
+  prepareItem?(item: T): void;
 }
 
 /**
@@ -130,11 +139,13 @@ interface HasIdentity {
  * Wraps a {@link ListerWatcher} so that its lists reuse the objects `cache` already holds
  * (the {@link ListHints.reuseItem} hint): an item with the name, namespace and
  * resourceVersion of a cached object is replaced by that object. Informers wrap their
- * list-watch with it; after a 410 most of a relist is unchanged.
+ * list-watch with it; after a 410 most of a relist is unchanged. `prepareItem`, when given,
+ * is passed on as the {@link ListHints.prepareItem} hint.
  */
 export function reusingCachedItems<T>(
   lw: ListerWatcher<T>,
   cache: { readonly keyFunc: (obj: unknown) => string; getByKey(key: string): T | undefined },
+  prepareItem?: ((item: T) => void) | undefined,
 ): ListerWatcher<T> {
   const reuseItem = ({ name, namespace, resourceVersion }: ListItemIdentity): T | undefined => {
     let key: string;
@@ -153,7 +164,10 @@ export function reusingCachedItems<T>(
   };
   return keepWatchListSemantics(lw, {
     list: (options, signal, hints) =>
-      lw.list(options, signal, hints?.reuseItem === undefined ? { reuseItem } : hints),
+      lw.list(options, signal, {
+        reuseItem: hints?.reuseItem ?? reuseItem,
+        prepareItem: hints?.prepareItem ?? prepareItem,
+      }),
     watch: (options, signal) => lw.watch(options, signal),
   });
 }

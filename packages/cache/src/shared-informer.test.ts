@@ -331,6 +331,44 @@ describe('SharedIndexInformer', () => {
     expect(late.log).toEqual(['add a@1 (initial)']);
   });
 
+  it('shares managedFields trees of listed items as they are decoded, unless a transform comes first', async () => {
+    const withTree = (name: string) => {
+      const p = pod(name, '1');
+      p.metadata.managedFields = [
+        { manager: 'kubectl', fieldsV1: { 'f:metadata': { 'f:labels': {} } } } as {
+          manager: string;
+        },
+      ];
+      return p;
+    };
+    const treeOf = (p: TestPod) =>
+      (p.metadata.managedFields?.[0] as { fieldsV1?: unknown } | undefined)?.fieldsV1;
+
+    const sharing = setup();
+    sharing.lw.listFn = () => listOf([], '1');
+    void sharing.start();
+    await sharing.lw.watchNumber(1);
+    const prepare = sharing.lw.lastListHints?.prepareItem;
+    expect(prepare).toBeTypeOf('function');
+    const [a, b] = [withTree('a'), withTree('b')];
+    expect(treeOf(a)).not.toBe(treeOf(b));
+    prepare!(a);
+    prepare!(b);
+    expect(treeOf(b)).toBe(treeOf(a));
+    expect(Object.isFrozen(treeOf(a))).toBe(true);
+
+    const transformed = setup();
+    transformed.informer.setTransform((p) => p);
+    void transformed.start();
+    await transformed.lw.watchNumber(1);
+    expect(transformed.lw.lastListHints?.prepareItem).toBeUndefined();
+
+    const notSharing = setup({ shareManagedFields: false });
+    void notSharing.start();
+    await notSharing.lw.watchNumber(1);
+    expect(notSharing.lw.lastListHints?.prepareItem).toBeUndefined();
+  });
+
   it('applies the transform before caching; setTransform only before start', async () => {
     const { lw, informer, start } = setup();
     informer.setTransform((p) => {

@@ -455,7 +455,7 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
         identifier: this.#options.identifier,
         metricsProvider: this.#options.informerMetricsProvider,
       }),
-      listerWatcher: reusingCachedItems(this.#lw, this.#indexer),
+      listerWatcher: reusingCachedItems(this.#lw, this.#indexer, this.#listedItemPreparation()),
       // The FIFO files deltas under the indexer's key function, so `key` is every delta's key.
       process: (deltas, isInInitialList, key) =>
         processDeltas(this.#distributor, this.#indexer, deltas, isInInitialList, key),
@@ -514,6 +514,16 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
     if (this.#options.shareManagedFields === false) return transform;
     if (transform === undefined) return shareManagedFields;
     return (obj) => shareManagedFields(transform(obj));
+  }
+
+  // Sharing as items are decoded lets a listed object's own trees die young; the FIFO's
+  // share of the same object then finds its trees pooled at once. A user transform comes
+  // before sharing and may need the trees unshared (unfrozen), so then nothing is done early.
+  #listedItemPreparation(): ((obj: T) => void) | undefined {
+    if (this.#options.shareManagedFields === false || this.#transform !== undefined) {
+      return undefined;
+    }
+    return shareManagedFields;
   }
 
   setWatchErrorHandler(handler: WatchErrorHandler): void {

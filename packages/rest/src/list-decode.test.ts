@@ -126,6 +126,45 @@ describe('ListStreamDecoder', () => {
     ]);
   });
 
+  it('hands parsed items, not reused ones, to prepareItem before onItem sees them', () => {
+    const held = { metadata: { name: 'b', resourceVersion: '2' }, held: true };
+    const calls: string[] = [];
+    const decoder = new ListStreamDecoder<{ metadata: { name: string }; prepared?: boolean }>({
+      reuseItem: (identity) => (identity.name === 'b' ? held : undefined),
+      prepareItem: (item) => {
+        calls.push(`prepare ${item.metadata.name}`);
+        item.prepared = true;
+      },
+      onItem: (item) => calls.push(`item ${item.metadata.name} prepared=${item.prepared}`),
+    });
+    decoder.write(
+      Buffer.from(
+        JSON.stringify({
+          items: [held, { metadata: { name: 'c', resourceVersion: '3' } }].map((o) => ({
+            metadata: o.metadata,
+          })),
+        }),
+      ),
+    );
+    const list = decoder.end();
+    expect(calls).toEqual(['item b prepared=undefined', 'prepare c', 'item c prepared=true']);
+    expect(list.items[0]).toBe(held);
+    expect(list.items[1]).toEqual({
+      metadata: { name: 'c', resourceVersion: '3' },
+      prepared: true,
+    });
+  });
+
+  it('passes on what prepareItem throws', () => {
+    const failure = new Error('prepare failed');
+    const decoder = new ListStreamDecoder<object>({
+      prepareItem: () => {
+        throw failure;
+      },
+    });
+    expect(() => decoder.write(Buffer.from('{"items":[{}]}'))).toThrow(failure);
+  });
+
   it('leaves items empty with collectItems: false', async () => {
     const seen: unknown[] = [];
     const list = await decodeListStream([compact], {

@@ -32,6 +32,14 @@ export interface ListDecodeOptions<T> {
    */
   reuseItem?: ((identity: ListItemIdentity) => T | undefined) | undefined;
   /**
+   * Called with each item parsed from the body (not with those `reuseItem` supplied) right
+   * after it is parsed, before `onItem`; it may change the item in place. A cache that
+   * shares or drops parts of its objects does it here, so the parts it would let go of
+   * die young, instead of being held (and copied by the garbage collector) until the whole
+   * list has arrived. An exception thrown here stops decoding and is passed on unchanged.
+   */
+  prepareItem?: ((item: T) => void) | undefined;
+  /**
    * Whether the result's `items` holds the items (default `true`). Pass `false` when
    * `onItem` consumes them, so a large list is not held twice; `items` is then `[]`.
    */
@@ -138,6 +146,7 @@ function typeName(value: unknown): string {
 export class ListStreamDecoder<T> {
   private readonly onItem: ((item: T) => void) | undefined;
   private readonly reuseItem: ((identity: ListItemIdentity) => T | undefined) | undefined;
+  private readonly prepareItem: ((item: T) => void) | undefined;
   private readonly collect: boolean;
   private readonly maxItemBytes: number;
   private readonly context: ListDecodeContext;
@@ -168,6 +177,7 @@ export class ListStreamDecoder<T> {
   constructor(options: ListDecodeOptions<T> = {}, context: ListDecodeContext = {}) {
     this.onItem = options.onItem;
     this.reuseItem = options.reuseItem;
+    this.prepareItem = options.prepareItem;
     this.collect = options.collectItems !== false;
     const maxItemBytes = options.maxItemBytes ?? defaultMaxListItemBytes;
     if (!(maxItemBytes > 0)) {
@@ -465,6 +475,7 @@ export class ListStreamDecoder<T> {
     }
     switch (this.target) {
       case 'item':
+        this.prepareItem?.(value as T);
         this.fileItem(value as T);
         break;
       case 'key':
