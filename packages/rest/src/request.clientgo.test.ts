@@ -2,6 +2,7 @@
 // inputs and expectations. Go-only cases are listed in the package README.
 
 import {
+  type Clock,
   isAlreadyExists,
   isBadRequest,
   isConflict,
@@ -17,7 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, okServer, scriptedServer, statusBody } from '../test/scripted-server.js';
 import { RESTClient } from './client.js';
 import { InvalidRequestError, isResponseDecodeError } from './errors.js';
+import type { RateLimiter } from './ratelimit.js';
 import type { Request } from './request.js';
+import { LogThrottle } from './throttle-log.js';
 
 const client = new RESTClient({ host: 'https://127.0.0.1:6443', qps: -1 }, { groupVersion: 'v1' });
 // Go's tests start from a bare Request, whose path is empty: absPath('/') gives the same.
@@ -385,5 +388,219 @@ describe('TestRequestMaxRetries', () => {
     const live = stub.play([tooMany, { code: 200 }], { maxRetries });
     const raw = await live.get().absPath('/foo').doRaw();
     expect(raw.statusCode).toBe(fails ? 429 : 200);
+  });
+});
+
+describe('TestRequestVersionedParams', () => {
+  it('adds an options object to the parameters already set', () => {
+    const request = bare().param('foo', 'a');
+    expect([...request.url().searchParams]).toEqual([['foo', 'a']]);
+    request.params({ follow: true, container: 'bar' });
+    const params = request.url().searchParams;
+    expect(params.getAll('foo')).toEqual(['a']);
+    expect(params.getAll('container')).toEqual(['bar']);
+    expect(params.getAll('follow')).toEqual(['true']);
+  });
+});
+
+describe('TestRequestVersionedParamsFromListOptions', () => {
+  it('repeats a parameter set twice and leaves unset options out', () => {
+    const request = bare().params({ resourceVersion: '1', timeoutSeconds: undefined });
+    expect([...request.url().searchParams]).toEqual([['resourceVersion', '1']]);
+    request.params({ resourceVersion: '2', timeoutSeconds: 10 });
+    const params = request.url().searchParams;
+    expect(params.getAll('resourceVersion')).toEqual(['1', '2']);
+    expect(params.getAll('timeoutSeconds')).toEqual(['10']);
+  });
+});
+
+describe('TestVerbs', () => {
+  it.each([
+    ['POST', () => client.post()],
+    ['PUT', () => client.put()],
+    ['GET', () => client.get()],
+    ['DELETE', () => client.delete()],
+  ])('%s', (verb, start) => {
+    expect(start().toJSON()).toMatchObject({ verb });
+  });
+});
+
+describe('TestAbsPath', () => {
+  // Go's Prefix (resourcePrefix) is a path that AbsPath replaces; kubets has absPath alone,
+  // so the prefix is an earlier absPath call.
+  const rows: [configPrefix: string, resourcePrefix: string, absPath: string, wants: string][] = [
+    ['/', '', '', '/'],
+    ['', '', '/', '/'],
+    ['', '', '/api', '/api'],
+    ['', '', '/api/', '/api/'],
+    ['', '', '/apis', '/apis'],
+    ['', '/foo', '/bar/foo', '/bar/foo'],
+    ['', '/api/foo/123', '/bar/foo', '/bar/foo'],
+    ['/p1', '', '', '/p1'],
+    ['/p1', '', '/', '/p1/'],
+    ['/p1', '', '/api', '/p1/api'],
+    ['/p1', '', '/apis', '/p1/apis'],
+    ['/p1', '/r1', '/apis', '/p1/apis'],
+    ['/p1', '/api/r1', '/apis', '/p1/apis'],
+    ['/p1/api/p2', '', '', '/p1/api/p2'],
+    ['/p1/api/p2', '', '/', '/p1/api/p2/'],
+    ['/p1/api/p2', '', '/api', '/p1/api/p2/api'],
+    ['/p1/api/p2', '', '/api/', '/p1/api/p2/api/'],
+    ['/p1/api/p2', '/r1', '/api/', '/p1/api/p2/api/'],
+    ['/p1/api/p2', '/api/r1', '/api/', '/p1/api/p2/api/'],
+  ];
+  it.each(rows)(
+    'host path %j, prefix %j, absPath %j → %j',
+    (configPrefix, resourcePrefix, absPath, wants) => {
+      const local = new RESTClient(
+        { host: `http://localhost:123${configPrefix}`, qps: -1 },
+        { groupVersion: 'test/v1' },
+      );
+      const request = local.post();
+      if (resourcePrefix !== '') request.absPath(resourcePrefix);
+      expect(request.absPath(absPath).url().pathname).toBe(wants);
+    },
+  );
+});
+
+describe('TestUnacceptableParamNames', () => {
+  it('accepts "timeout" as a parameter name (no longer protected)', async () => {
+    const request = bare().param('timeout', '42');
+    expect(request.url().searchParams.getAll('timeout')).toEqual(['42']);
+  });
+});
+
+describe('TestRequestSetsHeaders, TestStream, TestDoContext', () => {
+  let server: StubServer | undefined;
+  const release: (() => void)[] = [];
+  let received: (() => void) | undefined;
+  beforeAll(async () => {
+    server = await startStubServer((request, response) => {
+      if (request.path === '/block') {
+        received?.();
+        release.push(() => response.writeHead(200).end());
+        return;
+      }
+      if (request.path === '/path/to/stream/thing') {
+        response.writeHead(200, { 'Transfer-Encoding': 'chunked' });
+        response.end('expected body');
+        return;
+      }
+      response.writeHead(403).end();
+    });
+  });
+  afterAll(() => {
+    for (const answer of release) answer();
+    server?.close();
+  });
+  const live = () => new RESTClient({ host: server?.url ?? '', qps: -1 }, { groupVersion: 'v1' });
+
+  it('TestRequestSetsHeaders: do, watch and stream all send the Accept header', async () => {
+    server?.requests.splice(0);
+    const request = () => live().get().absPath('/path');
+    await rejectionOf(request().do());
+    await rejectionOf(request().watch());
+    await rejectionOf(request().stream());
+    // kubets speaks JSON only: Go's configurable content type is Go-only (README).
+    expect(server?.requests.map((r) => r.headers.accept)).toEqual(
+      Array(3).fill('application/json, */*'),
+    );
+  });
+
+  it('TestStream: streams the chunked body', async () => {
+    const stream = await live().get().absPath('path/to/stream/thing').stream();
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).toBe('expected body');
+  });
+
+  it('TestDoContext: cancelling while the server holds the request rejects it', async () => {
+    const cancel = new AbortController();
+    const arrived = new Promise<void>((resolve) => {
+      received = resolve;
+    });
+    const sent = live().get().absPath('block').signal(cancel.signal).doRaw();
+    await arrived;
+    cancel.abort();
+    expect(await rejectionOf(sent)).toBe(cancel.signal.reason);
+  });
+});
+
+describe('TestThrottledLogger', () => {
+  it('lets one message through per 10 s, however many requests wait', () => {
+    const throttle = new LogThrottle(10_000);
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    let logged = 0;
+    for (let second = 0; second < 1000; second++) {
+      for (let request = 0; request < 10; request++) if (throttle.attempt(now)) logged++;
+      now += 1000;
+    }
+    expect(logged).toBe(100);
+  });
+
+  it('a request that waited logs it: at debug over 50 ms, at info (throttled) over 1 s', async () => {
+    let now = 5_000_000;
+    const clock: Clock = {
+      now: () => now,
+      sleep: () => Promise.resolve(),
+      setTimeout: () => {
+        throw new Error('no timers here');
+      },
+    };
+    let nextWaitMs = 0;
+    const rateLimiter: RateLimiter = {
+      qps: 1,
+      tryAccept: () => true,
+      wait: async () => {
+        now += nextWaitMs;
+      },
+    };
+    const lines: [level: string, message: string, fields: unknown][] = [];
+    const record =
+      (level: string) =>
+      (message: string, fields?: unknown): void => {
+        lines.push([level, message, fields]);
+      };
+    const logger = {
+      debug: record('debug'),
+      info: record('info'),
+      warn: record('warn'),
+      error: record('error'),
+    };
+    const server = await startStubServer((_request, response) => {
+      response.writeHead(200).end('{}');
+    });
+    try {
+      const live = new RESTClient(
+        { host: server.url, logger },
+        { groupVersion: 'v1', clock, rateLimiter },
+      );
+      const send = async (waitMs: number) => {
+        nextWaitMs = waitMs;
+        lines.length = 0;
+        await live.get().resource('pods').do();
+        return lines.filter(([, message]) => message === 'Waited before sending request');
+      };
+      expect(await send(50)).toEqual([]);
+      expect(await send(51)).toEqual([
+        [
+          'debug',
+          'Waited before sending request',
+          {
+            delayMs: 51,
+            reason: 'client-side throttling, not priority and fairness',
+            verb: 'GET',
+            url: `${server.url}/api/v1/pods`,
+          },
+        ],
+      ]);
+      expect((await send(1500)).map(([level]) => level)).toEqual(['debug', 'info']);
+      // Within 10 s of the last info line: debug only.
+      expect((await send(1500)).map(([level]) => level)).toEqual(['debug']);
+      now += 10_000;
+      expect((await send(1500)).map(([level]) => level)).toEqual(['debug', 'info']);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -294,7 +294,9 @@ export class Request {
     // As client-go: absPath's trailing slash survives only when nothing follows it.
     const keepSlash =
       this.trailingSlash && segments.length > 0 && segments.length === this.prefixSegments.length;
-    url.pathname = `${base}/${segments.join('/')}${keepSlash ? '/' : ''}`;
+    // An empty absPath names the base path itself, as Go's path.Join does: no slash added.
+    const bare = segments.length === 0 && !this.trailingSlash && base !== '';
+    url.pathname = bare ? base : `${base}/${segments.join('/')}${keepSlash ? '/' : ''}`;
     const query = new URLSearchParams(this.query);
     if (this.timeoutMs !== undefined && this.timeoutMs > 0 && !query.has('timeout')) {
       query.set('timeout', `${Math.ceil(this.timeoutMs)}ms`);
