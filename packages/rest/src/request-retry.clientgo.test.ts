@@ -388,3 +388,26 @@ describe('TestCheckRetryHandles429And5xx', () => {
     expect(bodies).toEqual(Array(5).fill(body));
   });
 });
+
+describe('TestCheckRetryClosesBody', () => {
+  const stub = scriptedServer();
+  it('retries a POST through four 429s with Retry-After: 1, waiting a second each time', async () => {
+    const tooMany: Answer = {
+      code: 429,
+      headers: { 'Retry-After': '1' },
+      body: 'Too many requests, please try again later.',
+    };
+    const live = stub.play([tooMany, tooMany, tooMany, tooMany, ok]);
+    const response = await live
+      .post()
+      .absPath('foo', 'bar')
+      .suffix('baz')
+      .timeout(1000)
+      .body('abcd'.repeat(1000))
+      .doRaw();
+    expect(response.statusCode).toBe(200);
+    expect(stub.attempts()).toBe(5);
+    // Go's BackoffManager adds a 0 s sleep before the first attempt; kubets has none.
+    expect(live.clock.sleeps).toEqual([1000, 1000, 1000, 1000]);
+  });
+});
