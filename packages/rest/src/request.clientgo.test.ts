@@ -701,3 +701,52 @@ describe('TestWatch', () => {
     expect(state.attempts).toBe(maxRetries + 1);
   });
 });
+
+describe('TestRequestURI, TestRequestURIContext', () => {
+  const rows: [test: string, base: string, uri: string, path: string | 'refused'][] = [
+    ['TestRequestURI', '', '/test?foo=b&a=b&c=1&c=2', '/test'],
+    ['TestRequestURIContext', '/context', '/test?foo=b&a=b&c=1&c=2', '/context/test'],
+    // Go resolves `..` against the base path and leaves it (`/test`); kubets refuses dot
+    // segments everywhere, so a request never leaves the server's base path (docs/fidelity.md).
+    ['TestRequestURIContext', '/context', '../test?foo=b&a=b&c=1&c=2', 'refused'],
+  ];
+  it.each(rows)('%s: base %j, %j', async (_test, base, uri, path) => {
+    const local = new RESTClient({ host: `https://127.0.0.1:6443${base}`, qps: -1 }, {});
+    const request = local
+      .get()
+      .param('foo', 'a')
+      .param('bar', 'b')
+      .absPath('other')
+      .requestURI(uri);
+    if (path === 'refused') {
+      expect(await rejectionOf(request.do())).toMatchObject({
+        part: 'requestURI',
+        value: '../test',
+      });
+      return;
+    }
+    const url = request.url();
+    expect(url.pathname).toBe(path);
+    expect([...url.searchParams]).toEqual([
+      ['foo', 'b'],
+      ['a', 'b'],
+      ['c', '1'],
+      ['c', '2'],
+    ]);
+  });
+
+  it('decodes percent-escapes in the path and clears the parameters when the URI has none', () => {
+    const request = bare().param('foo', 'a').requestURI('/api/v1/namespaces/a%20b');
+    expect(request.url().pathname).toBe('/api/v1/namespaces/a%20b');
+    expect([...request.url().searchParams]).toEqual([]);
+  });
+
+  it('a malformed percent-escape is an error naming the URI', async () => {
+    const err = await rejectionOf(bare().requestURI('/api/%zz').do());
+    expect(err).toMatchObject({
+      name: 'InvalidRequestError',
+      part: 'requestURI',
+      value: '/api/%zz',
+    });
+  });
+});
