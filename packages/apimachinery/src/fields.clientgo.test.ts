@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   commonMatchRows,
   describeDeterministicParseAndEverything,
+  describeSetString,
   fooBarBazBlahRows,
   type MatchRow,
 } from '../test/selector-cases.js';
@@ -52,6 +53,8 @@ describe('TestSelectorParse', () => {
 });
 
 describeDeterministicParseAndEverything(parseFieldSelector, everythingFieldSelector);
+
+describeSetString(fieldSelectorFromSet);
 
 describe('TestSelectorMatches', () => {
   const fieldset = { foo: 'bar', baz: 'blah', complex: '=value\\,\\' };

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   commonMatchRows,
   describeDeterministicParseAndEverything,
+  describeSetString,
   fooBarBazBlahRows,
   type MatchRow,
   matchPairs,
@@ -42,6 +43,8 @@ describe('TestSelectorParse', () => {
 });
 
 describeDeterministicParseAndEverything(parseSelector, everything);
+
+describeSetString(selectorFromSet);
 
 describe('TestSelectorMatches', () => {
   const rows: MatchRow[] = [

@@ -77,3 +77,20 @@ export function describeDeterministicParseAndEverything(
     });
   });
 }
+
+/**
+ * client-go's `TestSetString` (labels and fields alike): a selector built from a set prints
+ * its terms sorted by key. `fromSet` is Go's `Set.String()` path in kubets.
+ */
+export function describeSetString(fromSet: (set: Fields) => { toString(): string }): void {
+  describe('TestSetString', () => {
+    const rows: [set: Fields, out: string][] = [
+      [{ x: 'y' }, 'x=y'],
+      [{ foo: 'bar' }, 'foo=bar'],
+      [{ foo: 'bar', baz: 'qup' }, 'baz=qup,foo=bar'],
+    ];
+    it.each(rows)('%j → %j', (set, out) => {
+      expect(fromSet(set).toString()).toBe(out);
+    });
+  });
+}

@@ -76,7 +76,7 @@ describe('generated files', () => {
     ]);
     expect(file('crddemo.k8s.io/v1/resources.ts')).toContain(
       [
-        'export const mydemosResource = defineResource<Mydemo, MydemoList>({',
+        'export const mydemosResource = defineResource<Mydemo, MydemoList, true, never>({',
         "  group: 'crddemo.k8s.io',",
         "  version: 'v1',",
         "  resource: 'mydemos',",
@@ -145,6 +145,10 @@ describe('generated files', () => {
       'export type WidgetClient = ScalableResourceClient<Widget, WidgetList>;',
     );
     expect(file('example.com/v1/resources.ts')).toContain("  subresources: ['scale', 'status'],");
+    // Scope and subresources as type arguments: clientset.resource() checks them at compile time.
+    expect(file('example.com/v1/resources.ts')).toContain(
+      "defineResource<Widget, WidgetList, true, 'scale' | 'status'>({",
+    );
   });
 
   it('generates each served version from its own schema, deprecated ones marked', () => {
@@ -280,6 +284,17 @@ export async function use(clientset: Clientset, factory: SharedInformerFactory):
   // @ts-expect-error v1beta1 serves no status subresource
   await beta.updateStatus(old);
 
+  // The descriptors alone, through clientset.resource(): the same checks at compile time.
+  await clientset.resource(exampleV1.widgetsResource, 'default').getScale('w');
+  // @ts-expect-error the descriptor declares no status subresource
+  await clientset.resource(exampleV1beta1.widgetsResource, 'default').updateStatus(old);
+  // @ts-expect-error a namespaced resource's get needs a namespace
+  await clientset.resource(crddemoV1.mydemosResource).get('example-mydemo');
+  const everywhere: crddemoV1.MydemoList = await clientset.resource(crddemoV1.mydemosResource).list();
+  await clientset.resource(policyV1.clusterPoliciesResource).get('p');
+  // @ts-expect-error ClusterPolicy declares no scale subresource
+  await clientset.resource(policyV1.clusterPoliciesResource).getScale('p');
+
   // Cluster-scoped ClusterPolicy and a second kind in the same group/version.
   const policies = policyV1.clusterPoliciesClient(clientset);
   await policies.create({ metadata: { name: 'p' }, spec: { rules: [{ action: 'Deny', resources: ['pods'] }] } });
@@ -290,7 +305,7 @@ export async function use(clientset: Clientset, factory: SharedInformerFactory):
   await records.updateStatus({ metadata: { name: 'r' }, spec: { hostname: 'a.example.com', ttl: 60 } });
   const record: policyV1.DNSRecord | undefined = policyV1.dnsRecordInformer(factory).lister().byNamespace('a').list()[0];
 
-  void [spec, fromCache, wrongKind, badMode, noSpec, noReplicas, badPort, badWeight, badPart, badLabels, phase, size, policy, record];
+  void [everywhere, spec, fromCache, wrongKind, badMode, noSpec, noReplicas, badPort, badWeight, badPart, badLabels, phase, size, policy, record];
 }
 `,
     );

@@ -324,6 +324,17 @@ function resourceImports(gv: GroupVersionEntry, ext: string): string {
   return `import { ${names.join(', ')} } from './resources${ext}';\n`;
 }
 
+/**
+ * The type arguments of a generated `defineResource` call. Scope and subresources go in as
+ * literal types because TypeScript infers no type argument once the object type is given, and
+ * `clientset.resource()` reads them to decide which methods the client has.
+ */
+function descriptorTypeArguments({ crd, version, names }: KindEntry): string {
+  const subresources =
+    version.subresources.length > 0 ? version.subresources.map(quote).join(' | ') : 'never';
+  return `${names.type}, ${names.list}, ${crd.namespaced}, ${subresources}`;
+}
+
 function renderResources(gv: GroupVersionEntry, ext: string): string {
   let out = header(sourcesOf(gv.kinds));
   out += "\nimport { defineResource } from '@kubets/clientset';\n";
@@ -333,7 +344,7 @@ function renderResources(gv: GroupVersionEntry, ext: string): string {
   for (const entry of gv.kinds) {
     const { crd, version, names } = entry;
     out += `\n/**\n * The \`${crd.plural}\` resource (kind \`${crd.kind}\`, ${scopeWord(crd)}) of \`${gv.group}/${gv.version}\`: what\n * \`${names.client}\`, \`${names.informer}\` and \`${names.newLister}\` use; hand it to\n * \`clientset.resource(...)\` or \`factory.forResource(...)\` directly too.\n */\n`;
-    out += `export const ${names.resource} = defineResource<${names.type}, ${names.list}>({\n`;
+    out += `export const ${names.resource} = defineResource<${descriptorTypeArguments(entry)}>({\n`;
     out += `  group: ${quote(crd.group)},\n  version: ${quote(version.name)},\n  resource: ${quote(crd.plural)},\n  kind: ${quote(crd.kind)},\n  listKind: ${quote(crd.listKind)},\n  namespaced: ${crd.namespaced},\n`;
     if (version.subresources.length > 0) {
       out += `  subresources: [${version.subresources.map(quote).join(', ')}],\n`;

@@ -50,9 +50,8 @@ function serverUrl(config: Config): URL {
   const host = config.host?.trim();
   if (!host)
     throw new ConfigError('Config.host must be set to the API server URL', { field: 'host' });
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(host)
-    ? host
-    : `${hasTLSSettings(config) ? 'https' : 'http'}://${host}`;
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(host);
+  const withScheme = hasScheme ? host : `${hasTLSSettings(config) ? 'https' : 'http'}://${host}`;
   let url: URL;
   try {
     url = new URL(withScheme);
@@ -65,6 +64,14 @@ function serverUrl(config: Config): URL {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(`Config.host "${host}" must be an http or https URL`, { field: 'host' });
+  }
+  // A base path is only taken from a full URL: in `host/server` the path is more likely a
+  // typo than a proxy prefix, and client-go refuses it too.
+  if (!hasScheme && url.pathname !== '/' && url.pathname !== '') {
+    throw new ConfigError(
+      `Config.host "${host}" must be a URL (with http:// or https://) or a host:port pair`,
+      { field: 'host' },
+    );
   }
   url.pathname = url.pathname.replace(/\/+$/, '');
   url.search = '';

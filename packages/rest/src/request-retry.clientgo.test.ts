@@ -7,8 +7,8 @@
 
 import { createServer } from 'node:net';
 import { isBadRequest, isInternalError, isUnauthorized } from '@kubets/apimachinery';
-import { rejectionOf } from '@kubets/test-utils';
-import { describe, expect, it } from 'vitest';
+import { rejectionOf, type StubServer, startStubServer } from '@kubets/test-utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordingClock } from '../test/helpers.js';
 import { type Answer, scriptedServer, statusBody } from '../test/scripted-server.js';
 import { RESTClient } from './client.js';
@@ -280,5 +280,134 @@ describe('TestTryThrottleWithInfoContextDeadline', () => {
     const err = await rejectionOf(live.get().absPath('/').signal(cancel.signal).do());
     expect(err).toBe(cancel.signal.reason);
     expect(String((err as Error).message)).not.toContain('client rate limiter');
+  });
+});
+
+describe('TestRequestWithRetry', () => {
+  // Go's internal request() with one retry, as doRaw(), which like request() hands back the
+  // last answer without judging its status; the rows with an opaque (non-rewindable) body
+  // are Go-only (README). Go's transform-func count is the answered attempt that ends the
+  // request: kubets has no such hook, so the attempts and the outcome are compared.
+  const stub = scriptedServer();
+  const rows: [name: string, answer: Answer, body: string | undefined, fails: boolean][] = [
+    [
+      'server returns retry-after response, no request body, retry goes ahead',
+      retryAfter,
+      undefined,
+      false,
+    ],
+    [
+      'server returns retry-after response, bytes request body, retry goes ahead',
+      retryAfter,
+      '',
+      false,
+    ],
+    ['server returns retryable err, no request body, retry goes ahead', 'partial', undefined, true],
+    ['server returns retryable err, bytes request body, retry goes ahead', 'partial', '', true],
+  ];
+  it.each(rows)('%s', async (_name, answer, body, fails) => {
+    const live = stub.play([answer, answer], { maxRetries: 1 });
+    const request = live.get().absPath('/');
+    if (body !== undefined) request.body(body);
+    const outcome = request.doRaw().then(
+      () => false,
+      () => true,
+    );
+    expect(await outcome).toBe(fails);
+    expect(stub.attempts()).toBe(2);
+  });
+});
+
+// testRequestWithRetry, run by TestRequest{Do,DoRaw,Stream,Watch}WithRetry: the attempts each
+// method makes for the same server answers (Go's body close counts are transport plumbing).
+describe.each<[string, Method]>([
+  ['TestRequestDoWithRetry', 'Do'],
+  ['TestRequestDoRawWithRetry', 'DoRaw'],
+  ['TestRequestStreamWithRetry', 'Stream'],
+  ['TestRequestWatchWithRetry', 'Watch'],
+])('%s', (_test, method) => {
+  const stub = scriptedServer();
+  const rows: [name: string, script: Answer[], attempts: Record<Method, number>][] = [
+    [
+      'server always returns retry-after response',
+      [retryAfter, retryAfter, retryAfter],
+      { Do: 3, DoRaw: 3, Watch: 3, Stream: 3 },
+    ],
+    [
+      'server always returns retryable error',
+      ['eof', 'eof', 'eof'],
+      // Stream never retries an error.
+      { Do: 3, DoRaw: 3, Watch: 3, Stream: 1 },
+    ],
+    [
+      'server returns success on the final retry',
+      [retryAfter, 'eof', ok],
+      { Do: 3, DoRaw: 3, Watch: 3, Stream: 2 },
+    ],
+  ];
+  it.each(rows)('%s', async (_name, script, attempts) => {
+    const live = stub.play(script, { maxRetries: 2 });
+    await callers[method](live.get().absPath('/')).catch(() => undefined);
+    expect(stub.attempts()).toBe(attempts[method]);
+  });
+});
+
+describe('TestConnectionResetByPeerIsRetried', () => {
+  const stub = scriptedServer();
+  it('retries a GET twice after "connection reset by peer" and succeeds', async () => {
+    const live = stub.play(['reset', 'reset', ok], { maxRetries: 10 });
+    await live.get().absPath('/').doRaw();
+    expect(stub.attempts()).toBe(3);
+    // Go's BackoffManager also sleeps (0 s) before the first attempt; kubets waits only
+    // between attempts, one second each as client-go's retry after an error.
+    expect(live.clock.sleeps).toEqual([1000, 1000]);
+  });
+});
+
+describe('TestCheckRetryHandles429And5xx', () => {
+  const bodies: string[] = [];
+  const codes = [429, 500, 501, 504];
+  let server: StubServer | undefined;
+  beforeAll(async () => {
+    server = await startStubServer((request, response) => {
+      const attempt = bodies.push(request.body) - 1;
+      const code = codes[attempt];
+      if (code === undefined) response.writeHead(200).end();
+      else response.writeHead(code, { 'Retry-After': '0' }).end();
+    });
+  });
+  afterAll(() => server?.close());
+
+  it('retries a POST on 429, 500, 501 and 504 with Retry-After, resending the whole body', async () => {
+    const live = new RESTClient(
+      { host: server?.url ?? '', qps: -1 },
+      { groupVersion: 'v1', clock: recordingClock() },
+    );
+    const body = 'abcd'.repeat(1000);
+    await live.post().absPath('foo', 'bar').suffix('baz').timeout(1000).body(body).doRaw();
+    expect(bodies).toEqual(Array(5).fill(body));
+  });
+});
+
+describe('TestCheckRetryClosesBody', () => {
+  const stub = scriptedServer();
+  it('retries a POST through four 429s with Retry-After: 1, waiting a second each time', async () => {
+    const tooMany: Answer = {
+      code: 429,
+      headers: { 'Retry-After': '1' },
+      body: 'Too many requests, please try again later.',
+    };
+    const live = stub.play([tooMany, tooMany, tooMany, tooMany, ok]);
+    const response = await live
+      .post()
+      .absPath('foo', 'bar')
+      .suffix('baz')
+      .timeout(1000)
+      .body('abcd'.repeat(1000))
+      .doRaw();
+    expect(response.statusCode).toBe(200);
+    expect(stub.attempts()).toBe(5);
+    // Go's BackoffManager adds a 0 s sleep before the first attempt; kubets has none.
+    expect(live.clock.sleeps).toEqual([1000, 1000, 1000, 1000]);
   });
 });

@@ -2,6 +2,7 @@
 // inputs and expectations. Go-only cases are listed in the package README.
 
 import {
+  type Clock,
   isAlreadyExists,
   isBadRequest,
   isConflict,
@@ -14,10 +15,13 @@ import {
 } from '@kubets/apimachinery';
 import { rejectionOf, type StubServer, startStubServer } from '@kubets/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordingClock } from '../test/helpers.js';
 import { type Answer, okServer, scriptedServer, statusBody } from '../test/scripted-server.js';
 import { RESTClient } from './client.js';
-import { InvalidRequestError, isResponseDecodeError } from './errors.js';
+import { InvalidRequestError, isResponseDecodeError, isTransportError } from './errors.js';
+import type { RateLimiter } from './ratelimit.js';
 import type { Request } from './request.js';
+import { LogThrottle } from './throttle-log.js';
 
 const client = new RESTClient({ host: 'https://127.0.0.1:6443', qps: -1 }, { groupVersion: 'v1' });
 // Go's tests start from a bare Request, whose path is empty: absPath('/') gives the same.
@@ -385,5 +389,364 @@ describe('TestRequestMaxRetries', () => {
     const live = stub.play([tooMany, { code: 200 }], { maxRetries });
     const raw = await live.get().absPath('/foo').doRaw();
     expect(raw.statusCode).toBe(fails ? 429 : 200);
+  });
+});
+
+describe('TestRequestVersionedParams', () => {
+  it('adds an options object to the parameters already set', () => {
+    const request = bare().param('foo', 'a');
+    expect([...request.url().searchParams]).toEqual([['foo', 'a']]);
+    request.params({ follow: true, container: 'bar' });
+    const params = request.url().searchParams;
+    expect(params.getAll('foo')).toEqual(['a']);
+    expect(params.getAll('container')).toEqual(['bar']);
+    expect(params.getAll('follow')).toEqual(['true']);
+  });
+});
+
+describe('TestRequestVersionedParamsFromListOptions', () => {
+  it('repeats a parameter set twice and leaves unset options out', () => {
+    const request = bare().params({ resourceVersion: '1', timeoutSeconds: undefined });
+    expect([...request.url().searchParams]).toEqual([['resourceVersion', '1']]);
+    request.params({ resourceVersion: '2', timeoutSeconds: 10 });
+    const params = request.url().searchParams;
+    expect(params.getAll('resourceVersion')).toEqual(['1', '2']);
+    expect(params.getAll('timeoutSeconds')).toEqual(['10']);
+  });
+});
+
+describe('TestVerbs', () => {
+  it.each([
+    ['POST', () => client.post()],
+    ['PUT', () => client.put()],
+    ['GET', () => client.get()],
+    ['DELETE', () => client.delete()],
+  ])('%s', (verb, start) => {
+    expect(start().toJSON()).toMatchObject({ verb });
+  });
+});
+
+describe('TestAbsPath', () => {
+  // Go's Prefix (resourcePrefix) is a path that AbsPath replaces; kubets has absPath alone,
+  // so the prefix is an earlier absPath call.
+  const rows: [configPrefix: string, resourcePrefix: string, absPath: string, wants: string][] = [
+    ['/', '', '', '/'],
+    ['', '', '/', '/'],
+    ['', '', '/api', '/api'],
+    ['', '', '/api/', '/api/'],
+    ['', '', '/apis', '/apis'],
+    ['', '/foo', '/bar/foo', '/bar/foo'],
+    ['', '/api/foo/123', '/bar/foo', '/bar/foo'],
+    ['/p1', '', '', '/p1'],
+    ['/p1', '', '/', '/p1/'],
+    ['/p1', '', '/api', '/p1/api'],
+    ['/p1', '', '/apis', '/p1/apis'],
+    ['/p1', '/r1', '/apis', '/p1/apis'],
+    ['/p1', '/api/r1', '/apis', '/p1/apis'],
+    ['/p1/api/p2', '', '', '/p1/api/p2'],
+    ['/p1/api/p2', '', '/', '/p1/api/p2/'],
+    ['/p1/api/p2', '', '/api', '/p1/api/p2/api'],
+    ['/p1/api/p2', '', '/api/', '/p1/api/p2/api/'],
+    ['/p1/api/p2', '/r1', '/api/', '/p1/api/p2/api/'],
+    ['/p1/api/p2', '/api/r1', '/api/', '/p1/api/p2/api/'],
+  ];
+  it.each(rows)(
+    'host path %j, prefix %j, absPath %j → %j',
+    (configPrefix, resourcePrefix, absPath, wants) => {
+      const local = new RESTClient(
+        { host: `http://localhost:123${configPrefix}`, qps: -1 },
+        { groupVersion: 'test/v1' },
+      );
+      const request = local.post();
+      if (resourcePrefix !== '') request.absPath(resourcePrefix);
+      expect(request.absPath(absPath).url().pathname).toBe(wants);
+    },
+  );
+});
+
+describe('TestUnacceptableParamNames', () => {
+  it('accepts "timeout" as a parameter name (no longer protected)', async () => {
+    const request = bare().param('timeout', '42');
+    expect(request.url().searchParams.getAll('timeout')).toEqual(['42']);
+  });
+});
+
+describe('TestRequestSetsHeaders, TestStream, TestDoContext', () => {
+  let server: StubServer | undefined;
+  const release: (() => void)[] = [];
+  let received: (() => void) | undefined;
+  beforeAll(async () => {
+    server = await startStubServer((request, response) => {
+      if (request.path === '/block') {
+        received?.();
+        release.push(() => response.writeHead(200).end());
+        return;
+      }
+      if (request.path === '/path/to/stream/thing') {
+        response.writeHead(200, { 'Transfer-Encoding': 'chunked' });
+        response.end('expected body');
+        return;
+      }
+      response.writeHead(403).end();
+    });
+  });
+  afterAll(() => {
+    for (const answer of release) answer();
+    server?.close();
+  });
+  const live = () => new RESTClient({ host: server?.url ?? '', qps: -1 }, { groupVersion: 'v1' });
+
+  it('TestRequestSetsHeaders: do, watch and stream all send the Accept header', async () => {
+    server?.requests.splice(0);
+    const request = () => live().get().absPath('/path');
+    await rejectionOf(request().do());
+    await rejectionOf(request().watch());
+    await rejectionOf(request().stream());
+    // kubets speaks JSON only: Go's configurable content type is Go-only (README).
+    expect(server?.requests.map((r) => r.headers.accept)).toEqual(
+      Array(3).fill('application/json, */*'),
+    );
+  });
+
+  it('TestStream: streams the chunked body', async () => {
+    const stream = await live().get().absPath('path/to/stream/thing').stream();
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).toBe('expected body');
+  });
+
+  it('TestDoContext: cancelling while the server holds the request rejects it', async () => {
+    const cancel = new AbortController();
+    const arrived = new Promise<void>((resolve) => {
+      received = resolve;
+    });
+    const sent = live().get().absPath('block').signal(cancel.signal).doRaw();
+    await arrived;
+    cancel.abort();
+    expect(await rejectionOf(sent)).toBe(cancel.signal.reason);
+  });
+});
+
+describe('TestThrottledLogger', () => {
+  it('lets one message through per 10 s, however many requests wait', () => {
+    const throttle = new LogThrottle(10_000);
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    let logged = 0;
+    for (let second = 0; second < 1000; second++) {
+      for (let request = 0; request < 10; request++) if (throttle.attempt(now)) logged++;
+      now += 1000;
+    }
+    expect(logged).toBe(100);
+  });
+
+  it('a request that waited logs it: at debug over 50 ms, at info (throttled) over 1 s', async () => {
+    let now = 5_000_000;
+    const clock: Clock = {
+      now: () => now,
+      sleep: () => Promise.resolve(),
+      setTimeout: () => {
+        throw new Error('no timers here');
+      },
+    };
+    let nextWaitMs = 0;
+    const rateLimiter: RateLimiter = {
+      qps: 1,
+      tryAccept: () => true,
+      wait: async () => {
+        now += nextWaitMs;
+      },
+    };
+    const lines: [level: string, message: string, fields: unknown][] = [];
+    const record =
+      (level: string) =>
+      (message: string, fields?: unknown): void => {
+        lines.push([level, message, fields]);
+      };
+    const logger = {
+      debug: record('debug'),
+      info: record('info'),
+      warn: record('warn'),
+      error: record('error'),
+    };
+    const server = await startStubServer((_request, response) => {
+      response.writeHead(200).end('{}');
+    });
+    try {
+      const live = new RESTClient(
+        { host: server.url, logger },
+        { groupVersion: 'v1', clock, rateLimiter },
+      );
+      const send = async (waitMs: number) => {
+        nextWaitMs = waitMs;
+        lines.length = 0;
+        await live.get().resource('pods').do();
+        return lines.filter(([, message]) => message === 'Waited before sending request');
+      };
+      expect(await send(50)).toEqual([]);
+      expect(await send(51)).toEqual([
+        [
+          'debug',
+          'Waited before sending request',
+          {
+            delayMs: 51,
+            reason: 'client-side throttling, not priority and fairness',
+            verb: 'GET',
+            url: `${server.url}/api/v1/pods`,
+          },
+        ],
+      ]);
+      expect((await send(1500)).map(([level]) => level)).toEqual(['debug', 'info']);
+      // Within 10 s of the last info line: debug only.
+      expect((await send(1500)).map(([level]) => level)).toEqual(['debug']);
+      now += 10_000;
+      expect((await send(1500)).map(([level]) => level)).toEqual(['debug', 'info']);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('TestDoRequestNewWay, TestDoRequestNewWayObj', () => {
+  const service = {
+    kind: 'Service',
+    apiVersion: 'v1',
+    metadata: {},
+    spec: { ports: [{ protocol: 'TCP', port: 12345, targetPort: 12345 }] },
+  };
+  let server: StubServer | undefined;
+  beforeAll(async () => {
+    server = await startStubServer((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.end(JSON.stringify(service));
+    });
+  });
+  afterAll(() => server?.close());
+  const pod = { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'foo' } };
+  // Go's Timeout(time.Second) sends `timeout=1s`; kubets writes milliseconds (docs/fidelity.md).
+  const rows: [test: string, build: (c: RESTClient) => Request, path: string, body: string][] = [
+    [
+      'TestDoRequestNewWay',
+      (c) => c.post().absPath('foo/bar').suffix('baz').body(Buffer.from('request body')),
+      '/foo/bar/baz',
+      'request body',
+    ],
+    [
+      'TestDoRequestNewWayObj',
+      (c) => c.post().suffix('baz').name('bar').resource('foo').body(pod),
+      '/api/v1/foo/bar/baz',
+      JSON.stringify(pod),
+    ],
+  ];
+  it.each(rows)('%s', async (_test, build, path, body) => {
+    server?.requests.splice(0);
+    const live = new RESTClient({ host: server?.url ?? '', qps: -1 }, { groupVersion: 'v1' });
+    expect(await build(live).timeout(1000).do()).toEqual(service);
+    expect(server?.requests.map((r) => [r.method, r.path, r.query.get('timeout'), r.body])).toEqual(
+      [['POST', path, '1000ms', body]],
+    );
+  });
+});
+
+describe('TestRequestDo', () => {
+  // Go's row with the path prefix "%" cannot be built: kubets escapes every segment (README).
+  it('a request that remembered a mistake rejects without a body', async () => {
+    expect(await rejectionOf(bare().name('a/b').doRaw())).toBeInstanceOf(InvalidRequestError);
+  });
+
+  it('a transport failure rejects without a body', async () => {
+    // Nothing listens on port 1 of the loopback address: the connection is refused.
+    const refused = new RESTClient(
+      { host: 'http://127.0.0.1:1', qps: -1, maxRetries: 0 },
+      { groupVersion: 'v1' },
+    );
+    expect(isTransportError(await rejectionOf(refused.get().absPath('/').doRaw()))).toBe(true);
+  });
+});
+
+describe('TestWatch', () => {
+  const events = [
+    { type: 'ADDED', object: { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'first' } } },
+    { type: 'MODIFIED', object: { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'second' } } },
+    { type: 'DELETED', object: { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'last' } } },
+  ];
+  const state = { attempts: 0, refusals: 0 };
+  let server: StubServer | undefined;
+  beforeAll(async () => {
+    server = await startStubServer((_request, response) => {
+      if (state.attempts++ < state.refusals) {
+        response.writeHead(429, { 'Retry-After': '1' }).end();
+        return;
+      }
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      for (const event of events) response.write(`${JSON.stringify(event)}\n`);
+      response.end();
+    });
+  });
+  afterAll(() => server?.close());
+
+  it.each([
+    ['no retry', 0],
+    ['with retries', 3],
+  ])('%s', async (_name, maxRetries) => {
+    Object.assign(state, { attempts: 0, refusals: maxRetries });
+    const live = new RESTClient(
+      { host: server?.url ?? '', qps: -1, maxRetries },
+      { groupVersion: 'v1', clock: recordingClock() },
+    );
+    const seen: unknown[] = [];
+    for await (const event of await live.get().absPath('path/to/watch/thing').watch()) {
+      seen.push(event);
+    }
+    expect(seen).toEqual(events);
+    expect(state.attempts).toBe(maxRetries + 1);
+  });
+});
+
+describe('TestRequestURI, TestRequestURIContext', () => {
+  const rows: [test: string, base: string, uri: string, path: string | 'refused'][] = [
+    ['TestRequestURI', '', '/test?foo=b&a=b&c=1&c=2', '/test'],
+    ['TestRequestURIContext', '/context', '/test?foo=b&a=b&c=1&c=2', '/context/test'],
+    // Go resolves `..` against the base path and leaves it (`/test`); kubets refuses dot
+    // segments everywhere, so a request never leaves the server's base path (docs/fidelity.md).
+    ['TestRequestURIContext', '/context', '../test?foo=b&a=b&c=1&c=2', 'refused'],
+  ];
+  it.each(rows)('%s: base %j, %j', async (_test, base, uri, path) => {
+    const local = new RESTClient({ host: `https://127.0.0.1:6443${base}`, qps: -1 }, {});
+    const request = local
+      .get()
+      .param('foo', 'a')
+      .param('bar', 'b')
+      .absPath('other')
+      .requestURI(uri);
+    if (path === 'refused') {
+      expect(await rejectionOf(request.do())).toMatchObject({
+        part: 'requestURI',
+        value: '../test',
+      });
+      return;
+    }
+    const url = request.url();
+    expect(url.pathname).toBe(path);
+    expect([...url.searchParams]).toEqual([
+      ['foo', 'b'],
+      ['a', 'b'],
+      ['c', '1'],
+      ['c', '2'],
+    ]);
+  });
+
+  it('decodes percent-escapes in the path and clears the parameters when the URI has none', () => {
+    const request = bare().param('foo', 'a').requestURI('/api/v1/namespaces/a%20b');
+    expect(request.url().pathname).toBe('/api/v1/namespaces/a%20b');
+    expect([...request.url().searchParams]).toEqual([]);
+  });
+
+  it('a malformed percent-escape is an error naming the URI', async () => {
+    const err = await rejectionOf(bare().requestURI('/api/%zz').do());
+    expect(err).toMatchObject({
+      name: 'InvalidRequestError',
+      part: 'requestURI',
+      value: '/api/%zz',
+    });
   });
 });

@@ -217,6 +217,38 @@ export class Request {
     return this;
   }
 
+  /**
+   * Points the request at `uri`, a path below the server's base path with an optional
+   * query (`/api/v1/pods?limit=1`), as client-go's `RequestURI` (what `kubectl get --raw`
+   * uses): the path replaces the API path as {@link Request.absPath} does, and the query
+   * replaces every parameter set so far. Percent-escapes in the path are decoded first;
+   * `.` and `..` segments are refused, as in `absPath`.
+   */
+  requestURI(uri: string): this {
+    if (this.error) return this;
+    const [pathAndQuery = ''] = uri.split('#', 1);
+    const queryStart = pathAndQuery.indexOf('?');
+    const path = queryStart < 0 ? pathAndQuery : pathAndQuery.slice(0, queryStart);
+    const query = queryStart < 0 ? '' : pathAndQuery.slice(queryStart + 1);
+    let decoded: string;
+    try {
+      decoded = path.split('/').map(decodeURIComponent).join('/');
+    } catch {
+      return this.fail(
+        'requestURI',
+        uri,
+        `invalid requestURI ${describeValue(uri)}: malformed percent-escape`,
+      );
+    }
+    const segments = this.segmentsOf('requestURI', decoded);
+    if (this.error) return this;
+    this.prefixSegments = segments;
+    this.trailingSlash = decoded.endsWith('/');
+    this.query.length = 0;
+    for (const [name, value] of new URLSearchParams(query)) this.query.push([name, value]);
+    return this;
+  }
+
   /** Adds a query parameter; repeating a name sends it several times. */
   param(name: string, value: ParamValue): this {
     if (this.error) return this;
@@ -294,7 +326,9 @@ export class Request {
     // As client-go: absPath's trailing slash survives only when nothing follows it.
     const keepSlash =
       this.trailingSlash && segments.length > 0 && segments.length === this.prefixSegments.length;
-    url.pathname = `${base}/${segments.join('/')}${keepSlash ? '/' : ''}`;
+    // An empty absPath names the base path itself, as Go's path.Join does: no slash added.
+    const bare = segments.length === 0 && !this.trailingSlash && base !== '';
+    url.pathname = bare ? base : `${base}/${segments.join('/')}${keepSlash ? '/' : ''}`;
     const query = new URLSearchParams(this.query);
     if (this.timeoutMs !== undefined && this.timeoutMs > 0 && !query.has('timeout')) {
       query.set('timeout', `${Math.ceil(this.timeoutMs)}ms`);

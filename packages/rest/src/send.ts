@@ -2,6 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { TransportError } from './errors.js';
 import { retryAfterSeconds } from './response.js';
 import type { RequestRuntime } from './runtime.js';
+import { logThrottledWait } from './throttle-log.js';
 import {
   describeTLSVerificationError,
   isRetryableConnectionError,
@@ -104,7 +105,10 @@ export async function sendWithRetries(
     if (tries > 0) await runtime.clock.sleep(waitMs, signal);
     // client-go never rate limits a watch's first request, only its retries.
     if (runtime.rateLimiter && (tries > 0 || kind !== 'watch')) {
+      const waitStarted = runtime.clock.now();
       await runtime.rateLimiter.wait(signal);
+      const now = runtime.clock.now();
+      logThrottledWait(runtime.logger, now, now - waitStarted, { verb: method, url: href });
     }
     const { headers: credentials, agent, onUnauthorized } = await runtime.connection(signal);
     let response: IncomingMessage;

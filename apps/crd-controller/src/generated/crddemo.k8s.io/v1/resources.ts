@@ -11,7 +11,7 @@ export const schemeGroupVersion = { group: 'crddemo.k8s.io', version: 'v1' } as 
  * `mydemosClient`, `mydemoInformer` and `newMydemoLister` use; hand it to
  * `clientset.resource(...)` or `factory.forResource(...)` directly too.
  */
-export const mydemosResource = defineResource<Mydemo, MydemoList>({
+export const mydemosResource = defineResource<Mydemo, MydemoList, true, never>({
   group: 'crddemo.k8s.io',
   version: 'v1',
   resource: 'mydemos',
