@@ -71,7 +71,7 @@ export class ApiHandler {
   #route(ctx: RequestContext, path: string): void {
     const { res } = ctx;
     const registry = this.#state.storage.registry;
-    if (serveOpenApi(this.#state, res, path)) return;
+    if (serveOpenApi(this.#state, res, path, ctx.req.headers.accept)) return;
     if (serveDiscovery(res, registry, this.#state.port, path)) return;
     const segments = path.split('/').slice(1);
     if (segments[0] === 'api' && segments[1] === 'v1' && segments.length > 2) {
