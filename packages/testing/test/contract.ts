@@ -8,6 +8,7 @@ import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
 import { defineLifecycleContract } from './contract-lifecycle.js';
 import { defineOpenApiContract } from './contract-openapi.js';
 import { defineReadsContract } from './contract-reads.js';
+import { defineReviewsContract } from './contract-reviews.js';
 import { defineValidationContract } from './contract-validation.js';
 import { defineWireTypesContract } from './contract-wire-types.js';
 
@@ -56,6 +57,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('garbage collector', () => defineGarbageCollectorContract(getTarget));
   describe('CRD schemas', () => defineCrdSchemaContract(getTarget));
   describe('OpenAPI of built-in kinds', () => defineOpenApiContract(getTarget));
+  describe('authorization reviews', () => defineReviewsContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',

@@ -323,6 +323,14 @@ spec:
       expect(out).toContain('How many parts it has.');
     });
 
+    it('answers auth can-i from SelfSubjectAccessReviews and SelfSubjectRulesReviews', async () => {
+      expect(await ns('auth', 'can-i', 'create', 'deployments')).toBe('yes\n');
+      expect((await kubectl('auth', 'can-i', 'get', '/healthz')).stdout).toBe('yes\n');
+      const rules = table(await ns('auth', 'can-i', '--list'));
+      expect(rules[0]).toEqual(['Resources', 'Non-Resource URLs', 'Resource Names', 'Verbs']);
+      expect(rules).toContainEqual(['*.*', '[]', '[]', '[*]']);
+    });
+
     it('explains built-in kinds with the fields kube-apiserver 1.20 lists', async () => {
       const pod = (await kubectl('explain', 'pod.spec.containers')).stdout;
       expect(pod).toMatch(/KIND:\s+Pod/);

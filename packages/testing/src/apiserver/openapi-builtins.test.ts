@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinResourceRows } from './generated/builtin-resources.js';
+import { builtinResourceRows, builtinReviewRows } from './generated/builtin-resources.js';
 import { builtinDefinitionsV2, toOpenApiV3 } from './openapi-builtins.js';
 import { type InMemoryApiServer, startApiServer } from './server.js';
 
@@ -14,7 +14,9 @@ describe('generated/openapi-builtins.json', () => {
         kinds.add(`${gvk.group}/${gvk.version}/${gvk.kind}`);
     }
     expect([...kinds].sort()).toEqual(
-      builtinResourceRows.map((r) => `${r.group}/${r.version}/${r.kind}`).sort(),
+      [...builtinResourceRows, ...builtinReviewRows]
+        .map((r) => `${r.group}/${r.version}/${r.kind}`)
+        .sort(),
     );
   });
 

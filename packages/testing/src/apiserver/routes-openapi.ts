@@ -2,9 +2,9 @@ import type { ServerResponse } from 'node:http';
 import { sendJson } from './http.js';
 import type { Entry } from './object-entry.js';
 import { builtinDefinitionsV2, builtinSchemasOf } from './openapi-builtins.js';
+import { openApiV3GroupVersion, openApiV3Root } from './openapi-paths.js';
 import { OPENAPI_V2_PROTOBUF, openApiV2Protobuf } from './openapi-protobuf.js';
 import { isObject, type JsonObject } from './patch.js';
-import { openApiV3GroupVersion, openApiV3Root } from './resources.js';
 import type { ServerState } from './server-state.js';
 
 /**
