@@ -1,3 +1,4 @@
+import { copyFile, mkdir } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
@@ -7,4 +8,13 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'node22',
+  // The server reads the built-in kinds' OpenAPI schemas at run time from
+  // `./generated/openapi-builtins.json` beside its code (see src/apiserver/openapi-builtins.ts).
+  async onSuccess() {
+    await mkdir('dist/generated', { recursive: true });
+    await copyFile(
+      'src/apiserver/generated/openapi-builtins.json',
+      'dist/generated/openapi-builtins.json',
+    );
+  },
 });

@@ -4,31 +4,13 @@
 // bodies against them as kube-apiserver's decoder does (see wire-decode.ts).
 // Run: `pnpm --filter @kubets/testing generate:wire-types [--check]`.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { cap, classFor, models, QUANTITY_FIELDS, servedKinds } from './client-node-models.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, '../src/apiserver/wire-types.generated.ts');
-const require = createRequire(import.meta.url);
-const clientDir = dirname(require.resolve('@kubernetes/client-node/package.json'));
-const models = await import(pathToFileURL(join(clientDir, 'dist/gen/models/all.js')).href);
-
-/** The kinds served (group, version, kind), read from the generated resource table. */
-const table = readFileSync(join(here, '../src/apiserver/generated/builtin-resources.ts'), 'utf8');
-const rows = [
-  ...table.matchAll(/group: '([^']*)',\s*version: '([^']*)',[\s\S]*?kind: '([^']*)'/g),
-].map((m) => ({ group: m[1], version: m[2], kind: m[3] }));
-
-const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
-
-function classFor({ group, version, kind }) {
-  const prefix = cap((group || 'core').split('.')[0]);
-  for (const name of [`${prefix}${cap(version)}${kind}`, `${cap(version)}${kind}`]) {
-    if (models[name]?.attributeTypeMap) return name;
-  }
-  return undefined;
-}
+const rows = servedKinds();
 
 // Go's spelling of initialisms in field names, as Kubernetes' types use them.
 const INITIALISMS = new Set([
@@ -100,15 +82,6 @@ function goTypeName(className) {
   const m = /^(?:[A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z].*)$/.exec(className);
   return m ? `${m[1].toLowerCase()}.${m[2]}` : className;
 }
-
-// client-node types resource quantities as plain strings; kube-apiserver decodes them as
-// resource.Quantity (its OpenAPI spec names that type), which has its own decoding errors.
-const QUANTITY_FIELDS = {
-  V1ResourceRequirements: ['limits', 'requests'],
-  V1PodSpec: ['overhead'],
-  V1NodeStatus: ['capacity', 'allocatable'],
-  V1EmptyDirVolumeSource: ['sizeLimit'],
-};
 
 const types = {};
 const pending = [];

@@ -6,7 +6,10 @@ import { defineDefaultsContract } from './contract-defaults.js';
 import { defineGarbageCollectorContract } from './contract-gc.js';
 import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
 import { defineLifecycleContract } from './contract-lifecycle.js';
+import { defineOpenApiContract } from './contract-openapi.js';
 import { defineReadsContract } from './contract-reads.js';
+import { defineResourceVersionContract } from './contract-resource-versions.js';
+import { defineReviewsContract } from './contract-reviews.js';
 import { defineValidationContract } from './contract-validation.js';
 import { defineWireTypesContract } from './contract-wire-types.js';
 
@@ -54,6 +57,9 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('decoding', () => defineWireTypesContract(getTarget));
   describe('garbage collector', () => defineGarbageCollectorContract(getTarget));
   describe('CRD schemas', () => defineCrdSchemaContract(getTarget));
+  describe('OpenAPI of built-in kinds', () => defineOpenApiContract(getTarget));
+  describe('authorization reviews', () => defineReviewsContract(getTarget));
+  describe('reads at a resourceVersion', () => defineResourceVersionContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',

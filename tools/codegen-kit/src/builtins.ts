@@ -556,7 +556,9 @@ function builtinResourcesFile(): string {
   lines.push('');
   lines.push('/** The built-in resources the in-memory API server serves, in table order. */');
   lines.push('export const builtinResourceRows: readonly BuiltinResourceRow[] = [');
+  const reviews = inMemoryResources().filter(({ row }) => row.client === 'createOnly');
   for (const { gv, row, inMemory } of inMemoryResources()) {
+    if (row.client === 'createOnly') continue;
     const mergeKeys = Object.entries(inMemory.mergeKeys ?? {})
       .map(([path, key]) => `'${path}': '${key}'`)
       .join(', ');
@@ -575,6 +577,19 @@ function builtinResourcesFile(): string {
     lines.push(`    nameRule: '${inMemory.nameRule ?? 'subdomain'}',`);
     lines.push(`    mergeKeys: { ${mergeKeys} },`);
     lines.push('  },');
+  }
+  lines.push('];');
+  lines.push('');
+  lines.push(
+    '/** The reviews the in-memory API server answers (only `create`; nothing is stored). */',
+  );
+  lines.push(
+    'export const builtinReviewRows: readonly Pick<BuiltinResourceRow, "group" | "version" | "resource" | "kind">[] = [',
+  );
+  for (const { gv, row } of reviews) {
+    lines.push(
+      `  { group: '${gv.group}', version: '${gv.version}', resource: '${row.resource}', kind: '${row.kind}' },`,
+    );
   }
   lines.push('];');
   return `${lines.join('\n')}\n`;

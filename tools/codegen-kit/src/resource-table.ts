@@ -387,12 +387,14 @@ export const groupVersions: GroupVersionRow[] = [
         kind: 'SelfSubjectAccessReview',
         namespaced: cluster,
         client: 'createOnly',
+        inMemory: {},
       },
       {
         resource: 'selfsubjectrulesreviews',
         kind: 'SelfSubjectRulesReview',
         namespaced: cluster,
         client: 'createOnly',
+        inMemory: {},
       },
       {
         resource: 'subjectaccessreviews',

@@ -14,6 +14,7 @@ import type { ResourceDefinition } from './resources.js';
 import { serveWatch } from './routes-list-watch.js';
 import { serveCollection, serveObject, type WriteParams } from './routes-objects.js';
 import { serveOpenApi } from './routes-openapi.js';
+import { serveReview } from './routes-reviews.js';
 import { serveScale } from './routes-scale.js';
 import { serveTable } from './routes-table.js';
 import type { ServerState } from './server-state.js';
@@ -71,7 +72,7 @@ export class ApiHandler {
   #route(ctx: RequestContext, path: string): void {
     const { res } = ctx;
     const registry = this.#state.storage.registry;
-    if (serveOpenApi(this.#state, res, path)) return;
+    if (serveOpenApi(this.#state, res, path, ctx.req.headers.accept)) return;
     if (serveDiscovery(res, registry, this.#state.port, path)) return;
     const segments = path.split('/').slice(1);
     if (segments[0] === 'api' && segments[1] === 'v1' && segments.length > 2) {
@@ -156,6 +157,10 @@ export class ApiHandler {
       dryRun: query.getAll('dryRun').includes('All'),
     };
 
+    if (def.createOnly) {
+      serveReview(ctx, target, route.name, params.manager());
+      return;
+    }
     const watch = route.watchPath || (method === 'GET' && isWatchQuery(query));
     if (method === 'GET' && route.subresource === undefined) {
       const table = negotiateTable(req.headers.accept);

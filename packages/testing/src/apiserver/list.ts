@@ -154,6 +154,26 @@ export function listObjects(
   return result;
 }
 
+/**
+ * Checks a GET's `resourceVersion` as kube-apiserver's watch cache does: any state at least that
+ * new will do (the current one), a version ahead of the server's times out (504; the real server
+ * first waits 3 s for it), and one that is not a number is a 500 without a reason.
+ */
+export function checkGetResourceVersion(value: string | null, current: number): void {
+  if (value === null || value === '' || value === '0') return;
+  if (!/^\d+$/.test(value)) {
+    throw new ApiError({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `resourceVersion: Invalid value: "${value}": strconv.ParseUint: parsing "${value}": invalid syntax`,
+      code: 500,
+    });
+  }
+  if (Number(value) > current) throw tooLargeResourceVersion(Number(value), current);
+}
+
 /** Parses a resourceVersion query parameter (400 when it is not a number). */
 export function parseRv(value: string): number {
   if (!/^\d+$/.test(value)) {
@@ -184,7 +204,8 @@ function invalidListOptions(message: string): ApiError {
   );
 }
 
-function tooLargeResourceVersion(rv: number, current: number): ApiError {
+/** `504 Timeout`: the resourceVersion asked for is ahead of the server's. */
+export function tooLargeResourceVersion(rv: number, current: number): ApiError {
   return new ApiError(
     failure(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${current}`, {
       causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],

@@ -86,7 +86,7 @@ function parseSchema(text: string): Record<string, ProtoMessage> {
 
 /**
  * The protobuf field numbers of the kinds kubectl's typed `create configmap`, `secret`,
- * `deployment`, `namespace`, `serviceaccount` and `service` send (from k8s.io/api and
+ * `deployment`, `namespace`, `serviceaccount` and `service` and `auth can-i` send (from k8s.io/api and
  * k8s.io/apimachinery's `generated.proto`), and of the messages they nest. A field not listed
  * here is refused, never dropped.
  */
@@ -143,6 +143,21 @@ const schema = parseSchema(`
   NamespaceSpec: 1 finalizers:string[];
   NamespaceStatus: 1 phase;
   Namespace: 1 metadata:ObjectMeta, 2 spec:NamespaceSpec, 3 status:NamespaceStatus;
+  ResourceAttributes: 1 namespace, 2 verb, 3 group, 4 version, 5 resource, 6 subresource, 7 name;
+  NonResourceAttributes: 1 path, 2 verb;
+  SelfSubjectAccessReviewSpec: 1 resourceAttributes:ResourceAttributes,
+    2 nonResourceAttributes:NonResourceAttributes;
+  SubjectAccessReviewStatus: 1 allowed:bool, 4 denied:bool, 2 reason, 3 evaluationError;
+  SelfSubjectAccessReview: 1 metadata:ObjectMeta, 2 spec:SelfSubjectAccessReviewSpec,
+    3 status:SubjectAccessReviewStatus;
+  ResourceRule: 1 verbs:string[], 2 apiGroups:string[], 3 resources:string[],
+    4 resourceNames:string[];
+  NonResourceRule: 1 verbs:string[], 2 nonResourceURLs:string[];
+  SubjectRulesReviewStatus: 1 resourceRules:ResourceRule[], 2 nonResourceRules:NonResourceRule[],
+    3 incomplete:bool, 4 evaluationError;
+  SelfSubjectRulesReviewSpec: 1 namespace;
+  SelfSubjectRulesReview: 1 metadata:ObjectMeta, 2 spec:SelfSubjectRulesReviewSpec,
+    3 status:SubjectRulesReviewStatus;
 `);
 
 /** The messages of the kinds decoded from protobuf, by `apiVersion/kind`. */
@@ -154,5 +169,8 @@ export const protobufKinds: Readonly<Record<string, ProtoMessage>> = Object.from
     ['v1/ServiceAccount', 'ServiceAccount'],
     ['v1/Service', 'Service'],
     ['apps/v1/Deployment', 'Deployment'],
+    // kubectl auth can-i
+    ['authorization.k8s.io/v1/SelfSubjectAccessReview', 'SelfSubjectAccessReview'],
+    ['authorization.k8s.io/v1/SelfSubjectRulesReview', 'SelfSubjectRulesReview'],
   ].map(([kind, name]) => [kind, schema[name as string] as ProtoMessage]),
 );

@@ -1,4 +1,8 @@
-import { builtinResourceRows, type NameRule } from './generated/builtin-resources.js';
+import {
+  builtinResourceRows,
+  builtinReviewRows,
+  type NameRule,
+} from './generated/builtin-resources.js';
 import { isObject, type JsonObject } from './patch.js';
 
 export type { NameRule };
@@ -33,6 +37,8 @@ export interface ResourceDefinition {
   readonly mergeKeys: Readonly<Record<string, string>>;
   /** Defined by a CustomResourceDefinition. */
   readonly custom: boolean;
+  /** A review: only `create`, answered and never stored (see routes-reviews.ts). */
+  readonly createOnly: boolean;
   /** A custom resource's `openAPIV3Schema` per served version (see crd-schema/). */
   readonly schemas?: Readonly<Record<string, JsonObject>> | undefined;
 }
@@ -72,6 +78,7 @@ function def(
     returnDeletedObject: false,
     nameRule: 'subdomain',
     custom: false,
+    createOnly: false,
     ...partial,
     mergeKeys: { ...commonMergeKeys, ...partial.mergeKeys },
   };
@@ -80,15 +87,18 @@ function def(
 /**
  * The built-in resources, with the discovery data kube-apiserver 1.20 reports for them: the
  * rows of the repository's resource table the in-memory server serves (generated into
- * `generated/builtin-resources.ts`), in table order.
+ * `generated/builtin-resources.ts`), in table order, then the reviews it answers.
  */
 export function builtinResources(): ResourceDefinition[] {
-  return builtinResourceRows.map((row) =>
+  const named = (row: (typeof builtinReviewRows)[number]) => ({
+    group: row.group,
+    versions: [row.version],
+    resource: row.resource,
+    kind: row.kind,
+  });
+  const stored = builtinResourceRows.map((row) =>
     def({
-      group: row.group,
-      versions: [row.version],
-      resource: row.resource,
-      kind: row.kind,
+      ...named(row),
       namespaced: row.namespaced,
       shortNames: [...row.shortNames],
       categories: [...row.categories],
@@ -102,6 +112,17 @@ export function builtinResources(): ResourceDefinition[] {
       mergeKeys: row.mergeKeys,
     }),
   );
+  const reviews = builtinReviewRows.map((row) =>
+    // kube-apiserver 1.20 reports no singular name for reviews.
+    def({
+      ...named(row),
+      namespaced: false,
+      singularName: '',
+      verbs: ['create'],
+      createOnly: true,
+    }),
+  );
+  return [...stored, ...reviews];
 }
 
 /** The definition a CustomResourceDefinition (apiextensions.k8s.io/v1) describes, if valid. */
@@ -323,71 +344,5 @@ export function apiResourceList(
     apiVersion: 'v1',
     groupVersion: apiVersionOf(group, version),
     resources,
-  };
-}
-
-/**
- * The OpenAPI v3 root (`/openapi/v3`): one entry per served group-version. Clients such as
- * kubectl read it to learn whether the server validates fields itself.
- */
-export function openApiV3Root(registry: ResourceRegistry, hash: string): object {
-  const paths: Record<string, { serverRelativeURL: string }> = {};
-  const add = (group: string, version: string): void => {
-    const key = group === '' ? `api/${version}` : `apis/${group}/${version}`;
-    paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` };
-  };
-  for (const version of registry.versionsOf('')) add('', version);
-  for (const group of registry.groups()) {
-    for (const version of registry.versionsOf(group)) add(group, version);
-  }
-  return { paths };
-}
-
-/**
- * A minimal OpenAPI v3 document of one group-version: for each resource, the PATCH operation
- * with its group-version-kind and the `fieldValidation` query parameter (no schemas).
- */
-export function openApiV3GroupVersion(
-  registry: ResourceRegistry,
-  group: string,
-  version: string,
-): object {
-  const prefix = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-  const paths: Record<string, object> = {};
-  for (const d of registry.resourcesOf(group, version)) {
-    const path = d.namespaced
-      ? `${prefix}/namespaces/{namespace}/${d.resource}/{name}`
-      : `${prefix}/${d.resource}/{name}`;
-    const gvk = { group, version, kind: d.kind };
-    const parameters = ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map((name) => ({
-      name,
-      in: 'query',
-      schema: { type: name === 'force' ? 'boolean' : 'string' },
-    }));
-    const content = Object.fromEntries(
-      [
-        'application/apply-patch+yaml',
-        'application/json-patch+json',
-        'application/merge-patch+json',
-      ]
-        .map((type) => ({ type }))
-        .map(({ type }) => [type, { schema: { type: 'object' } }]),
-    );
-    paths[path] = {
-      get: { 'x-kubernetes-group-version-kind': gvk, 'x-kubernetes-action': 'get' },
-      put: { 'x-kubernetes-group-version-kind': gvk, 'x-kubernetes-action': 'put', parameters },
-      patch: {
-        'x-kubernetes-group-version-kind': gvk,
-        'x-kubernetes-action': 'patch',
-        parameters,
-        requestBody: { content },
-      },
-    };
-  }
-  return {
-    openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: 'v1.20.2+kubets' },
-    paths,
-    components: { schemas: {} },
   };
 }

@@ -1,4 +1,5 @@
 import { type RequestContext, sendJson } from './http.js';
+import { checkGetResourceVersion } from './list.js';
 import { type Entry, storeKey } from './object-entry.js';
 import { isObject } from './patch.js';
 import { renderObject } from './render.js';
@@ -63,6 +64,7 @@ export function serveObject(
   const def = target.definition;
   switch (method) {
     case 'GET': {
+      checkGetResourceVersion(query.get('resourceVersion'), state.storage.rv);
       sendObject(ctx, target, 200, state.storage.get(target, name));
       return;
     }

@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { sendJson } from './http.js';
 import type { Entry } from './object-entry.js';
+import { builtinDefinitionsV2, builtinSchemasOf } from './openapi-builtins.js';
+import { openApiV3GroupVersion, openApiV3Root } from './openapi-paths.js';
+import { OPENAPI_V2_PROTOBUF, openApiV2Protobuf } from './openapi-protobuf.js';
 import { isObject, type JsonObject } from './patch.js';
-import { openApiV3GroupVersion, openApiV3Root } from './resources.js';
 import type { ServerState } from './server-state.js';
 
 /**
@@ -79,23 +81,35 @@ function documentHash(state: ServerState): string {
 
 /**
  * `/openapi/v2` and `/openapi/v3` (root and per group-version): the paths of every served
- * resource, and the schemas CRDs declare, which is what `kubectl explain` reads for custom
- * resources. Built-in kinds carry no schema here. Returns false for other paths.
+ * resource, the built-in kinds' schemas and the schemas CRDs declare, which is what
+ * `kubectl explain` reads. Returns false for other paths.
  */
-export function serveOpenApi(state: ServerState, res: ServerResponse, path: string): boolean {
+export function serveOpenApi(
+  state: ServerState,
+  res: ServerResponse,
+  path: string,
+  accept: string | undefined,
+): boolean {
   const registry = state.storage.registry;
   if (path === '/openapi/v2') {
-    const definitions = crdSchemas(state);
-    sendJson(
-      res,
-      200,
-      JSON.stringify({
-        swagger: '2.0',
-        info: { title: 'Kubernetes', version: 'v1.20.2+kubets' },
-        paths: {},
-        definitions,
-      }),
-    );
+    const document = {
+      swagger: '2.0',
+      info: { title: 'Kubernetes', version: 'v1.20.2+kubets' },
+      paths: {},
+      definitions: { ...builtinDefinitionsV2(), ...crdSchemas(state) },
+    };
+    // client-go's OpenAPISchema() (kubectl explain --output=plaintext-openapiv2) asks only
+    // for protobuf; kube-apiserver labels it octet-stream (Go cannot parse the '@' type).
+    if (accept?.includes(OPENAPI_V2_PROTOBUF)) {
+      const body = openApiV2Protobuf(document);
+      res.writeHead(200, {
+        'Content-Type': 'application/octet-stream',
+        Vary: 'Accept',
+        'Cache-Control': 'no-cache, private',
+        'Content-Length': body.length,
+      });
+      res.end(body);
+    } else sendJson(res, 200, JSON.stringify(document));
     return true;
   }
   if (path === '/openapi/v3') {
@@ -107,7 +121,12 @@ export function serveOpenApi(state: ServerState, res: ServerResponse, path: stri
   const [group, version] = parts[0] === 'api' ? ['', parts[1]] : [parts[1] ?? '', parts[2]];
   if (version === undefined || !registry.hasGroupVersion(group, version)) return false;
   const document = openApiV3GroupVersion(registry, group, version) as JsonObject;
-  document.components = { schemas: group === '' ? {} : crdSchemas(state, group, version) };
+  document.components = {
+    schemas: {
+      ...builtinSchemasOf(group, version),
+      ...(group === '' ? {} : crdSchemas(state, group, version)),
+    },
+  };
   sendJson(res, 200, JSON.stringify(document));
   return true;
 }

@@ -144,7 +144,8 @@ export function invalid(
   return err(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${summary}`, {
     ...(name ? { name } : {}),
     ...(group ? { group } : {}),
-    kind: qualifiedKind === kind ? kind : kind,
+    // A review's Status names no kind (its validation gives none).
+    ...(kind ? { kind } : {}),
     causes: causes.map((c) => ({ ...c })),
   });
 }

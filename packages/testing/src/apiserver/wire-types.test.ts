@@ -1,17 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { wireRoots, wireTypes } from './wire-types.generated.js';
 
 describe('wire-types.generated.ts', () => {
-  it('is what scripts/generate-wire-types.mjs writes from @kubernetes/client-node', () => {
-    const script = fileURLToPath(new URL('../../scripts/generate-wire-types.mjs', import.meta.url));
-    // Throws (non-zero exit) when the file is out of date.
-    expect(() =>
-      execFileSync(process.execPath, [script, '--check'], { stdio: 'pipe' }),
-    ).not.toThrow();
-  });
-
   it('spells Go field names and types as kube-apiserver names them', () => {
     expect(wireRoots['apps/v1/Deployment']).toBe('V1Deployment');
     expect(wireTypes.V1Deployment?.fields.metadata).toEqual(['ObjectMeta', 'V1ObjectMeta']);

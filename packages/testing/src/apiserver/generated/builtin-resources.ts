@@ -619,3 +619,22 @@ export const builtinResourceRows: readonly BuiltinResourceRow[] = [
     mergeKeys: {},
   },
 ];
+
+/** The reviews the in-memory API server answers (only `create`; nothing is stored). */
+export const builtinReviewRows: readonly Pick<
+  BuiltinResourceRow,
+  'group' | 'version' | 'resource' | 'kind'
+>[] = [
+  {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    resource: 'selfsubjectaccessreviews',
+    kind: 'SelfSubjectAccessReview',
+  },
+  {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    resource: 'selfsubjectrulesreviews',
+    kind: 'SelfSubjectRulesReview',
+  },
+];
