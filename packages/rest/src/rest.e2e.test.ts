@@ -289,6 +289,18 @@ describe('RESTClient against a real kube-apiserver', () => {
     expect(isNotFound(missing)).toBe(true);
   });
 
+  it('sends requestURI as kubectl get --raw does: its path and query, earlier parameters dropped', async () => {
+    for (const name of ['raw-a', 'raw-b']) await create(configMap(name));
+    const page = await core
+      .get()
+      .param('limit', 500)
+      .requestURI(`/api/v1/namespaces/${namespace}/configmaps?limit=1`)
+      .do<ObjectList<ConfigMap>>();
+    expect(page.kind).toBe('ConfigMapList');
+    expect(page.items).toHaveLength(1);
+    expect(page.metadata?.continue).toBeTruthy();
+  });
+
   it('streams a raw body through stream()', async () => {
     const body = await core.get().absPath('/version').stream();
     const chunks: Buffer[] = [];
