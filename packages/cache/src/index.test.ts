@@ -6,6 +6,7 @@ describe('package entry', () => {
     expect(Object.keys(cache).sort()).toEqual([
       'CacheIndexer',
       'Controller',
+      'DataInconsistencyError',
       'DeltaFIFO',
       'FIFOClosedError',
       'FakeClock',
@@ -20,6 +21,7 @@ describe('package entry', () => {
       'ThreadSafeStore',
       'TransactionError',
       'anonymousInformerIdentity',
+      'checkDataConsistency',
       'defaultBatchSize',
       'defaultFieldsV1Pool',
       'defaultPageSize',
@@ -33,6 +35,7 @@ describe('package entry', () => {
       'getInformerMetricsProvider',
       'getReflectorMetricsProvider',
       'informerKey',
+      'isDataConsistencyDetectionForWatchListEnabled',
       'isDeletedFinalStateUnknown',
       'isFIFOClosedError',
       'isRequeueError',
@@ -75,6 +78,7 @@ describe('package entry', () => {
       'syncedPollPeriodMs',
       'tweakListerWatcher',
       'waitForCacheSync',
+      'watchListInconsistencyDetectorEnvVar',
     ]);
   });
 });

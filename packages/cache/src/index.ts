@@ -3,6 +3,7 @@
 export { type LogFields, type Logger, silentLogger } from '@kubets/apimachinery';
 export * from './clock.js';
 export * from './controller.js';
+export * from './data-consistency-detector.js';
 export * from './delta-fifo.js';
 export * from './factory.js';
 export * from './handler.js';

@@ -18,6 +18,11 @@ import {
   type WatchEvent,
   watchErrorToStatusError,
 } from '@kubets/apimachinery';
+import {
+  checkDataConsistency,
+  DataInconsistencyError,
+  isDataConsistencyDetectionForWatchListEnabled,
+} from './data-consistency-detector.js';
 import { InitialEventsEndBookmarkTicker } from './initial-events-end-ticker.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
 import {
@@ -422,6 +427,8 @@ export class Reflector<T> {
         stream = await this.#watchList(signal);
       } catch (err) {
         if (signal.aborted) return;
+        // What the consistency check found is the failure it exists to show.
+        if (err instanceof DataInconsistencyError) throw err;
         // Expected from servers without streaming lists (kube-apiserver 1.20 answers 422):
         // this list is a paged one; the next list tries streaming again, as client-go does.
         this.#logger.debug('The streaming list failed; falling back to a paged list', {
@@ -613,6 +620,21 @@ export class Reflector<T> {
             case 'BOOKMARK':
               if (isInitialEventsEndBookmark(event)) {
                 const rv = getResourceVersion(event.object);
+                if (isDataConsistencyDetectionForWatchListEnabled()) {
+                  // CI only: the streamed state must equal an exact list from etcd. Empty list
+                  // options: the list-watch may filter its lists itself.
+                  await checkDataConsistency(
+                    {
+                      identity: this.#name,
+                      lastSyncedResourceVersion: rv,
+                      list: (options, listSignal) => this.#lw.list(options, listSignal),
+                      retrievedItems: () => Array.from(initial.values()),
+                      clock: this.#clock,
+                      logger: this.#logger,
+                    },
+                    signal,
+                  );
+                }
                 this.#store.replace(Array.from(initial.values()), rv);
                 this.#lastSyncResourceVersion = rv;
                 this.#lastSyncResourceVersionUnavailable = false;
