@@ -23,10 +23,11 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
-import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
+import { type Config, loadConfig, RESTClient } from '@kubets/rest';
 import { startApiServer } from '@kubets/testing';
 import { podFixture } from './fixture.ts';
 import { readWatchLines } from './floor.ts';
+import { cpuWindow, type PatchRequest, patchOnePod } from './patch-one.ts';
 import { type PodPipeline, startClientNodePipeline, startPodPipeline } from './pod-pipeline.mjs';
 import { startProfile } from './profile.ts';
 import { median } from './stats.ts';
@@ -47,17 +48,8 @@ async function serve(): Promise<void> {
   pod.metadata.name = podName;
   await core.post().namespace(namespace).resource('pods').body(pod).do();
   process.send?.({ kubeconfigPath: server.kubeconfigPath } satisfies ServerMessage);
-  process.on('message', async (message: { events: number; intervalMs: number }) => {
-    for (let i = 0; i < message.events; i++) {
-      await core
-        .patch(PatchType.MergePatch)
-        .namespace(namespace)
-        .resource('pods')
-        .name(podName)
-        .body({ metadata: { labels: { step: String(i) } } })
-        .do();
-      await new Promise((resolve) => setTimeout(resolve, message.intervalMs));
-    }
+  process.on('message', async (message: PatchRequest) => {
+    await patchOnePod(core, namespace, podName, message);
     process.send?.({ patched: message.events } satisfies ServerMessage);
   });
 }
@@ -210,20 +202,12 @@ async function measure(): Promise<void> {
   try {
     for (let round = 0; round < rounds; round++) {
       for (const layer of round % 2 === 0 ? selected : [...selected].reverse()) {
-        let count = 0;
-        let cpuStart: NodeJS.CpuUsage | undefined;
-        let done: (cpu: NodeJS.CpuUsage) => void = () => {};
-        const finished = new Promise<NodeJS.CpuUsage>((resolve) => {
-          done = resolve;
-        });
-        const stop = await layer.start(config, ready.kubeconfigPath, () => {
-          if (count === 0) cpuStart = process.cpuUsage();
-          if (++count === events) done(process.cpuUsage(cpuStart));
-        });
+        const timing = cpuWindow(events);
+        const stop = await layer.start(config, ready.kubeconfigPath, timing.seen);
         await new Promise((resolve) => setTimeout(resolve, 200)); // the watch is open
         const stopProfile = await startProfile(profileDir, 'cpu', 200);
         child.send({ events, intervalMs });
-        const cpu = await finished;
+        const cpu = await timing.finished;
         await stopProfile?.(`${layer.slug}-round${round + 1}`);
         stop();
         await once(child, 'message'); // the patcher is done
