@@ -59,7 +59,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('CRD schemas', () => defineCrdSchemaContract(getTarget));
   describe('OpenAPI of built-in kinds', () => defineOpenApiContract(getTarget));
   describe('authorization reviews', () => defineReviewsContract(getTarget));
-  describe('reads at a resourceVersion', () => defineResourceVersionContract(getTarget));
+  describe('resourceVersion semantics', () => defineResourceVersionContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',

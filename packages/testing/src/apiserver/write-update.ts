@@ -35,6 +35,21 @@ export function updateObject(
   if (options.subresource !== 'status') prepareSecret(target, obj, rawBodyOf(body));
   checkNamespace(target, obj);
   const prev = store.get(target, name);
+  // Custom resources' strategy forbids unconditional updates; built-in kinds' allow them.
+  if (definition.custom && !meta(obj).resourceVersion) {
+    throw invalid(
+      definition.resource,
+      name,
+      [
+        {
+          field: 'metadata.resourceVersion',
+          message: 'Invalid value: 0x0: must be specified for an update',
+          reason: 'FieldValueInvalid',
+        },
+      ],
+      definition.group,
+    );
+  }
   checkPreconditionRv(target, prev, obj);
   const next = prepareUpdate(target, prev, obj, options.subresource);
   if (
