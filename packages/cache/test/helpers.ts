@@ -259,6 +259,9 @@ export async function stepThrough<R>(clock: FakeClock, promise: Promise<R>): Pro
   const done = promise.finally(() => {
     settled = true;
   });
+  // Handled here so that a rejection is not reported as unhandled while the clock steps;
+  // it still reaches the caller through the returned promise.
+  done.catch(() => {});
   await eventually(() => {
     if (!settled && clock.pending > 0) clock.stepToNext();
     return settled;
