@@ -2,6 +2,7 @@
 // Deployments (`deployments.v1.apps`, the seed's example), then a custom resource whose CRD
 // is created at test time — the dynamic factory needs no generated types for it.
 
+import { widgetCrd } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { demoDeployment } from '@kubets-apps/shared';
 import { type AppProcess, klogLine, kubectl, startApp } from '@kubets-apps/shared/testing';
@@ -10,31 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 const appDir = new URL('..', import.meta.url);
 const deployment = (name: string): string => JSON.stringify(demoDeployment(name, 'nginx:1.25'));
 
-const crd = JSON.stringify({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.e2e.kubets.dev' },
-  spec: {
-    group: 'e2e.kubets.dev',
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { size: { type: 'integer' } } },
-            },
-          },
-        },
-      },
-    ],
-  },
-});
+const crd = JSON.stringify(widgetCrd);
 
 const widget = (name: string, size: number): string =>
   JSON.stringify({

@@ -13,9 +13,9 @@ import {
   type ObjectList,
 } from '@kubets/apimachinery';
 import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
-import { eventually, useEnvtest } from '@kubets/test-utils';
+import { eventually, seededRandom, useEnvtest } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
-import { prng, sleep } from '../test/chaos/helpers.js';
+import { sleep } from '../test/chaos/helpers.js';
 import { storeVersions, type TestConfigMap } from '../test/helpers.js';
 import {
   type DeletedFinalStateUnknown,
@@ -152,7 +152,7 @@ describe('informer chaos: 1,000 random operations with a kube-apiserver SIGKILL 
       ).toBe(true);
 
       // The second client's random operations.
-      const random = prng(seed);
+      const random = seededRandom(seed);
       const known = new Set<string>(); // what the writer believes exists
       const stats = { ok: 0, ignored: 0, retries: 0, create: 0, update: 0, delete: 0 };
       const transientErrors = new Set<string>();

@@ -193,7 +193,7 @@ describe('query parameters', () => {
 
   it('sends timeoutMs as the timeout parameter', async () => {
     await clientset.coreV1().pods('ns').get('p', { timeoutMs: 1500 });
-    expect(last().query.get('timeout')).toBe('1500ms');
+    expect(last().query.get('timeout')).toBe('1.5s');
   });
 });
 

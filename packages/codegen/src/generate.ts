@@ -130,22 +130,32 @@ export function generatedFilesIn(dir: string): string[] {
   });
 }
 
-/** How `files` differ from what is in `outDir` (empty when up to date). */
-export function compareWithDirectory(
-  files: ReadonlyMap<string, string>,
-  outDir: string,
-): Difference[] {
+/**
+ * The files of `files` (contents by path relative to `dir`) that are missing from `dir` or
+ * differ from it, in the order of `files`; files in `dir` that `files` lacks are not looked
+ * for (see {@link compareWithDirectory}).
+ */
+export function compareFileContents(files: ReadonlyMap<string, string>, dir: string): Difference[] {
   const differences: Difference[] = [];
   for (const [path, contents] of files) {
     let current: string | undefined;
     try {
-      current = readFileSync(join(outDir, path), 'utf8');
+      current = readFileSync(join(dir, path), 'utf8');
     } catch {
       current = undefined;
     }
     if (current === undefined) differences.push({ path, kind: 'missing' });
     else if (current !== contents) differences.push({ path, kind: 'changed' });
   }
+  return differences;
+}
+
+/** How `files` differ from what is in `outDir` (empty when up to date). */
+export function compareWithDirectory(
+  files: ReadonlyMap<string, string>,
+  outDir: string,
+): Difference[] {
+  const differences = compareFileContents(files, outDir);
   for (const path of generatedFilesIn(outDir)) {
     if (!files.has(path)) differences.push({ path, kind: 'stale' });
   }

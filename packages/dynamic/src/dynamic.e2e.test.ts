@@ -1,6 +1,6 @@
 import { isNotFound, type WatchEvent } from '@kubets/apimachinery';
 import { loadConfig, PatchType } from '@kubets/rest';
-import { createTestNamespace, useEnvtest } from '@kubets/test-utils';
+import { createTestNamespace, useEnvtest, widgetCrd } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   DynamicClient,
@@ -52,31 +52,7 @@ useEnvtest(async ({ kubeconfigPath: kubeconfig }) => {
 describe('DynamicClient against a real kube-apiserver', () => {
   it('creates a CRD and drives its custom objects through create, list, watch, patch, apply and delete', async () => {
     const crds = dynamic.resource(crdGVR);
-    const created = await crds.create({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'widgets.e2e.kubets.dev' },
-      spec: {
-        group: 'e2e.kubets.dev',
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-                },
-              },
-            },
-          },
-        ],
-      },
-    });
+    const created = await crds.create(widgetCrd);
     expect(created.kind).toBe('CustomResourceDefinition');
 
     // Wait until the API server says the CRD is Established (polls its status conditions).

@@ -1,5 +1,13 @@
 import { isNotFound } from '@kubets/apimachinery';
-import { isDeletedFinalStateUnknown, newSharedIndexInformer } from '@kubets/cache';
+import {
+  type InformerMetricsProvider,
+  type InformerNameAndResource,
+  isDeletedFinalStateUnknown,
+  newInformerName,
+  newSharedIndexInformer,
+  noopInformerMetricsProvider,
+  setInformerMetricsProvider,
+} from '@kubets/cache';
 import {
   appsV1Resources,
   type appsv1,
@@ -232,6 +240,52 @@ describe('SharedInformerFactory', () => {
     expect(periods).toEqual({ pods: 30_000, services: 60_000 });
     // The typed accessor finds the informer registered under the same key.
     expect(factory.coreV1().pods().informer()).toBe(custom);
+  });
+
+  it('identifies its informers by the informerName option in informer metrics', async () => {
+    await createNamespace('a');
+    await createConfigMap('a', 'cm');
+    const recorded: { id: string; metric: string; value: number }[] = [];
+    const label = (id: InformerNameAndResource) =>
+      `${id.name} ${id.groupVersionResource.version}/${id.groupVersionResource.resource}`;
+    const gauge = (metric: string) => (id: InformerNameAndResource) => ({
+      set: (value: number) => recorded.push({ id: label(id), metric, value }),
+    });
+    const recording: InformerMetricsProvider = {
+      newQueuedItemMetric: gauge('queued'),
+      newProcessingLatencyMetric: (id) => ({
+        observe: () => recorded.push({ id: label(id), metric: 'latency', value: 0 }),
+      }),
+      newStoreResourceVersionMetric: gauge('resourceVersion'),
+    };
+    const informerName = newInformerName('informers-factory-test');
+    setInformerMetricsProvider(recording);
+    try {
+      const named = track(
+        newSharedInformerFactory(clientset, { defaultResyncMs: 0, informerName }),
+      );
+      const unnamed = track(newSharedInformerFactory(clientset, 0));
+      named.coreV1().configMaps().informer();
+      unnamed.coreV1().configMaps().informer();
+      for (const factory of [named, unnamed]) {
+        factory.start(perTest.controller.signal);
+        await factory.waitForCacheSync(perTest.controller.signal);
+      }
+      const stored = await clientset.coreV1().configMaps('a').get('cm');
+      // Only the named factory's informer records, under its name and resource.
+      expect(new Set(recorded.map((r) => r.id))).toEqual(
+        new Set(['informers-factory-test v1/configmaps']),
+      );
+      expect(recorded).toContainEqual({
+        id: 'informers-factory-test v1/configmaps',
+        metric: 'resourceVersion',
+        value: Number(stored.metadata?.resourceVersion),
+      });
+      expect(recorded.some((r) => r.metric === 'latency')).toBe(true);
+    } finally {
+      setInformerMetricsProvider(noopInformerMetricsProvider);
+      informerName.release();
+    }
   });
 
   it('applies the transform option before objects are cached', async () => {

@@ -8,6 +8,7 @@ import {
   type FilteredInformerFactoryArgs,
   filteredInformerFactoryOptions,
   type Indexer,
+  type InformerName,
   informerKey,
   type KeyedInformerFactory,
   type ListOptions,
@@ -43,7 +44,7 @@ export interface InformerClient {
 /**
  * Settings of a {@link SharedInformerFactory} besides the default resync period (client-go's
  * `SharedInformerOption`s: `WithNamespace`, `WithTweakListOptions`, `WithCustomResyncConfig`,
- * `WithTransform`).
+ * `WithTransform`, `WithInformerName`).
  */
 export interface SharedInformerOptions {
   /**
@@ -68,6 +69,13 @@ export interface SharedInformerOptions {
   transform?: ((obj: unknown) => unknown) | undefined;
   /** Where informer failures are reported. Default silent. */
   logger?: Logger | undefined;
+  /**
+   * The name every informer of the factory is identified by in informer metrics (client-go's
+   * `WithInformerName`), from `newInformerName(...)` of `@kubets/cache`: each informer gets
+   * `informerName.withResource(itsResource)` as its `identifier`. Without it, the factory's
+   * informers record no informer metrics.
+   */
+  informerName?: InformerName | undefined;
 }
 
 /** Settings of {@link newSharedInformerFactory}. */
@@ -115,6 +123,7 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
   /** The namespace informers of namespaced resources are limited to; `''` for all. */
   readonly namespace: string;
   readonly #base: KeyedInformerFactory;
+  readonly #informerName: InformerName | undefined;
   readonly #groups = new Map<
     GroupVersionInformersClass<GroupVersionInformers>,
     GroupVersionInformers
@@ -124,6 +133,7 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
     super();
     this.client = client;
     this.#base = newKeyedInformerFactory(options);
+    this.#informerName = options.informerName;
     this.namespace = this.#base.namespace;
   }
 
@@ -202,6 +212,15 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
             resyncPeriodMs,
             indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
             ...(logger ? { logger } : {}),
+            ...(this.#informerName
+              ? {
+                  identifier: this.#informerName.withResource({
+                    group: descriptor.group,
+                    version: descriptor.version,
+                    resource: descriptor.resource,
+                  }),
+                }
+              : {}),
           },
         );
       },

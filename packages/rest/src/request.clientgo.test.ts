@@ -622,7 +622,6 @@ describe('TestDoRequestNewWay, TestDoRequestNewWayObj', () => {
   });
   afterAll(() => server?.close());
   const pod = { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'foo' } };
-  // Go's Timeout(time.Second) sends `timeout=1s`; kubets writes milliseconds (docs/fidelity.md).
   const rows: [test: string, build: (c: RESTClient) => Request, path: string, body: string][] = [
     [
       'TestDoRequestNewWay',
@@ -642,7 +641,7 @@ describe('TestDoRequestNewWay, TestDoRequestNewWayObj', () => {
     const live = new RESTClient({ host: server?.url ?? '', qps: -1 }, { groupVersion: 'v1' });
     expect(await build(live).timeout(1000).do()).toEqual(service);
     expect(server?.requests.map((r) => [r.method, r.path, r.query.get('timeout'), r.body])).toEqual(
-      [['POST', path, '1000ms', body]],
+      [['POST', path, '1s', body]],
     );
   });
 });

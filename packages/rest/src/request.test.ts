@@ -66,7 +66,10 @@ describe('Request URLs', () => {
 
   it('sends the timeout to the server as client-go does', () => {
     expect(core.get().resource('pods').timeout(1500).url().searchParams.get('timeout')).toBe(
-      '1500ms',
+      '1.5s',
+    );
+    expect(core.get().resource('pods').timeout(60_000).url().searchParams.get('timeout')).toBe(
+      '1m0s',
     );
   });
 

@@ -9,6 +9,7 @@ import {
   ResponseDecodeError,
   TransportError,
 } from './errors.js';
+import { goDurationStringOfMs } from './go-duration.js';
 import { inspectAsJSON } from './inspect.js';
 import { type ListDecodeOptions, ListStreamDecoder } from './list-decode.js';
 import {
@@ -331,7 +332,7 @@ export class Request {
     url.pathname = bare ? base : `${base}/${segments.join('/')}${keepSlash ? '/' : ''}`;
     const query = new URLSearchParams(this.query);
     if (this.timeoutMs !== undefined && this.timeoutMs > 0 && !query.has('timeout')) {
-      query.set('timeout', `${Math.ceil(this.timeoutMs)}ms`);
+      query.set('timeout', goDurationStringOfMs(this.timeoutMs));
     }
     url.search = query.toString();
     return url;

@@ -301,6 +301,14 @@ describe('RESTClient against a real kube-apiserver', () => {
     expect(page.metadata?.continue).toBeTruthy();
   });
 
+  it("sends a request's timeout in Go's duration form, which the server accepts", async () => {
+    await create(configMap('timeout-a'));
+    const request = core.get().namespace(namespace).resource('configmaps').timeout(90_000);
+    expect(request.url().searchParams.get('timeout')).toBe('1m30s');
+    const list = await request.do<ObjectList<ConfigMap>>();
+    expect(list.kind).toBe('ConfigMapList');
+  });
+
   it('streams a raw body through stream()', async () => {
     const body = await core.get().absPath('/version').stream();
     const chunks: Buffer[] = [];

@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import { seededRandom } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type GetResult, newQueue, Queue } from './queue.js';
 
@@ -301,18 +302,6 @@ describe('Queue: shutdown', () => {
   });
 });
 
-/** A small deterministic PRNG (mulberry32) so the interleavings repeat exactly. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function yieldTimes(n: number): Promise<void> {
   for (let i = 0; i < n; i++) await Promise.resolve();
 }
@@ -321,7 +310,7 @@ describe('Queue: concurrent workers', () => {
   it.each([1, 2, 3])(
     '8 async workers over 10,000 adds of 100 keys never overlap on a key and lose no final add (seed %i)',
     async (seed) => {
-      const random = prng(seed);
+      const random = seededRandom(seed);
       const q = new Queue<string>();
       const keys = Array.from({ length: 100 }, (_, i) => `ns/key-${i}`);
       const version = new Map<string, number>(); // the "cache": latest version of each key

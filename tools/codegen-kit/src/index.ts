@@ -3,9 +3,9 @@
 // with the committed files (missing, out-of-date and stale files). Runs under Node's type
 // stripping (no build step) and inside vitest, so only erasable TypeScript here.
 
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { biomeFormatter } from '@kubets/codegen';
+import { biomeFormatter, compareFileContents } from '@kubets/codegen';
 
 /** Generated files: contents by path relative to the package directory, sorted by path. */
 export type GeneratedFiles = ReadonlyMap<string, string>;
@@ -47,17 +47,9 @@ export function diffGeneratedFiles(
   generatedDir: string,
   files: GeneratedFiles,
 ): string[] {
-  const problems: string[] = [];
-  for (const [path, content] of files) {
-    let current: string | undefined;
-    try {
-      current = readFileSync(join(packageDir, path), 'utf8');
-    } catch {
-      current = undefined;
-    }
-    if (current === undefined) problems.push(`missing: ${path}`);
-    else if (current !== content) problems.push(`out of date: ${path}`);
-  }
+  const problems = compareFileContents(files, packageDir).map(({ path, kind }) =>
+    kind === 'missing' ? `missing: ${path}` : `out of date: ${path}`,
+  );
   for (const path of listGeneratedFiles(packageDir, generatedDir)) {
     if (!files.has(path)) problems.push(`stale (no longer generated): ${path}`);
   }

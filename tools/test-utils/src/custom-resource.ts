@@ -62,3 +62,43 @@ export const mydemoCrd = {
     ],
   },
 };
+
+/** Widget's group, version, plural, kind and scope: a custom resource created at test time. */
+export const widgetResource = {
+  group: 'e2e.kubets.dev',
+  version: 'v1',
+  resource: 'widgets',
+  kind: 'Widget',
+  namespaced: true,
+} as const;
+
+/**
+ * Widget's CustomResourceDefinition (apiextensions.k8s.io/v1): for e2e tests that create a
+ * CRD at run time and drive its objects without generated types. Its `spec` keeps any field,
+ * so tests choose their own (e.g. `size`, `color`).
+ */
+export const widgetCrd = {
+  apiVersion: 'apiextensions.k8s.io/v1' as const,
+  kind: 'CustomResourceDefinition' as const,
+  metadata: { name: 'widgets.e2e.kubets.dev' },
+  spec: {
+    group: 'e2e.kubets.dev',
+    scope: 'Namespaced',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+            },
+          },
+        },
+      },
+    ],
+  },
+};

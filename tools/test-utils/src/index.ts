@@ -10,6 +10,7 @@ export * from './informer-events.js';
 export * from './kubeconfig.js';
 export * from './readme-harness.js';
 export * from './redaction.js';
+export * from './seeded-random.js';
 export * from './stub-server.js';
 export * from './wait.js';
 export * from './workloads.js';

@@ -6,7 +6,7 @@
 
 import { isStatusError, type KubeObject, type ObjectList } from '@kubets/apimachinery';
 import { PatchType, type RESTClient, type Request } from '@kubets/rest';
-import { eventually } from '@kubets/test-utils';
+import { eventually, seededRandom } from '@kubets/test-utils';
 import { expect } from 'vitest';
 import type { ResourceEventHandler } from '../../src/handler.js';
 import {
@@ -26,18 +26,6 @@ import {
   type SharedIndexInformerOptions,
 } from '../../src/shared-informer.js';
 import { waitForCacheSync } from '../../src/wait.js';
-
-/** mulberry32: a small seeded PRNG, so a failing run can be replayed op for op. */
-export function prng(s: number): () => number {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 export const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, ms));
@@ -351,7 +339,7 @@ export async function churn(options: {
   prefix?: string;
   at?: (i: number) => void | Promise<void>;
 }): Promise<void> {
-  const random = prng(options.seed);
+  const random = seededRandom(options.seed);
   const known = new Set<string>();
   let next = 0;
   const prefix = options.prefix ?? 'obj';
