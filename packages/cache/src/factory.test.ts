@@ -1,10 +1,18 @@
+import { noopMetricsProvider } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { eventually } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import { FakeListerWatcher, listOf, pod, type TestPod } from '../test/helpers.js';
-import { newKeyedInformerFactory } from './factory.js';
+import {
+  type InformerFactoryContext,
+  type InformerMetricsOptions,
+  newKeyedInformerFactory,
+} from './factory.js';
+import { newInformerName } from './identity.js';
+import type { InformerMetricsProvider } from './informer-metrics.js';
 import { tweakListerWatcher } from './listwatch.js';
-import { newSharedIndexInformer } from './shared-informer.js';
+import type { ReflectorMetricsProvider } from './reflector-metrics.js';
+import { newSharedIndexInformer, type SharedIndexInformer } from './shared-informer.js';
 
 describe('SharedInformerFactory', () => {
   it('hands out one informer per key with the factory settings, starts, syncs and shuts down', async () => {
@@ -46,8 +54,18 @@ describe('SharedInformerFactory', () => {
       return newSharedIndexInformer(others, 'others', { clock: new FakeClock() });
     });
     expect(contexts).toEqual([
-      { resyncPeriodMs: 60_000, namespace: 'team-a', tweakListOptions: expect.any(Function) },
-      { resyncPeriodMs: 5000, namespace: 'team-a', tweakListOptions: expect.any(Function) },
+      {
+        resyncPeriodMs: 60_000,
+        namespace: 'team-a',
+        tweakListOptions: expect.any(Function),
+        metrics: {},
+      },
+      {
+        resyncPeriodMs: 5000,
+        namespace: 'team-a',
+        tweakListOptions: expect.any(Function),
+        metrics: {},
+      },
     ]);
 
     const ac = new AbortController();
@@ -128,5 +146,77 @@ describe('SharedInformerFactory', () => {
     expect(periods).toEqual([5000, 7000]);
     transform?.(pod('a'));
     expect(seen).toEqual(['transformed']);
+  });
+
+  it("hands each informer the factory's metrics settings, with its resource in the identity", () => {
+    const informerName = newInformerName('factory-metrics-test');
+    const informerMetricsProvider = noopMetricsProvider<InformerMetricsProvider>();
+    const reflectorMetricsProvider = noopMetricsProvider<ReflectorMetricsProvider>();
+    const factory = newKeyedInformerFactory({
+      defaultResyncMs: 0,
+      informerName,
+      informerMetricsProvider,
+      reflectorMetricsProvider,
+    });
+    const seen = new Map<string, InformerMetricsOptions>();
+    const record =
+      (key: string) =>
+      (ctx: InformerFactoryContext): SharedIndexInformer<TestPod> => {
+        seen.set(key, ctx.metrics);
+        return newSharedIndexInformer(new FakeListerWatcher<TestPod>(), key);
+      };
+    factory.informerFor({ group: 'apps', version: 'v1', resource: 'deployments' }, record('gvr'));
+    factory.informerFor('v1/pods', record('core key'));
+    factory.informerFor('example.com/v1/widgets', record('group key'));
+    factory.informerFor('not a resource key', record('other key'));
+    const identities = Object.fromEntries(
+      [...seen].map(([key, metrics]) => [
+        key,
+        metrics.identifier && {
+          name: metrics.identifier.name,
+          ...metrics.identifier.groupVersionResource,
+          reserved: metrics.identifier.reserved(),
+        },
+      ]),
+    );
+    expect(identities).toEqual({
+      gvr: {
+        name: 'factory-metrics-test',
+        group: 'apps',
+        version: 'v1',
+        resource: 'deployments',
+        reserved: true,
+      },
+      'core key': {
+        name: 'factory-metrics-test',
+        group: '',
+        version: 'v1',
+        resource: 'pods',
+        reserved: true,
+      },
+      'group key': {
+        name: 'factory-metrics-test',
+        group: 'example.com',
+        version: 'v1',
+        resource: 'widgets',
+        reserved: true,
+      },
+      'other key': undefined,
+    });
+    for (const metrics of seen.values()) {
+      expect(metrics.informerMetricsProvider).toBe(informerMetricsProvider);
+      expect(metrics.metricsProvider).toBe(reflectorMetricsProvider);
+    }
+    informerName.release();
+  });
+
+  it('hands no metrics settings when none were given', () => {
+    const factory = newKeyedInformerFactory({ defaultResyncMs: 0 });
+    let metrics: InformerMetricsOptions | undefined;
+    factory.informerFor('v1/pods', (ctx) => {
+      metrics = ctx.metrics;
+      return newSharedIndexInformer(new FakeListerWatcher<TestPod>(), 'pods');
+    });
+    expect(metrics).toEqual({});
   });
 });

@@ -4,7 +4,10 @@ import {
   type Logger,
   silentLogger,
 } from '@kubets/apimachinery';
+import type { InformerName, InformerNameAndResource } from './identity.js';
+import type { InformerMetricsProvider } from './informer-metrics.js';
 import type { ListOptions } from './listwatch.js';
+import type { ReflectorMetricsProvider } from './reflector-metrics.js';
 import type { SharedIndexInformer } from './shared-informer.js';
 import { waitForCacheSync } from './wait.js';
 
@@ -29,6 +32,30 @@ export interface KeyedInformerFactoryOptions {
   transform?: ((obj: unknown) => unknown) | undefined;
   /** Where failures of informers are reported, and what informers get to log to. Default silent. */
   logger?: Logger | undefined;
+  /**
+   * The name the factory's informers are identified by in informer metrics (client-go's
+   * `WithInformerName`), from `newInformerName(...)`: the informer of a resource gets
+   * `informerName.withResource(resource)` as its `identifier`. Without it, the factory's
+   * informers record no informer metrics.
+   */
+  informerName?: InformerName | undefined;
+  /** Where the factory's informers record informer metrics. Default: the process-wide provider. */
+  informerMetricsProvider?: InformerMetricsProvider | undefined;
+  /** Where the factory's reflectors record reflector metrics. Default: the process-wide provider. */
+  reflectorMetricsProvider?: ReflectorMetricsProvider | undefined;
+}
+
+/**
+ * The metrics settings a factory hands each informer it creates, named as the options of
+ * `newSharedIndexInformer`, so that a {@link NewInformerFunc} spreads them into those.
+ */
+export interface InformerMetricsOptions {
+  /** The informer's identity: the factory's `informerName` with the informer's resource. */
+  identifier?: InformerNameAndResource | undefined;
+  /** The factory's `informerMetricsProvider`. */
+  informerMetricsProvider?: InformerMetricsProvider | undefined;
+  /** The factory's `reflectorMetricsProvider`, as the informer's reflector `metricsProvider`. */
+  metricsProvider?: ReflectorMetricsProvider | undefined;
 }
 
 /** What a {@link NewInformerFunc} gets from the factory. */
@@ -41,6 +68,8 @@ export interface InformerFactoryContext {
   tweakListOptions: ((options: ListOptions) => void) | undefined;
   /** The factory's logger, to hand to the informer; `undefined` when none was set. */
   logger: Logger | undefined;
+  /** The informer's metrics settings, to spread into its options; empty when none were set. */
+  metrics: InformerMetricsOptions;
 }
 
 /** Creates the informer for one resource key (client-go `NewInformerFunc`). */
@@ -53,6 +82,15 @@ export type NewInformerFunc<T> = (context: InformerFactoryContext) => SharedInde
  */
 export function informerKey(gvr: GroupVersionResource): string {
   return `${groupVersionToString(gvr)}/${gvr.resource}`;
+}
+
+// The resource an informer key made by informerKey() names; undefined for other keys.
+function parseInformerKey(key: string): GroupVersionResource | undefined {
+  const parts = key.split('/');
+  if (parts.some((part) => part === '')) return undefined;
+  if (parts.length === 2) return { group: '', version: parts[0]!, resource: parts[1]! };
+  if (parts.length === 3) return { group: parts[0]!, version: parts[1]!, resource: parts[2]! };
+  return undefined;
 }
 
 /**
@@ -97,6 +135,9 @@ export class KeyedInformerFactoryBase implements KeyedInformerFactory {
   readonly #customResync: ReadonlyMap<string, number>;
   readonly #transform: ((obj: unknown) => unknown) | undefined;
   readonly #logger: Logger | undefined;
+  readonly #informerName: InformerName | undefined;
+  readonly #informerMetricsProvider: InformerMetricsProvider | undefined;
+  readonly #reflectorMetricsProvider: ReflectorMetricsProvider | undefined;
   readonly #informers = new Map<string, SharedIndexInformer<unknown>>();
   readonly #running = new Map<string, Promise<void>>();
   readonly #shutdown = new AbortController();
@@ -114,6 +155,9 @@ export class KeyedInformerFactoryBase implements KeyedInformerFactory {
           : new Map(Object.entries(custom as Record<string, number>));
     this.#transform = options.transform;
     this.#logger = options.logger;
+    this.#informerName = options.informerName;
+    this.#informerMetricsProvider = options.informerMetricsProvider;
+    this.#reflectorMetricsProvider = options.reflectorMetricsProvider;
   }
 
   informerFor<T>(
@@ -128,11 +172,27 @@ export class KeyedInformerFactoryBase implements KeyedInformerFactory {
       namespace: this.namespace,
       tweakListOptions: this.#tweakListOptions,
       logger: this.#logger,
+      metrics: this.#metricsOptions(resource),
     });
     // As client-go's InformerFor: the factory's transform wins over the informer's own.
     if (this.#transform !== undefined) informer.setTransform(this.#transform as (obj: T) => T);
     this.#informers.set(key, informer as SharedIndexInformer<unknown>);
     return informer;
+  }
+
+  #metricsOptions(resource: string | GroupVersionResource): InformerMetricsOptions {
+    const metrics: InformerMetricsOptions = {};
+    const gvr = typeof resource === 'string' ? parseInformerKey(resource) : resource;
+    if (this.#informerName !== undefined && gvr !== undefined) {
+      metrics.identifier = this.#informerName.withResource(gvr);
+    }
+    if (this.#informerMetricsProvider !== undefined) {
+      metrics.informerMetricsProvider = this.#informerMetricsProvider;
+    }
+    if (this.#reflectorMetricsProvider !== undefined) {
+      metrics.metricsProvider = this.#reflectorMetricsProvider;
+    }
+    return metrics;
   }
 
   start(signal: AbortSignal): void {

@@ -105,6 +105,50 @@ describe('Manager metrics', () => {
     );
   });
 
+  it("serves its informers' reflector and informer metrics, two managers side by side", async () => {
+    const namespace = await shared.createNamespace('metrics-informers');
+    await shared.clientset
+      .coreV1()
+      .configMaps(namespace)
+      .create({ metadata: { name: 'one' } });
+    const managers = [1, 2].map(
+      () =>
+        new Manager(
+          { host: shared.server.host, qps: -1 },
+          { namespace, metricsBindAddress: '127.0.0.1:0' },
+        ),
+    );
+    const abort = new AbortController();
+    const running = managers.map((mgr) => {
+      controller(mgr)
+        .for(coreV1Resources.configMaps)
+        .complete(() => undefined);
+      return mgr.start(abort.signal);
+    });
+    const texts = await Promise.all(
+      managers.map(async (mgr) => {
+        let text = '';
+        await eventually(async () => {
+          const address = mgr.metricsAddress();
+          expect(address).toBeDefined();
+          text = await (await fetch(`http://${address?.host}:${address?.port}/metrics`)).text();
+          expect(text).toMatch(/^reflector_lists_total\{name="[^"]+"\} [1-9]/m);
+          expect(text).toMatch(
+            /^informer_store_resource_version\{[^}]*name="controller-manager(-\d+)?"[^}]*resource="configmaps"[^}]*\} [1-9]/m,
+          );
+        });
+        return text;
+      }),
+    );
+    const namesOf = (text: string) =>
+      /^informer_store_resource_version\{[^}]*name="([^"]+)"/m.exec(text)?.[1];
+    // Each manager publishes under its own informer name, to its own registry.
+    expect(new Set(texts.map(namesOf)).size).toBe(2);
+    expect(texts.every((text) => text.includes('reflector_items_per_list'))).toBe(true);
+    abort.abort();
+    await Promise.all(running);
+  });
+
   it('has no registry and opens no port by default', () => {
     const mgr = new Manager({ host: 'http://127.0.0.1:1' });
     expect(mgr.metricsRegistry).toBeUndefined();

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Clock, type Logger, realClock, silentLogger } from '@kubets/apimachinery';
+import {
+  type InformerName,
+  type KeyedInformerFactoryOptions,
+  newInformerName,
+} from '@kubets/cache';
 import { Clientset } from '@kubets/clientset';
 import {
   DynamicClient,
@@ -145,6 +150,7 @@ export class Manager implements ControllerDeps {
   readonly #runnables: Runnable[] = [];
   readonly #leaderElection: ManagerLeaderElection | undefined;
   readonly #events: EventRecorderProvider;
+  readonly #informerName: InformerName | undefined;
   #started = false;
   #leading = false;
 
@@ -156,12 +162,23 @@ export class Manager implements ControllerDeps {
       );
     }
     this.#metricsBind = parseBindAddress(options.metricsBindAddress ?? '0', 'metricsBindAddress');
+    let informerMetrics: Pick<
+      KeyedInformerFactoryOptions,
+      'informerName' | 'informerMetricsProvider' | 'reflectorMetricsProvider'
+    > = {};
     if (this.#metricsBind) {
-      const { prom, newWorkqueueProvider } = loadPromClient();
+      const { prom, newWorkqueueProvider, newInformerProvider, newReflectorProvider } =
+        loadPromClient();
       const registry = new prom.Registry();
       this.metricsRegistry = registry;
       this.controllerMetrics = newPrometheusControllerMetrics(prom, registry);
       this.workqueueMetrics = newWorkqueueProvider(registry);
+      this.#informerName = reserveInformerName();
+      informerMetrics = {
+        informerName: this.#informerName,
+        informerMetricsProvider: newInformerProvider(registry),
+        reflectorMetricsProvider: newReflectorProvider(registry),
+      };
     } else {
       this.metricsRegistry = undefined;
       this.controllerMetrics = undefined;
@@ -197,6 +214,7 @@ export class Manager implements ControllerDeps {
       defaultResyncMs: resyncMs,
       namespace: options.namespace ?? '',
       logger: this.logger,
+      ...informerMetrics,
     };
     this.informers = newSharedInformerFactory(this.clientset, shared);
     this.dynamicInformers = newDynamicSharedInformerFactoryWithOptions(this.dynamicClient, shared);
@@ -309,6 +327,7 @@ export class Manager implements ControllerDeps {
       this.#metricsEndpoint = undefined;
       this.#healthEndpoint = undefined;
       this.#synced = false;
+      this.#informerName?.release();
       this.logger.info('Manager stopped');
     }
     if (failure) throw failure.error;
@@ -457,5 +476,19 @@ export class Manager implements ControllerDeps {
       stop.signal,
     );
     await running;
+  }
+}
+
+// Informer names are unique per process (client-go's registry); each metrics-serving manager
+// takes the first free one, so that two managers in one process (tests, replicas under leader
+// election) both publish their informers' metrics, each to its own registry.
+function reserveInformerName(): InformerName {
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? 'controller-manager' : `controller-manager-${n}`;
+    try {
+      return newInformerName(name);
+    } catch {
+      // Taken by another manager of this process: try the next.
+    }
   }
 }

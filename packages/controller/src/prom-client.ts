@@ -1,12 +1,17 @@
 import { createRequire } from 'node:module';
+import type { InformerMetricsProvider, ReflectorMetricsProvider } from '@kubets/cache';
 import type { MetricsProvider } from '@kubets/workqueue';
 import type * as PromClient from 'prom-client';
 
-/** prom-client and workqueue's adapter for it, once loaded. */
+/** prom-client and the workqueue's and cache's adapters for it, once loaded. */
 export interface PromModules {
   readonly prom: typeof PromClient;
   readonly newWorkqueueProvider: (registry: PromClient.Registry) => MetricsProvider;
+  readonly newInformerProvider: (registry: PromClient.Registry) => InformerMetricsProvider;
+  readonly newReflectorProvider: (registry: PromClient.Registry) => ReflectorMetricsProvider;
 }
+
+type ProviderClass<P> = new (options: { registry: PromClient.Registry }) => P;
 
 // prom-client is an optional peer dependency: loaded only by a manager that serves metrics,
 // synchronously because the controllers' queues take their metrics provider when built.
@@ -22,10 +27,17 @@ export function loadPromClient(): PromModules {
     );
   }
   const { PrometheusMetricsProvider } = require('@kubets/workqueue/prometheus') as {
-    PrometheusMetricsProvider: new (options: { registry: PromClient.Registry }) => MetricsProvider;
+    PrometheusMetricsProvider: ProviderClass<MetricsProvider>;
   };
+  const { PrometheusInformerMetricsProvider, PrometheusReflectorMetricsProvider } =
+    require('@kubets/cache/prometheus') as {
+      PrometheusInformerMetricsProvider: ProviderClass<InformerMetricsProvider>;
+      PrometheusReflectorMetricsProvider: ProviderClass<ReflectorMetricsProvider>;
+    };
   return {
     prom,
     newWorkqueueProvider: (registry) => new PrometheusMetricsProvider({ registry }),
+    newInformerProvider: (registry) => new PrometheusInformerMetricsProvider({ registry }),
+    newReflectorProvider: (registry) => new PrometheusReflectorMetricsProvider({ registry }),
   };
 }

@@ -3,6 +3,7 @@ import {
   type FilteredInformerFactoryArgs,
   filteredInformerFactoryOptions,
   type Indexers,
+  type InformerMetricsOptions,
   informerKey,
   KeyedInformerFactoryBase,
   type KeyedInformerFactoryOptions,
@@ -122,8 +123,11 @@ export function newFilteredDynamicListWatch(
   };
 }
 
-/** Options of {@link newFilteredDynamicInformer}. */
-export interface DynamicInformerOptions {
+/**
+ * Options of {@link newFilteredDynamicInformer}; the metrics settings (`identifier`,
+ * `informerMetricsProvider`, `metricsProvider`) are those of `newSharedIndexInformer`.
+ */
+export interface DynamicInformerOptions extends InformerMetricsOptions {
   /** Indexes of the cache; default: the `namespace` index. */
   indexers?: Indexers<Unstructured> | undefined;
   /** Changes the list and watch options, e.g. to set a label selector. */
@@ -152,6 +156,11 @@ export function newFilteredDynamicInformer(
       resyncPeriodMs,
       indexers: options.indexers ?? { [namespaceIndex]: metaNamespaceIndexFunc },
       ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.identifier ? { identifier: options.identifier } : {}),
+      ...(options.informerMetricsProvider
+        ? { informerMetricsProvider: options.informerMetricsProvider }
+        : {}),
+      ...(options.metricsProvider ? { metricsProvider: options.metricsProvider } : {}),
     },
   );
   return {
@@ -183,10 +192,11 @@ class DynamicSharedInformerFactoryImpl
     const informer = (): SharedIndexInformer<Unstructured> =>
       this.informerFor<Unstructured>(
         resolved,
-        ({ resyncPeriodMs, namespace, tweakListOptions, logger }) =>
+        ({ resyncPeriodMs, namespace, tweakListOptions, logger, metrics }) =>
           newFilteredDynamicInformer(this.#client, resolved, namespace, resyncPeriodMs, {
             ...(tweakListOptions ? { tweakListOptions } : {}),
             ...(logger ? { logger } : {}),
+            ...metrics,
           }).informer(),
       );
     return {

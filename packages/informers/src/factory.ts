@@ -8,6 +8,7 @@ import {
   type FilteredInformerFactoryArgs,
   filteredInformerFactoryOptions,
   type Indexer,
+  type InformerMetricsProvider,
   type InformerName,
   informerKey,
   type KeyedInformerFactory,
@@ -20,6 +21,7 @@ import {
   newKeyedInformerFactory,
   newSharedIndexInformer,
   type RESTGetter,
+  type ReflectorMetricsProvider,
   type SharedIndexInformer,
 } from '@kubets/cache';
 import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
@@ -76,6 +78,10 @@ export interface SharedInformerOptions {
    * informers record no informer metrics.
    */
   informerName?: InformerName | undefined;
+  /** Where the informers record informer metrics. Default: the process-wide provider. */
+  informerMetricsProvider?: InformerMetricsProvider | undefined;
+  /** Where the informers' reflectors record reflector metrics. Default: the process-wide provider. */
+  reflectorMetricsProvider?: ReflectorMetricsProvider | undefined;
 }
 
 /** Settings of {@link newSharedInformerFactory}. */
@@ -123,7 +129,6 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
   /** The namespace informers of namespaced resources are limited to; `''` for all. */
   readonly namespace: string;
   readonly #base: KeyedInformerFactory;
-  readonly #informerName: InformerName | undefined;
   readonly #groups = new Map<
     GroupVersionInformersClass<GroupVersionInformers>,
     GroupVersionInformers
@@ -133,7 +138,6 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
     super();
     this.client = client;
     this.#base = newKeyedInformerFactory(options);
-    this.#informerName = options.informerName;
     this.namespace = this.#base.namespace;
   }
 
@@ -198,7 +202,7 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
     const gv = { group: descriptor.group, version: descriptor.version };
     return this.#base.informerFor<ObjectWithMeta>(
       descriptor,
-      ({ resyncPeriodMs, namespace, tweakListOptions, logger }) => {
+      ({ resyncPeriodMs, namespace, tweakListOptions, logger, metrics }) => {
         const lw = newFilteredListWatchFromClient<ObjectWithMeta>(
           this.client.restClientFor(gv),
           descriptor.resource,
@@ -212,15 +216,7 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
             resyncPeriodMs,
             indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
             ...(logger ? { logger } : {}),
-            ...(this.#informerName
-              ? {
-                  identifier: this.#informerName.withResource({
-                    group: descriptor.group,
-                    version: descriptor.version,
-                    resource: descriptor.resource,
-                  }),
-                }
-              : {}),
+            ...metrics,
           },
         );
       },
