@@ -10,6 +10,7 @@ import { abortedAfterTest, type TestPod } from '../test/helpers.js';
 import type { ResourceEventHandler } from './handler.js';
 import {
   newSharedInformer,
+  type ResourceEventHandlerRegistration,
   type SharedIndexInformer,
   shutDownEventHandler,
 } from './shared-informer.js';
@@ -92,6 +93,23 @@ async function receives(
   await eventually(() => informer.getStore().getByKey(name) !== undefined);
   await drained();
   return listener.receivedItemNames.includes(name);
+}
+
+/**
+ * client-go's closing steps of both remove-handler tests: removing the second handler stops
+ * its deliveries only, then removing the first stops its own.
+ */
+async function expectRemovalsStopDelivery(
+  informer: SharedIndexInformer<TestPod>,
+  source: FakeControllerSource<TestPod>,
+  [listener1, handle1]: [ReturnType<typeof newTestListener>, ResourceEventHandlerRegistration],
+  [listener2, handle2]: [ReturnType<typeof newTestListener>, ResourceEventHandlerRegistration],
+): Promise<void> {
+  informer.removeEventHandler(handle2);
+  expect(await receives(informer, source, listener2, 'pod3')).toBe(false);
+  expect(listener1.receivedItemNames).toContain('pod3');
+  informer.removeEventHandler(handle1);
+  expect(await receives(informer, source, listener1, 'pod4')).toBe(false);
 }
 
 describe('client-go shared_informer_test.go', () => {
@@ -246,11 +264,7 @@ describe('client-go shared_informer_test.go', () => {
     run();
     await eventually(() => informer.hasSynced());
     expect(await receives(informer, source, listener2, 'pod2')).toBe(true);
-    informer.removeEventHandler(handle2);
-    expect(await receives(informer, source, listener2, 'pod3')).toBe(false);
-    expect(listener1.receivedItemNames).toContain('pod3');
-    informer.removeEventHandler(handle1);
-    expect(await receives(informer, source, listener1, 'pod4')).toBe(false);
+    await expectRemovalsStopDelivery(informer, source, [listener1, handle1], [listener2, handle2]);
   });
 
   it('TestSharedInformerRemoveForeignHandler', async () => {
@@ -274,11 +288,7 @@ describe('client-go shared_informer_test.go', () => {
     expect(listener2.receivedItemNames).toContain('pod2');
     expect(await receives(other.informer, other.source, otherListener, 'pod2')).toBe(true);
 
-    informer.removeEventHandler(handle2);
-    expect(await receives(informer, source, listener2, 'pod3')).toBe(false);
-    expect(listener1.receivedItemNames).toContain('pod3');
-    informer.removeEventHandler(handle1);
-    expect(await receives(informer, source, listener1, 'pod4')).toBe(false);
+    await expectRemovalsStopDelivery(informer, source, [listener1, handle1], [listener2, handle2]);
   });
 
   it('TestSharedInformerMultipleRegistration', async () => {

@@ -8,12 +8,9 @@ import {
   type FilteredInformerFactoryArgs,
   filteredInformerFactoryOptions,
   type Indexer,
-  type InformerMetricsProvider,
-  type InformerName,
   informerKey,
   type KeyedInformerFactory,
-  type ListOptions,
-  type Logger,
+  type KeyedInformerFactoryOptions,
   metaNamespaceIndexFunc,
   type NewInformerFunc,
   namespaceIndex,
@@ -21,7 +18,6 @@ import {
   newKeyedInformerFactory,
   newSharedIndexInformer,
   type RESTGetter,
-  type ReflectorMetricsProvider,
   type SharedIndexInformer,
 } from '@kubets/cache';
 import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
@@ -46,42 +42,16 @@ export interface InformerClient {
 /**
  * Settings of a {@link SharedInformerFactory} besides the default resync period (client-go's
  * `SharedInformerOption`s: `WithNamespace`, `WithTweakListOptions`, `WithCustomResyncConfig`,
- * `WithTransform`, `WithInformerName`).
+ * `WithTransform`, `WithInformerName`): those of `@kubets/cache`'s keyed factory, which the
+ * typed factory is built on, with its resync period given apart.
  */
-export interface SharedInformerOptions {
+export interface SharedInformerOptions
+  extends Omit<KeyedInformerFactoryOptions, 'defaultResyncMs' | 'namespace'> {
   /**
    * Limit the informers of namespaced resources to one namespace; `''` (the default) for
    * all. Cluster-scoped resources are always watched cluster-wide.
    */
   namespace?: string | undefined;
-  /**
-   * Changes the list and watch options of every informer, e.g. to set a label selector. It
-   * receives a copy it may modify.
-   */
-  tweakListOptions?: ((options: ListOptions) => void) | undefined;
-  /**
-   * Resync periods (ms) per resource, overriding the default: keys are
-   * {@link informerKey}s (`apps/v1/deployments`, `v1/pods`).
-   */
-  customResync?: Readonly<Record<string, number>> | ReadonlyMap<string, number> | undefined;
-  /**
-   * Applied to every object before it is cached (client-go's `WithTransform`), e.g. to drop
-   * `metadata.managedFields`. It must return an object of the same resource.
-   */
-  transform?: ((obj: unknown) => unknown) | undefined;
-  /** Where informer failures are reported. Default silent. */
-  logger?: Logger | undefined;
-  /**
-   * The name every informer of the factory is identified by in informer metrics (client-go's
-   * `WithInformerName`), from `newInformerName(...)` of `@kubets/cache`: each informer gets
-   * `informerName.withResource(itsResource)` as its `identifier`. Without it, the factory's
-   * informers record no informer metrics.
-   */
-  informerName?: InformerName | undefined;
-  /** Where the informers record informer metrics. Default: the process-wide provider. */
-  informerMetricsProvider?: InformerMetricsProvider | undefined;
-  /** Where the informers' reflectors record reflector metrics. Default: the process-wide provider. */
-  reflectorMetricsProvider?: ReflectorMetricsProvider | undefined;
 }
 
 /** Settings of {@link newSharedInformerFactory}. */
