@@ -1,4 +1,5 @@
-import { type GaugeMetric, resourceVersionMetricValue } from './reflector-metrics.js';
+import type { SettableGaugeMetric } from '@kubets/apimachinery';
+import { resourceVersionMetricValue } from './reflector-metrics.js';
 
 /**
  * Computes the values an object is indexed under for one named index (client-go
@@ -53,7 +54,7 @@ export interface ThreadSafeStoreOptions {
    * Set to the store's resourceVersion (its last 15 digits) on every change of it (client-go
    * `WithThreadSafeStoreMetrics`); usually from {@link newStoreResourceVersionMetric}.
    */
-  resourceVersionMetric?: GaugeMetric | undefined;
+  resourceVersionMetric?: SettableGaugeMetric | undefined;
 }
 
 /**
@@ -83,7 +84,7 @@ export class ThreadSafeStore<T> {
   #indexers: Map<string, IndexFunc<T>>;
   #indices = new Map<string, Index>();
   #resourceVersion = '';
-  readonly #rvMetric: GaugeMetric | undefined;
+  readonly #rvMetric: SettableGaugeMetric | undefined;
 
   constructor(indexers: Indexers<T> = {}, options: ThreadSafeStoreOptions = {}) {
     this.#indexers = new Map(Object.entries(indexers));
