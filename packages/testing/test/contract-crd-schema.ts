@@ -43,6 +43,17 @@ const invalidValue = (field: string, value: string, problem: string): Cause => (
   field,
 });
 
+/** `value` with every object's keys sorted, as Go's encoding/json writes a map. */
+const sortedKeys = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]),
+  );
+};
+
 const sortCauses = (causes: Cause[]): Cause[] =>
   [...causes].sort((a, b) => `${a.field}${a.message}`.localeCompare(`${b.field}${b.message}`));
 
@@ -181,6 +192,45 @@ export function defineCrdSchemaContract(getTarget: () => ContractEndpoint): void
           invalidValue('spec.size', '11', 'should be less than or equal to 10'),
         ],
         true,
+      );
+    });
+  });
+
+  describe('patches that break a custom resource', () => {
+    it('answers a patch that removes kind with the 422 quoting the decoder, and one that removes apiVersion with 500', async () => {
+      await create(path, widget('unkinded', { size: 1 }));
+      const stored = (await call('GET', `${path}/unkinded`)).json as Record<string, unknown>;
+      delete stored.kind;
+      // kube-apiserver re-encodes the patched object (keys sorted) and decodes it again.
+      const raw = JSON.stringify(sortedKeys(stored));
+      const bytes = Buffer.from(raw, 'utf8');
+      const tail = (n: number) => bytes.subarray(bytes.length - n).toString('utf8');
+      const message = `Invalid value: ${JSON.stringify(raw)}: unmarshalerDecoder: Object 'Kind' is missing in '${raw}', error found in #10 byte of ...|${tail(10)}|..., bigger context ...|${tail(50)}|...`;
+      for (const [type, patch] of [
+        ['application/merge-patch+json', { kind: null }],
+        ['application/json-patch+json', [{ op: 'remove', path: '/kind' }]],
+      ] as const) {
+        const res = await call('PATCH', `${path}/unkinded`, {
+          body: patch,
+          headers: { 'content-type': type },
+        });
+        expectFailure(res, 422, { reason: 'Invalid' });
+        expect(res.json.message).toBe(` "" is invalid: patch: ${message}`);
+        expect(res.json.details).toEqual({
+          causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }],
+        });
+      }
+      expectFailure(
+        await call('PATCH', `${path}/unkinded`, {
+          body: { apiVersion: null },
+          headers: { 'content-type': 'application/merge-patch+json' },
+        }),
+        500,
+        {
+          reason: 'InternalError',
+          message:
+            "Internal error occurred: Object 'apiVersion' is missing in 'object has no apiVersion field'",
+        },
       );
     });
   });

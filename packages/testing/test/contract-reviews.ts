@@ -5,12 +5,16 @@ import { contractCalls, expectFailure } from './contract-helpers.js';
 /**
  * authorization.k8s.io reviews (issue 18 item 5, what `kubectl auth can-i` asks): discovered
  * with only `create`, answered, never stored. Both servers allow the tests' user everything
- * (envtest's admin is in system:masters; the in-memory server authorizes every request).
+ * (envtest's admin is in system:masters; the in-memory server authorizes every request). The
+ * subject reviews ask about a subject in system:masters, which both servers allow; the
+ * in-memory server would allow any other subject too.
  */
 
 const GROUP_VERSION = '/apis/authorization.k8s.io/v1';
 const SSAR = `${GROUP_VERSION}/selfsubjectaccessreviews`;
 const SSRR = `${GROUP_VERSION}/selfsubjectrulesreviews`;
+const SAR = `${GROUP_VERSION}/subjectaccessreviews`;
+const lsar = (ns: string) => `${GROUP_VERSION}/namespaces/${ns}/localsubjectaccessreviews`;
 
 const review = (kind: string, spec: unknown, metadata?: unknown) => ({
   apiVersion: 'authorization.k8s.io/v1',
@@ -23,18 +27,26 @@ const review = (kind: string, spec: unknown, metadata?: unknown) => ({
 export function defineReviewsContract(getTarget: () => ContractEndpoint): void {
   const { call } = contractCalls(getTarget);
 
-  it('lists the self reviews in discovery with only the create verb', async () => {
+  it('lists the four reviews in discovery with only the create verb', async () => {
     const res = await call('GET', GROUP_VERSION);
     expect(res.status).toBe(200);
     const resources = res.json.resources as Record<string, unknown>[];
-    for (const [name, kind] of [
-      ['selfsubjectaccessreviews', 'SelfSubjectAccessReview'],
-      ['selfsubjectrulesreviews', 'SelfSubjectRulesReview'],
-    ]) {
+    expect(resources.map((r) => r.name).sort()).toEqual([
+      'localsubjectaccessreviews',
+      'selfsubjectaccessreviews',
+      'selfsubjectrulesreviews',
+      'subjectaccessreviews',
+    ]);
+    for (const [name, kind, namespaced] of [
+      ['localsubjectaccessreviews', 'LocalSubjectAccessReview', true],
+      ['selfsubjectaccessreviews', 'SelfSubjectAccessReview', false],
+      ['selfsubjectrulesreviews', 'SelfSubjectRulesReview', false],
+      ['subjectaccessreviews', 'SubjectAccessReview', false],
+    ] as const) {
       expect(resources.find((r) => r.name === name)).toEqual({
         name,
         singularName: '',
-        namespaced: false,
+        namespaced,
         kind,
         verbs: ['create'],
       });
@@ -130,5 +142,128 @@ export function defineReviewsContract(getTarget: () => ContractEndpoint): void {
       reason: 'BadRequest',
       message: 'no namespace on request',
     });
+  });
+}
+
+/** Registers the SubjectAccessReview and LocalSubjectAccessReview tests in the caller's block. */
+export function defineSubjectReviewsContract(getTarget: () => ContractEndpoint): void {
+  const { call } = contractCalls(getTarget);
+  const attributes = { namespace: 'default', verb: 'get', resource: 'pods' };
+  const admin = { groups: ['system:masters'], resourceAttributes: attributes };
+
+  /** Expects 1.20's 422 for a review: no kind or name in the message, these causes in order. */
+  const refused = async (path: string, body: unknown, causes: [string, string | RegExp][]) => {
+    const res = await call('POST', path, { body });
+    expectFailure(res, 422, { reason: 'Invalid', details: { group: 'authorization.k8s.io' } });
+    expect(res.json.details.causes).toEqual(
+      causes.map(([field, message]) => ({
+        reason: 'FieldValueInvalid',
+        field,
+        message: typeof message === 'string' ? message : expect.stringMatching(message),
+      })),
+    );
+    expect(res.json.message).toMatch(/^\.authorization\.k8s\.io "" is invalid: /);
+  };
+
+  it('answers a SubjectAccessReview for a system:masters subject with allowed, echoing the spec', async () => {
+    const res = await call('POST', SAR, { body: review('SubjectAccessReview', admin) });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({
+      kind: 'SubjectAccessReview',
+      apiVersion: 'authorization.k8s.io/v1',
+      metadata: { creationTimestamp: null },
+      spec: admin,
+      status: { allowed: true },
+    });
+    expect(res.json.status).toEqual({ allowed: true });
+    expect(res.json.metadata.managedFields).toHaveLength(1);
+    const nonResource = await call('POST', SAR, {
+      body: review('SubjectAccessReview', {
+        user: 'admin',
+        groups: ['system:masters'],
+        nonResourceAttributes: { path: '/healthz', verb: 'get' },
+      }),
+    });
+    expect(nonResource.status).toBe(201);
+    expect(nonResource.json.status).toEqual({ allowed: true });
+    expect((await call('GET', SAR)).status).toBe(405);
+  });
+
+  it('refuses a SubjectAccessReview without a user or group, or without exactly one kind of attributes (422)', async () => {
+    await refused(SAR, review('SubjectAccessReview', { resourceAttributes: attributes }), [
+      ['spec.user', 'Invalid value: "": at least one of user or group must be specified'],
+    ]);
+    await refused(
+      SAR,
+      review(
+        'SubjectAccessReview',
+        { user: 'u', resourceAttributes: attributes, nonResourceAttributes: { path: '/x' } },
+        { name: 'x' },
+      ),
+      [
+        [
+          'spec.nonResourceAttributes',
+          'Invalid value: authorization.NonResourceAttributes{Path:"/x", Verb:""}: cannot be specified in combination with resourceAttributes',
+        ],
+        ['metadata', /^Invalid value: .*: must be empty$/],
+      ],
+    );
+    await refused(SAR, review('SubjectAccessReview', {}), [
+      [
+        'spec.resourceAttributes',
+        'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      ],
+      ['spec.user', 'Invalid value: "": at least one of user or group must be specified'],
+    ]);
+  });
+
+  it('answers a LocalSubjectAccessReview in its namespace, keeping metadata.namespace', async () => {
+    const res = await call('POST', lsar('default'), {
+      body: review('LocalSubjectAccessReview', admin, { namespace: 'default' }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({
+      kind: 'LocalSubjectAccessReview',
+      metadata: { namespace: 'default', creationTimestamp: null },
+      spec: admin,
+      status: { allowed: true },
+    });
+  });
+
+  it('refuses a LocalSubjectAccessReview whose namespaces disagree (422 in the body, 400 with the URL)', async () => {
+    // The URL's namespace does not fill in the body's: an absent one mismatches the spec's.
+    await refused(lsar('default'), review('LocalSubjectAccessReview', admin), [
+      [
+        'spec.resourceAttributes.namespace',
+        'Invalid value: "default": must match metadata.namespace',
+      ],
+    ]);
+    await refused(
+      lsar('default'),
+      review(
+        'LocalSubjectAccessReview',
+        { nonResourceAttributes: { path: '/x', verb: 'get' } },
+        { namespace: 'default', name: 'x' },
+      ),
+      [
+        ['spec.user', 'Invalid value: "": at least one of user or group must be specified'],
+        ['metadata', /^Invalid value: .*: must be empty except for namespace$/],
+        [
+          'spec.nonResourceAttributes',
+          'Invalid value: authorization.NonResourceAttributes{Path:"/x", Verb:"get"}: disallowed on this kind of request',
+        ],
+      ],
+    );
+    const other = { ...admin, resourceAttributes: { ...attributes, namespace: 'other' } };
+    expectFailure(
+      await call('POST', lsar('default'), {
+        body: review('LocalSubjectAccessReview', other, { namespace: 'other' }),
+      }),
+      400,
+      {
+        reason: 'BadRequest',
+        message: 'spec.resourceAttributes.namespace must match namespace: default',
+      },
+    );
   });
 }

@@ -9,7 +9,7 @@ import { defineLifecycleContract } from './contract-lifecycle.js';
 import { defineOpenApiContract } from './contract-openapi.js';
 import { defineReadsContract } from './contract-reads.js';
 import { defineResourceVersionContract } from './contract-resource-versions.js';
-import { defineReviewsContract } from './contract-reviews.js';
+import { defineReviewsContract, defineSubjectReviewsContract } from './contract-reviews.js';
 import { defineValidationContract } from './contract-validation.js';
 import { defineWireTypesContract } from './contract-wire-types.js';
 
@@ -58,7 +58,10 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('garbage collector', () => defineGarbageCollectorContract(getTarget));
   describe('CRD schemas', () => defineCrdSchemaContract(getTarget));
   describe('OpenAPI of built-in kinds', () => defineOpenApiContract(getTarget));
-  describe('authorization reviews', () => defineReviewsContract(getTarget));
+  describe('authorization reviews', () => {
+    defineReviewsContract(getTarget);
+    defineSubjectReviewsContract(getTarget);
+  });
   describe('resourceVersion semantics', () => defineResourceVersionContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',

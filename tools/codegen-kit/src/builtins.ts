@@ -584,11 +584,11 @@ function builtinResourcesFile(): string {
     '/** The reviews the in-memory API server answers (only `create`; nothing is stored). */',
   );
   lines.push(
-    'export const builtinReviewRows: readonly Pick<BuiltinResourceRow, "group" | "version" | "resource" | "kind">[] = [',
+    'export const builtinReviewRows: readonly Pick<BuiltinResourceRow, "group" | "version" | "resource" | "kind" | "namespaced">[] = [',
   );
   for (const { gv, row } of reviews) {
     lines.push(
-      `  { group: '${gv.group}', version: '${gv.version}', resource: '${row.resource}', kind: '${row.kind}' },`,
+      `  { group: '${gv.group}', version: '${gv.version}', resource: '${row.resource}', kind: '${row.kind}', namespaced: ${row.namespaced} },`,
     );
   }
   lines.push('];');

@@ -381,6 +381,7 @@ export const groupVersions: GroupVersionRow[] = [
         kind: 'LocalSubjectAccessReview',
         namespaced: ns,
         client: 'createOnly',
+        inMemory: {},
       },
       {
         resource: 'selfsubjectaccessreviews',
@@ -401,6 +402,7 @@ export const groupVersions: GroupVersionRow[] = [
         kind: 'SubjectAccessReview',
         namespaced: cluster,
         client: 'createOnly',
+        inMemory: {},
       },
     ],
   },

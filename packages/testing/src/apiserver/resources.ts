@@ -116,7 +116,7 @@ export function builtinResources(): ResourceDefinition[] {
     // kube-apiserver 1.20 reports no singular name for reviews.
     def({
       ...named(row),
-      namespaced: false,
+      namespaced: row.namespaced,
       singularName: '',
       verbs: ['create'],
       createOnly: true,

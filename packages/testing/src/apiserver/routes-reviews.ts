@@ -55,39 +55,85 @@ function isZero(value: JsonValue | undefined): boolean {
   return isObject(value) && Object.values(value).every(isZero);
 }
 
-/** The causes of a review kube-apiserver refuses: metadata must be empty, and the spec's own. */
-function reviewCauses(kind: string, body: JsonObject): { field: string; message: string }[] {
-  const causes: { field: string; message: string }[] = [];
-  const { managedFields: _managedFields, ...metadata } = isObject(body.metadata)
-    ? body.metadata
-    : {};
-  if (!isZero(metadata))
-    causes.push({
-      field: 'metadata',
-      message: `Invalid value: ${JSON.stringify(metadata)}: must be empty`,
-    });
-  if (kind !== 'SelfSubjectAccessReview') return causes;
-  const spec = isObject(body.spec) ? body.spec : {};
+type Cause = { field: string; message: string };
+
+/** Go's `%#v` of NonResourceAttributes, as the 422 messages print it. */
+function goNonResource(attrs: JsonObject): string {
+  return `authorization.NonResourceAttributes{Path:${JSON.stringify(attrs.path ?? '')}, Verb:${JSON.stringify(attrs.verb ?? '')}}`;
+}
+
+/** The spec causes shared by the access reviews: exactly one kind of attributes, and a subject. */
+function accessSpecCauses(spec: JsonObject, needsSubject: boolean): Cause[] {
+  const causes: Cause[] = [];
   // Go decodes an absent or null attributes object to nil, and `{}` to an empty one.
-  const hasResource = isObject(spec.resourceAttributes);
+  const resource = spec.resourceAttributes;
   const nonResource = spec.nonResourceAttributes;
-  if (!hasResource && !isObject(nonResource))
+  if (isObject(resource) && isObject(nonResource))
+    causes.push({
+      field: 'spec.nonResourceAttributes',
+      message: `Invalid value: ${goNonResource(nonResource)}: cannot be specified in combination with resourceAttributes`,
+    });
+  if (!isObject(resource) && !isObject(nonResource))
     causes.push({
       field: 'spec.resourceAttributes',
       message:
         'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
     });
-  else if (hasResource && isObject(nonResource))
+  const user = typeof spec.user === 'string' ? spec.user : '';
+  const groups = Array.isArray(spec.groups) ? spec.groups : [];
+  if (needsSubject && user === '' && groups.length === 0)
     causes.push({
-      field: 'spec.nonResourceAttributes',
-      message: `Invalid value: authorization.NonResourceAttributes{Path:${JSON.stringify(nonResource.path ?? '')}, Verb:${JSON.stringify(nonResource.verb ?? '')}}: cannot be specified in combination with resourceAttributes`,
+      field: 'spec.user',
+      message: `Invalid value: ${JSON.stringify(user)}: at least one of user or group must be specified`,
     });
   return causes;
 }
 
 /**
- * A review (authorization.k8s.io SelfSubjectAccessReview, SelfSubjectRulesReview): only POST
- * to the collection; nothing is stored. The answer allows everything, as the server does.
+ * The causes of a review kube-apiserver 1.20 refuses, in its order: the spec's, then
+ * metadata (which must be empty, but a local review's namespace), then a local review's own.
+ */
+function reviewCauses(kind: string, body: JsonObject): Cause[] {
+  const spec = isObject(body.spec) ? body.spec : {};
+  const local = kind === 'LocalSubjectAccessReview';
+  const causes: Cause[] =
+    kind === 'SelfSubjectRulesReview'
+      ? []
+      : accessSpecCauses(spec, kind !== 'SelfSubjectAccessReview');
+  const {
+    managedFields: _managedFields,
+    namespace,
+    ...metadata
+  } = isObject(body.metadata) ? body.metadata : {};
+  if (!isZero(local ? metadata : { ...metadata, namespace: namespace ?? null }))
+    causes.push({
+      field: 'metadata',
+      message: `Invalid value: ${JSON.stringify(isObject(body.metadata) ? body.metadata : {})}: must be empty${local ? ' except for namespace' : ''}`,
+    });
+  if (!local) return causes;
+  const ns = typeof namespace === 'string' ? namespace : '';
+  if (isObject(spec.resourceAttributes)) {
+    const attrNamespace = spec.resourceAttributes.namespace;
+    const wanted = typeof attrNamespace === 'string' ? attrNamespace : '';
+    if (wanted !== ns)
+      causes.push({
+        field: 'spec.resourceAttributes.namespace',
+        message: `Invalid value: ${JSON.stringify(wanted)}: must match metadata.namespace`,
+      });
+  }
+  if (isObject(spec.nonResourceAttributes))
+    causes.push({
+      field: 'spec.nonResourceAttributes',
+      message: `Invalid value: ${goNonResource(spec.nonResourceAttributes)}: disallowed on this kind of request`,
+    });
+  return causes;
+}
+
+/**
+ * A review (authorization.k8s.io SelfSubjectAccessReview, SelfSubjectRulesReview,
+ * SubjectAccessReview, LocalSubjectAccessReview): only POST to the collection; nothing is
+ * stored. The in-memory server authorizes every request, so every review is allowed: what
+ * kube-apiserver answers for a subject in `system:masters`.
  */
 export function serveReview(
   ctx: RequestContext,
@@ -117,6 +163,13 @@ export function serveReview(
       causes.map((c) => ({ ...c, reason: 'FieldValueInvalid' })),
       def.group,
     );
+  if (def.kind === 'LocalSubjectAccessReview') {
+    const metadata = isObject(body.metadata) ? body.metadata : {};
+    if (metadata.namespace !== target.namespace)
+      throw badRequest(
+        `spec.resourceAttributes.namespace must match namespace: ${target.namespace ?? ''}`,
+      );
+  }
   const apiVersion = apiVersionOf(def.group, target.version);
   const spec = isObject(body.spec) ? body.spec : {};
   let answer: JsonObject;
@@ -143,7 +196,11 @@ export function serveReview(
     answer = {
       kind: def.kind,
       apiVersion,
-      metadata: { creationTimestamp: null, managedFields: [managedField] },
+      metadata: {
+        ...(def.namespaced ? { namespace: target.namespace ?? '' } : {}),
+        creationTimestamp: null,
+        managedFields: [managedField],
+      },
       spec,
       status: { allowed: true },
     };

@@ -1,7 +1,7 @@
 import { iteratorContext, rawBodyOf } from './go-decode.js';
 import type { Entry } from './object-entry.js';
 import { meta } from './object-meta.js';
-import type { JsonObject } from './patch.js';
+import { isObject, type JsonObject, type JsonValue } from './patch.js';
 import { apiVersionOf } from './resources.js';
 import {
   type ApiError,
@@ -60,6 +60,42 @@ export function checkKind(target: Target, body: JsonObject, requireKind = false)
   throw badRequest(
     `${kind} in version ${JSON.stringify(typeof bodyVersion === 'string' ? bodyVersion.split('/').pop() : '')} cannot be handled as a ${definition.kind}: no kind "${kind}" is registered for version "${String(bodyVersion)}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`,
   );
+}
+
+/**
+ * Go's `json.Marshal` of a decoded object: keys sorted at every level, and `<`, `>`, `&`,
+ * U+2028 and U+2029 escaped, as kube-apiserver re-encodes a patched custom resource.
+ */
+function goMarshal(value: JsonValue): string {
+  const sorted = (v: JsonValue): JsonValue => {
+    if (Array.isArray(v)) return v.map(sorted);
+    if (!isObject(v)) return v;
+    const out: JsonObject = {};
+    for (const key of Object.keys(v).sort()) out[key] = sorted(v[key] as JsonValue);
+    return out;
+  };
+  return JSON.stringify(sorted(value)).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/**
+ * A patch that leaves a custom resource without `kind` fails when kube-apiserver decodes the
+ * patched object again: a 422 naming no kind or object, whose `patch` cause quotes the
+ * patched JSON and the decoder's error. Without `apiVersion`, the decoder's 500.
+ */
+export function checkPatchedCustomKind(target: Target, patched: JsonObject): void {
+  const { definition } = target;
+  if (!definition.custom) return;
+  if (typeof patched.kind !== 'string' || patched.kind === '') {
+    const raw = goMarshal(patched);
+    const message = `Invalid value: ${JSON.stringify(raw)}: unmarshalerDecoder: Object 'Kind' is missing in '${raw}'${iteratorContext(raw, Buffer.byteLength(raw, 'utf8'))}`;
+    throw invalid('', '', [{ reason: 'FieldValueInvalid', message, field: 'patch' }]);
+  }
+  if (typeof patched.apiVersion !== 'string' || patched.apiVersion === '') {
+    throw internalError("Object 'apiVersion' is missing in 'object has no apiVersion field'");
+  }
 }
 
 /** A custom resource without `kind` is a 400 from the decoder; without `apiVersion`, a 500. */

@@ -14,7 +14,12 @@ import { ApiError, badRequest, failure, notFound, unsupportedMediaType } from '.
 import { keyNamespace, type PatchOptions, type Target, type TypedPatch } from './target.js';
 import type { VersionedStore } from './versioned-store.js';
 import { writeApply } from './write-apply.js';
-import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
+import {
+  checkKind,
+  checkNamespace,
+  checkPatchedCustomKind,
+  checkPreconditionRv,
+} from './write-checks.js';
 import { finishUpdate, prepareUpdate } from './write-update.js';
 
 const NOT_AN_OBJECT = 'json: cannot unmarshal array into Go value of type map[string]interface {}';
@@ -43,6 +48,7 @@ export function patchObject(
       `the name of the object (${String(patchedMd.name)}) does not match the name on the URL (${name})`,
     );
   }
+  checkPatchedCustomKind(target, patched);
   checkKind(target, patched);
   checkNamespace(target, patched);
   checkPreconditionRv(target, existing, patched);

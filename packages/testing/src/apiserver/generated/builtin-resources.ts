@@ -623,18 +623,34 @@ export const builtinResourceRows: readonly BuiltinResourceRow[] = [
 /** The reviews the in-memory API server answers (only `create`; nothing is stored). */
 export const builtinReviewRows: readonly Pick<
   BuiltinResourceRow,
-  'group' | 'version' | 'resource' | 'kind'
+  'group' | 'version' | 'resource' | 'kind' | 'namespaced'
 >[] = [
+  {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    resource: 'localsubjectaccessreviews',
+    kind: 'LocalSubjectAccessReview',
+    namespaced: true,
+  },
   {
     group: 'authorization.k8s.io',
     version: 'v1',
     resource: 'selfsubjectaccessreviews',
     kind: 'SelfSubjectAccessReview',
+    namespaced: false,
   },
   {
     group: 'authorization.k8s.io',
     version: 'v1',
     resource: 'selfsubjectrulesreviews',
     kind: 'SelfSubjectRulesReview',
+    namespaced: false,
+  },
+  {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    resource: 'subjectaccessreviews',
+    kind: 'SubjectAccessReview',
+    namespaced: false,
   },
 ];
