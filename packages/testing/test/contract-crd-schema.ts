@@ -31,13 +31,15 @@ const SCHEMA = {
   },
 };
 
-type Cause = { reason: string; message: string; field: string };
+/** A Status cause. */
+export type Cause = { reason: string; message: string; field: string };
 const typeError = (field: string, actual: string, type: string): Cause => ({
   reason: 'FieldValueInvalid',
   message: `Invalid value: "${actual}": ${field} in body must be of type ${type}: "${actual}"`,
   field,
 });
-const invalidValue = (field: string, value: string, problem: string): Cause => ({
+/** A schema cause: `Invalid value: <value>: <field> in body <problem>`. */
+export const invalidValue = (field: string, value: string, problem: string): Cause => ({
   reason: 'FieldValueInvalid',
   message: `Invalid value: ${value}: ${field} in body ${problem}`,
   field,
@@ -58,7 +60,7 @@ const sortCauses = (causes: Cause[]): Cause[] =>
   [...causes].sort((a, b) => `${a.field}${a.message}`.localeCompare(`${b.field}${b.message}`));
 
 /** Expects a 422 for `kind "name"` whose causes are `causes`, in order unless `anyOrder`. */
-function expectInvalid(
+export function expectInvalid(
   res: RawResponse,
   kind: string,
   name: string,

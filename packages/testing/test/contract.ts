@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ContractEndpoint, type RawResponse, rawWatch } from './contract-client.js';
 import { defineCrdSchemaContract } from './contract-crd-schema.js';
+import { defineCrdSchemaFeaturesContract } from './contract-crd-schema-features.js';
 import { defineDefaultsContract } from './contract-defaults.js';
 import { defineGarbageCollectorContract } from './contract-gc.js';
 import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
@@ -56,7 +57,10 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('defaulting and allocation', () => defineDefaultsContract(getTarget));
   describe('decoding', () => defineWireTypesContract(getTarget));
   describe('garbage collector', () => defineGarbageCollectorContract(getTarget));
-  describe('CRD schemas', () => defineCrdSchemaContract(getTarget));
+  describe('CRD schemas', () => {
+    defineCrdSchemaContract(getTarget);
+    defineCrdSchemaFeaturesContract(getTarget);
+  });
   describe('OpenAPI of built-in kinds', () => defineOpenApiContract(getTarget));
   describe('authorization reviews', () => {
     defineReviewsContract(getTarget);

@@ -2,7 +2,7 @@
  * kube-apiserver's decoder errors: the raw request text a body was parsed from, the context
  * json-iterator appends to its errors, and Go's base64 decoding of Secret data.
  */
-import type { JsonObject } from './patch.js';
+import { isObject, type JsonObject, type JsonValue } from './patch.js';
 
 const rawBodies = new WeakMap<JsonObject, string>();
 
@@ -92,4 +92,22 @@ export function valueEndOffset(raw: string, parent: string, key: string, value: 
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Go's `json.Marshal` of a decoded object: keys sorted at every level, and `<`, `>`, `&`,
+ * U+2028 and U+2029 escaped, as kube-apiserver re-encodes a patched custom resource.
+ */
+export function goMarshal(value: JsonValue): string {
+  const sorted = (v: JsonValue): JsonValue => {
+    if (Array.isArray(v)) return v.map(sorted);
+    if (!isObject(v)) return v;
+    const out: JsonObject = {};
+    for (const key of Object.keys(v).sort()) out[key] = sorted(v[key] as JsonValue);
+    return out;
+  };
+  return JSON.stringify(sorted(value)).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

@@ -41,6 +41,15 @@ export interface ResourceDefinition {
   readonly createOnly: boolean;
   /** A custom resource's `openAPIV3Schema` per served version (see crd-schema/). */
   readonly schemas?: Readonly<Record<string, JsonObject>> | undefined;
+  /** A custom resource's Scale replica paths per served version that declares `/scale`. */
+  readonly scaleReplicaPaths?: Readonly<Record<string, ScaleReplicaPaths>> | undefined;
+}
+
+/** Where a custom resource keeps its Scale's replicas (`.spec.replicas`-style paths). */
+export interface ScaleReplicaPaths {
+  readonly spec: string;
+  /** `''` when the CRD declares no `statusReplicasPath`. */
+  readonly status: string;
 }
 
 const ALL_VERBS = [
@@ -172,6 +181,14 @@ export function definitionFromCrd(crd: unknown): ResourceDefinition | undefined 
       served.flatMap((v) => {
         const schema = v.schema?.openAPIV3Schema;
         return isObject(schema) ? [[v.name as string, schema]] : [];
+      }),
+    ),
+    scaleReplicaPaths: Object.fromEntries(
+      served.flatMap((v) => {
+        const scale = v.subresources?.scale;
+        if (!isObject(scale) || typeof scale.specReplicasPath !== 'string') return [];
+        const status = typeof scale.statusReplicasPath === 'string' ? scale.statusReplicasPath : '';
+        return [[v.name as string, { spec: scale.specReplicasPath, status }]];
       }),
     ),
   });

@@ -1,7 +1,7 @@
-import { iteratorContext, rawBodyOf } from './go-decode.js';
+import { goMarshal, iteratorContext, rawBodyOf } from './go-decode.js';
 import type { Entry } from './object-entry.js';
 import { meta } from './object-meta.js';
-import { isObject, type JsonObject, type JsonValue } from './patch.js';
+import type { JsonObject } from './patch.js';
 import { apiVersionOf } from './resources.js';
 import {
   type ApiError,
@@ -59,24 +59,6 @@ export function checkKind(target: Target, body: JsonObject, requireKind = false)
   }
   throw badRequest(
     `${kind} in version ${JSON.stringify(typeof bodyVersion === 'string' ? bodyVersion.split('/').pop() : '')} cannot be handled as a ${definition.kind}: no kind "${kind}" is registered for version "${String(bodyVersion)}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`,
-  );
-}
-
-/**
- * Go's `json.Marshal` of a decoded object: keys sorted at every level, and `<`, `>`, `&`,
- * U+2028 and U+2029 escaped, as kube-apiserver re-encodes a patched custom resource.
- */
-function goMarshal(value: JsonValue): string {
-  const sorted = (v: JsonValue): JsonValue => {
-    if (Array.isArray(v)) return v.map(sorted);
-    if (!isObject(v)) return v;
-    const out: JsonObject = {};
-    for (const key of Object.keys(v).sort()) out[key] = sorted(v[key] as JsonValue);
-    return out;
-  };
-  return JSON.stringify(sorted(value)).replace(
-    /[<>&\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
 

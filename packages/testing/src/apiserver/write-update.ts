@@ -1,3 +1,4 @@
+import { validateCustomStatus } from './crd-schema/custom.js';
 import { checkDataUpdate, prepareSecret } from './data-objects.js';
 import { applyDefaults } from './defaults/builtin.js';
 import { recordUpdate } from './fieldmanager.js';
@@ -104,6 +105,14 @@ export function prepareUpdate(
     applyDefaults(definition, next);
     checkDataUpdate(target, old, next);
     const problems = validateUpdate(definition, next, old);
+    if (problems.length > 0) {
+      throw invalid(definition.kind, String(md.name ?? ''), problems, definition.group);
+    }
+  }
+  if (subresource === 'status' && definition.custom) {
+    // A custom resource's status is pruned, defaulted and validated as its other writes are.
+    applyDefaults(definition, next);
+    const problems = validateCustomStatus(definition, next);
     if (problems.length > 0) {
       throw invalid(definition.kind, String(md.name ?? ''), problems, definition.group);
     }

@@ -20,6 +20,25 @@ export function itemsSchema(schema: Schema): Schema | undefined {
   return isObject(schema.items) ? schema.items : undefined;
 }
 
+/**
+ * The fields of an object value with the schema each falls under and its field path: a
+ * declared property (`path.key`) or an `additionalProperties` entry (`path[key]`).
+ */
+export function fieldsWithSchemas(
+  schema: Schema,
+  value: JsonObject,
+  path: string,
+): Array<[Schema, JsonValue, string]> {
+  const additional = additionalSchema(schema);
+  const out: Array<[Schema, JsonValue, string]> = [];
+  for (const [key, child] of Object.entries(value)) {
+    const prop = propertySchema(schema, key);
+    if (prop) out.push([prop, child, path ? `${path}.${key}` : key]);
+    else if (additional) out.push([additional, child, `${path}[${key}]`]);
+  }
+  return out;
+}
+
 /** `properties` as a list of [name, schema]. */
 export function properties(schema: Schema): Array<[string, Schema]> {
   const props = isObject(schema.properties) ? schema.properties : {};

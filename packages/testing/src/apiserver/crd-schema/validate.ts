@@ -1,11 +1,14 @@
 /**
  * Validation of a custom resource against its version's structural schema, with the causes
- * kube-apiserver 1.20 gives: type, required, enum, minimum/maximum (and exclusive), length,
- * pattern, items counts, uniqueness, int-or-string, nullable. kube-apiserver walks properties
- * in Go map order (random), so causes of several fields come in no fixed order.
+ * kube-apiserver 1.20 gives: type, `allOf`/`anyOf`/`oneOf`/`not`, length and pattern, string
+ * formats, minimum/maximum (and exclusive), multipleOf, items counts, enum, min/max
+ * properties, required, int-or-string, nullable; in its validators' order for one value.
+ * kube-apiserver walks properties in Go map order (random), so causes of several fields come
+ * in no fixed order.
  */
 import { isObject, type JsonValue, jsonEqual } from '../patch.js';
 import type { FieldError } from '../validation/names.js';
+import { matchesFormat } from './formats.js';
 import {
   additionalSchema,
   goValue,
@@ -48,9 +51,26 @@ function checkType(schema: Schema, value: JsonValue, path: string): FieldError[]
   ];
 }
 
+/** Whether `value / factor` is whole, to the relative precision kube-openapi allows (1e-9). */
+function isMultiple(value: number, factor: number): boolean {
+  const quotient = value / factor;
+  const whole = Math.trunc(quotient);
+  if (quotient === whole) return true;
+  const diff = Math.abs(quotient - whole);
+  return diff / (Math.abs(quotient) + Math.abs(whole)) < 1e-9;
+}
+
+/** multipleOf, then maximum, then minimum: kube-openapi's number checks, in its order. */
 function checkNumber(schema: Schema, value: number, path: string): FieldError[] {
   const errors: FieldError[] = [];
   const v = String(value);
+  if (
+    typeof schema.multipleOf === 'number' &&
+    schema.multipleOf > 0 &&
+    !isMultiple(value, schema.multipleOf)
+  ) {
+    errors.push(invalid(path, v, `should be a multiple of ${schema.multipleOf}`));
+  }
   if (typeof schema.maximum === 'number') {
     const exclusive = schema.exclusiveMaximum === true;
     if (exclusive ? value >= schema.maximum : value > schema.maximum) {
@@ -71,13 +91,6 @@ function checkNumber(schema: Schema, value: number, path: string): FieldError[] 
       );
     }
   }
-  if (
-    typeof schema.multipleOf === 'number' &&
-    schema.multipleOf > 0 &&
-    value % schema.multipleOf !== 0
-  ) {
-    errors.push(invalid(path, v, `should be a multiple of ${schema.multipleOf}`));
-  }
   return errors;
 }
 
@@ -97,7 +110,12 @@ function checkString(schema: Schema, value: string, path: string): FieldError[] 
   return [];
 }
 
-function checkArray(schema: Schema, value: JsonValue[], path: string): FieldError[] {
+function checkArray(
+  schema: Schema,
+  value: JsonValue[],
+  path: string,
+  visits: Visits,
+): FieldError[] {
   const errors: FieldError[] = [];
   const n = String(value.length);
   if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) {
@@ -119,14 +137,38 @@ function checkArray(schema: Schema, value: JsonValue[], path: string): FieldErro
   const items = itemsSchema(schema);
   if (items) {
     // kube-apiserver 1.20 names an item's errors by the list's path, not the item's index.
-    for (const v of value) errors.push(...validateValue(items, v, path));
+    for (const v of value) errors.push(...run(items, v, path, visits));
   }
   return errors;
 }
 
-function checkObject(schema: Schema, value: Record<string, JsonValue>, path: string): FieldError[] {
+/**
+ * An object below `minProperties` or above `maxProperties` gets that cause alone (quoting the
+ * limit, not the count); otherwise its properties' causes, then the missing required ones.
+ */
+function checkObject(
+  schema: Schema,
+  value: Record<string, JsonValue>,
+  path: string,
+  visits: Visits,
+): FieldError[] {
+  const count = Object.keys(value).length;
+  if (typeof schema.minProperties === 'number' && count < schema.minProperties) {
+    const limit = schema.minProperties;
+    return [invalid(path, String(limit), `should have at least ${limit} properties`)];
+  }
+  if (typeof schema.maxProperties === 'number' && count > schema.maxProperties) {
+    const limit = schema.maxProperties;
+    return [invalid(path, String(limit), `should have at most ${limit} properties`)];
+  }
   const errors: FieldError[] = [];
   const prefix = path ? `${path}.` : '';
+  const props = new Map(properties(schema));
+  const additional = additionalSchema(schema);
+  for (const [key, child] of Object.entries(value)) {
+    const prop = props.get(key) ?? additional;
+    if (prop) errors.push(...run(prop, child, `${prefix}${key}`, visits));
+  }
   for (const key of Array.isArray(schema.required) ? schema.required : []) {
     if (typeof key === 'string' && value[key] === undefined) {
       errors.push({
@@ -136,50 +178,114 @@ function checkObject(schema: Schema, value: Record<string, JsonValue>, path: str
       });
     }
   }
-  const props = new Map(properties(schema));
-  const additional = additionalSchema(schema);
-  for (const [key, child] of Object.entries(value)) {
-    const prop = props.get(key) ?? additional;
-    if (prop) errors.push(...validateValue(prop, child, `${prefix}${key}`));
+  return errors;
+}
+
+/** Counts the schema nodes a validation visited: the best failing alternative visited most. */
+interface Visits {
+  count: number;
+}
+
+/** A cause of `allOf`/`anyOf`/`oneOf`/`not`: kube-apiserver gives it no field (`<nil>`). */
+const composite = (message: string): FieldError => ({
+  reason: 'FieldValueInvalid',
+  message: `Invalid value: "": ${message}`,
+  field: '<nil>',
+});
+
+function schemasOf(value: JsonValue | undefined): Schema[] {
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}
+
+/** One alternative's causes and how much of the value it matched. */
+function attempt(schema: Schema, value: JsonValue, path: string) {
+  const visits = { count: 0 };
+  const errors = run(schema, value, path, visits);
+  return { errors, visits: visits.count };
+}
+
+function checkComposition(
+  schema: Schema,
+  value: JsonValue,
+  path: string,
+  visits: Visits,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  const quoted = JSON.stringify(path);
+  const anyOf = schemasOf(schema.anyOf);
+  if (anyOf.length > 0) {
+    let best: ReturnType<typeof attempt> | undefined;
+    let passed = false;
+    for (const alternative of anyOf) {
+      const result = attempt(alternative, value, path);
+      visits.count += result.visits;
+      if (result.errors.length === 0) {
+        passed = true;
+        best = undefined;
+        break;
+      }
+      if (!best || result.visits > best.visits) best = result;
+    }
+    if (!passed) errors.push(composite(`${quoted} must validate at least one schema (anyOf)`));
+    if (best) errors.push(...best.errors);
   }
-  if (
-    typeof schema.maxProperties === 'number' &&
-    Object.keys(value).length > schema.maxProperties
-  ) {
-    errors.push(
-      invalid(
-        path,
-        String(Object.keys(value).length),
-        `should have at most ${schema.maxProperties} properties`,
-      ),
-    );
+  const oneOf = schemasOf(schema.oneOf);
+  if (oneOf.length > 0) {
+    let best: ReturnType<typeof attempt> | undefined;
+    let valid = 0;
+    for (const alternative of oneOf) {
+      const result = attempt(alternative, value, path);
+      visits.count += result.visits;
+      if (result.errors.length === 0) {
+        valid++;
+        best = undefined;
+      } else if (valid === 0 && (!best || result.visits > best.visits)) {
+        best = result;
+      }
+    }
+    if (valid !== 1) {
+      const found = valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`;
+      errors.push(composite(`${quoted} must validate one and only one schema (oneOf). ${found}`));
+      if (best) errors.push(...best.errors);
+    }
   }
-  if (
-    typeof schema.minProperties === 'number' &&
-    Object.keys(value).length < schema.minProperties
-  ) {
-    errors.push(
-      invalid(
-        path,
-        String(Object.keys(value).length),
-        `should have at least ${schema.minProperties} properties`,
-      ),
-    );
+  const allOf = schemasOf(schema.allOf);
+  if (allOf.length > 0) {
+    let valid = 0;
+    for (const part of allOf) {
+      const result = attempt(part, value, path);
+      visits.count += result.visits;
+      if (result.errors.length === 0) valid++;
+      errors.push(...result.errors);
+    }
+    if (valid !== allOf.length) {
+      const none = valid === 0 ? '. None validated' : '';
+      errors.push(composite(`${quoted} must validate all the schemas (allOf)${none}`));
+    }
+  }
+  if (isObject(schema.not) && attempt(schema.not, value, path).errors.length === 0) {
+    errors.push(composite(`${quoted} must not validate the schema (not)`));
   }
   return errors;
 }
 
-/** The causes for `value` at `path` (dotted, as kube-apiserver names fields) against `schema`. */
-export function validateValue(schema: Schema, value: JsonValue, path: string): FieldError[] {
+function run(schema: Schema, value: JsonValue, path: string, visits: Visits): FieldError[] {
+  visits.count++;
   if (value === null) {
     if (schema.nullable === true) return [];
     return checkType(schema, value, path);
   }
   const errors = checkType(schema, value, path);
-  if (typeof value === 'number') errors.push(...checkNumber(schema, value, path));
+  errors.push(...checkComposition(schema, value, path, visits));
   if (typeof value === 'string' && schema['x-kubernetes-int-or-string'] !== true) {
     errors.push(...checkString(schema, value, path));
+    if (typeof schema.format === 'string' && !matchesFormat(schema.format, value)) {
+      const v = JSON.stringify(value);
+      errors.push(invalid(path, v, `must be of type ${schema.format}: ${v}`));
+    }
   }
+  if (typeof value === 'number') errors.push(...checkNumber(schema, value, path));
+  if (Array.isArray(value)) errors.push(...checkArray(schema, value, path, visits));
   if (Array.isArray(schema.enum) && !schema.enum.some((e) => jsonEqual(e, value))) {
     errors.push({
       reason: 'FieldValueNotSupported',
@@ -187,9 +293,13 @@ export function validateValue(schema: Schema, value: JsonValue, path: string): F
       field: path,
     });
   }
-  if (Array.isArray(value)) errors.push(...checkArray(schema, value, path));
-  else if (isObject(value)) errors.push(...checkObject(schema, value, path));
+  if (isObject(value)) errors.push(...checkObject(schema, value, path, visits));
   return errors;
+}
+
+/** The causes for `value` at `path` (dotted, as kube-apiserver names fields) against `schema`. */
+export function validateValue(schema: Schema, value: JsonValue, path: string): FieldError[] {
+  return run(schema, value, path, { count: 0 });
 }
 
 /** The causes for a custom resource (its root: apiVersion, kind and metadata aside). */
@@ -198,5 +308,5 @@ export function validateCustomObject(schema: Schema, obj: Record<string, JsonVal
   delete rest.apiVersion;
   delete rest.kind;
   delete rest.metadata;
-  return checkObject(schema, rest, '');
+  return checkObject(schema, rest, '', { count: 0 });
 }
