@@ -1,6 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ContractEndpoint } from './contract-client.js';
-import { type Cause, expectInvalid, invalidValue } from './contract-crd-schema.js';
+import {
+  type Cause,
+  expectCrdRefused,
+  expectInvalid,
+  invalidValue,
+} from './contract-crd-schema.js';
 import { contractCalls, suffix } from './contract-helpers.js';
 
 /**
@@ -329,6 +334,253 @@ export function defineCrdSchemaFeaturesContract(getTarget: () => ContractEndpoin
       const embedded = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name' } };
       const res = await create(gadgets, gadget('embedding', { embedded }));
       expect(res.json.spec.embedded).toEqual(embedded);
+    });
+  });
+
+  describe('CustomResourceDefinition schemas: composition, lists and embedded resources', () => {
+    const ROOT = 'spec.validation.openAPIV3Schema';
+    const SPEC = `${ROOT}.properties[spec]`;
+    /** A cause builder: `reason`, and a message of `prefix` then the why. */
+    const causeOf =
+      (reason: string, prefix: (value: string) => string) =>
+      (field: string, why: string, value = ''): Cause => ({
+        reason,
+        message: `${prefix(value)}${why}`,
+        field,
+      });
+    const forbidden = causeOf('FieldValueForbidden', () => 'Forbidden: ');
+    const required = causeOf('FieldValueRequired', () => 'Required value: ');
+    const invalidAs = causeOf('FieldValueInvalid', (value) => `Invalid value: ${value}: `);
+    const invalid = (field: string, value: string, why: string) => invalidAs(field, why, value);
+    const refuseCrd = async (
+      plural: string,
+      schema: unknown,
+      causes: Cause[],
+      anyOrder = false,
+    ) => {
+      const res = await call('POST', crdPath, { body: crd(plural, 'Refused', schema) });
+      expectCrdRefused(res, `${plural}.${group}`, causes, anyOrder);
+    };
+    const withSpec = (spec: unknown) => ({ type: 'object', properties: { spec } });
+
+    it('forbids all but value validations inside allOf, anyOf, oneOf and not (sorted), after the generic rules', async () => {
+      await refuseCrd(
+        'nesteds',
+        withSpec({
+          type: 'object',
+          properties: { a: { type: 'string' } },
+          allOf: [
+            {
+              type: 'string',
+              title: 't',
+              description: 'd',
+              nullable: true,
+              default: 'x',
+              additionalProperties: { type: 'string' },
+              'x-kubernetes-preserve-unknown-fields': true,
+              properties: { b: { minimum: 1 }, metadata: {} },
+            },
+          ],
+          anyOf: [{ 'x-kubernetes-list-type': 'atomic', 'x-kubernetes-int-or-string': true }],
+          oneOf: [{ 'x-kubernetes-embedded-resource': true }],
+          not: { 'x-kubernetes-map-type': 'atomic', 'x-kubernetes-list-map-keys': ['a'] },
+        }),
+        [
+          required(`${SPEC}.not.type`, 'must be object if x-kubernetes-map-type is specified'),
+          required(
+            `${SPEC}.not.x-kubernetes-list-type`,
+            'must be map if x-kubernetes-list-map-keys is non-empty',
+          ),
+          forbidden(
+            `${SPEC}.allOf[0].additionalProperties`,
+            'additionalProperties and properties are mutual exclusive',
+          ),
+          required(`${SPEC}.anyOf[0].type`, 'must be array if x-kubernetes-list-type is specified'),
+          forbidden(`${SPEC}.allOf[0].additionalProperties`, 'must be undefined to be structural'),
+          forbidden(`${SPEC}.allOf[0].default`, 'must be undefined to be structural'),
+          forbidden(`${SPEC}.allOf[0].description`, 'must be empty to be structural'),
+          forbidden(`${SPEC}.allOf[0].nullable`, 'must be false to be structural'),
+          forbidden(
+            `${SPEC}.allOf[0].properties[metadata]`,
+            'must not be specified in a nested context',
+          ),
+          forbidden(`${SPEC}.allOf[0].title`, 'must be empty to be structural'),
+          forbidden(`${SPEC}.allOf[0].type`, 'must be empty to be structural'),
+          forbidden(
+            `${SPEC}.allOf[0].x-kubernetes-preserve-unknown-fields`,
+            'must be false to be structural',
+          ),
+          forbidden(
+            `${SPEC}.anyOf[0].x-kubernetes-int-or-string`,
+            'must be false to be structural',
+          ),
+          forbidden(
+            `${SPEC}.anyOf[0].x-kubernetes-list-type`,
+            'must be undefined to be structural',
+          ),
+          forbidden(`${SPEC}.not.x-kubernetes-list-map-keys`, 'must be empty to be structural'),
+          forbidden(`${SPEC}.not.x-kubernetes-map-type`, 'must be undefined to be structural'),
+          forbidden(
+            `${SPEC}.oneOf[0].x-kubernetes-embedded-resource`,
+            'must be false to be structural',
+          ),
+        ],
+      );
+    });
+
+    it('requires what the root’s allOf names to be specified outside it, and an object root', async () => {
+      await refuseCrd(
+        'incompletes',
+        {
+          type: 'object',
+          properties: { spec: { type: 'object' } },
+          allOf: [
+            {
+              properties: {
+                spec: { properties: { b: { minimum: 1 } } },
+                other: { maxLength: 3 },
+              },
+            },
+          ],
+        },
+        [
+          required(
+            `${ROOT}.properties[other]`,
+            `because it is defined in ${ROOT}.allOf[0].properties[other]`,
+          ),
+          required(
+            `${SPEC}.properties[b]`,
+            `because it is defined in ${ROOT}.allOf[0].properties[spec].properties[b]`,
+          ),
+        ],
+      );
+      await refuseCrd('strings', { type: 'string' }, [
+        invalid(`${ROOT}.type`, '"string"', 'must be object at the root'),
+      ]);
+    });
+
+    it('forbids uniqueItems, and checks array items and embedded resources', async () => {
+      await refuseCrd(
+        'uniques',
+        withSpec({
+          type: 'object',
+          properties: {
+            u: { type: 'array', uniqueItems: true, items: { type: 'string' } },
+            n: { type: 'array' },
+            e: { type: 'string', 'x-kubernetes-embedded-resource': true },
+            f: { type: 'object', 'x-kubernetes-embedded-resource': true },
+          },
+        }),
+        [
+          forbidden(
+            `${SPEC}.properties[u].uniqueItems`,
+            'uniqueItems cannot be set to true since the runtime complexity becomes quadratic',
+          ),
+          required(
+            `${SPEC}.properties[e].properties`,
+            'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields',
+          ),
+          invalid(
+            `${SPEC}.properties[e].type`,
+            '"string"',
+            'must be object if x-kubernetes-embedded-resource is true',
+          ),
+          required(
+            `${SPEC}.properties[f].properties`,
+            'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields',
+          ),
+          required(`${SPEC}.properties[n].items`, 'must be specified'),
+        ],
+      );
+    });
+
+    it('checks x-kubernetes-list-type, -list-map-keys and -map-type', async () => {
+      const keyDefault =
+        'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property';
+      const keyNullable =
+        'this property is in x-kubernetes-list-map-keys, so it cannot be nullable';
+      const M = `${SPEC}.properties[m]`;
+      await refuseCrd(
+        'listtypes',
+        withSpec({
+          type: 'object',
+          properties: {
+            s: {
+              type: 'array',
+              'x-kubernetes-list-type': 'set',
+              items: { type: 'object', nullable: true },
+            },
+            m: {
+              type: 'array',
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['k', 'z', 'k'],
+              items: {
+                type: 'object',
+                properties: { k: { type: 'string', nullable: true }, o: { type: 'object' } },
+              },
+            },
+            m2: { type: 'array', 'x-kubernetes-list-type': 'map', items: { type: 'string' } },
+            bad: { type: 'array', 'x-kubernetes-list-type': 'list', items: { type: 'string' } },
+            mk: { type: 'array', 'x-kubernetes-list-map-keys': ['a'], items: { type: 'string' } },
+            mt: { type: 'string', 'x-kubernetes-map-type': 'weird' },
+          },
+        }),
+        [
+          invalid(
+            `${SPEC}.properties[s].items.x-kubernetes-map-type`,
+            '"null"',
+            'must be atomic as item of a list with x-kubernetes-list-type=set',
+          ),
+          forbidden(
+            `${SPEC}.properties[s].items.nullable`,
+            'cannot be nullable when x-kubernetes-list-type is set',
+          ),
+          invalid(
+            `${M}.x-kubernetes-list-map-keys`,
+            '[]string{"k", "z", "k"}',
+            'entries must all be names of item properties',
+          ),
+          invalid(
+            `${M}.x-kubernetes-list-map-keys`,
+            '[]string{"k", "z", "k"}',
+            'must not contain duplicate entries',
+          ),
+          required(`${M}.items.properties[k].default`, keyDefault),
+          forbidden(`${M}.items.properties[k].nullable`, keyNullable),
+          required(`${M}.items.properties[k].default`, keyDefault),
+          forbidden(`${M}.items.properties[k].nullable`, keyNullable),
+          required(
+            `${SPEC}.properties[m2].x-kubernetes-list-map-keys`,
+            'must not be empty if x-kubernetes-list-type is map',
+          ),
+          invalid(
+            `${SPEC}.properties[m2].items.type`,
+            '"string"',
+            "must be object if parent array's x-kubernetes-list-type is map",
+          ),
+          {
+            reason: 'FieldValueNotSupported',
+            message: 'Unsupported value: "list": supported values: "atomic", "set", "map"',
+            field: `${SPEC}.properties[bad].x-kubernetes-list-type`,
+          },
+          required(
+            `${SPEC}.properties[mk].x-kubernetes-list-type`,
+            'must be map if x-kubernetes-list-map-keys is non-empty',
+          ),
+          invalid(
+            `${SPEC}.properties[mt].type`,
+            '"string"',
+            'must be object if x-kubernetes-map-type is specified',
+          ),
+          {
+            reason: 'FieldValueNotSupported',
+            message: 'Unsupported value: "weird": supported values: "atomic", "granular"',
+            field: `${SPEC}.properties[mt].x-kubernetes-map-type`,
+          },
+        ],
+        // kube-apiserver walks the properties in Go map order.
+        true,
+      );
     });
   });
 

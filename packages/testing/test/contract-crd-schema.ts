@@ -80,6 +80,16 @@ export function expectInvalid(
   }
 }
 
+/** Expects the 422 refusing CustomResourceDefinition `name` with `causes`. */
+export function expectCrdRefused(
+  res: RawResponse,
+  name: string,
+  causes: Cause[],
+  anyOrder = false,
+): void {
+  expectInvalid(res, 'CustomResourceDefinition.apiextensions.k8s.io', name, causes, anyOrder);
+}
+
 /** Defines the CRD schema contract tests against `getTarget()`. */
 export function defineCrdSchemaContract(getTarget: () => ContractEndpoint): void {
   const { call, create, newNamespace, eventually } = contractCalls(getTarget);
@@ -245,13 +255,7 @@ export function defineCrdSchemaContract(getTarget: () => ContractEndpoint): void
       anyOrder = false,
     ) => {
       const res = await call('POST', crdPath, { body: crd(plural, versions) });
-      expectInvalid(
-        res,
-        'CustomResourceDefinition.apiextensions.k8s.io',
-        `${plural}.${group}`,
-        causes,
-        anyOrder,
-      );
+      expectCrdRefused(res, `${plural}.${group}`, causes, anyOrder);
     };
     const required = (field: string, why: string): Cause => ({
       reason: 'FieldValueRequired',

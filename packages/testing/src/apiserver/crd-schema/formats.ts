@@ -13,7 +13,8 @@ const UUID5 = /^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a
 const HOSTNAME =
   /^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9\-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$/u;
 const TIME_OF_DAY = /^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+// At least one quantum: an empty string is not base64 to 1.20.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/;
 const MAC =
   /^(?:[0-9a-fA-F]{2}(?:[:-][0-9a-fA-F]{2}){5}|[0-9a-fA-F]{2}(?:[:-][0-9a-fA-F]{2}){7}|[0-9a-fA-F]{2}(?:[:-][0-9a-fA-F]{2}){19}|[0-9a-fA-F]{4}(?:\.[0-9a-fA-F]{4}){2}|[0-9a-fA-F]{4}(?:\.[0-9a-fA-F]{4}){3}|[0-9a-fA-F]{4}(?:\.[0-9a-fA-F]{4}){9})$/;
 const DURATION_UNIT =
@@ -47,7 +48,8 @@ function isDateTime(value: string): boolean {
 
 function isIPv4(value: string): boolean {
   const parts = value.split('.');
-  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
+  // Leading zeros are refused (they once meant octal).
+  return parts.length === 4 && parts.every((p) => /^(0|[1-9]\d{0,2})$/.test(p) && Number(p) <= 255);
 }
 
 /** An IPv6 address as Go's net.ParseIP reads it (with `:`; may end in a dotted IPv4). */
@@ -122,7 +124,8 @@ const CHECKS: Readonly<Record<string, (value: string) => boolean>> = {
   uuid3: (v) => UUID3.test(v),
   uuid4: (v) => UUID4.test(v),
   uuid5: (v) => UUID5.test(v),
-  ssn: (v) => SSN.test(v),
+  // Eleven characters: the separators are not optional after all.
+  ssn: (v) => v.length === 11 && SSN.test(v),
   hexcolor: (v) => HEX_COLOR.test(v),
   rgbcolor: (v) => RGB_COLOR.test(v),
   byte: (v) => BASE64.test(v),
