@@ -85,6 +85,18 @@ const GADGET_SCHEMA = {
   },
 };
 
+const ROOT_SCHEMA = {
+  type: 'object',
+  maxProperties: 4,
+  required: ['spec'],
+  properties: {
+    metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 5 } } },
+    kind: { type: 'string', enum: ['Root'] },
+    spec: { type: 'object' },
+    other: { type: 'object' },
+  },
+};
+
 const DIAL_SCHEMA = {
   type: 'object',
   properties: {
@@ -139,6 +151,7 @@ export function defineCrdSchemaFeaturesContract(getTarget: () => ContractEndpoin
   });
   let gadgets = '';
   let dials = '';
+  let roots = '';
   beforeAll(async () => {
     const ns = await newNamespace('crdfeatures');
     await create(crdPath, crd('gadgets', 'Gadget', GADGET_SCHEMA));
@@ -149,6 +162,9 @@ export function defineCrdSchemaFeaturesContract(getTarget: () => ContractEndpoin
         scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
       }),
     );
+    await create(crdPath, crd('roots', 'Root', ROOT_SCHEMA));
+    roots = `/apis/${group}/v1/namespaces/${ns}/roots`;
+    await eventually(async () => (await call('GET', roots)).status === 200, true);
     gadgets = `/apis/${group}/v1/namespaces/${ns}/gadgets`;
     dials = `/apis/${group}/v1/namespaces/${ns}/dials`;
     await eventually(async () => (await call('GET', gadgets)).status === 200, true);
@@ -247,6 +263,35 @@ export function defineCrdSchemaFeaturesContract(getTarget: () => ContractEndpoin
       };
       const res = await create(gadgets, gadget('formatted', good));
       expect(res.json.spec).toEqual(good);
+    });
+  });
+
+  describe('the root of a custom resource', () => {
+    it('validates the whole object: its metadata’s name, kind, and its own property count (no field)', async () => {
+      const root = (name: string, extra: Record<string, unknown>) => ({
+        apiVersion: `${group}/v1`,
+        kind: 'Root',
+        metadata: { name },
+        ...extra,
+      });
+      const kind = `Root.${group}`;
+      let res = await call('POST', roots, { body: root('toolongname', { spec: {} }) });
+      expectInvalid(res, kind, 'toolongname', [
+        invalidValue('metadata.name', '"toolongname"', 'should be at most 5 chars long'),
+      ]);
+      res = await call('POST', roots, { body: root('ok', { spec: {}, other: {} }) });
+      expectInvalid(res, kind, 'ok', [
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: 4:  in body should have at most 4 properties',
+          field: '<nil>',
+        },
+      ]);
+      res = await call('POST', roots, { body: root('ok', {}) });
+      expectInvalid(res, kind, 'ok', [
+        { reason: 'FieldValueRequired', message: 'Required value', field: 'spec' },
+      ]);
+      expect((await create(roots, root('ok', { spec: {} }))).status).toBe(201);
     });
   });
 

@@ -18,10 +18,11 @@ import {
   type Schema,
 } from './schema.js';
 
+/** The root object's own causes name no field: kube-apiserver prints its nil path as `<nil>`. */
 const invalid = (field: string, value: string, problem: string): FieldError => ({
   reason: 'FieldValueInvalid',
   message: `Invalid value: ${value}: ${field} in body ${problem}`,
-  field,
+  field: field || '<nil>',
 });
 
 function typeMatches(type: string, value: JsonValue): boolean {
@@ -302,11 +303,7 @@ export function validateValue(schema: Schema, value: JsonValue, path: string): F
   return run(schema, value, path, { count: 0 });
 }
 
-/** The causes for a custom resource (its root: apiVersion, kind and metadata aside). */
+/** The causes for a custom resource: the whole object, apiVersion, kind and metadata included. */
 export function validateCustomObject(schema: Schema, obj: Record<string, JsonValue>): FieldError[] {
-  const rest: Record<string, JsonValue> = { ...obj };
-  delete rest.apiVersion;
-  delete rest.kind;
-  delete rest.metadata;
-  return checkObject(schema, rest, '', { count: 0 });
+  return checkObject(schema, obj, '', { count: 0 });
 }
