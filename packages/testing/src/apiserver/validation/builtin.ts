@@ -2,9 +2,11 @@ import { validateCustomResource } from '../crd-schema/custom.js';
 import { validateCrdSchemas } from '../crd-schema/structural.js';
 import type { JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
+import { validateConfigMapData, validateSecretData } from './data-keys.js';
 import { validateMetadataMaps } from './metadata.js';
 import type { FieldError } from './names.js';
 import { validatePodSpec, validatePodSpecUpdate } from './pod.js';
+import { validateSecretType } from './secret-types.js';
 import { validateServiceSpec } from './service.js';
 import { validateDeploymentSpec } from './workloads.js';
 
@@ -45,5 +47,7 @@ function validateSpec(key: string, obj: JsonObject): FieldError[] {
   if (key === 'apps/deployments') return validateDeploymentSpec(obj.spec);
   if (key === 'apiextensions.k8s.io/customresourcedefinitions') return validateCrdSchemas(obj);
   if (key === '/services') return validateServiceSpec(obj.spec);
+  if (key === '/configmaps') return validateConfigMapData(obj);
+  if (key === '/secrets') return [...validateSecretData(obj), ...validateSecretType(obj)];
   return [];
 }
