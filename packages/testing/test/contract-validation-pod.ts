@@ -1,11 +1,9 @@
-import { beforeAll, describe, it } from 'vitest';
 import type { ContractEndpoint } from './contract-client.js';
-import { contractCalls } from './contract-helpers.js';
 import {
   type Cause,
   DNS_LABEL,
+  defineInvalidCreates,
   duplicate,
-  expectInvalid,
   forbidden,
   invalid,
   required,
@@ -204,20 +202,16 @@ const POD_SPEC_CASES: [string, Record<string, unknown>, Cause[]][] = [
 ];
 
 export function definePodSpecValidationContract(getTarget: () => ContractEndpoint): void {
-  const { call, newNamespace } = contractCalls(getTarget);
-  let ns: string;
-  beforeAll(async () => {
-    ns = await newNamespace('valid-pod');
-  });
-
-  describe('validation of pod specs', () => {
-    for (const [what, spec, causes] of POD_SPEC_CASES) {
-      it(`checks ${what} (422)`, async () => {
-        const res = await call('POST', `/api/v1/namespaces/${ns}/pods`, {
-          body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec },
-        });
-        expectInvalid(res, 'Pod', 'p', causes);
-      });
-    }
-  });
+  defineInvalidCreates(
+    getTarget,
+    'validation of pod specs',
+    POD_SPEC_CASES.map(([what, spec, causes]) => ({
+      what,
+      apiVersion: 'v1',
+      resource: 'pods',
+      kind: 'Pod',
+      spec,
+      causes,
+    })),
+  );
 }

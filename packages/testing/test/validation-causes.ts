@@ -1,6 +1,6 @@
-import { expect } from 'vitest';
-import type { RawResponse } from './contract-client.js';
-import { expectFailure } from './contract-helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ContractEndpoint, RawResponse } from './contract-client.js';
+import { contractCalls, expectFailure } from './contract-helpers.js';
 
 /** The causes of a 422 Invalid Status, and the messages kube-apiserver 1.20 writes in them. */
 
@@ -61,4 +61,44 @@ export function expectInvalid(res: RawResponse, kind: string, name: string, caus
     message: `${kind} "${name}" is invalid: ${summary}`,
   });
   expect((res.json.details as { causes: unknown }).causes).toEqual(causes);
+}
+
+/** An object whose create kube-apiserver 1.20 refuses, and the causes it lists. */
+export interface InvalidCreate {
+  /** What the case checks, the end of the test's name. */
+  what: string;
+  /** `v1`, `apps/v1`, …: where the object is posted. */
+  apiVersion: string;
+  resource: string;
+  kind: string;
+  spec: Record<string, unknown>;
+  causes: Cause[];
+}
+
+/**
+ * One test per case, each creating its object (named `x`) in a namespace of the suite's own
+ * and expecting exactly its causes.
+ */
+export function defineInvalidCreates(
+  getTarget: () => ContractEndpoint,
+  title: string,
+  cases: readonly InvalidCreate[],
+): void {
+  const { call, newNamespace } = contractCalls(getTarget);
+  let ns: string;
+  beforeAll(async () => {
+    ns = await newNamespace('invalid');
+  });
+  describe(title, () => {
+    for (const { what, apiVersion, resource, kind, spec, causes } of cases) {
+      it(`checks ${what} (422)`, async () => {
+        const root = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+        const res = await call('POST', `${root}/namespaces/${ns}/${resource}`, {
+          body: { apiVersion, kind, metadata: { name: 'x' }, spec },
+        });
+        const group = apiVersion.includes('/') ? `.${apiVersion.split('/')[0]}` : '';
+        expectInvalid(res, `${kind}${group}`, 'x', causes);
+      });
+    }
+  });
 }
