@@ -3,6 +3,7 @@ import type { ContractEndpoint } from './contract-client.js';
 import { cm, contractCalls, expectFailure } from './contract-helpers.js';
 import { defineDataValidationContract } from './contract-validation-data.js';
 import { definePodSpecValidationContract } from './contract-validation-pod.js';
+import { defineServiceValidationContract } from './contract-validation-services.js';
 import { defineWorkloadValidationContract } from './contract-validation-workloads.js';
 import {
   type Cause,
@@ -370,4 +371,5 @@ export function defineValidationContract(getTarget: () => ContractEndpoint): voi
   defineDataValidationContract(getTarget);
   definePodSpecValidationContract(getTarget);
   defineWorkloadValidationContract(getTarget);
+  defineServiceValidationContract(getTarget);
 }

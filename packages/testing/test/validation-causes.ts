@@ -46,7 +46,7 @@ export const forbidden = (field: string, detail: string): Cause => ({
 });
 
 /** `Duplicate value: <value>`. */
-export const duplicate = (field: string, value: string): Cause => ({
+export const duplicate = (field: string, value: string | number): Cause => ({
   reason: 'FieldValueDuplicate',
   message: `Duplicate value: ${JSON.stringify(value)}`,
   field,
