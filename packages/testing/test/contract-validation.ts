@@ -1,47 +1,27 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ContractEndpoint, RawResponse } from './contract-client.js';
+import type { ContractEndpoint } from './contract-client.js';
 import { cm, contractCalls, expectFailure } from './contract-helpers.js';
+import { defineDataValidationContract } from './contract-validation-data.js';
+import { definePodSpecValidationContract } from './contract-validation-pod.js';
+import { defineServiceValidationContract } from './contract-validation-services.js';
+import { defineWorkloadValidationContract } from './contract-validation-workloads.js';
+import {
+  type Cause,
+  DNS_LABEL,
+  DNS1035,
+  expectInvalid,
+  invalid,
+  LABEL_VALUE,
+  QUALIFIED,
+  required,
+  SUBDOMAIN,
+} from './validation-causes.js';
 
 /**
  * Validation of built-in objects (issue 18 item 1): the 422 Invalid Status and its
  * `details.causes`, as kube-apiserver 1.20 gives them, on create and update.
  * docs/embedded-server.md names these tests.
  */
-
-const QUALIFIED =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-const LABEL_VALUE =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-const SUBDOMAIN =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const DNS_LABEL =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-
-const DNS1035 =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
-type Cause = { reason: string; message: string; field: string };
-const invalid = (field: string, value: string, problem: string): Cause => ({
-  reason: 'FieldValueInvalid',
-  message: `Invalid value: ${JSON.stringify(value)}: ${problem}`,
-  field,
-});
-const required = (field: string): Cause => ({
-  reason: 'FieldValueRequired',
-  message: 'Required value',
-  field,
-});
-
-/** Expects a 422 for `kind "name"` whose causes are exactly `causes`, in order. */
-function expectInvalid(res: RawResponse, kind: string, name: string, causes: Cause[]): void {
-  const lines = [...new Set(causes.map((c) => `${c.field}: ${c.message}`))];
-  const summary = lines.length === 1 ? lines[0] : `[${lines.join(', ')}]`;
-  expectFailure(res, 422, {
-    reason: 'Invalid',
-    message: `${kind} "${name}" is invalid: ${summary}`,
-  });
-  expect((res.json.details as { causes: unknown }).causes).toEqual(causes);
-}
 
 const pod = (name: string, spec: Record<string, unknown>) => ({
   apiVersion: 'v1',
@@ -387,4 +367,9 @@ export function defineValidationContract(getTarget: () => ContractEndpoint): voi
       ]);
     });
   });
+
+  defineDataValidationContract(getTarget);
+  definePodSpecValidationContract(getTarget);
+  defineWorkloadValidationContract(getTarget);
+  defineServiceValidationContract(getTarget);
 }

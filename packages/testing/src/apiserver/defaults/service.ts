@@ -7,6 +7,7 @@ export function defaultService(obj: JsonObject): void {
   const spec = child(obj, 'spec');
   setDefault(spec, 'type', 'ClusterIP');
   setDefault(spec, 'sessionAffinity', 'None');
+  if (spec.sessionAffinity === 'None') delete spec.sessionAffinityConfig;
   if (spec.sessionAffinity === 'ClientIP') {
     const clientIP = child(child(spec, 'sessionAffinityConfig'), 'clientIP');
     setDefault(clientIP, 'timeoutSeconds', 10800);

@@ -2,11 +2,19 @@ import { validateCustomResource } from '../crd-schema/custom.js';
 import { validateCrdSchemas } from '../crd-schema/structural.js';
 import type { JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
+import { validateConfigMapData, validateSecretData } from './data-keys.js';
 import { validateMetadataMaps } from './metadata.js';
 import type { FieldError } from './names.js';
 import { validatePodSpec, validatePodSpecUpdate } from './pod.js';
+import { validateSecretType } from './secret-types.js';
 import { validateServiceSpec } from './service.js';
-import { validateDeploymentSpec } from './workloads.js';
+import {
+  validateDaemonSetSpec,
+  validateDeploymentSpec,
+  validateJobSpec,
+  validateReplicaSetSpec,
+  validateStatefulSetSpec,
+} from './workloads.js';
 
 /** The causes kube-apiserver 1.20 lists for `obj` on create, after the name's. */
 export function validateCreate(definition: ResourceDefinition, obj: JsonObject): FieldError[] {
@@ -40,10 +48,20 @@ export function validateUpdate(
   return errors;
 }
 
+/** Per resource (`group/resource`), the rules of its object checked on create and update. */
+const OBJECT_RULES: Readonly<Record<string, (obj: JsonObject) => FieldError[]>> = {
+  'apps/deployments': (obj) => validateDeploymentSpec(obj.spec),
+  'apps/replicasets': (obj) => validateReplicaSetSpec(obj.spec),
+  'apps/daemonsets': (obj) => validateDaemonSetSpec(obj.spec),
+  'apps/statefulsets': (obj) => validateStatefulSetSpec(obj.spec),
+  'batch/jobs': (obj) => validateJobSpec(obj.spec),
+  'apiextensions.k8s.io/customresourcedefinitions': validateCrdSchemas,
+  '/services': (obj) => validateServiceSpec(obj.spec),
+  '/configmaps': validateConfigMapData,
+  '/secrets': (obj) => [...validateSecretData(obj), ...validateSecretType(obj)],
+};
+
 /** The spec rules checked on both create and update. */
 function validateSpec(key: string, obj: JsonObject): FieldError[] {
-  if (key === 'apps/deployments') return validateDeploymentSpec(obj.spec);
-  if (key === 'apiextensions.k8s.io/customresourcedefinitions') return validateCrdSchemas(obj);
-  if (key === '/services') return validateServiceSpec(obj.spec);
-  return [];
+  return OBJECT_RULES[key]?.(obj) ?? [];
 }

@@ -1,7 +1,14 @@
 import { isObject, type JsonObject, type JsonValue, jsonEqual } from '../patch.js';
+import { validateEnv } from './env.js';
+import { invalid, required } from './field-errors.js';
 import { dnsLabelErrors, duplicateErrors, type FieldError, notSupportedErrors } from './names.js';
+import { validateContainerPorts } from './ports.js';
+import { validateHandler, validateProbe } from './probes.js';
+import { validateVolumeMounts, validateVolumes } from './volumes.js';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
+const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
+const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
 
 const BINARY_SUFFIXES: Record<string, number> = {
   Ki: 2 ** 10,
@@ -39,10 +46,6 @@ export function quantityValue(value: JsonValue | undefined): number | undefined 
   return base * 10 ** Number(suffix.slice(1));
 }
 
-function required(field: string): FieldError {
-  return { reason: 'FieldValueRequired', message: 'Required value', field };
-}
-
 function containersOf(spec: JsonObject, key: string): JsonObject[] {
   const list = spec[key];
   return Array.isArray(list) ? list.filter(isObject) : [];
@@ -58,17 +61,50 @@ function validateResources(container: JsonObject, path: string): FieldError[] {
     const want = quantityValue(request);
     const limit = quantityValue(limits[resource]);
     if (want === undefined || limit === undefined || want <= limit) continue;
-    errors.push({
-      reason: 'FieldValueInvalid',
-      message: `Invalid value: ${JSON.stringify(String(request))}: must be less than or equal to ${resource} limit`,
-      field: `${path}.resources.requests`,
-    });
+    errors.push(
+      invalid(
+        `${path}.resources.requests`,
+        String(request),
+        `must be less than or equal to ${resource} limit`,
+      ),
+    );
   }
   return errors;
 }
 
-/** `validateContainers`: name (DNS label, unique), image, resources, per container. */
-function validateContainers(containers: JsonObject[], path: string, names: Set<string>) {
+/** A probe that must succeed once to count (liveness, startup) with another threshold. */
+function successThresholdErrors(probe: JsonValue | undefined, path: string): FieldError[] {
+  if (!isObject(probe) || probe.successThreshold === undefined) return [];
+  const threshold = probe.successThreshold;
+  if (threshold === 1 || typeof threshold !== 'number') return [];
+  return [invalid(`${path}.successThreshold`, threshold, 'must be 1')];
+}
+
+function lifecycleErrors(lifecycle: JsonValue | undefined, path: string): FieldError[] {
+  if (!isObject(lifecycle)) return [];
+  return ['postStart', 'preStop'].flatMap((hook) =>
+    lifecycle[hook] === undefined ? [] : validateHandler(lifecycle[hook], `${path}.${hook}`),
+  );
+}
+
+// kube-apiserver defaults it (and the pull and DNS policies) before validating, so the
+// `Required value` it would give for an empty one never reaches a client.
+function terminationMessagePolicyErrors(policy: JsonValue | undefined, path: string) {
+  if (policy === undefined || policy === 'File' || policy === 'FallbackToLogsOnError') return [];
+  return [invalid(path, String(policy), "must be 'File' or 'FallbackToLogsOnError'")];
+}
+
+/**
+ * `validateContainers`, per container in kube-apiserver 1.20's order: name (DNS label,
+ * unique), image, lifecycle hooks, liveness and startup probes, `terminationMessagePolicy`,
+ * readiness probe, ports, env, volume mounts, `imagePullPolicy`, requests ≤ limits.
+ */
+function validateContainers(
+  containers: JsonObject[],
+  path: string,
+  names: Set<string>,
+  volumes: Set<string>,
+): FieldError[] {
   const errors: FieldError[] = [];
   containers.forEach((container, i) => {
     const at = `${path}[${i}]`;
@@ -79,6 +115,24 @@ function validateContainers(containers: JsonObject[], path: string, names: Set<s
     if (typeof container.image !== 'string' || container.image === '') {
       errors.push(required(`${at}.image`));
     }
+    errors.push(...lifecycleErrors(container.lifecycle, `${at}.lifecycle`));
+    for (const probe of ['livenessProbe', 'startupProbe']) {
+      errors.push(...validateProbe(container[probe], `${at}.${probe}`));
+      errors.push(...successThresholdErrors(container[probe], `${at}.${probe}`));
+    }
+    errors.push(
+      ...terminationMessagePolicyErrors(
+        container.terminationMessagePolicy,
+        `${at}.terminationMessagePolicy`,
+      ),
+    );
+    errors.push(...validateProbe(container.readinessProbe, `${at}.readinessProbe`));
+    errors.push(...validateContainerPorts(container.ports, `${at}.ports`));
+    errors.push(...validateEnv(container.env, `${at}.env`));
+    errors.push(...validateVolumeMounts(container.volumeMounts, volumes, `${at}.volumeMounts`));
+    errors.push(
+      ...notSupportedErrors(container.imagePullPolicy, PULL_POLICIES, `${at}.imagePullPolicy`),
+    );
     errors.push(...validateResources(container, at));
   });
   return errors;
@@ -86,17 +140,20 @@ function validateContainers(containers: JsonObject[], path: string, names: Set<s
 
 /**
  * The semantic rules of `ValidatePodSpec` that kubets checks, in kube-apiserver 1.20's order:
- * containers (required; names DNS labels, unique; image required; requests ≤ limits), then
- * init containers (also unique against the containers), then `restartPolicy`.
+ * volumes, containers (required; see {@link validateContainers}), init containers (also
+ * unique against the containers), `restartPolicy`, `dnsPolicy`.
  */
 export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   const podSpec = isObject(spec) ? spec : {};
+  const volumes = validateVolumes(podSpec.volumes, `${path}.volumes`);
+  const errors: FieldError[] = [...volumes.errors];
   const containers = containersOf(podSpec, 'containers');
-  const errors: FieldError[] = [];
   if (containers.length === 0) errors.push(required(`${path}.containers`));
-  else errors.push(...validateContainers(containers, `${path}.containers`, new Set()));
+  else {
+    errors.push(...validateContainers(containers, `${path}.containers`, new Set(), volumes.names));
+  }
   const inits = containersOf(podSpec, 'initContainers');
-  errors.push(...validateContainers(inits, `${path}.initContainers`, new Set()));
+  errors.push(...validateContainers(inits, `${path}.initContainers`, new Set(), volumes.names));
   const taken = new Set(containers.map((c) => (typeof c.name === 'string' ? c.name : '')));
   inits.forEach((init, i) => {
     const name = typeof init.name === 'string' ? init.name : '';
@@ -108,6 +165,7 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   errors.push(
     ...notSupportedErrors(podSpec.restartPolicy, RESTART_POLICIES, `${path}.restartPolicy`),
   );
+  errors.push(...notSupportedErrors(podSpec.dnsPolicy, DNS_POLICIES, `${path}.dnsPolicy`));
   return errors;
 }
 

@@ -1,87 +1,263 @@
 import { isObject, type JsonObject, type JsonValue } from '../patch.js';
+import { forbidden, invalid, nonNegative, required } from './field-errors.js';
+import {
+  goLabelSelector,
+  goStringMap,
+  isConvertibleSelector,
+  isEmptySelector,
+  selectorMatches,
+  validateLabelSelector,
+} from './label-selector.js';
 import { validateAnnotations, validateLabels } from './metadata.js';
-import type { FieldError } from './names.js';
+import { type FieldError, notSupportedErrors } from './names.js';
 import { validatePodSpec } from './pod.js';
 
-/** Go's `%#v` of a `map[string]string`, as kube-apiserver quotes template labels. */
-function goStringMap(labels: JsonValue | undefined): string {
-  if (!isObject(labels)) return 'map[string]string(nil)';
-  const entries = Object.keys(labels)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${JSON.stringify(String(labels[k]))}`);
-  return `map[string]string{${entries.join(', ')}}`;
+const objectOf = (value: JsonValue | undefined): JsonObject => (isObject(value) ? value : {});
+const templateOf = (spec: JsonObject): JsonObject => objectOf(spec.template);
+const templateMetaOf = (spec: JsonObject): JsonObject => objectOf(templateOf(spec).metadata);
+const templateSpecOf = (spec: JsonObject): JsonObject => objectOf(templateOf(spec).spec);
+
+/** A raw `Invalid value` cause quoting a Go value (`%#v`), with `detail` when there is one. */
+function invalidGo(field: string, goValue: string, detail: string): FieldError {
+  const message = `Invalid value: ${goValue}${detail === '' ? '' : `: ${detail}`}`;
+  return { reason: 'FieldValueInvalid', message, field };
 }
 
-/** Whether a `LabelSelector` (matchLabels and matchExpressions) selects `labels`. */
-function selectorMatches(selector: JsonObject, labels: JsonObject): boolean {
-  const matchLabels = isObject(selector.matchLabels) ? selector.matchLabels : {};
-  for (const [k, v] of Object.entries(matchLabels)) if (labels[k] !== v) return false;
-  const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
-  for (const e of expressions.filter(isObject)) {
-    const key = String(e.key);
-    const values = Array.isArray(e.values) ? e.values.map(String) : [];
-    const has = typeof labels[key] === 'string';
-    const inValues = has && values.includes(String(labels[key]));
-    if (e.operator === 'In' && !inValues) return false;
-    if (e.operator === 'NotIn' && inValues) return false;
-    if (e.operator === 'Exists' && !has) return false;
-    if (e.operator === 'DoesNotExist' && has) return false;
+/** `selector does not match template labels` unless the selector selects the template. */
+function templateMatchErrors(selector: JsonObject | undefined, spec: JsonObject): FieldError[] {
+  const labels = templateMetaOf(spec).labels;
+  // A missing selector selects nothing; an empty one everything.
+  if (selector && (isEmptySelector(selector) || selectorMatches(selector, objectOf(labels)))) {
+    return [];
   }
-  return true;
+  return [
+    invalidGo(
+      'spec.template.metadata.labels',
+      goStringMap(labels),
+      '`selector` does not match template `labels`',
+    ),
+  ];
 }
 
-function isEmptySelector(selector: JsonObject): boolean {
-  const labels = isObject(selector.matchLabels) ? Object.keys(selector.matchLabels).length : 0;
-  const exprs = Array.isArray(selector.matchExpressions) ? selector.matchExpressions.length : 0;
-  return labels + exprs === 0;
+/** `ValidatePodTemplateSpec`: the template's labels, annotations and pod spec. */
+function podTemplateErrors(spec: JsonObject, withPodSpec = true): FieldError[] {
+  const meta = templateMetaOf(spec);
+  return [
+    ...validateLabels(meta.labels, 'spec.template.labels'),
+    ...validateAnnotations(meta.annotations, 'spec.template.annotations'),
+    ...(withPodSpec ? validatePodSpec(templateOf(spec).spec, 'spec.template.spec') : []),
+  ];
+}
+
+/** A controller's pods restart `Always` and have no deadline (`owner` names it in the message). */
+function alwaysRunningErrors(spec: JsonObject, owner: string): FieldError[] {
+  const podSpec = templateSpecOf(spec);
+  const errors: FieldError[] = [];
+  if (podSpec.restartPolicy !== 'Always') {
+    errors.push({
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(String(podSpec.restartPolicy ?? ''))}: supported values: "Always"`,
+      field: 'spec.template.spec.restartPolicy',
+    });
+  }
+  if (podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null) {
+    errors.push(
+      forbidden(
+        'spec.template.spec.activeDeadlineSeconds',
+        `activeDeadlineSeconds in ${owner} is not Supported`,
+      ),
+    );
+  }
+  return errors;
+}
+
+/**
+ * A required selector's causes: `Required value` when missing, else its syntax and
+ * `empty selector is invalid for <what>`. Returns the selector when it converts (the
+ * template is only checked then), null when it does not, undefined when it is missing.
+ */
+function requiredSelector(
+  spec: JsonObject,
+  what: string,
+  errors: FieldError[],
+  invalidDetail: string,
+) {
+  const selector = isObject(spec.selector) ? spec.selector : undefined;
+  if (!selector) {
+    errors.push(required('spec.selector'));
+    return undefined;
+  }
+  errors.push(...validateLabelSelector(selector, 'spec.selector'));
+  if (isEmptySelector(selector)) {
+    errors.push(
+      invalidGo(
+        'spec.selector',
+        goLabelSelector(selector),
+        `empty selector is invalid for ${what}`,
+      ),
+    );
+  }
+  if (isConvertibleSelector(selector)) return selector;
+  errors.push(invalidGo('spec.selector', goLabelSelector(selector), invalidDetail));
+  return null;
+}
+
+/** `ValidatePodTemplateSpecForReplicaSet`: match, template, `Always`, no deadline. */
+function replicaSetTemplateErrors(selector: JsonObject | undefined, spec: JsonObject) {
+  return [
+    ...templateMatchErrors(selector, spec),
+    ...podTemplateErrors(spec),
+    ...alwaysRunningErrors(spec, 'ReplicaSet'),
+  ];
 }
 
 /**
  * `ValidateDeploymentSpec`'s rules that kubets checks, in kube-apiserver 1.20's order:
- * `replicas` ≥ 0, `selector` required and not empty, the template's labels selected by it,
- * then the template's labels, annotations and pod spec.
+ * `replicas` ≥ 0, the selector (required, valid, not empty), then, when it converts, the
+ * template (selected by it; labels, annotations, pod spec; `restartPolicy: Always`, no
+ * `activeDeadlineSeconds`), then `minReadySeconds`, `revisionHistoryLimit`,
+ * `progressDeadlineSeconds` (≥ 0 and above `minReadySeconds`).
  */
-export function validateDeploymentSpec(spec: JsonValue | undefined): FieldError[] {
-  const s = isObject(spec) ? spec : {};
-  const errors: FieldError[] = [];
-  if (typeof s.replicas === 'number' && s.replicas < 0) {
-    errors.push({
-      reason: 'FieldValueInvalid',
-      message: `Invalid value: ${s.replicas}: must be greater than or equal to 0`,
-      field: 'spec.replicas',
-    });
+export function validateDeploymentSpec(specValue: JsonValue | undefined): FieldError[] {
+  const spec = objectOf(specValue);
+  const errors = nonNegative(spec.replicas, 'spec.replicas');
+  const selector = requiredSelector(spec, 'deployment', errors, 'invalid label selector');
+  if (selector !== null) errors.push(...replicaSetTemplateErrors(selector, spec));
+  errors.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
+  errors.push(...nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
+  const deadline = spec.progressDeadlineSeconds;
+  if (typeof deadline === 'number') {
+    errors.push(...nonNegative(deadline, 'spec.progressDeadlineSeconds'));
+    const minReady = typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0;
+    if (deadline <= minReady) {
+      errors.push(
+        invalid('spec.progressDeadlineSeconds', deadline, 'must be greater than minReadySeconds'),
+      );
+    }
   }
-  const template = isObject(s.template) ? s.template : {};
-  const templateMeta = isObject(template.metadata) ? template.metadata : {};
-  const labels = isObject(templateMeta.labels) ? templateMeta.labels : {};
-  const selector = isObject(s.selector) ? s.selector : undefined;
-  if (!selector)
-    errors.push({
-      reason: 'FieldValueRequired',
-      message: 'Required value',
-      field: 'spec.selector',
-    });
-  // The message quotes Go's empty LabelSelector as the real server does for `{}`.
-  else if (isEmptySelector(selector)) {
-    errors.push({
-      reason: 'FieldValueInvalid',
-      message:
-        'Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment',
-      field: 'spec.selector',
-    });
-  }
-  // A missing selector selects nothing; an empty one everything (and is refused above).
-  if (!selector || (!isEmptySelector(selector) && !selectorMatches(selector, labels))) {
-    errors.push({
-      reason: 'FieldValueInvalid',
-      message: `Invalid value: ${goStringMap(templateMeta.labels)}: \`selector\` does not match template \`labels\``,
-      field: 'spec.template.metadata.labels',
-    });
-  }
-  errors.push(...validateLabels(templateMeta.labels, 'spec.template.metadata.labels'));
-  errors.push(
-    ...validateAnnotations(templateMeta.annotations, 'spec.template.metadata.annotations'),
-  );
-  errors.push(...validatePodSpec(template.spec, 'spec.template.spec'));
   return errors;
+}
+
+/**
+ * `ValidateReplicaSetSpec`: `replicas` and `minReadySeconds` ≥ 0, the selector (its empty
+ * case says `for deployment`, as 1.20 does), then the template as a Deployment's.
+ */
+export function validateReplicaSetSpec(specValue: JsonValue | undefined): FieldError[] {
+  const spec = objectOf(specValue);
+  const errors = [
+    ...nonNegative(spec.replicas, 'spec.replicas'),
+    ...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'),
+  ];
+  const selector = requiredSelector(spec, 'deployment', errors, 'invalid label selector');
+  if (selector !== null) errors.push(...replicaSetTemplateErrors(selector, spec));
+  return errors;
+}
+
+/**
+ * `ValidateDaemonSetSpec`: the selector's syntax, the template selected by it (a missing
+ * selector selects nothing, and is not itself reported), not empty; the template; `Always`,
+ * no deadline; `minReadySeconds`, `revisionHistoryLimit` ≥ 0.
+ */
+export function validateDaemonSetSpec(specValue: JsonValue | undefined): FieldError[] {
+  const spec = objectOf(specValue);
+  const selector = isObject(spec.selector) ? spec.selector : undefined;
+  const errors = validateLabelSelector(selector, 'spec.selector');
+  if (!selector || isConvertibleSelector(selector)) {
+    errors.push(...templateMatchErrors(selector, spec));
+  }
+  if (selector && isEmptySelector(selector)) {
+    errors.push(
+      invalidGo(
+        'spec.selector',
+        goLabelSelector(selector),
+        'empty selector is invalid for daemonset',
+      ),
+    );
+  }
+  errors.push(...podTemplateErrors(spec));
+  errors.push(...alwaysRunningErrors(spec, 'DaemonSet'));
+  errors.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
+  errors.push(...nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
+  return errors;
+}
+
+function updateStrategyErrors(strategy: JsonObject): FieldError[] {
+  const type = strategy.type;
+  const rolling = strategy.rollingUpdate;
+  if (type === 'RollingUpdate') {
+    return nonNegative(objectOf(rolling).partition, 'spec.updateStrategy.rollingUpdate.partition');
+  }
+  if (type === 'OnDelete' || type === undefined || type === '') return [];
+  // kube-apiserver quotes the strategy as a Go struct; with a rollingUpdate that holds a
+  // pointer's address, which kubets cannot reproduce, so only the common case is exact.
+  const goRolling = isObject(rolling)
+    ? '&apps.RollingUpdateStatefulSetStrategy{…}'
+    : '(*apps.RollingUpdateStatefulSetStrategy)(nil)';
+  return [
+    invalidGo(
+      'spec.updateStrategy',
+      `apps.StatefulSetUpdateStrategy{Type:${JSON.stringify(String(type))}, RollingUpdate:${goRolling}}`,
+      "must be 'RollingUpdate' or 'OnDelete'",
+    ),
+  ];
+}
+
+/**
+ * `ValidateStatefulSetSpec`: `podManagementPolicy`, `updateStrategy`, `replicas` ≥ 0, the
+ * selector, then the template's match, labels and annotations (1.20 does not validate a
+ * StatefulSet's pod spec), `Always`, no deadline.
+ */
+export function validateStatefulSetSpec(specValue: JsonValue | undefined): FieldError[] {
+  const spec = objectOf(specValue);
+  const errors: FieldError[] = [];
+  const policy = spec.podManagementPolicy;
+  if (
+    typeof policy === 'string' &&
+    policy !== '' &&
+    policy !== 'OrderedReady' &&
+    policy !== 'Parallel'
+  ) {
+    errors.push(
+      invalid('spec.podManagementPolicy', policy, "must be 'OrderedReady' or 'Parallel'"),
+    );
+  }
+  errors.push(...updateStrategyErrors(objectOf(spec.updateStrategy)));
+  errors.push(...nonNegative(spec.replicas, 'spec.replicas'));
+  const selector = requiredSelector(spec, 'statefulset', errors, '');
+  if (selector !== null) {
+    errors.push(...templateMatchErrors(selector, spec), ...podTemplateErrors(spec, false));
+  }
+  errors.push(...alwaysRunningErrors(spec, 'StatefulSet'));
+  return errors;
+}
+
+/** The restart policies a Job's pods may have. */
+const JOB_RESTART_POLICIES = ['OnFailure', 'Never'];
+
+/** `validateJobSpec`'s counts ≥ 0, the template, and its `restartPolicy` (OnFailure or Never). */
+function jobSpecErrors(spec: JsonObject): FieldError[] {
+  const errors: FieldError[] = [];
+  // `ttlSecondsAfterFinished` is not checked: 1.20 drops it (its feature gate is off).
+  for (const count of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit']) {
+    errors.push(...nonNegative(spec[count], `spec.${count}`));
+  }
+  errors.push(...podTemplateErrors(spec));
+  const policy = templateSpecOf(spec).restartPolicy;
+  const field = 'spec.template.spec.restartPolicy';
+  if (policy === undefined || policy === '' || policy === 'Always') {
+    errors.push(required(field, 'valid values: "OnFailure", "Never"'));
+  } else {
+    errors.push(...notSupportedErrors(policy, JOB_RESTART_POLICIES, field));
+  }
+  return errors;
+}
+
+/**
+ * `ValidateJobSpec`'s rules that do not depend on the selector (kube-apiserver generates it
+ * before validating a create, and it always selects the template then): see
+ * {@link jobSpecErrors}, then the syntax of a selector given.
+ */
+export function validateJobSpec(specValue: JsonValue | undefined): FieldError[] {
+  const spec = objectOf(specValue);
+  return [...jobSpecErrors(spec), ...validateLabelSelector(spec.selector, 'spec.selector')];
 }

@@ -1,0 +1,217 @@
+import type { ContractEndpoint } from './contract-client.js';
+import {
+  type Cause,
+  DNS_LABEL,
+  defineInvalidCreates,
+  duplicate,
+  forbidden,
+  invalid,
+  required,
+  unsupported,
+} from './validation-causes.js';
+
+/**
+ * Validation of the pod spec beyond names and images (issue 18 item 1): container ports,
+ * env, volumes and mounts, probes, and the policy enums, as kube-apiserver 1.20 lists them.
+ */
+
+const RANGE = 'must be between 1 and 65535, inclusive';
+const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
+const ENV_NAME =
+  "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')";
+/** A container named `c` with image `x` and `fields`. */
+const container = (fields: Record<string, unknown>) => ({ name: 'c', image: 'x', ...fields });
+const notFound = (field: string, value: string): Cause => ({
+  reason: 'FieldValueNotFound',
+  message: `Not found: ${JSON.stringify(value)}`,
+  field,
+});
+
+/** Pod specs and the causes kube-apiserver 1.20 answered for them. */
+const POD_SPEC_CASES: [string, Record<string, unknown>, Cause[]][] = [
+  [
+    'container ports, pull and termination-message policies, dnsPolicy',
+    {
+      dnsPolicy: 'Bad',
+      containers: [
+        container({
+          imagePullPolicy: 'Sometimes',
+          terminationMessagePolicy: 'Nope',
+          ports: [
+            { containerPort: 0, name: 'Http' },
+            { containerPort: 70000, name: 'a--b', protocol: 'FOO', hostPort: -1 },
+            { containerPort: 80, name: 'web' },
+            { containerPort: 81, name: 'web' },
+          ],
+        }),
+      ],
+    },
+    [
+      invalid(
+        'spec.containers[0].terminationMessagePolicy',
+        'Nope',
+        "must be 'File' or 'FallbackToLogsOnError'",
+      ),
+      invalid(
+        'spec.containers[0].ports[0].name',
+        'Http',
+        'must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+      ),
+      required('spec.containers[0].ports[0].containerPort'),
+      invalid('spec.containers[0].ports[1].name', 'a--b', 'must not contain consecutive hyphens'),
+      invalid('spec.containers[0].ports[1].containerPort', 70000, RANGE),
+      invalid('spec.containers[0].ports[1].hostPort', -1, RANGE),
+      unsupported('spec.containers[0].ports[1].protocol', 'FOO', PROTOCOLS),
+      duplicate('spec.containers[0].ports[3].name', 'web'),
+      unsupported('spec.containers[0].imagePullPolicy', 'Sometimes', [
+        'Always',
+        'IfNotPresent',
+        'Never',
+      ]),
+      unsupported('spec.dnsPolicy', 'Bad', [
+        'ClusterFirstWithHostNet',
+        'ClusterFirst',
+        'Default',
+        'None',
+      ]),
+    ],
+  ],
+  [
+    'env names and valueFrom (exactly one source, no value beside it)',
+    {
+      containers: [
+        container({
+          env: [
+            { name: '' },
+            { name: '1A', value: 'x' },
+            { name: 'A', valueFrom: {} },
+            { name: 'B', value: 'v', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } },
+            {
+              name: 'C',
+              valueFrom: {
+                configMapKeyRef: { name: 'cm', key: 'k' },
+                secretKeyRef: { name: 's', key: 'k' },
+              },
+            },
+            { name: '..', value: 'x' },
+          ],
+        }),
+      ],
+    },
+    [
+      required('spec.containers[0].env[0].name'),
+      invalid('spec.containers[0].env[1].name', '1A', ENV_NAME),
+      invalid(
+        'spec.containers[0].env[2].valueFrom',
+        '',
+        'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`',
+      ),
+      invalid(
+        'spec.containers[0].env[3].valueFrom',
+        '',
+        'may not be specified when `value` is not empty',
+      ),
+      invalid(
+        'spec.containers[0].env[4].valueFrom',
+        '',
+        'may not have more than one field specified at a time',
+      ),
+      invalid('spec.containers[0].env[5].name', '..', "must not be '..'"),
+    ],
+  ],
+  [
+    'volumes (names, one source each) and mounts (a known volume, a unique path)',
+    {
+      volumes: [
+        { name: 'v', emptyDir: {} },
+        { name: 'v', emptyDir: {} },
+        { name: 'Bad_V', emptyDir: {} },
+        { name: 'none' },
+        { name: 'two', emptyDir: {}, configMap: { name: 'x' } },
+        { name: 'ceph', emptyDir: {}, cephfs: { monitors: ['m'] } },
+        { name: 's', secret: {} },
+        { name: 'c', configMap: {} },
+        { name: 'p', persistentVolumeClaim: {} },
+      ],
+      containers: [
+        container({
+          volumeMounts: [
+            { name: 'missing', mountPath: '/a' },
+            { name: 'v', mountPath: '/a' },
+            { name: '', mountPath: '' },
+            { name: 'two', mountPath: '/b' },
+            { name: 'none', mountPath: '/c' },
+          ],
+        }),
+      ],
+    },
+    [
+      duplicate('spec.volumes[1].name', 'v'),
+      invalid('spec.volumes[2].name', 'Bad_V', DNS_LABEL),
+      forbidden('spec.volumes[4].configMap', 'may not specify more than 1 volume type'),
+      forbidden('spec.volumes[5].cephFS', 'may not specify more than 1 volume type'),
+      required('spec.volumes[6].secret.secretName'),
+      required('spec.volumes[7].configMap.name'),
+      required('spec.volumes[8].persistentVolumeClaim.claimName'),
+      notFound('spec.containers[0].volumeMounts[0].name', 'missing'),
+      invalid('spec.containers[0].volumeMounts[1].mountPath', '/a', 'must be unique'),
+      required('spec.containers[0].volumeMounts[2].name'),
+      notFound('spec.containers[0].volumeMounts[2].name', ''),
+      required('spec.containers[0].volumeMounts[2].mountPath'),
+      notFound('spec.containers[0].volumeMounts[3].name', 'two'),
+    ],
+  ],
+  [
+    'probes and lifecycle hooks: one handler, counts ≥ 0, liveness and startup succeed once',
+    {
+      containers: [
+        container({
+          lifecycle: { preStop: { exec: {} }, postStart: { httpGet: { port: 'Bad' } } },
+          livenessProbe: { successThreshold: 2, periodSeconds: -1 },
+          readinessProbe: { httpGet: { port: 0 }, tcpSocket: { port: 80 } },
+          startupProbe: { exec: { command: ['x'] }, initialDelaySeconds: -1 },
+        }),
+      ],
+    },
+    [
+      invalid(
+        'spec.containers[0].lifecycle.postStart.httpGet.port',
+        'Bad',
+        'must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+      ),
+      required('spec.containers[0].lifecycle.preStop.exec.command'),
+      required('spec.containers[0].livenessProbe', 'must specify a handler type'),
+      invalid(
+        'spec.containers[0].livenessProbe.periodSeconds',
+        -1,
+        'must be greater than or equal to 0',
+      ),
+      invalid('spec.containers[0].livenessProbe.successThreshold', 2, 'must be 1'),
+      invalid(
+        'spec.containers[0].startupProbe.initialDelaySeconds',
+        -1,
+        'must be greater than or equal to 0',
+      ),
+      invalid('spec.containers[0].readinessProbe.httpGet.port', 0, RANGE),
+      forbidden(
+        'spec.containers[0].readinessProbe.tcpSocket',
+        'may not specify more than 1 handler type',
+      ),
+    ],
+  ],
+];
+
+export function definePodSpecValidationContract(getTarget: () => ContractEndpoint): void {
+  defineInvalidCreates(
+    getTarget,
+    'validation of pod specs',
+    POD_SPEC_CASES.map(([what, spec, causes]) => ({
+      what,
+      apiVersion: 'v1',
+      resource: 'pods',
+      kind: 'Pod',
+      spec,
+      causes,
+    })),
+  );
+}
