@@ -3,8 +3,8 @@ import { ApiStorage } from './api-storage.js';
 import { ApiError } from './status.js';
 import type { Target } from './target.js';
 
-function setup(historySize = 100) {
-  const storage = new ApiStorage({ historySize });
+function setup(historySize = 100, revisionHistory?: number) {
+  const storage = new ApiStorage({ historySize, revisionHistory });
   const definition = storage.registry.lookup('', 'v1', 'configmaps');
   if (!definition) throw new Error('configmaps not registered');
   const target: Target = { definition, version: 'v1', namespace: 'default' };
@@ -64,8 +64,8 @@ describe('ApiStorage', () => {
     expect(storage.list(target, {}).items.map((e) => e.name)).toEqual(['a', 'b', 'bb', 'd', 'e']);
   });
 
-  it('serves exact lists from history, and 410 once the history no longer reaches back', () => {
-    const { storage, target, create } = setup(3);
+  it('serves exact lists from history, and 410 once the revision is compacted', () => {
+    const { storage, target, create } = setup(3, 3);
     create('a');
     const rv = String(storage.rv);
     create('b');
@@ -118,17 +118,26 @@ describe('ApiStorage', () => {
     expect(storage.rv).toBe(a.rv);
   });
 
-  it('evicts the oldest events beyond the history size and moves the floor', () => {
-    const { storage, target, create } = setup(2);
+  it('keeps the last historySize events for watches and older ones until compacted', () => {
+    const { storage, target, create } = setup(2, 3);
     const store = storage.storeOf(target.definition);
     const a = create('a');
-    create('b');
-    expect(store.floor).toBe(0);
+    const b = create('b');
+    expect(store.watchFloor).toBe(0);
     create('c');
-    expect(store.floor).toBe(a.rv);
-    expect(store.eventsSince(a.rv).map((e) => e.object.name)).toEqual(['b', 'c']);
+    // Out of the watch window, but not compacted: exact lists can still read before it.
+    expect(store.watchFloor).toBe(b.rv - 1);
+    expect(store.floor).toBe(0);
+    expect(store.eventsSince(b.rv - 1).map((e) => e.object.name)).toEqual(['b', 'c']);
+    create('d');
+    create('e');
+    // Three revisions past a and b: compacted, and dropped once out of the window.
+    expect(storage.rv - a.rv).toBeGreaterThan(3);
+    expect(store.floor).toBe(b.rv);
+    expect(store.changesSince(b.rv).size).toBe(3);
     storage.compact();
     expect(store.floor).toBe(storage.rv);
+    expect(store.watchFloor).toBe(storage.rv);
     expect(store.eventsSince(0)).toEqual([]);
   });
 

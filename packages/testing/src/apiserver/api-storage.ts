@@ -28,6 +28,7 @@ export class ApiStorage {
 
   constructor(options: {
     historySize: number;
+    revisionHistory?: number | undefined;
     namespaceController?: boolean | undefined;
     garbageCollector?: boolean | undefined;
   }) {
@@ -72,6 +73,19 @@ export class ApiStorage {
   /** Every resource store. */
   stores(): ResourceStore[] {
     return this.#store.stores();
+  }
+
+  /** See {@link VersionedStore.requestedCompaction}. */
+  get requestedCompaction(): number {
+    return this.#store.requestedCompaction;
+  }
+
+  /** See {@link VersionedStore.waitForRevision}. */
+  waitForRevision(
+    rv: number,
+    timer: (onTimeout: () => void) => { cancel(): void },
+  ): Promise<boolean> {
+    return this.#store.waitForRevision(rv, timer);
   }
 
   /** See {@link VersionedStore.compact}. */

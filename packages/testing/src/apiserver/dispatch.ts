@@ -10,6 +10,7 @@ import {
   sendJson,
   sendText404,
 } from './http.js';
+import { waitForFreshRead } from './read-wait.js';
 import type { ResourceDefinition } from './resources.js';
 import { serveWatch } from './routes-list-watch.js';
 import { serveCollection, serveObject, type WriteParams } from './routes-objects.js';
@@ -58,6 +59,8 @@ export class ApiHandler {
       if (faults.stalled) await faults.waitUntilResumed();
       if (res.destroyed) return;
       if (isApi && sendFaultRule(faults, req, res, path, url.searchParams)) return;
+      if (isApi) await waitForFreshRead(this.#state, req.method, path, url.searchParams);
+      if (res.destroyed) return;
       this.#route(new RequestContext(req, res, url, body), path);
     } catch (error) {
       if (res.headersSent) {

@@ -1,9 +1,10 @@
 import type { Entry, StoredEvent } from './object-entry.js';
 
 /**
- * The bounded event history of one resource. It is what lets a watch resume from an older
- * resourceVersion and a paged list read the snapshot its continue token names; once an event
- * falls off (capacity, compaction), reads from before it get 410.
+ * The event history of one resource, playing two parts of kube-apiserver's storage: the watch
+ * cache (the last `capacity` events, which watches replay) and etcd's revision history (every
+ * event newer than the global compaction point, which exact lists and continue tokens read).
+ * An event is dropped once it is both outside the watch window and compacted.
  */
 export class EventHistory {
   #events: StoredEvent[] = [];
@@ -17,23 +18,40 @@ export class EventHistory {
     this.floor = floor;
   }
 
-  /** Appends an event, evicting the oldest beyond capacity. */
-  record(event: StoredEvent): void {
+  /** Appends an event, dropping the oldest ones outside the watch window and at or below `compactedRv`. */
+  record(event: StoredEvent, compactedRv: number): void {
     this.#events.push(event);
-    if (this.#events.length - this.#head > this.#capacity) {
-      const evicted = this.#events[this.#head];
+    this.trim(compactedRv);
+  }
+
+  /** Drops the events outside the watch window whose revision is at or below `compactedRv`. */
+  trim(compactedRv: number): void {
+    while (this.#events.length - this.#head > this.#capacity) {
+      const oldest = this.#events[this.#head] as StoredEvent;
+      if (oldest.rv > compactedRv) break;
       this.#events[this.#head] = undefined as unknown as StoredEvent;
       this.#head++;
-      if (evicted) this.floor = evicted.rv;
-      // Evicting by index keeps a push O(1); the array is trimmed only once mostly dead.
-      if (this.#head > 1024 && this.#head * 2 > this.#events.length) {
-        this.#events = this.#events.slice(this.#head);
-        this.#head = 0;
-      }
+      this.floor = oldest.rv;
+    }
+    // Dropping by index keeps a push O(1); the array is trimmed only once mostly dead.
+    if (this.#head > 1024 && this.#head * 2 > this.#events.length) {
+      this.#events = this.#events.slice(this.#head);
+      this.#head = 0;
     }
   }
 
-  /** Events with a resourceVersion above `rv`, oldest first. Caller checks `rv >= floor`. */
+  /**
+   * The oldest resourceVersion a watch may start from, as the watch cache computes it: one
+   * below the oldest event of the window once events have fallen out of it, else the floor.
+   */
+  get watchFloor(): number {
+    const kept = this.#events.length - this.#head;
+    if (kept <= this.#capacity) return this.floor;
+    const oldestInWindow = this.#events[this.#events.length - this.#capacity] as StoredEvent;
+    return oldestInWindow.rv - 1;
+  }
+
+  /** Events with a resourceVersion above `rv`, oldest first. Caller checks `rv >= watchFloor`. */
   eventsSince(rv: number): StoredEvent[] {
     const out: StoredEvent[] = [];
     for (let i = this.#events.length - 1; i >= this.#head; i--) {
@@ -44,7 +62,7 @@ export class EventHistory {
     return out.reverse();
   }
 
-  /** Drops the history: watches and snapshot reads from before `floor` become too old. */
+  /** Drops the whole history: watches and snapshot reads from before `floor` become too old. */
   compact(floor: number): void {
     this.#events = [];
     this.#head = 0;

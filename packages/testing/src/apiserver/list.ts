@@ -90,6 +90,8 @@ export function listObjects(
       );
     }
   }
+  // etcd's compaction is global; a store created later has no history before its creation.
+  const floor = Math.max(versioned.compactedRv, store.floor);
   if (query.continue) {
     if (resourceVersion !== undefined && resourceVersion !== '' && resourceVersion !== '0') {
       throw badRequest('specifying resource version is not allowed when using continue');
@@ -97,28 +99,25 @@ export function listObjects(
     const token = decodeContinue(query.continue);
     start = token.start;
     atRv = token.rv <= 0 ? versioned.rv : token.rv;
-    if (atRv < store.floor) {
+    if (atRv < floor) {
       throw resourceExpired(INCONSISTENT_CONTINUE, encodeContinue(-1, start));
     }
   } else if (resourceVersion !== undefined && resourceVersion !== '') {
     const rv = parseRv(resourceVersion);
-    if (resourceVersion === '0' && resourceVersionMatch !== 'Exact') {
-      // Served from the watch cache: any state, no paging.
+    // kube-apiserver 1.20 reads exact and paged lists from etcd, the others from the watch cache.
+    const fromEtcd =
+      resourceVersionMatch === 'Exact' || (resourceVersion !== '0' && limit !== undefined);
+    if (!fromEtcd) {
+      // Any state at least that new will do; the cache does not page.
+      if (rv > versioned.rv) throw tooLargeResourceVersion(rv, versioned.rv);
       limit = undefined;
-    } else if (
-      resourceVersionMatch === 'Exact' ||
-      (resourceVersionMatch === undefined && limit !== undefined) ||
-      (resourceVersionMatch === '' && limit !== undefined)
-    ) {
-      if (rv > versioned.rv) {
-        throw tooLargeResourceVersion(rv, versioned.rv);
-      }
-      if (rv < store.floor) throw resourceExpired(LIST_TOO_OLD);
+    } else if (resourceVersionMatch === 'NotOlderThan') {
+      if (rv > versioned.rv) throw tooLargeResourceVersion(rv, versioned.rv, 0);
+    } else {
+      // Exact, or a paged list without a match (1.20 reads it at exactly that revision).
+      if (rv > versioned.rv) throw futureRevision();
+      if (rv < floor) throw resourceExpired(LIST_TOO_OLD);
       atRv = rv;
-    } else if (rv > versioned.rv) {
-      throw tooLargeResourceVersion(rv, versioned.rv);
-    } else if (limit !== undefined && resourceVersionMatch !== 'NotOlderThan') {
-      limit = undefined;
     }
   }
   const overrides =
@@ -204,12 +203,31 @@ function invalidListOptions(message: string): ApiError {
   );
 }
 
-/** `504 Timeout`: the resourceVersion asked for is ahead of the server's. */
-export function tooLargeResourceVersion(rv: number, current: number): ApiError {
+/**
+ * `504 Timeout`: the resourceVersion asked for is ahead of the server's. The watch cache asks
+ * the client to retry after 1 s; etcd reads (`retryAfterSeconds` 0) leave it out.
+ */
+export function tooLargeResourceVersion(
+  rv: number,
+  current: number,
+  retryAfterSeconds = 1,
+): ApiError {
   return new ApiError(
     failure(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${current}`, {
       causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-      retryAfterSeconds: 1,
+      ...(retryAfterSeconds > 0 ? { retryAfterSeconds } : {}),
     }),
   );
+}
+
+/** etcd's answer to a read at a revision it has not reached: 500 without a reason. */
+function futureRevision(): ApiError {
+  return new ApiError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'etcdserver: mvcc: required revision is a future revision',
+    code: 500,
+  });
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import strategicMergeTable from '../../test/strategic-merge-table.json' with { type: 'json' };
 import {
   ApplyConflictError,
   applyConfiguration,
@@ -7,7 +8,7 @@ import {
   recordUpdate,
   toFieldsV1,
 } from './fieldmanager.js';
-import type { JsonObject } from './patch.js';
+import type { JsonObject, JsonValue } from './patch.js';
 import { jsonEqual, jsonPatch, mergePatch, PatchError, strategicMergePatch } from './patch.js';
 
 const keys = {
@@ -96,13 +97,15 @@ describe('strategicMergePatch', () => {
           {
             name: 'a',
             image: 'a:2',
+            // A new item comes first (kube-apiserver 1.20 answers the same).
             env: [
-              { name: 'X', value: '1' },
               { name: 'Y', value: '2' },
+              { name: 'X', value: '1' },
             ],
           },
-          { name: 'b', image: 'b:1' },
+          // kube-apiserver's order: the patch's items in its order, server-only ones after them.
           { name: 'c', image: 'c:1' },
+          { name: 'b', image: 'b:1' },
         ],
         volumes: [{ name: 'v' }],
       },
@@ -239,5 +242,123 @@ describe('field manager', () => {
       false,
     );
     expect(dropped.data).toEqual({ z: '1' });
+  });
+});
+
+/**
+ * Cases of apimachinery's strategic merge patch test table (pkg/util/strategicpatch,
+ * patch_test.go), as data: the current object, the three-way patch and the result or an error.
+ * `mergingList` merges by `name`; `nonMergingList` is replaced.
+ */
+const TABLE = strategicMergeTable as {
+  name: string;
+  current: JsonObject;
+  patch: JsonObject;
+  result?: JsonObject;
+  error?: string;
+}[];
+
+describe('strategicMergePatch: apimachinery’s test table', () => {
+  const tableKeys = { mergingList: 'name', 'mergingList.*.mergingList': 'name' };
+  for (const { name, current, patch, result, error } of TABLE) {
+    it(name, () => {
+      const run = () => strategicMergePatch(current, patch, tableKeys);
+      if (error !== undefined) expect(run).toThrow(error);
+      else expect(run()).toEqual(result);
+    });
+  }
+});
+
+describe('strategicMergePatch: errors and order as kube-apiserver 1.20 answers them', () => {
+  const containers = (...names: string[]) => names.map((n) => ({ name: n, image: 'i' }));
+  const pod = { spec: { containers: containers('a', 'b', 'c') } };
+  const podKeys = { 'spec.containers': 'name' };
+  const names = (value: JsonValue | undefined) =>
+    ((value as { spec: { containers: { name: string }[] } }).spec.containers ?? []).map(
+      (c) => c.name,
+    );
+  const cases: [string, JsonObject, string[] | [number, string]][] = [
+    [
+      'patched items move to the patch’s order',
+      { spec: { containers: containers('c', 'a') } },
+      ['b', 'c', 'a'],
+    ],
+    [
+      'a new item goes where the patch puts it',
+      { spec: { containers: containers('d', 'a') } },
+      ['d', 'a', 'b', 'c'],
+    ],
+    [
+      'an item with an unknown $patch',
+      { spec: { containers: [{ name: 'b', $patch: 'foo' }] } },
+      [500, 'unknown patch type: foo in map: map[$patch:foo name:b]'],
+    ],
+    [
+      'a map with an unknown $patch',
+      { spec: { $patch: 'foo' } },
+      [500, 'unknown patch type: foo in map: map[$patch:foo]'],
+    ],
+    [
+      '$patch: delete without the merge key',
+      { spec: { containers: [{ $patch: 'delete' }] } },
+      [500, 'map: map[$patch:delete] does not contain declared merge key: name'],
+    ],
+    [
+      '$patch: merge on a list',
+      { spec: { containers: [{ $patch: 'merge' }] } },
+      [500, 'merging lists cannot yet be specified in the patch'],
+    ],
+    [
+      '$retainKeys that is not a list',
+      { spec: { $retainKeys: 'containers' } },
+      [400, 'invalid patch format of retainKeys'],
+    ],
+    [
+      '$retainKeys missing a field the patch sets',
+      { spec: { $retainKeys: ['x'], containers: [] } },
+      [400, 'invalid patch format of retainKeys'],
+    ],
+    [
+      '$deleteFromPrimitiveList that is not a list',
+      { metadata: { '$deleteFromPrimitiveList/finalizers': 'x' } },
+      [400, 'invalid patch format of primitive list'],
+    ],
+    [
+      '$setElementOrder that does not match the patch',
+      {
+        spec: {
+          '$setElementOrder/containers': [{ name: 'c' }],
+          containers: [{ name: 'b', image: 'z' }],
+        },
+      },
+      [
+        500,
+        "The order in patch list:\n[map[image:z name:b]]\n doesn't match $setElementOrder list:\n[map[name:c]]\n",
+      ],
+    ],
+  ];
+  for (const [name, patch, expected] of cases) {
+    it(name, () => {
+      const run = () => strategicMergePatch(pod, patch, podKeys);
+      if (typeof expected[0] === 'number') {
+        const [code, message] = expected as [number, string];
+        expect(run).toThrow(expect.objectContaining({ code, message }));
+      } else expect(names(run())).toEqual(expected);
+    });
+  }
+
+  it('merges finalizers as a list of scalars, the patch’s first', () => {
+    const merged = strategicMergePatch(
+      { metadata: { finalizers: ['x/a', 'x/b'] } },
+      { metadata: { finalizers: ['x/c'] } },
+      {},
+    );
+    expect(merged).toEqual({ metadata: { finalizers: ['x/c', 'x/a', 'x/b'] } });
+    const ordered = strategicMergePatch(
+      merged,
+      { metadata: { '$setElementOrder/finalizers': ['x/c', 'x/b', 'x/a'], finalizers: ['x/b'] } },
+      {},
+    );
+    expect(ordered).toEqual({ metadata: { finalizers: ['x/c', 'x/b', 'x/a'] } });
   });
 });

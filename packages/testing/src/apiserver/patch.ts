@@ -3,11 +3,14 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObj
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
 
-/** Thrown for a patch that cannot be applied; `code` is the HTTP status to answer with. */
+/**
+ * Thrown for a patch that cannot be applied; `code` is the HTTP status to answer with (500 is
+ * kube-apiserver's answer, without a reason, for strategic-merge errors it does not classify).
+ */
 export class PatchError extends Error {
   constructor(
     message: string,
-    readonly code: 400 | 422 = 422,
+    readonly code: 400 | 422 | 500 = 422,
   ) {
     super(message);
     this.name = 'PatchError';
@@ -200,13 +203,47 @@ export function jsonPatch(target: JsonValue, operations: JsonValue): JsonValue {
 /** Strategic-merge metadata: the merge key of list fields, by dotted path with `*` for list items. */
 export type MergeKeys = Readonly<Record<string, string>>;
 
-const DIRECTIVE_PREFIXES = ['$setElementOrder/', '$deleteFromPrimitiveList/', '$retainKeys'];
+/** Lists of scalars whose patch strategy is merge (the others are replaced). */
+const PRIMITIVE_MERGE_LISTS = new Set(['metadata.finalizers']);
+
+const SET_ORDER = '$setElementOrder/';
+const DELETE_FROM = '$deleteFromPrimitiveList/';
+const BAD_RETAIN_KEYS = 'invalid patch format of retainKeys';
+const BAD_PRIMITIVE_LIST = 'invalid patch format of primitive list';
+const BAD_SET_ORDER = 'invalid patch format of setElementOrder list';
+
+/** A decoded JSON value as Go's `%v` prints it (`map[k:v …]` with sorted keys, `[a b]`). */
+export function goFormat(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goFormat).join(' ')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `map[${keys.map((k) => `${k}:${goFormat(value[k])}`).join(' ')}]`;
+  }
+  return String(value);
+}
+
+function noMergeKey(item: JsonObject, mergeKey: string): PatchError {
+  return new PatchError(
+    `map: ${goFormat(item)} does not contain declared merge key: ${mergeKey}`,
+    500,
+  );
+}
+
+function badPatchType(directive: JsonValue, item: JsonObject): PatchError {
+  return new PatchError(
+    `unknown patch type: ${goFormat(directive)} in map: ${goFormat(item)}`,
+    500,
+  );
+}
 
 /**
- * Strategic merge patch for the common cases: maps merge recursively and `null` deletes; lists
- * with a merge key merge item by item (`$patch: delete` on an item removes it,
- * `$setElementOrder/<list>` orders the result); other lists are replaced;
- * `$patch: replace`/`delete` on a map; `$retainKeys`; `$deleteFromPrimitiveList/<list>`.
+ * Strategic merge patch as kube-apiserver applies it: maps merge recursively and `null`
+ * deletes; lists with a merge key (and `metadata.finalizers`) merge item by item and come out
+ * in the patch's order, the server's other items interleaved where they stood
+ * (`$setElementOrder/<list>` sets the order); other lists are replaced; `$patch:
+ * replace|delete` on a map or list item; `$retainKeys`; `$deleteFromPrimitiveList/<list>`. Bad
+ * directives get the real server's messages (see {@link PatchError}).
  */
 export function strategicMergePatch(
   target: JsonValue | undefined,
@@ -217,19 +254,37 @@ export function strategicMergePatch(
   if (!isObject(patch)) return clone(patch);
   const directive = patch.$patch;
   if (directive === 'delete') return undefined;
+  if (directive !== undefined && directive !== 'replace') throw badPatchType(directive, patch);
   const replace = directive === 'replace';
   let result: JsonObject = isObject(target) && !replace ? { ...target } : {};
-  const retainKeys = Array.isArray(patch.$retainKeys) ? patch.$retainKeys : undefined;
+  const original: JsonObject = isObject(target) ? target : {};
+  const retainKeys = patch.$retainKeys;
+  if (retainKeys !== undefined) checkRetainKeys(patch, retainKeys);
+  const ordered = new Set<string>();
+  for (const [key, order] of Object.entries(patch)) {
+    if (!key.startsWith(SET_ORDER)) continue;
+    const field = key.slice(SET_ORDER.length);
+    if (!Array.isArray(order)) throw new PatchError(BAD_SET_ORDER, 400);
+    const childPath = path ? `${path}.${field}` : field;
+    const merged = orderedList(original[field], patch[field], order, mergeKeys, childPath);
+    if (merged !== undefined) result[field] = merged;
+    ordered.add(field);
+  }
   for (const [key, value] of Object.entries(patch)) {
-    if (key === '$patch' || DIRECTIVE_PREFIXES.some((p) => key.startsWith(p))) continue;
+    if (key === '$patch' || key === '$retainKeys' || ordered.has(key)) continue;
+    if (key.startsWith(SET_ORDER)) continue;
+    if (key.startsWith(DELETE_FROM)) {
+      if (!Array.isArray(value)) throw new PatchError(BAD_PRIMITIVE_LIST, 400);
+      continue;
+    }
     const childPath = path ? `${path}.${key}` : key;
     if (value === null) {
       delete result[key];
       continue;
     }
     const mergeKey = mergeKeys[childPath];
-    if (Array.isArray(value) && mergeKey) {
-      result[key] = mergeList(result[key], value, mergeKey, mergeKeys, childPath);
+    if (Array.isArray(value) && (mergeKey || PRIMITIVE_MERGE_LISTS.has(childPath))) {
+      result[key] = mergeList(result[key], value, mergeKey ?? '', mergeKeys, childPath);
     } else if (isObject(value)) {
       const merged = strategicMergePatch(result[key], value, mergeKeys, childPath);
       if (merged === undefined) delete result[key];
@@ -239,31 +294,41 @@ export function strategicMergePatch(
     }
   }
   for (const [key, value] of Object.entries(patch)) {
-    if (key.startsWith('$deleteFromPrimitiveList/') && Array.isArray(value)) {
-      const field = key.slice('$deleteFromPrimitiveList/'.length);
-      const list = result[field];
-      if (Array.isArray(list)) {
-        result[field] = list.filter((item) => !value.some((v) => jsonEqual(v, item)));
-      }
-    }
-    if (key.startsWith('$setElementOrder/') && Array.isArray(value)) {
-      const field = key.slice('$setElementOrder/'.length);
-      const mergeKey = mergeKeys[path ? `${path}.${field}` : field];
-      const list = result[field];
-      if (Array.isArray(list) && mergeKey) result[field] = orderList(list, value, mergeKey);
+    if (!key.startsWith(DELETE_FROM) || !Array.isArray(value)) continue;
+    const field = key.slice(DELETE_FROM.length);
+    const list = result[field];
+    if (Array.isArray(list)) {
+      result[field] = list.filter((item) => !value.some((v) => jsonEqual(v, item)));
     }
   }
-  if (retainKeys) {
+  if (Array.isArray(retainKeys)) {
     const keep = new Set(retainKeys.filter((k): k is string => typeof k === 'string'));
     result = Object.fromEntries(Object.entries(result).filter(([k]) => keep.has(k)));
   }
   return result;
 }
 
-function keyOf(item: JsonValue, mergeKey: string): JsonValue | undefined {
+/** `$retainKeys` must be a list naming every field the patch sets (400 otherwise). */
+function checkRetainKeys(patch: JsonObject, retainKeys: JsonValue): void {
+  if (!Array.isArray(retainKeys)) throw new PatchError(BAD_RETAIN_KEYS, 400);
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === '$patch' || key === '$retainKeys' || value === null) continue;
+    if (key.startsWith(DELETE_FROM) || key.startsWith(SET_ORDER)) continue;
+    if (!retainKeys.includes(key)) throw new PatchError(BAD_RETAIN_KEYS, 400);
+  }
+}
+
+function keyOf(item: JsonValue | undefined, mergeKey: string): JsonValue | undefined {
+  if (mergeKey === '') return item;
   return isObject(item) ? item[mergeKey] : undefined;
 }
 
+function indexIn(list: readonly JsonValue[], item: JsonValue, mergeKey: string): number {
+  const key = keyOf(item, mergeKey);
+  return list.findIndex((other) => jsonEqual(keyOf(other, mergeKey), key));
+}
+
+/** A list merged with its patch (merge key `''`: a list of scalars), in the real server's order. */
 function mergeList(
   target: JsonValue | undefined,
   patch: JsonValue[],
@@ -271,41 +336,180 @@ function mergeList(
   mergeKeys: MergeKeys,
   path: string,
 ): JsonValue[] {
-  if (patch.some((item) => isObject(item) && item.$patch === 'replace')) {
-    return patch.filter((item) => !(isObject(item) && item.$patch === 'replace')).map(clone);
-  }
-  const result: JsonValue[] = Array.isArray(target) ? [...target] : [];
-  for (const item of patch) {
-    const key = keyOf(item, mergeKey);
-    if (key === undefined) {
-      result.push(clone(item));
-      continue;
-    }
-    const at = result.findIndex((existing) => jsonEqual(keyOf(existing, mergeKey), key));
-    if (isObject(item) && item.$patch === 'delete') {
-      if (at >= 0) result.splice(at, 1);
-      continue;
-    }
-    if (at >= 0) {
-      const merged = strategicMergePatch(result[at], item, mergeKeys, `${path}.*`);
-      if (merged === undefined) result.splice(at, 1);
-      else result[at] = merged;
-    } else {
-      const created = strategicMergePatch(undefined, item, mergeKeys, `${path}.*`);
-      if (created !== undefined) result.push(created);
-    }
-  }
-  return result;
+  return mergeListAliased(target, patch, mergeKey, mergeKeys, path).merged;
 }
 
-function orderList(list: JsonValue[], order: JsonValue[], mergeKey: string): JsonValue[] {
-  const rank = (item: JsonValue): number => {
-    const key = keyOf(item, mergeKey);
-    const at = order.findIndex((o) => jsonEqual(keyOf(o, mergeKey), key));
-    return at < 0 ? order.length : at;
+/**
+ * {@link mergeList}, also returning the server's list as kube-apiserver sees it afterwards: Go
+ * deletes and appends in place in the decoded list's array (its capacity is its length), and
+ * `$setElementOrder` then orders by that array.
+ */
+function mergeListAliased(
+  target: JsonValue | undefined,
+  patch: JsonValue[],
+  mergeKey: string,
+  mergeKeys: MergeKeys,
+  path: string,
+): { merged: JsonValue[]; serverArray: JsonValue[] } {
+  const serverArray: JsonValue[] = Array.isArray(target) ? [...target] : [];
+  if (mergeKey === '') {
+    const merged: JsonValue[] = [];
+    for (const item of [...serverArray, ...patch])
+      if (indexIn(merged, item, '') < 0) merged.push(clone(item));
+    return { merged: normaliseOrder(merged, patch, patch, serverArray, ''), serverArray };
+  }
+  let original = [...serverArray];
+  let aliased = true;
+  let items: JsonObject[] = [];
+  let replace = false;
+  for (const item of patch) {
+    if (!isObject(item)) throw new PatchError(`value for key ${path} is not a map`, 500);
+    const directive = item.$patch;
+    if (directive === undefined) items.push(item);
+    else if (directive === 'delete') {
+      if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
+      for (;;) {
+        const at = original.findIndex((o) => jsonEqual(keyOf(o, mergeKey), item[mergeKey]));
+        if (at < 0) break;
+        // Go shifts the rest left in place; the array's last slot keeps its old value.
+        for (let i = at; i < original.length - 1; i++)
+          serverArray[i] = serverArray[i + 1] as JsonValue;
+        original.splice(at, 1);
+      }
+    } else if (directive === 'replace') replace = true;
+    else if (directive === 'merge')
+      throw new PatchError('merging lists cannot yet be specified in the patch', 500);
+    else throw badPatchType(directive, item);
+  }
+  if (replace) {
+    original = items.map(
+      (item) => strategicMergePatch(undefined, item, mergeKeys, `${path}.*`) ?? {},
+    );
+    items = [];
+    aliased = false;
+  }
+  const serverOrder = [...original];
+  const merged = [...original];
+  for (const item of items) {
+    if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
+    const at = indexIn(merged, item, mergeKey);
+    const base = at >= 0 ? merged[at] : undefined;
+    const value = strategicMergePatch(base, item, mergeKeys, `${path}.*`) ?? {};
+    if (at >= 0) merged[at] = value;
+    else {
+      if (aliased && merged.length < serverArray.length) serverArray[merged.length] = item;
+      merged.push(value);
+    }
+  }
+  return { merged: normaliseOrder(merged, items, items, serverOrder, mergeKey), serverArray };
+}
+
+/**
+ * The order kube-apiserver gives a merged list: the items named by `patchList` in `patchOrder`,
+ * with the server's other items slotted in where they stood in `serverOrder`.
+ */
+function normaliseOrder(
+  merged: JsonValue[],
+  patchList: readonly JsonValue[],
+  patchOrder: readonly JsonValue[],
+  serverOrder: readonly JsonValue[],
+  mergeKey: string,
+): JsonValue[] {
+  const fromPatch = merged.filter((item) => indexIn(patchList, item, mergeKey) >= 0);
+  const serverOnly = merged.filter((item) => indexIn(patchList, item, mergeKey) < 0);
+  return interleave(
+    sortBy(serverOnly, serverOrder, mergeKey),
+    sortBy(fromPatch, patchOrder, mergeKey),
+    serverOrder,
+    mergeKey,
+  );
+}
+
+/** Go's stable insertion sort with the real server's comparison (unknown items never move back). */
+function sortBy(list: JsonValue[], order: readonly JsonValue[], mergeKey: string): JsonValue[] {
+  const out = [...list];
+  const less = (a: JsonValue, b: JsonValue): boolean => {
+    const ia = indexIn(order, a, mergeKey);
+    const ib = ia >= 0 ? indexIn(order, b, mergeKey) : -1;
+    return ia >= 0 && ib >= 0 ? ia < ib : true;
   };
-  return list
-    .map((item, index) => ({ item, index, rank: rank(item) }))
-    .sort((a, b) => a.rank - b.rank || a.index - b.index)
-    .map((e) => e.item);
+  for (let i = 1; i < out.length; i++) {
+    for (let j = i; j > 0 && less(out[j] as JsonValue, out[j - 1] as JsonValue); j--) {
+      [out[j - 1], out[j]] = [out[j] as JsonValue, out[j - 1] as JsonValue];
+    }
+  }
+  return out;
+}
+
+/** Slots the server-only items (`left`) into the patch's (`right`), both sorted. */
+function interleave(
+  left: JsonValue[],
+  right: JsonValue[],
+  serverOrder: readonly JsonValue[],
+  mergeKey: string,
+): JsonValue[] {
+  const out: JsonValue[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    if (j >= right.length) out.push(left[i++] as JsonValue);
+    else if (i >= left.length) out.push(right[j++] as JsonValue);
+    else {
+      const li = indexIn(serverOrder, left[i] as JsonValue, mergeKey);
+      const ri = indexIn(serverOrder, right[j] as JsonValue, mergeKey);
+      if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++] as JsonValue);
+      else out.push(right[j++] as JsonValue);
+    }
+  }
+  return out;
+}
+
+/** A list field patched with a `$setElementOrder` directive: merged, then put in that order. */
+function orderedList(
+  target: JsonValue | undefined,
+  patch: JsonValue | undefined,
+  order: JsonValue[],
+  mergeKeys: MergeKeys,
+  path: string,
+): JsonValue[] | undefined {
+  const mergeKey = mergeKeys[path] ?? '';
+  const patchList = Array.isArray(patch) ? patch : [];
+  checkOrderMatchesPatch(patchList, order, mergeKey);
+  const original = Array.isArray(target) ? target : undefined;
+  let serverOrder: JsonValue[] = original ?? [];
+  let merged: JsonValue[];
+  if (original && patch === undefined) merged = [...original];
+  else if (!original && Array.isArray(patch))
+    merged = patchList.map(
+      (item) => strategicMergePatch(undefined, item, mergeKeys, `${path}.*`) ?? {},
+    );
+  else if (original && Array.isArray(patch)) {
+    const result = mergeListAliased(original, patchList, mergeKey, mergeKeys, path);
+    merged = result.merged;
+    serverOrder = result.serverArray;
+  } else return undefined;
+  return normaliseOrder(merged, order, order, serverOrder, mergeKey);
+}
+
+/** The patch's items must appear in the `$setElementOrder` list in the same order. */
+function checkOrderMatchesPatch(patch: JsonValue[], order: JsonValue[], mergeKey: string): void {
+  if (order.length === 0 || patch.length === 0) return;
+  const items = patch.filter((item) => !(isObject(item) && item.$patch === 'delete'));
+  let p = 0;
+  let o = 0;
+  while (p < items.length && o < order.length) {
+    const item = items[p] as JsonValue;
+    if (isObject(item) && item.$patch !== undefined) {
+      p++;
+      continue;
+    }
+    if (jsonEqual(keyOf(item, mergeKey), keyOf(order[o] as JsonValue, mergeKey))) p++;
+    o++;
+  }
+  if (p < items.length) {
+    throw new PatchError(
+      `The order in patch list:\n${goFormat(patch)}\n doesn't match $setElementOrder list:\n${goFormat(order)}\n`,
+      500,
+    );
+  }
 }

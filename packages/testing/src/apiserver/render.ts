@@ -1,3 +1,4 @@
+import { eventsApiFromCoreEvent } from './event-versions.js';
 import type { Entry } from './object-entry.js';
 
 /** How objects are rendered: whole, or as `meta.k8s.io/v1` PartialObjectMetadata. */
@@ -14,5 +15,7 @@ export function renderObject(entry: Entry, apiVersion: string, view: View): stri
   }
   // Custom resources served at several versions are stored at one.
   if (entry.obj.apiVersion === apiVersion) return entry.json;
+  if (entry.obj.kind === 'Event' && apiVersion.startsWith('events.k8s.io/'))
+    return JSON.stringify(eventsApiFromCoreEvent(entry.obj, apiVersion));
   return JSON.stringify({ ...entry.obj, apiVersion });
 }

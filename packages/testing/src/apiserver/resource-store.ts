@@ -5,7 +5,7 @@ import type { ResourceDefinition } from './resources.js';
 
 /**
  * The objects of one resource: O(1) get by key, a per-namespace index, sorted key lists cached
- * until the set of keys changes, a bounded event history and the watchers.
+ * until the set of keys changes, an event history (see {@link EventHistory}) and the watchers.
  */
 export class ResourceStore {
   /** Replaced when a CRD's served versions change. */
@@ -16,15 +16,32 @@ export class ResourceStore {
   readonly #sortedByNamespace = new Map<string, string[]>();
   readonly #history: EventHistory;
   readonly #watchers = new EventFanout();
+  readonly #compactedRv: () => number;
 
-  constructor(definition: ResourceDefinition, capacity: number, floor: number) {
+  /**
+   * @param capacity - events a watch can replay (the watch cache's size)
+   * @param floor - the revision the store starts at
+   * @param compactedRv - the global compaction point: older events are kept only in the window
+   */
+  constructor(
+    definition: ResourceDefinition,
+    capacity: number,
+    floor: number,
+    compactedRv: () => number,
+  ) {
     this.definition = definition;
     this.#history = new EventHistory(capacity, floor);
+    this.#compactedRv = compactedRv;
   }
 
   /** Every event with a resourceVersion above this one is still in the history. */
   get floor(): number {
     return this.#history.floor;
+  }
+
+  /** The oldest resourceVersion a watch may start from (see {@link EventHistory.watchFloor}). */
+  get watchFloor(): number {
+    return this.#history.watchFloor;
   }
 
   get(key: string): Entry | undefined {
@@ -87,11 +104,11 @@ export class ResourceStore {
   }
 
   #record(event: StoredEvent): void {
-    this.#history.record(event);
+    this.#history.record(event, this.#compactedRv());
     this.#watchers.deliver(event);
   }
 
-  /** Events with a resourceVersion above `rv`, oldest first. Caller checks `rv >= floor`. */
+  /** Events with a resourceVersion above `rv`, oldest first. Caller checks `rv >= watchFloor`. */
   eventsSince(rv: number): StoredEvent[] {
     return this.#history.eventsSince(rv);
   }

@@ -134,6 +134,7 @@ export function serveWatch(
   const stream = new WatchStream(res, {
     store,
     namespace,
+    group: def.group,
     version: target.version,
     selection,
     view: ctx.view,
@@ -159,8 +160,14 @@ export function serveWatch(
   } else if (sendInitialEvents === 'false') {
     // Start at the most recent state: nothing to replay.
   } else {
-    if (fromRv < store.floor) {
-      stream.error(failure(410, 'Expired', `too old resource version: ${fromRv} (${store.floor})`));
+    if (fromRv < store.watchFloor) {
+      // After a compaction etcd answers (as for a resource without watch cache); otherwise the
+      // watch cache, which names the oldest version it can still start from.
+      const message =
+        fromRv < state.storage.requestedCompaction
+          ? 'The resourceVersion for the provided watch is too old.'
+          : `too old resource version: ${fromRv} (${store.watchFloor})`;
+      stream.error(failure(410, 'Expired', message));
       return;
     }
     for (const event of store.eventsSince(fromRv)) stream.deliver(event);

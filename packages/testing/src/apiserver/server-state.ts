@@ -1,3 +1,4 @@
+import { type Clock, realClock } from '@kubets/apimachinery';
 import { ApiStorage } from './api-storage.js';
 import { FaultState } from './faults.js';
 import { PodLogState } from './podlogs.js';
@@ -11,11 +12,15 @@ export class ServerState {
   readonly podLogs: PodLogState;
   readonly bookmarkIntervalMs: number;
   readonly maxRequestBytes: number;
+  /** Times the waits of reads at a resourceVersion ahead of the server's. */
+  readonly clock: Clock;
   /** Known once listening; discovery advertises it. */
   port = 0;
 
   constructor(options: {
     historySize?: number | undefined;
+    revisionHistory?: number | undefined;
+    clock?: Clock | undefined;
     bookmarkIntervalMs?: number | undefined;
     maxRequestBytes?: number | undefined;
     namespaceController?: boolean | undefined;
@@ -23,9 +28,11 @@ export class ServerState {
   }) {
     this.storage = new ApiStorage({
       historySize: options.historySize ?? 10_000,
+      revisionHistory: options.revisionHistory ?? 10_000,
       namespaceController: options.namespaceController,
       garbageCollector: options.garbageCollector,
     });
+    this.clock = options.clock ?? realClock;
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 10_000;
     this.maxRequestBytes = options.maxRequestBytes ?? 3 * 1024 * 1024;
     this.faults = new FaultState({

@@ -9,6 +9,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Clock } from '@kubets/apimachinery';
 import { generateEnvtestCertificates } from '../certs.js';
 import { renderKubeconfig } from '../kubeconfig.js';
 import { trackTempDir, untrackTempDir } from '../process.js';
@@ -31,10 +32,27 @@ export interface ApiServerOptions {
   /** TCP port on 127.0.0.1. Default 0: a free port. */
   port?: number;
   /**
-   * Events kept per resource for watches from an older resourceVersion and for consistent
-   * paged lists. Default 10 000. A watch from before the oldest kept event gets 410 Expired.
+   * Events kept per resource for watches from an older resourceVersion: the watch cache's
+   * size. Default 10 000. A watch from before the oldest kept event gets a 410 `Expired` ERROR
+   * event, `too old resource version: <rv> (<oldest - 1>)`, as from kube-apiserver's watch cache.
    */
   historySize?: number;
+  /**
+   * Revisions kept for exact lists (`resourceVersionMatch=Exact`), paged lists at a
+   * resourceVersion and continue tokens, across all resources: etcd's history. Once the server
+   * has written this many revisions past one, it is compacted, as kube-apiserver's periodic etcd
+   * compaction does, and such reads at it get 410 `Expired`. Default 10 000. An event also stays
+   * as long as it is among the last {@link ApiServerOptions.historySize} of its resource.
+   * {@link InMemoryApiServer.compact} compacts on demand.
+   */
+  revisionHistory?: number | undefined;
+  /**
+   * The clock timing reads that wait: a GET or LIST at a resourceVersion ahead of the server's
+   * waits up to 3 s for a write to bring the server there (as kube-apiserver's watch cache
+   * does), then answers 504. Default: the real clock; pass a `FakeClock` (from
+   * `@kubets/apimachinery/testing`) to decide in a test when the 3 s have passed.
+   */
+  clock?: Clock | undefined;
   /** How often watches with `allowWatchBookmarks=true` get a BOOKMARK. Default 10 000 ms. */
   bookmarkIntervalMs?: number;
   /** Where to write the kubeconfig. Default: `kubeconfig` in a new temp dir removed by `stop()`. */
@@ -88,6 +106,13 @@ export interface InMemoryApiServer extends AsyncDisposable {
   readonly podLogs: PodLogs;
   /** The current (last written) resourceVersion. */
   resourceVersion(): string;
+  /**
+   * Compacts the history now, as etcd compaction does: every resourceVersion written so far
+   * becomes too old. Watches from one get a 410 `Expired` ERROR event (`The resourceVersion
+   * for the provided watch is too old.`); exact lists, paged lists at one and continue tokens
+   * get HTTP 410 `Expired`. Same as `faults.compact()`.
+   */
+  compact(): void;
   /** Closes every connection and watch, stops listening and removes the temp dir. Idempotent. */
   stop(): Promise<void>;
   /** Same as {@link InMemoryApiServer.stop}, for `await using`. */
@@ -203,6 +228,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<In
     faults: state.faults,
     podLogs: state.podLogs,
     resourceVersion: () => String(state.storage.rv),
+    compact: () => state.storage.compact(),
     stop,
     [Symbol.asyncDispose]: stop,
   };

@@ -1,6 +1,12 @@
+import {
+  canonicalCoreEvent,
+  coreEventFromEventsApi,
+  isCoreEvents,
+  isEventsApi,
+} from './event-versions.js';
 import { type Entry, makeEntry, storeKey } from './object-entry.js';
 import { meta, namespaceHasFinalizers, normalise, objectName } from './object-meta.js';
-import type { JsonObject } from './patch.js';
+import { isObject, type JsonObject } from './patch.js';
 import { ResourceStore } from './resource-store.js';
 import {
   definitionFromCrd,
@@ -27,12 +33,23 @@ export class VersionedStore {
   readonly registry: ResourceRegistry;
   readonly #stores = new Map<string, ResourceStore>();
   readonly #historySize: number;
+  readonly #revisionHistory: number;
   readonly hooks: StorageHooks = {};
   /** The global resourceVersion: the revision of the last write. */
   rv = 0;
+  /**
+   * The global compaction point, as etcd's: exact lists and continue tokens at an older
+   * revision get 410. Moves with {@link VersionedStore.compact} and as writes push revisions
+   * out of the `revisionHistory` window.
+   */
+  compactedRv = 0;
+  /** The compaction point {@link VersionedStore.compact} set (watches from before it get etcd's 410). */
+  requestedCompaction = 0;
+  readonly #revisionWaiters = new Set<RevisionWaiter>();
 
-  constructor(options: { historySize: number }) {
+  constructor(options: { historySize: number; revisionHistory?: number | undefined }) {
     this.#historySize = options.historySize;
+    this.#revisionHistory = options.revisionHistory ?? Number.POSITIVE_INFINITY;
     this.registry = new ResourceRegistry();
     for (const definition of this.#allDefinitions()) this.#ensureStore(definition, 0);
   }
@@ -49,10 +66,10 @@ export class VersionedStore {
   }
 
   #ensureStore(definition: ResourceDefinition, floor: number): ResourceStore {
-    const key = resourceKey(definition.group, definition.resource);
+    const key = storageKey(definition);
     let store = this.#stores.get(key);
     if (!store) {
-      store = new ResourceStore(definition, this.#historySize, floor);
+      store = new ResourceStore(definition, this.#historySize, floor, () => this.compactedRv);
       this.#stores.set(key, store);
     }
     return store;
@@ -65,7 +82,7 @@ export class VersionedStore {
 
   /** The store of `group`/`resource` if it exists; never creates one. */
   existingStore(group: string, resource: string): ResourceStore | undefined {
-    return this.#stores.get(resourceKey(group, resource));
+    return this.#stores.get(storageKey({ group, resource }));
   }
 
   /** Every resource store. */
@@ -80,7 +97,51 @@ export class VersionedStore {
    */
   compact(): void {
     this.rv++;
+    this.compactedRv = this.rv;
+    this.requestedCompaction = this.rv;
     for (const store of this.#stores.values()) store.compact(this.rv);
+    this.#revisionChanged();
+  }
+
+  /**
+   * Resolves true once the global resourceVersion reaches `rv`, false when `timer` fires first
+   * (the caller's clock: kube-apiserver's watch cache waits 3 s).
+   */
+  waitForRevision(
+    rv: number,
+    timer: (onTimeout: () => void) => { cancel(): void },
+  ): Promise<boolean> {
+    if (this.rv >= rv) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const waiter: RevisionWaiter = {
+        rv,
+        reached: () => {
+          handle.cancel();
+          resolve(true);
+        },
+      };
+      const handle = timer(() => {
+        this.#revisionWaiters.delete(waiter);
+        resolve(false);
+      });
+      this.#revisionWaiters.add(waiter);
+    });
+  }
+
+  /** Moves to the next revision, compacting what falls out of the revision window. */
+  #nextRevision(): number {
+    this.rv++;
+    if (this.rv - this.#revisionHistory > this.compactedRv)
+      this.compactedRv = this.rv - this.#revisionHistory;
+    return this.rv;
+  }
+
+  #revisionChanged(): void {
+    for (const waiter of [...this.#revisionWaiters]) {
+      if (this.rv < waiter.rv) continue;
+      this.#revisionWaiters.delete(waiter);
+      waiter.reached();
+    }
   }
 
   /** GET one object. */
@@ -92,9 +153,14 @@ export class VersionedStore {
   }
 
   /** Stores `next` (prepared) over `prev`: resourceVersion, event, CRD side effects. */
-  commit(target: Target, prev: Entry | undefined, next: JsonObject, options: WriteOptions): Entry {
+  commit(target: Target, prev: Entry | undefined, input: JsonObject, options: WriteOptions): Entry {
     const { definition } = target;
     const store = this.storeOf(definition);
+    const next = isEventsApi(definition)
+      ? coreEventFromEventsApi(input)
+      : isCoreEvents(definition)
+        ? canonicalCoreEvent(input)
+        : input;
     const md = meta(next);
     // An object being deleted goes away once its last finalizer is removed (a pod in its
     // grace period and a namespace with spec.finalizers stay).
@@ -108,23 +174,26 @@ export class VersionedStore {
       if (options.dryRun) return prev;
       return this.remove(target, prev, next);
     }
-    const rv = options.dryRun ? (prev?.rv ?? 0) : ++this.rv;
+    const rv = options.dryRun ? (prev?.rv ?? 0) : this.#nextRevision();
     md.resourceVersion = String(rv);
+    dropEmptyMetadata(md);
     const normalised = normalise(next);
     const entry = makeEntry(normalised, keyNamespace(target), objectName(normalised), rv);
     if (options.dryRun) return entry;
     store.put(entry, prev ? 'MODIFIED' : 'ADDED', prev);
     if (isCrdResource(definition)) this.#crdChanged(prev?.obj, normalised);
+    this.#revisionChanged();
     return entry;
   }
 
   /** Deletes `prev` for good, `last` being its final state; returns the tombstone. */
   remove(target: Target, prev: Entry, last: JsonObject): Entry {
     const store = this.storeOf(target.definition);
-    const rv = ++this.rv;
+    const rv = this.#nextRevision();
     const obj = normalise({ ...last, metadata: { ...meta(last), resourceVersion: String(rv) } });
     const tombstone = makeEntry(obj, prev.namespace, prev.name, rv);
     store.remove(prev, tombstone);
+    this.#revisionChanged();
     const { definition } = target;
     if (isCrdResource(definition)) this.#crdChanged(prev.obj, undefined);
     if (isNamespaces(definition)) {
@@ -183,6 +252,31 @@ export class VersionedStore {
       }
     }
   }
+}
+
+/** ObjectMeta's lists and maps that Go leaves out when empty (a patch may empty them). */
+const OMITTED_WHEN_EMPTY = ['labels', 'annotations', 'finalizers', 'ownerReferences'];
+
+function dropEmptyMetadata(md: JsonObject): void {
+  for (const key of OMITTED_WHEN_EMPTY) {
+    const value = md[key];
+    if (
+      Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0
+    )
+      delete md[key];
+  }
+}
+
+/** Where a resource's objects are kept: events.k8s.io's Events are core Events. */
+function storageKey(definition: Pick<ResourceDefinition, 'group' | 'resource'>): string {
+  if (isEventsApi(definition)) return resourceKey('', 'events');
+  return resourceKey(definition.group, definition.resource);
+}
+
+/** A read waiting for the global resourceVersion to reach `rv`. */
+interface RevisionWaiter {
+  readonly rv: number;
+  reached(): void;
 }
 
 /** Whether `definition` is CustomResourceDefinitions, whose writes change what is served. */

@@ -17,6 +17,8 @@ function withRv(entry: Entry, rv: number): Entry {
 export interface WatchStreamOptions {
   readonly store: ResourceStore;
   readonly namespace: string | undefined;
+  /** The group the client watches (events.k8s.io's Events live in the core store). */
+  readonly group: string;
   readonly version: string;
   readonly selection: Selection;
   readonly view: View;
@@ -51,8 +53,7 @@ export class WatchStream implements EventSink {
     this.#res = res;
     this.#options = options;
     this.namespace = options.namespace;
-    const def = options.store.definition;
-    this.#apiVersion = apiVersionOf(def.group, options.version);
+    this.#apiVersion = apiVersionOf(options.group, options.version);
     this.#selectAll = !options.selection.labels && !options.selection.fields;
     res.on('close', () => this.close());
   }

@@ -1,3 +1,4 @@
+import { eventsApiFromCoreEvent, isEventsApi } from './event-versions.js';
 import { type Entry, storeKey } from './object-entry.js';
 import { meta } from './object-meta.js';
 import {
@@ -9,7 +10,7 @@ import {
   PatchError,
   strategicMergePatch,
 } from './patch.js';
-import type { ResourceDefinition } from './resources.js';
+import { apiVersionOf, type ResourceDefinition } from './resources.js';
 import { ApiError, badRequest, failure, notFound, unsupportedMediaType } from './status.js';
 import { keyNamespace, type PatchOptions, type Target, type TypedPatch } from './target.js';
 import type { VersionedStore } from './versioned-store.js';
@@ -40,7 +41,13 @@ export function patchObject(
   if (typed.type === 'apply')
     return writeApply(store, target, name, existing, typed.patch, options);
   if (!existing) throw notFound(definition.resource, name, definition.group);
-  const patched = applyPatchToValue(existing.obj, typed, definition);
+  const patched = applyPatchToValue(
+    isEventsApi(definition)
+      ? eventsApiFromCoreEvent(existing.obj, apiVersionOf(definition.group, target.version))
+      : existing.obj,
+    typed,
+    definition,
+  );
   if (!isObject(patched)) throw badRequest('the patch did not produce an object');
   const patchedMd = meta(patched);
   if (patchedMd.name !== undefined && patchedMd.name !== name) {
@@ -76,6 +83,11 @@ export function applyPatchToValue(
     }
   } catch (error) {
     if (error instanceof PatchError) {
+      if (error.code === 500) {
+        // kube-apiserver passes strategic-merge errors it does not classify on as they are.
+        const { reason: _reason, ...status } = failure(500, '', error.message);
+        throw new ApiError(status);
+      }
       throw new ApiError(
         failure(error.code, error.code === 400 ? 'BadRequest' : 'Invalid', error.message),
       );
