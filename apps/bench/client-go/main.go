@@ -38,12 +38,14 @@ import (
 const generationLabel = "bench.kubets.dev/generation"
 
 type runnerConfig struct {
-	Variant    string `json:"variant"`
-	Round      int    `json:"round"`
-	Pods       int    `json:"pods"`
-	Namespace  string `json:"namespace"`
-	Kubeconfig string `json:"kubeconfig"`
-	TimeoutMs  int64  `json:"timeoutMs"`
+	Variant string `json:"variant"`
+	Round   int    `json:"round"`
+	Pods    int    `json:"pods"`
+	// Times each Pod is patched in the update window (fixture.ts generationValue).
+	UpdatesPerPod int    `json:"updatesPerPod"`
+	Namespace     string `json:"namespace"`
+	Kubeconfig    string `json:"kubeconfig"`
+	TimeoutMs     int64  `json:"timeoutMs"`
 }
 
 // The fields of stats.ts RunnerResult, same names and units. NaN cannot be sent as JSON, so
@@ -215,7 +217,8 @@ func (c *counters) added() {
 func (c *counters) updated(pod *v1.Pod) {
 	c.mutex.Lock()
 	defer c.mutex.Unlock()
-	if c.generation == "" || pod.Labels[generationLabel] != c.generation {
+	// Pass k of the round sets "<generation>.<k>" (fixture.ts generationValue).
+	if c.generation == "" || !strings.HasPrefix(pod.Labels[generationLabel], c.generation+".") {
 		return
 	}
 	if c.updates == 0 {
@@ -494,7 +497,11 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		updatesDone <- count.expectUpdates(patch.Generation, config.Pods)
+		updatesPerPod := config.UpdatesPerPod
+		if updatesPerPod < 1 {
+			updatesPerPod = 1
+		}
+		updatesDone <- count.expectUpdates(patch.Generation, config.Pods*updatesPerPod)
 	}()
 	ipc.send(message{Type: "synced"})
 	var update [2]float64

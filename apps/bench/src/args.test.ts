@@ -15,6 +15,8 @@ describe('parseBenchArgs', () => {
     expect(parseBenchArgs(['--count', '100_000']).pods).toBe(100_000);
     expect(parseBenchArgs(['--pods', '10', '--docs']).docs).toBe(true);
     expect(parseBenchArgs(['--no-docs']).docs).toBe(false);
+    expect(parseBenchArgs([]).updatesPerPod).toBe(1);
+    expect(parseBenchArgs(['--updates-per-pod', '3']).updatesPerPod).toBe(3);
     expect(parseBenchArgs(['--variants', 'kubets,client-node']).variants).toEqual([
       'kubets',
       'client-node',
@@ -28,6 +30,7 @@ describe('parseBenchArgs', () => {
 
   it('rejects bad values', () => {
     expect(() => parseBenchArgs(['--pods', '0'])).toThrow(/--pods/);
+    expect(() => parseBenchArgs(['--updates-per-pod', '1.5'])).toThrow(/--updates-per-pod/);
     expect(() => parseBenchArgs(['--variants', 'client-go-1.36'])).toThrow(
       /unknown variant client-go-1\.36/,
     );

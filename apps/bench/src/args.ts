@@ -9,6 +9,8 @@ export interface BenchArgs {
   variants: Variant[];
   /** Write docs/benchmarks.md (default: only for runs of at least 10,000 Pods). */
   docs: boolean;
+  /** Times every Pod is patched in the update window (a longer window, less noise). */
+  updatesPerPod: number;
   /** Parallel create/patch requests. */
   concurrency: number;
   /** Per-phase timeout of a runner, in milliseconds. */
@@ -30,6 +32,9 @@ export const usage = `Usage: node src/main.ts [options]      (root: pnpm bench -
   --rounds R        rounds; each runs every variant once, in alternating order (default 3)
   --kubeconfig P    use this cluster instead of starting envtest (Pods go to namespace kubets-bench)
   --variants LIST   comma-separated subset of: ${variants.join(', ')}
+  --updates-per-pod K
+                    patch every Pod K times in the update window, pass after pass (default 1);
+                    CPU is still reported per 10,000 update events
   --concurrency C   parallel create/patch requests (default 32)
   --timeout S       seconds each runner phase may take (default 600)
   --docs            write docs/benchmarks.md (default only when --pods >= 10000)
@@ -60,6 +65,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       kubeconfig: { type: 'string' },
       variants: { type: 'string' },
       concurrency: { type: 'string' },
+      'updates-per-pod': { type: 'string' },
       timeout: { type: 'string' },
       docs: { type: 'boolean' },
       'no-docs': { type: 'boolean' },
@@ -89,6 +95,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     kubeconfig: values.kubeconfig,
     variants: selected,
     docs: values['no-docs'] ? false : (values.docs ?? pods >= 10_000),
+    updatesPerPod: positive('updates-per-pod', values['updates-per-pod'], 1),
     concurrency: positive('concurrency', values.concurrency, 32),
     timeoutMs: positive('timeout', values.timeout, 600) * 1000,
     cpuProf: values['cpu-prof'],

@@ -8,23 +8,28 @@ interface Obj {
   metadata: { name: string };
 }
 
-function fakeListerWatcher(): ListerWatcher<Obj> & { returned: number } {
+function fakeListerWatcher(): ListerWatcher<Obj> & { watches: number } {
   const lw = {
-    returned: 0,
+    watches: 0,
     list: async () => ({
       items: [{ metadata: { name: 'a' } }],
       metadata: { resourceVersion: '5' },
     }),
-    watch: async () => ({
-      [Symbol.asyncIterator]: (): AsyncIterator<WatchEvent<Obj>> => ({
-        // A watch on which nothing happens.
-        next: () => new Promise(() => undefined),
-        return: async () => {
-          lw.returned++;
-          return { done: true, value: undefined };
-        },
-      }),
-    }),
+    watch: async (_options: unknown, signal: AbortSignal) => {
+      lw.watches++;
+      return {
+        [Symbol.asyncIterator]: (): AsyncIterator<WatchEvent<Obj>> => ({
+          // A watch on which nothing happens; it ends when its signal aborts.
+          next: () =>
+            new Promise((resolve) => {
+              const end = () => resolve({ done: true, value: undefined });
+              if (signal.aborted) end();
+              else signal.addEventListener('abort', end, { once: true });
+            }),
+          return: async () => ({ done: true, value: undefined }),
+        }),
+      };
+    },
   };
   return lw;
 }
@@ -48,18 +53,28 @@ describe('Expirer', () => {
     expect(expirer.lists).toBe(1);
     expect(seen).toEqual([1]);
 
-    const it = (await lw.watch({}, signal))[Symbol.asyncIterator]();
+    const watch = await lw.watch({}, signal);
+    const it = watch[Symbol.asyncIterator]();
     const next = it.next();
     expirer.expire();
-    const r = await next;
+    // The running watch ends, as when the server closes it.
+    expect(await next).toEqual({ done: true, value: undefined });
+
+    // The next watch request is answered with 410 Expired, without asking the server.
+    const expired = (await lw.watch({}, signal))[Symbol.asyncIterator]();
+    const r = await expired.next();
     expect(r.done).toBe(false);
     expect(r.value?.type).toBe('ERROR');
-    await it.return?.();
-    expect(inner.returned).toBe(1);
+    if (r.value?.type === 'ERROR') {
+      expect(isResourceExpired(watchErrorToStatusError(r.value))).toBe(true);
+    }
+    expect((await expired.next()).done).toBe(true);
+    expect(inner.watches).toBe(1);
 
-    // Only once: the next watch is not expired.
+    // Only once: the watch after that is the server's again, and not ended.
     const it2 = (await lw.watch({}, signal))[Symbol.asyncIterator]();
-    const raced = await Promise.race([it2.next(), new Promise((r) => setTimeout(r, 20, 'idle'))]);
-    expect(raced).toBe('idle');
+    expect(inner.watches).toBe(2);
+    const raced = await Promise.race([it2.next(), Promise.resolve('pending')]);
+    expect(raced).toBe('pending');
   });
 });

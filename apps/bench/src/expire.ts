@@ -1,9 +1,11 @@
-// Forcing a relist on a real API server. kube-apiserver sends a watch an ERROR event with a
-// 410 Expired Status when the watch's resourceVersion has been compacted away; envtest cannot
-// be made to compact on demand, so this wrapper around a ListerWatcher injects exactly that
-// event into the running watch when asked to. The reflector then does what it does after a
-// real compaction: it ends the watch and lists again (at its last resourceVersion, served by
-// the API server's watch cache), replacing the whole store.
+// Forcing a relist on a real API server. kube-apiserver answers a watch whose resourceVersion
+// has been compacted away with an ERROR event carrying a 410 Expired Status; envtest cannot be
+// made to compact on demand, so this wrapper around a ListerWatcher does it when asked: it
+// ends the running watch (as a server closing it) and answers the reflector's next watch
+// request with exactly that event. The reflector then does what it does after a real
+// compaction: it lists again (at its last resourceVersion, served by the API server's watch
+// cache), replacing the whole store. Until then the reflector reads the inner watch itself,
+// unwrapped: the wrapper costs nothing per event.
 
 import type { ObjectList, WatchEvent } from '@kubets/apimachinery';
 import type { ListerWatcher, ListHints, ListOptions, WatchOptions } from '@kubets/cache';
@@ -24,17 +26,21 @@ export function expiredEvent<T>(): WatchEvent<T> {
   } as WatchEvent<T>;
 }
 
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve: (value: T) => void;
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
+/** A watch that yields one event, then ends. */
+function oneEventWatch<T>(event: WatchEvent<T>): AsyncIterable<WatchEvent<T>> {
+  return {
+    [Symbol.asyncIterator]: (): AsyncIterator<WatchEvent<T>> => {
+      let sent = false;
+      return {
+        next: async () => {
+          if (sent) return { done: true, value: undefined };
+          sent = true;
+          return { done: false, value: event };
+        },
+        return: async () => ({ done: true, value: undefined }),
+      };
+    },
+  };
 }
 
 /** Wraps a ListerWatcher so that {@link Expirer.expire} ends the current watch with 410. */
@@ -43,13 +49,15 @@ export class Expirer<T> {
   lists = 0;
   /** Called with every list result, before the reflector sees it. */
   onList: ((list: ObjectList<T>) => void) | undefined;
-  #expiry = deferred<IteratorResult<WatchEvent<T>>>();
+  #expireNextWatch = false;
+  #endCurrentWatch: (() => void) | undefined;
 
-  /** Ends the running watch with a 410 Expired event. */
+  /** Ends the running watch; the reflector's next watch request gets the 410 Expired event. */
   expire(): void {
-    const current = this.#expiry;
-    this.#expiry = deferred();
-    current.resolve({ done: false, value: expiredEvent<T>() });
+    this.#expireNextWatch = true;
+    const end = this.#endCurrentWatch;
+    this.#endCurrentWatch = undefined;
+    end?.();
   }
 
   wrap(lw: ListerWatcher<T>): ListerWatcher<T> {
@@ -61,24 +69,14 @@ export class Expirer<T> {
         return list;
       },
       watch: async (options: WatchOptions, signal: AbortSignal) => {
-        const inner = await lw.watch(options, signal);
-        return {
-          [Symbol.asyncIterator]: (): AsyncIterator<WatchEvent<T>> => {
-            const it = inner[Symbol.asyncIterator]();
-            return {
-              next: () => {
-                const next = it.next();
-                // When the expiry wins the race, this read is abandoned (return() ends it).
-                next.catch(() => undefined);
-                return Promise.race([next, this.#expiry.promise]);
-              },
-              return: async () => {
-                await it.return?.();
-                return { done: true, value: undefined };
-              },
-            };
-          },
-        };
+        if (this.#expireNextWatch) {
+          this.#expireNextWatch = false;
+          return oneEventWatch(expiredEvent<T>());
+        }
+        // Aborting a watch's signal ends its stream quietly, as a server closing it does.
+        const ending = new AbortController();
+        this.#endCurrentWatch = () => ending.abort();
+        return lw.watch(options, AbortSignal.any([signal, ending.signal]));
       },
     };
   }

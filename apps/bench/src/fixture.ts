@@ -62,6 +62,19 @@ export function podFixture(i: number, namespace: string = benchNamespace): Recor
   };
 }
 
+/**
+ * The generation label value of update pass `pass` (0-based) of a patch round: with
+ * `--updates-per-pod K` every Pod is patched K times, each time to a new value.
+ */
+export function generationValue(generation: string, pass: number): string {
+  return `${generation}.${pass}`;
+}
+
+/** True when a label value was set by a pass of the patch round `generation`. */
+export function isGenerationValue(value: string | undefined, generation: string): boolean {
+  return value?.startsWith(`${generation}.`) === true;
+}
+
 /** The merge patch that sets the generation label to `value`. */
 export function generationPatch(value: string): string {
   return JSON.stringify({ metadata: { labels: { [generationLabel]: value } } });

@@ -8,10 +8,10 @@
 // 2. Each round runs every variant once, in alternating order, each in its own process
 //    (`node --expose-gc src/run-*.ts`, a fresh heap; the client-go variant is a Go binary,
 //    client-go.ts): initial sync, heap per object, RSS; then this process patches every Pod
-//    once while the runner measures its CPU from the first to the N-th update; then the
-//    runner forces a relist and samples its peak memory.
+//    once (K times with --updates-per-pod K) while the runner measures its CPU from the first
+//    to the (N × K)-th update; then the runner forces a relist and samples its peak memory.
 // 3. Prints the medians, the ratios to client-node and to the floor, the BRIEF §6 and issue 20
-//    targets as markdown, and (for runs of 10,000 Pods or more, or with --docs) writes them
+//    targets, the issue 20 CPU ratios paired within each round, as markdown, and (for runs of 10,000 Pods or more, or with --docs) writes them
 //    to docs/benchmarks.md.
 // 4. Before that, the startup benchmark (startup-run.ts; --startup-only runs it alone, with no
 //    envtest): import time and RSS of each package and of an idle controller, each in a fresh
@@ -28,13 +28,21 @@ import { type Envtest, startEnvtest } from '@kubets/testing';
 import { type BenchArgs, parseBenchArgs, usage } from './args.ts';
 import { prepareClientGo } from './client-go.ts';
 import { type BlockKey, replaceBlock } from './docs-block.ts';
-import { benchNamespace, generationPatch, podFixture, podName } from './fixture.ts';
+import {
+  benchNamespace,
+  generationPatch,
+  generationValue,
+  podFixture,
+  podName,
+} from './fixture.ts';
 import type { ParentMessage, RunnerConfig, RunnerMessage } from './runner.ts';
 import { runStartup } from './startup-run.ts';
 import {
   checkIssue20Targets,
   checkTargets,
   completeResult,
+  pairedCpuRatios,
+  pairedRatiosTable,
   type RunnerResult,
   resultsTable,
   roundOrder,
@@ -93,18 +101,21 @@ async function createPods(core: RESTClient, pods: number, concurrency: number): 
   );
 }
 
+/** Patches every Pod `args.updatesPerPod` times, one pass over all Pods after the other. */
 async function patchAll(core: RESTClient, args: BenchArgs, generation: string): Promise<number> {
   const t0 = performance.now();
-  const body = generationPatch(generation);
-  await pool(args.pods, args.concurrency, async (i) => {
-    await core
-      .patch(PatchType.MergePatch)
-      .namespace(benchNamespace)
-      .resource('pods')
-      .name(podName(i))
-      .body(body)
-      .do();
-  });
+  for (let pass = 0; pass < args.updatesPerPod; pass++) {
+    const body = generationPatch(generationValue(generation, pass));
+    await pool(args.pods, args.concurrency, async (i) => {
+      await core
+        .patch(PatchType.MergePatch)
+        .namespace(benchNamespace)
+        .resource('pods')
+        .name(podName(i))
+        .body(body)
+        .do();
+    });
+  }
   return performance.now() - t0;
 }
 
@@ -156,6 +167,7 @@ function runOne(
     variant,
     round,
     pods: args.pods,
+    updatesPerPod: args.updatesPerPod,
     namespace: benchNamespace,
     kubeconfig,
     timeoutMs: args.timeoutMs,
@@ -169,7 +181,10 @@ function runOne(
         const message: ParentMessage = { type: 'patch', generation };
         child.send(message);
         patchAll(core, args, generation).then(
-          (ms) => log(`${variant}: patched ${args.pods} Pods in ${(ms / 1000).toFixed(1)} s`),
+          (ms) =>
+            log(
+              `${variant}: patched ${args.pods} Pods ${args.updatesPerPod}× in ${(ms / 1000).toFixed(1)} s`,
+            ),
           (err: unknown) => {
             child.kill();
             reject(err);
@@ -215,13 +230,17 @@ function renderResults(
   skipped: readonly string[],
 ): string {
   const summaries = summarize(results);
+  const pairedTable = pairedRatiosTable(pairedCpuRatios(results));
+  // Per-round ratios: the variants of one round ran minutes apart, so their ratio is less
+  // exposed to the machine's load than a ratio of medians taken over separate rounds.
+  const paired = pairedTable === '' ? [] : ['', pairedTable];
   const load = os.loadavg().map((l) => l.toFixed(1));
   return [
     `Run of ${new Date().toISOString()}: \`${command}\``,
     '',
     `- machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.platform()} ${os.release()}; load average at the end ${load.join(' / ')}`,
     `- Node ${process.version}, kube-apiserver ${facts.kubeApiserver} (${args.kubeconfig ? 'the --kubeconfig cluster' : 'envtest'}), @kubernetes/client-node ${clientNodeVersion()}`,
-    `- ${args.pods} Pods, list body ${(facts.listBytes / 1e6).toFixed(1)} MB (${Math.round(facts.listBytes / args.pods)} B per Pod); ${args.rounds} round(s), medians; KB = 1000 bytes`,
+    `- ${args.pods} Pods, list body ${(facts.listBytes / 1e6).toFixed(1)} MB (${Math.round(facts.listBytes / args.pods)} B per Pod); ${args.updatesPerPod} update(s) per Pod in the update window; ${args.rounds} round(s), medians; KB = 1000 bytes`,
     ...skipped.map((reason) => `- not run: ${reason}`),
     '',
     resultsTable(summaries),
@@ -229,6 +248,7 @@ function renderResults(
     targetsTable(checkTargets(summaries)),
     '',
     targetsTable(checkIssue20Targets(summaries, args.pods), 'issue 20'),
+    ...paired,
   ].join('\n');
 }
 

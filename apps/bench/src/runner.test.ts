@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { generationLabel } from './fixture.ts';
+import { generationLabel, generationValue } from './fixture.ts';
 import { Counters } from './runner.ts';
 
-const pod = (generation: string) => ({ metadata: { labels: { [generationLabel]: generation } } });
+const pod = (generation: string, pass = 0) => ({
+  metadata: { labels: { [generationLabel]: generationValue(generation, pass) } },
+});
 
 describe('Counters', () => {
   it('counts only the patch round, and nothing after its window closed', async () => {
@@ -21,6 +23,21 @@ describe('Counters', () => {
     counters.updated(pod('g1'));
     counters.updateSeen();
     expect(counters.updates).toBe(2);
+  });
+
+  it('counts every pass of a round with several updates per Pod, and no other round', async () => {
+    const counters = new Counters(2);
+    const window = counters.expectUpdates('g1', 4);
+    counters.updated(pod('g10')); // a generation whose name starts the same: not counted
+    counters.updated({ metadata: { labels: { [generationLabel]: 'g1' } } }); // no pass
+    for (const pass of [0, 1]) {
+      for (let i = 0; i < 2; i++) {
+        counters.updated(pod('g1', pass));
+        counters.worked(true, true);
+      }
+    }
+    await window;
+    expect(counters.updates).toBe(4);
   });
 
   it('closes the window only once the queue is empty', async () => {

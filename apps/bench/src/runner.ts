@@ -10,7 +10,7 @@
 //   runner → parent  { type: 'error', message }
 
 import { createRequire } from 'node:module';
-import { generationLabel } from './fixture.ts';
+import { generationLabel, isGenerationValue } from './fixture.ts';
 import { startProfile } from './profile.ts';
 import type { RunnerResult, Variant } from './stats.ts';
 
@@ -21,6 +21,8 @@ export interface RunnerConfig {
   pods: number;
   namespace: string;
   kubeconfig: string;
+  /** Times each Pod is patched in the update window (the runner expects pods × this). */
+  updatesPerPod: number;
   /** Milliseconds to wait for each phase before giving up. */
   timeoutMs: number;
   /** When set, the update phase is CPU-profiled into this directory. */
@@ -86,9 +88,11 @@ export class Counters {
     this.adds++;
   }
 
-  /** An update of `obj`; counted when it carries the generation being patched in. */
+  /** An update of `obj`; counted when it carries a value of the generation being patched in. */
   updated(obj: BenchObject): void {
-    if (obj.metadata?.labels?.[generationLabel] !== this.#generation) return;
+    const generation = this.#generation;
+    if (generation === undefined) return;
+    if (!isGenerationValue(obj.metadata?.labels?.[generationLabel], generation)) return;
     this.updateSeen();
   }
 
@@ -261,7 +265,7 @@ export async function runBenchmark(
     const generation = await patch;
     const stopProfile = await startProfile(config.profileDir, 'cpu', 200);
     const update = await withTimeout(
-      counters.expectUpdates(generation, config.pods),
+      counters.expectUpdates(generation, config.pods * config.updatesPerPod),
       config.timeoutMs,
       'update events',
     );

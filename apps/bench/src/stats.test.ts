@@ -3,8 +3,12 @@ import {
   checkIssue20Targets,
   checkTargets,
   completeResult,
+  cpuPer10kUpdates,
   fmt,
   median,
+  pairedCpuRatios,
+  pairedRatios,
+  pairedRatiosTable,
   type RunnerResult,
   ratio,
   resultsTable,
@@ -217,5 +221,71 @@ describe('roundOrder', () => {
     expect(roundOrder(0)).toEqual([...variants]);
     expect(roundOrder(1)).toEqual([...variants].reverse());
     expect(roundOrder(2, ['kubets', 'client-node'])).toEqual(['kubets', 'client-node']);
+  });
+});
+
+describe('paired ratios (issue 20)', () => {
+  // CPU-s of the update window per round; 10,000 updates each unless said otherwise.
+  const cpu: Record<string, number[]> = {
+    floor: [0.8, 1.0, 0.9],
+    'kubets-handler': [0.88, 1.05, 1.08],
+    kubets: [1.2, 1.1, 0.99],
+    'client-node': [1.3, 1.1, 1.2],
+  };
+  const results = Object.entries(cpu).flatMap(([variant, values]) =>
+    values.map((updateCpuSeconds, round) =>
+      result(variant as Variant, round, { updateCpuSeconds }),
+    ),
+  );
+
+  it('scale CPU to 10,000 updates, NaN without updates', () => {
+    expect(cpuPer10kUpdates(result('kubets', 0, { updates: 20_000, updateCpuSeconds: 2 }))).toBe(1);
+    expect(cpuPer10kUpdates(result('kubets', 0, { updates: 0 }))).toBeNaN();
+  });
+
+  it('divide within each round, in round order, skipping rounds one side missed', () => {
+    const r = pairedRatios(results, 'kubets', 'floor').map((x) => Number(x.toFixed(4)));
+    expect(r).toEqual([1.5, 1.1, 1.1]);
+    const partial = results.filter((x) => !(x.variant === 'floor' && x.round === 1));
+    expect(pairedRatios(partial, 'kubets', 'floor').map((x) => Number(x.toFixed(4)))).toEqual([
+      1.5, 1.1,
+    ]);
+    // Results arrive in run order (alternating variants): the round decides, not the order.
+    expect(pairedRatios([...results].reverse(), 'kubets', 'floor')[0]).toBeCloseTo(1.5);
+  });
+
+  it('give the median of per-round ratios beside the ratio of medians', () => {
+    const rows = pairedCpuRatios(results);
+    expect(rows.map((r) => `${r.variant}/${r.reference}`)).toEqual([
+      'kubets-handler/floor',
+      'kubets/floor',
+      'kubets-handler/client-node',
+      'kubets/client-node',
+    ]);
+    const handlerFloor = rows[0]!;
+    // Per round 1.10, 1.05, 1.20: median 1.10; medians 1.05 / 0.9 = 1.1667.
+    expect(handlerFloor.medianOfRatios).toBeCloseTo(1.1);
+    expect(handlerFloor.ratioOfMedians).toBeCloseTo(1.05 / 0.9);
+    expect(handlerFloor.limit).toBe(1.2);
+    const pipelinePeer = rows[3]!;
+    expect(pipelinePeer.perRound.map((x) => Number(x.toFixed(4)))).toEqual([0.9231, 1, 0.825]);
+    expect(pipelinePeer.limit).toBe(0.75);
+  });
+
+  it('leave out pairs of which a variant did not run; the table says which limits are met', () => {
+    const noPeer = results.filter((r) => r.variant !== 'client-node');
+    const rows = pairedCpuRatios(noPeer);
+    expect(rows.map((r) => r.reference)).toEqual(['floor', 'floor']);
+    const table = pairedRatiosTable(rows);
+    expect(table).toContain(
+      '| kubets-handler / floor ≤ 1.2 | 1.10×, 1.05×, 1.20× | 1.10× | 1.17× | yes / yes |',
+    );
+    expect(table).toContain(
+      '| kubets / floor ≤ 1.2 | 1.50×, 1.10×, 1.10× | 1.10× | 1.22× | yes / **no** |',
+    );
+    expect(pairedRatiosTable(pairedCpuRatios(results))).toContain(
+      '| kubets / client-node ≤ 0.75 | 0.92×, 1.00×, 0.83× | 0.92× | 0.92× | **no** / **no** |',
+    );
+    expect(pairedRatiosTable([])).toBe('');
   });
 });

@@ -145,6 +145,11 @@ export interface Summary {
 const KB = 1000;
 const MB = 1000 * 1000;
 
+/** CPU seconds of a runner's update window scaled to 10,000 update events; NaN when it saw none. */
+export function cpuPer10kUpdates(r: RunnerResult): number {
+  return r.updates > 0 ? (r.updateCpuSeconds * 10_000) / r.updates : Number.NaN;
+}
+
 /** Medians over rounds, per variant, in the order of {@link variants}; variants not run are left out. */
 export function summarize(results: readonly RunnerResult[]): Summary[] {
   const out: Summary[] = [];
@@ -161,9 +166,7 @@ export function summarize(results: readonly RunnerResult[]): Summary[] {
       syncPeakRssMB: m((r) => r.syncPeakRssBytes / MB),
       heapPerObjectKB: m((r) => r.heapPerObjectBytes / KB),
       rssAfterSyncMB: m((r) => r.rssAfterSyncBytes / MB),
-      cpuPer10kUpdatesS: m((r) =>
-        r.updates > 0 ? (r.updateCpuSeconds * 10_000) / r.updates : Number.NaN,
-      ),
+      cpuPer10kUpdatesS: m(cpuPer10kUpdates),
       updateWallS: m((r) => r.updateWallMs / 1000),
       relistS: m((r) => r.relistMs / 1000),
       relistPeakRatio: m((r) => r.relistPeakRatio),
@@ -375,6 +378,103 @@ export function targetsTable(checks: readonly TargetCheck[], source = 'BRIEF §6
   ];
   for (const c of checks) {
     lines.push(row([c.target, c.measured, c.met === undefined ? 'n/a' : c.met ? 'yes' : '**no**']));
+  }
+  return lines.join('\n');
+}
+
+/**
+ * `variant`'s figure divided by `reference`'s figure of the same round, for every round in
+ * which both ran, in round order. Both runners of a round ran minutes apart on the same
+ * server and machine, so the ratio cancels much of what the load of the machine does to both.
+ */
+export function pairedRatios(
+  results: readonly RunnerResult[],
+  variant: Variant,
+  reference: Variant,
+  figure: (r: RunnerResult) => number = cpuPer10kUpdates,
+): number[] {
+  const rounds = [...new Set(results.map((r) => r.round))].sort((a, b) => a - b);
+  const out: number[] = [];
+  for (const round of rounds) {
+    const mine = results.find((r) => r.round === round && r.variant === variant);
+    const ref = results.find((r) => r.round === round && r.variant === reference);
+    if (mine === undefined || ref === undefined) continue;
+    out.push(ratio(figure(mine), figure(ref)));
+  }
+  return out;
+}
+
+/** One issue 20 CPU target, as the ratio of medians and as per-round paired ratios. */
+export interface PairedCpuRatio {
+  variant: Variant;
+  reference: Variant;
+  /** The target: at most this ratio. */
+  limit: number;
+  /** variant / reference within each round (rounds where both ran), in round order. */
+  perRound: number[];
+  /** The median of {@link perRound}. */
+  medianOfRatios: number;
+  /** median(variant) / median(reference): the figure of the results table. */
+  ratioOfMedians: number;
+}
+
+/** The pairs issue 20 holds CPU per update to: with a handler and the full pipeline, against the floor and client-node. */
+export const pairedCpuTargets: readonly {
+  variant: Variant;
+  reference: Variant;
+  limit: number;
+}[] = [
+  { variant: 'kubets-handler', reference: 'floor', limit: 1.2 },
+  { variant: 'kubets', reference: 'floor', limit: 1.2 },
+  { variant: 'kubets-handler', reference: 'client-node', limit: 0.75 },
+  { variant: 'kubets', reference: 'client-node', limit: 0.75 },
+];
+
+/** The issue 20 CPU ratios of `results`, for the pairs of which both variants ran. */
+export function pairedCpuRatios(results: readonly RunnerResult[]): PairedCpuRatio[] {
+  const medianCpu = (v: Variant): number =>
+    median(results.filter((r) => r.variant === v).map(cpuPer10kUpdates));
+  const out: PairedCpuRatio[] = [];
+  for (const { variant, reference, limit } of pairedCpuTargets) {
+    const perRound = pairedRatios(results, variant, reference);
+    if (perRound.length === 0) continue;
+    out.push({
+      variant,
+      reference,
+      limit,
+      perRound,
+      medianOfRatios: median(perRound),
+      ratioOfMedians: ratio(medianCpu(variant), medianCpu(reference)),
+    });
+  }
+  return out;
+}
+
+/** The paired CPU ratios as a markdown table (empty string when there are none). */
+export function pairedRatiosTable(rows: readonly PairedCpuRatio[]): string {
+  if (rows.length === 0) return '';
+  const met = (value: number, limit: number): string =>
+    Number.isFinite(value) ? (value <= limit ? 'yes' : '**no**') : 'n/a';
+  const lines = [
+    row([
+      'CPU per 10k updates (issue 20)',
+      'per round (run order)',
+      'median of per-round ratios',
+      'ratio of medians',
+      'met? (per-round / medians)',
+    ]),
+    row(['---', '---', '---:', '---:', '---']),
+  ];
+  for (const r of rows) {
+    lines.push(
+      row([
+        `${r.variant} / ${r.reference} ≤ ${r.limit}`,
+        r.perRound.map((x) => `${fmt(x)}×`).join(', '),
+        `${fmt(r.medianOfRatios)}×`,
+        `${fmt(r.ratioOfMedians)}×`,
+        `${met(r.medianOfRatios, r.limit)} / ${met(r.ratioOfMedians, r.limit)}`,
+      ]),
+    );
   }
   return lines.join('\n');
 }

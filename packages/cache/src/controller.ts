@@ -117,7 +117,8 @@ export class Controller<T> {
             poppedInARow = 0;
             // No signal: aborting closes the queue (onAbort), which ends this wait with a
             // FIFOClosedError, so no abort listener is added and removed for every wait.
-            await popper.pop();
+            // The wait only pops nothing: the loop pops with tryPop, one promise per wake.
+            await c.queue.whenItems();
           } else if (popped instanceof Promise) {
             await popped;
           } else if (++poppedInARow % yieldEveryKeys === 0) {
@@ -159,8 +160,6 @@ export class Controller<T> {
 interface Popper {
   /** Pops and processes what is queued, if anything; `undefined` when empty. */
   tryPop(): unknown;
-  /** Waits for something to pop, pops and processes it; ends when the queue is closed. */
-  pop(): Promise<unknown>;
 }
 
 /** How the process loop pops `config.queue`: in batches when it can (client-go `processLoop`). */
@@ -169,10 +168,9 @@ function poppingFrom<T>(config: ControllerConfig<T>): Popper {
   if (queue instanceof RealFIFO && processBatch !== undefined) {
     return {
       tryPop: () => queue.tryPopBatch(processBatch, process),
-      pop: () => queue.popBatch(processBatch, process),
     };
   }
-  return { tryPop: () => queue.tryPop(process), pop: () => queue.pop(process) };
+  return { tryPop: () => queue.tryPop(process) };
 }
 
 /** Extra settings of {@link newInformer} and {@link newIndexerInformer}. */

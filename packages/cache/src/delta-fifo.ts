@@ -264,6 +264,19 @@ export class DeltaFIFO<T> {
   }
 
   /**
+   * Resolves once a key may be queued (at once when one is), so that a consumer draining
+   * with {@link tryPop} waits without a promise per key; consumers waiting at the same time
+   * share one promise.
+   *
+   * @throws {FIFOClosedError} (rejects) once the FIFO is closed and empty.
+   */
+  whenItems(): Promise<void> {
+    return this.#life.whenItems(this.#isEmpty);
+  }
+
+  readonly #isEmpty = (): boolean => this.#queue.length === 0;
+
+  /**
    * {@link pop} without waiting: when a key is queued, removes it, hands its deltas to
    * `process` and returns them (a promise of them only if `process` returns a promise);
    * returns `undefined` at once when nothing is queued. A process loop that drains the queue

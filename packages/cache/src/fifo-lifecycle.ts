@@ -19,6 +19,8 @@ export function isFIFOClosedError(err: unknown): err is FIFOClosedError {
   return typeof err === 'object' && err !== null && closedBrand in err;
 }
 
+const resolved = Promise.resolve();
+
 interface Waiter {
   wake(): void;
   /** Called on abort: the waiter doubles as the signal's event listener. */
@@ -31,6 +33,10 @@ interface Waiter {
  */
 export class FIFOLifecycle {
   #waiters = new Set<Waiter>();
+  // Consumers that wait without a signal (the informer's process loop, once per event) share
+  // one promise: no waiter object, closures or set entry per wait.
+  #nextWake: Promise<void> | undefined;
+  #wakeShared: (() => void) | undefined;
   #closed = false;
   #populated = false;
   #initialPopulationCount = 0;
@@ -84,12 +90,38 @@ export class FIFOLifecycle {
   async waitForItems(isEmpty: () => boolean, signal: AbortSignal | undefined): Promise<void> {
     while (isEmpty()) {
       if (this.#closed) throw new FIFOClosedError();
-      await this.#wait(signal);
+      await (signal === undefined ? this.#sharedWake() : this.#wait(signal));
     }
+  }
+
+  /**
+   * Resolves once `isEmpty()` may have turned false (something was queued, or the FIFO
+   * closed): at once when it is false already. The caller looks again, so a wake that finds
+   * the queue still empty is no error.
+   *
+   * @throws {FIFOClosedError} (rejects) when closed while empty.
+   */
+  whenItems(isEmpty: () => boolean): Promise<void> {
+    if (!isEmpty()) return resolved;
+    if (this.#closed) return Promise.reject(new FIFOClosedError());
+    return this.#sharedWake();
+  }
+
+  #sharedWake(): Promise<void> {
+    this.#nextWake ??= new Promise<void>((resolve) => {
+      this.#wakeShared = resolve;
+    });
+    return this.#nextWake;
   }
 
   /** Wakes every waiting consumer (they look at the queue again). Cheap when none waits. */
   wakeAll(): void {
+    const wakeShared = this.#wakeShared;
+    if (wakeShared !== undefined) {
+      this.#nextWake = undefined;
+      this.#wakeShared = undefined;
+      wakeShared();
+    }
     if (this.#waiters.size === 0) return;
     const waiters = this.#waiters;
     this.#waiters = new Set();

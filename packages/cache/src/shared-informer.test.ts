@@ -263,6 +263,29 @@ describe('SharedIndexInformer', () => {
     expect(slow.slice(0, 3)).toEqual(['a', 'p0', 'p1']);
   });
 
+  it('hands a handler one notification at a time: the next only once its promise settled', async () => {
+    const { lw, informer, start } = setup();
+    const log: string[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    informer.addEventHandler({
+      onAdd: async (obj) => {
+        mostInFlight = Math.max(mostInFlight, ++inFlight);
+        log.push(`start ${obj.metadata.name}`);
+        // Several turns of the microtask queue, so an overlapping call would show.
+        for (let i = 0; i < 5; i++) await Promise.resolve();
+        log.push(`end ${obj.metadata.name}`);
+        inFlight--;
+      },
+    });
+    void start();
+    const w = await lw.watchNumber(1);
+    for (const name of ['a', 'b', 'c']) w.push({ type: 'ADDED', object: pod(name, '2') });
+    await eventually(() => log.length === 6);
+    expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
+    expect(mostInFlight).toBe(1);
+  });
+
   it('reports throwing and rejecting handlers and keeps going', async () => {
     const { lw, informer, start, handlerErrors } = setup();
     const seen: string[] = [];

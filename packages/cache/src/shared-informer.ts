@@ -136,8 +136,10 @@ const dispatchBatch = 64;
 
 /**
  * Delivers notifications to one handler (client-go `processorListener`): an unbounded ring
- * buffer filled synchronously by the informer and drained by the listener's own async loop,
- * so a slow handler only delays itself.
+ * buffer filled synchronously by the informer and drained in microtasks of the listener's
+ * own, so a slow handler only delays itself. Draining is scheduled with `queueMicrotask`
+ * when the buffer stops being empty: no promise or closure per notification; a handler that
+ * returns a promise is awaited before the next notification.
  */
 class ProcessorListener<T> {
   readonly handler: ResourceEventHandler<T>;
@@ -147,10 +149,15 @@ class ProcessorListener<T> {
   readonly #buffer = new RingBuffer<Notification<T>>(64);
   readonly #upstreamHasSynced: () => boolean;
   readonly #report: (err: unknown, event: HandlerEvent) => void;
+  readonly #drain = (): void => this.#drainNow();
   #pendingInitial = 0;
   #stopped = false;
-  #wake: (() => void) | undefined;
-  #loop: Promise<void> | undefined;
+  #started = false;
+  // A drain is queued, running, or waiting for a handler's promise.
+  #draining = false;
+  #ended = false;
+  #endedPromise: Promise<void> | undefined;
+  #onEnded: (() => void) | undefined;
 
   constructor(
     handler: ResourceEventHandler<T>,
@@ -172,10 +179,9 @@ class ProcessorListener<T> {
     if (this.#stopped) return;
     if (n.kind === 'add' && n.isInInitialList) this.#pendingInitial++;
     this.#buffer.push(n);
-    const wake = this.#wake;
-    if (wake !== undefined) {
-      this.#wake = undefined;
-      wake();
+    if (this.#started && !this.#draining) {
+      this.#draining = true;
+      queueMicrotask(this.#drain);
     }
   }
 
@@ -191,54 +197,84 @@ class ProcessorListener<T> {
     this.nextResync = now + this.resyncPeriodMs;
   }
 
+  /** Starts delivery; what is buffered already is handed over at once, in this call. */
   run(): void {
-    if (this.#loop === undefined && !this.#stopped) this.#loop = this.#run();
+    if (this.#started || this.#stopped) return;
+    this.#started = true;
+    this.#draining = true;
+    this.#drainNow();
   }
 
   /**
    * Stops delivery: queued notifications are dropped. A handler call in flight is not
-   * waited for (it may never end); the loop exits once it does (see {@link finished}).
+   * waited for (it may never end); delivery ends once it does (see {@link finished}).
    */
   stop(): void {
     this.#stopped = true;
     this.#buffer.clear();
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+    if (this.#started && !this.#draining) this.#end();
   }
 
-  /** Resolves once the delivery loop has ended; at once when it never started. */
+  /** Resolves once delivery has ended; at once when it never started. */
   finished(): Promise<void> {
-    return this.#loop ?? Promise.resolve();
+    if (!this.#started || this.#ended) return Promise.resolve();
+    this.#endedPromise ??= new Promise<void>((resolve) => {
+      this.#onEnded = resolve;
+    });
+    return this.#endedPromise;
   }
 
-  async #run(): Promise<void> {
+  #end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#draining = false;
+    this.#onEnded?.();
+  }
+
+  /** Hands buffered notifications over until empty, a handler's promise, or a batch's end. */
+  #drainNow(): void {
     let inARow = 0;
     while (!this.#stopped) {
       const n = this.#buffer.shift();
       if (n === undefined) {
-        inARow = 0;
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-        });
-        continue;
+        this.#draining = false;
+        return;
       }
+      let r: unknown;
       try {
-        const r = this.#dispatch(n);
-        if (isPromiseLike(r)) {
-          inARow = 0;
-          await r;
-        } else if (++inARow >= dispatchBatch) {
-          // Let other listeners and the informer run between batches of sync handlers.
-          inARow = 0;
-          await undefined;
-        }
+        r = this.#dispatch(n);
       } catch (err) {
         this.#report(err, n.kind);
-      } finally {
-        if (n.kind === 'add' && n.isInInitialList) this.#pendingInitial--;
+        this.#delivered(n);
+        continue;
+      }
+      if (isPromiseLike(r)) {
+        Promise.resolve(r).then(
+          () => this.#afterAsync(n),
+          (err: unknown) => {
+            this.#report(err, n.kind);
+            this.#afterAsync(n);
+          },
+        );
+        return;
+      }
+      this.#delivered(n);
+      if (++inARow >= dispatchBatch) {
+        // Let other listeners and the informer run between batches of sync handlers.
+        queueMicrotask(this.#drain);
+        return;
       }
     }
+    this.#end();
+  }
+
+  #afterAsync(n: Notification<T>): void {
+    this.#delivered(n);
+    this.#drainNow();
+  }
+
+  #delivered(n: Notification<T>): void {
+    if (n.kind === 'add' && n.isInInitialList) this.#pendingInitial--;
   }
 
   #dispatch(n: Notification<T>): unknown {

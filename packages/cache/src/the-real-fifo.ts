@@ -303,6 +303,19 @@ export class RealFIFO<T> {
   }
 
   /**
+   * Resolves once a delta may be queued (at once when one is), so that a consumer draining
+   * with {@link tryPop} or {@link tryPopBatch} waits without a promise per delta; consumers
+   * waiting at the same time share one promise.
+   *
+   * @throws {FIFOClosedError} (rejects) once the FIFO is closed and empty.
+   */
+  whenItems(): Promise<void> {
+    return this.#life.whenItems(this.#isEmpty);
+  }
+
+  readonly #isEmpty = (): boolean => this.length === 0;
+
+  /**
    * Waits for deltas and hands over as many as can go together (client-go `PopBatch`):
    * consecutive object deltas of distinct keys, at most `batchSize`, never crossing the end
    * of the first list, go to `processBatch`; a lone delta, a `ReplacedAll`, a `SyncAll` or
