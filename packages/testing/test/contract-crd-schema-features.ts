@@ -380,6 +380,35 @@ export function defineCrdSchemaFeaturesContract(getTarget: () => ContractEndpoin
       const res = await create(gadgets, gadget('embedding', { embedded }));
       expect(res.json.spec.embedded).toEqual(embedded);
     });
+
+    it('decodes an embedded resource: its metadata re-encoded, a kind that is not a string a 400', async () => {
+      const res = await create(
+        gadgets,
+        gadget('normalized', {
+          embedded: {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name: 'x', foo: 1, creationTimestamp: null, labels: { a: 'b' } },
+            x: 1,
+          },
+        }),
+      );
+      expect(res.json.spec.embedded).toEqual({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'x', labels: { a: 'b' } },
+        x: 1,
+      });
+      const refusedKind = await call('POST', gadgets, {
+        body: gadget('g', { embedded: { apiVersion: 'v1', kind: 5 } }),
+      });
+      expect(refusedKind.status).toBe(400);
+      expect(refusedKind.json).toMatchObject({
+        reason: 'BadRequest',
+        message:
+          'Gadget in version "v1" cannot be handled as a Gadget: spec.embedded.kind: Invalid value: 5: must be a string',
+      });
+    });
   });
 
   describe('CustomResourceDefinition schemas: composition, lists and embedded resources', () => {
