@@ -568,6 +568,55 @@ export function defineCrdSchemaFeaturesContract(getTarget: () => ContractEndpoin
       );
     });
 
+    it('forbids JSON-Schema keywords CRDs do not support, and a nullable root', async () => {
+      const P = (key: string) => `${SPEC}.properties[${key}]`;
+      await refuseCrd(
+        'unsupporteds',
+        {
+          type: 'object',
+          nullable: true,
+          properties: {
+            spec: {
+              type: 'object',
+              properties: {
+                a: { type: 'string', id: 'x' },
+                b: {
+                  type: 'array',
+                  items: { type: 'string' },
+                  additionalItems: { type: 'string' },
+                },
+                c: { type: 'object', patternProperties: { '^x': { type: 'string' } } },
+                d: { type: 'object', definitions: { q: { type: 'string' } } },
+                e: { type: 'object', dependencies: { a: ['b'] } },
+                f: { $ref: '#/x' },
+                g: { type: 'null' },
+                h: { type: 'array', items: [{ type: 'string' }] },
+              },
+            },
+          },
+        },
+        [
+          forbidden(`${ROOT}.nullable`, 'nullable cannot be true at the root'),
+          forbidden(`${P('a')}.id`, 'id is not supported'),
+          forbidden(`${P('b')}.additionalItems`, 'additionalItems is not supported'),
+          forbidden(`${P('c')}.patternProperties`, 'patternProperties is not supported'),
+          forbidden(`${P('d')}.definitions`, 'definitions is not supported'),
+          forbidden(`${P('e')}.dependencies`, 'dependencies is not supported'),
+          forbidden(`${P('f')}.$ref`, '$ref is not supported'),
+          {
+            reason: 'FieldValueNotSupported',
+            message:
+              'Unsupported value: "null": supported values: "array", "boolean", "integer", "number", "object", "string"',
+            field: `${P('g')}.type`,
+          },
+          forbidden(`${P('g')}.type`, 'type cannot be set to null, use nullable as an alternative'),
+          forbidden(`${P('h')}.items`, 'items must be a schema object and not an array'),
+        ],
+        // The properties come in Go map order; no structural cause follows (none can be built).
+        true,
+      );
+    });
+
     it('checks x-kubernetes-list-type, -list-map-keys and -map-type', async () => {
       const keyDefault =
         'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property';
