@@ -380,6 +380,35 @@ export function defineCrdSchemaFeaturesContract(getTarget: () => ContractEndpoin
       const res = await create(gadgets, gadget('embedding', { embedded }));
       expect(res.json.spec.embedded).toEqual(embedded);
     });
+
+    it('decodes an embedded resource: its metadata re-encoded, a kind that is not a string a 400', async () => {
+      const res = await create(
+        gadgets,
+        gadget('normalized', {
+          embedded: {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name: 'x', foo: 1, creationTimestamp: null, labels: { a: 'b' } },
+            x: 1,
+          },
+        }),
+      );
+      expect(res.json.spec.embedded).toEqual({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'x', labels: { a: 'b' } },
+        x: 1,
+      });
+      const refusedKind = await call('POST', gadgets, {
+        body: gadget('g', { embedded: { apiVersion: 'v1', kind: 5 } }),
+      });
+      expect(refusedKind.status).toBe(400);
+      expect(refusedKind.json).toMatchObject({
+        reason: 'BadRequest',
+        message:
+          'Gadget in version "v1" cannot be handled as a Gadget: spec.embedded.kind: Invalid value: 5: must be a string',
+      });
+    });
   });
 
   describe('CustomResourceDefinition schemas: composition, lists and embedded resources', () => {
@@ -536,6 +565,55 @@ export function defineCrdSchemaFeaturesContract(getTarget: () => ContractEndpoin
           ),
           required(`${SPEC}.properties[n].items`, 'must be specified'),
         ],
+      );
+    });
+
+    it('forbids JSON-Schema keywords CRDs do not support, and a nullable root', async () => {
+      const P = (key: string) => `${SPEC}.properties[${key}]`;
+      await refuseCrd(
+        'unsupporteds',
+        {
+          type: 'object',
+          nullable: true,
+          properties: {
+            spec: {
+              type: 'object',
+              properties: {
+                a: { type: 'string', id: 'x' },
+                b: {
+                  type: 'array',
+                  items: { type: 'string' },
+                  additionalItems: { type: 'string' },
+                },
+                c: { type: 'object', patternProperties: { '^x': { type: 'string' } } },
+                d: { type: 'object', definitions: { q: { type: 'string' } } },
+                e: { type: 'object', dependencies: { a: ['b'] } },
+                f: { $ref: '#/x' },
+                g: { type: 'null' },
+                h: { type: 'array', items: [{ type: 'string' }] },
+              },
+            },
+          },
+        },
+        [
+          forbidden(`${ROOT}.nullable`, 'nullable cannot be true at the root'),
+          forbidden(`${P('a')}.id`, 'id is not supported'),
+          forbidden(`${P('b')}.additionalItems`, 'additionalItems is not supported'),
+          forbidden(`${P('c')}.patternProperties`, 'patternProperties is not supported'),
+          forbidden(`${P('d')}.definitions`, 'definitions is not supported'),
+          forbidden(`${P('e')}.dependencies`, 'dependencies is not supported'),
+          forbidden(`${P('f')}.$ref`, '$ref is not supported'),
+          {
+            reason: 'FieldValueNotSupported',
+            message:
+              'Unsupported value: "null": supported values: "array", "boolean", "integer", "number", "object", "string"',
+            field: `${P('g')}.type`,
+          },
+          forbidden(`${P('g')}.type`, 'type cannot be set to null, use nullable as an alternative'),
+          forbidden(`${P('h')}.items`, 'items must be a schema object and not an array'),
+        ],
+        // The properties come in Go map order; no structural cause follows (none can be built).
+        true,
       );
     });
 

@@ -15,7 +15,8 @@ export const SERVER_SET_METADATA: readonly string[] = [
   'deletionGracePeriodSeconds',
 ];
 
-const METADATA_ORDER = [
+/** Every ObjectMeta field, in the order the server writes them. */
+export const METADATA_ORDER: readonly string[] = [
   'name',
   'generateName',
   'namespace',

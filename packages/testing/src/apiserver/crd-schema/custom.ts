@@ -1,8 +1,11 @@
 import type { JsonObject } from '../patch.js';
 import type { ResourceDefinition } from '../resources.js';
+import { badRequest } from '../status.js';
 import type { FieldError } from '../validation/names.js';
+import { coerceEmbeddedResources } from './coerce.js';
 import { validateEmbeddedResources } from './embedded.js';
 import { validateListTypes } from './list-type.js';
+import { pruneAndDefault } from './prune-default.js';
 import type { Schema } from './schema.js';
 import { validateCustomObject } from './validate.js';
 
@@ -14,6 +17,25 @@ function versionOf(obj: JsonObject): string | undefined {
 export function customSchema(definition: ResourceDefinition, obj: JsonObject): Schema | undefined {
   const version = versionOf(obj);
   return version === undefined ? undefined : definition.schemas?.[version];
+}
+
+/**
+ * What kube-apiserver 1.20's decoder does to a custom resource before any check: pruning,
+ * dropping nulls, defaulting, and re-encoding embedded resources; a 400 when an embedded
+ * resource's apiVersion or kind is not a string.
+ */
+export function decodeCustomResource(definition: ResourceDefinition, obj: JsonObject): void {
+  const schema = customSchema(definition, obj);
+  if (!schema) return;
+  pruneAndDefault(obj, schema);
+  const problem = coerceEmbeddedResources(schema, obj);
+  if (problem) {
+    const { kind } = definition;
+    const version = versionOf(obj) ?? '';
+    throw badRequest(
+      `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${problem}`,
+    );
+  }
 }
 
 function scalePaths(definition: ResourceDefinition, obj: JsonObject) {

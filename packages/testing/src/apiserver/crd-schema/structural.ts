@@ -181,11 +181,49 @@ function listAndMapErrors(schema: Schema, path: string): FieldError[] {
   return errors;
 }
 
+const nonEmpty = (value: JsonValue | undefined): boolean =>
+  isObject(value) ? Object.keys(value).length > 0 : typeof value === 'string' && value !== '';
+
+/** JSON-Schema keywords a CRD may not use (nor can kube-apiserver build a structural schema). */
+const UNSUPPORTED: ReadonlyArray<[string, (s: Schema) => boolean]> = [
+  ['id', (s) => nonEmpty(s.id)],
+  ['additionalItems', (s) => s.additionalItems !== undefined && s.additionalItems !== null],
+  ['patternProperties', (s) => nonEmpty(s.patternProperties)],
+  ['definitions', (s) => nonEmpty(s.definitions)],
+  ['dependencies', (s) => s.dependencies !== undefined && s.dependencies !== null],
+  ['$ref', (s) => nonEmpty(s.$ref)],
+];
+
+/** Whether kube-apiserver can build a structural schema from `schema` at all. */
+function convertible(schema: Schema): boolean {
+  if (UNSUPPORTED.some(([, present]) => present(schema)) || Array.isArray(schema.items)) {
+    return false;
+  }
+  if (nonEmpty(schema.$schema)) return false;
+  const children = [
+    ...properties(schema).map(([, prop]) => prop),
+    ...[child(schema, 'items'), child(schema, 'additionalProperties'), child(schema, 'not')],
+    ...COMPOSITIONS.flatMap((key) => subSchemas(schema, key)),
+  ];
+  return children.every((c) => c === undefined || convertible(c));
+}
+
 /** The generic pass over one node and everything under it, in kube-apiserver's order. */
 function generic(schema: Schema, path: string): FieldError[] {
   const errors: FieldError[] = [];
   const type = typeOf(schema);
   if (type !== '' && !TYPES.includes(type)) errors.push(notSupported(`${path}.type`, type, TYPES));
+  for (const [key, present] of UNSUPPORTED) {
+    if (present(schema)) errors.push(forbidden(`${path}.${key}`, `${key} is not supported`));
+  }
+  if (type === 'null') {
+    errors.push(
+      forbidden(`${path}.type`, 'type cannot be set to null, use nullable as an alternative'),
+    );
+  }
+  if (Array.isArray(schema.items)) {
+    errors.push(forbidden(`${path}.items`, 'items must be a schema object and not an array'));
+  }
   if (schema.uniqueItems === true) {
     errors.push(
       forbidden(
@@ -503,7 +541,14 @@ function defaultErrors(schema: Schema, path: string): FieldError[] {
 
 /** The causes for one version's schema (or the shared one) at `path`. */
 function schemaErrors(schema: Schema, path: string): FieldError[] {
-  const errors = generic(schema, path);
+  const errors: FieldError[] = [];
+  if (schema.nullable === true) {
+    errors.push(forbidden(`${path}.nullable`, 'nullable cannot be true at the root'));
+  }
+  errors.push(...generic(schema, path));
+  // Without a structural schema the later passes do not run (their failure is not reported
+  // when the generic pass found something).
+  if (!convertible(schema)) return errors;
   const structural = [
     ...invariants(schema, 'root', path),
     ...completeness(schema, schema, path, path),

@@ -125,16 +125,7 @@ function checkArray(
   if (typeof schema.minItems === 'number' && value.length < schema.minItems) {
     errors.push(invalid(path, n, `should have at least ${schema.minItems} items`));
   }
-  if (
-    schema.uniqueItems === true &&
-    value.some((v, i) => value.findIndex((w) => jsonEqual(v, w)) !== i)
-  ) {
-    errors.push({
-      reason: 'FieldValueDuplicate',
-      message: `Duplicate value: ${goValue(value)}`,
-      field: path,
-    });
-  }
+  // No uniqueItems: a CRD that sets it is refused (see structural.ts).
   const items = itemsSchema(schema);
   if (items) {
     // kube-apiserver 1.20 names an item's errors by the list's path, not the item's index.

@@ -4,8 +4,7 @@
  * admission plugins' additions and the status the create strategy starts from.
  */
 
-import { customSchema } from '../crd-schema/custom.js';
-import { pruneAndDefault } from '../crd-schema/prune-default.js';
+import { decodeCustomResource } from '../crd-schema/custom.js';
 import type { JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
 import { child } from './fields.js';
@@ -37,8 +36,7 @@ const DEFAULTERS: Readonly<Record<string, (obj: JsonObject) => void>> = {
  */
 export function applyDefaults(definition: ResourceDefinition, obj: JsonObject): void {
   if (definition.custom) {
-    const schema = customSchema(definition, obj);
-    if (schema) pruneAndDefault(obj, schema);
+    decodeCustomResource(definition, obj);
     return;
   }
   DEFAULTERS[resourceKey(definition.group, definition.resource)]?.(obj);
