@@ -99,6 +99,8 @@ export interface RawWatch {
   next(timeoutMs?: number): Promise<RawWatchEvent | 'closed' | 'timeout'>;
   /** Collects events until `count` arrived, the stream ended or `timeoutMs` passed. */
   take(count: number, timeoutMs?: number): Promise<RawWatchEvent[]>;
+  /** Collects events up to and including the first that `last` accepts (or the end/timeout). */
+  takeUntil(last: (event: RawWatchEvent) => boolean, timeoutMs?: number): Promise<RawWatchEvent[]>;
   /** Resolves when the server ends the stream. */
   readonly ended: Promise<void>;
   /** Lines that were not JSON. */
@@ -171,18 +173,30 @@ export function rawWatch(
           waiters.push(waiter);
         });
       };
+      const collect = async (
+        timeoutMs: number,
+        done: (out: RawWatchEvent[]) => boolean,
+      ): Promise<RawWatchEvent[]> => {
+        const deadline = Date.now() + timeoutMs;
+        const out: RawWatchEvent[] = [];
+        while (!done(out)) {
+          const event = await next(Math.max(1, deadline - Date.now()));
+          if (event === 'closed' || event === 'timeout') break;
+          out.push(event);
+        }
+        return out;
+      };
       resolve({
         status: res.statusCode ?? 0,
         next,
-        async take(count, timeoutMs = 10_000) {
-          const deadline = Date.now() + timeoutMs;
-          const out: RawWatchEvent[] = [];
-          while (out.length < count) {
-            const event = await next(Math.max(1, deadline - Date.now()));
-            if (event === 'closed' || event === 'timeout') break;
-            out.push(event);
-          }
-          return out;
+        take(count, timeoutMs = 10_000) {
+          return collect(timeoutMs, (out) => out.length >= count);
+        },
+        takeUntil(last, timeoutMs = 30_000) {
+          return collect(
+            timeoutMs,
+            (out) => out.length > 0 && last(out[out.length - 1] as RawWatchEvent),
+          );
         },
         ended,
         garbage,

@@ -1,6 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ContractEndpoint, type RawResponse, rawWatch } from './contract-client.js';
+import {
+  type ContractEndpoint,
+  type RawResponse,
+  type RawWatchEvent,
+  rawWatch,
+} from './contract-client.js';
 import { defineCrdSchemaContract } from './contract-crd-schema.js';
 import { defineCrdSchemaFeaturesContract } from './contract-crd-schema-features.js';
 import { defineDefaultsContract } from './contract-defaults.js';
@@ -1053,13 +1058,12 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
         return;
       }
       const w = await rawWatch(getTarget(), path);
-      const events = await w.take(20, 2_000);
+      const isInitialEventsEnd = (e: RawWatchEvent): boolean =>
+        e.type === 'BOOKMARK' &&
+        e.object.metadata.annotations?.['k8s.io/initial-events-end'] === 'true';
+      const events = await w.takeUntil(isInitialEventsEnd);
       w.close();
-      const end = events.findIndex(
-        (e) =>
-          e.type === 'BOOKMARK' &&
-          e.object.metadata.annotations?.['k8s.io/initial-events-end'] === 'true',
-      );
+      const end = events.findIndex(isInitialEventsEnd);
       expect(end).toBeGreaterThan(0);
       const initial = events.slice(0, end);
       expect(initial.every((e) => e.type === 'ADDED')).toBe(true);
