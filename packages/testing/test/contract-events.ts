@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { type ContractEndpoint, rawWatch } from './contract-client.js';
-import { contractCalls } from './contract-helpers.js';
+import { contractCalls, expectFailure } from './contract-helpers.js';
 import conversions from './events-conversion.json' with { type: 'json' };
 
 /**
@@ -97,6 +97,36 @@ export function defineEventsContract(getTarget: () => ContractEndpoint): void {
         ['modern', 'hello', undefined],
         ['old', 'from core', undefined],
       ]);
+    }
+  });
+
+  it('selects Events by each API’s field labels', async () => {
+    const ns = await newNamespace('events-fields');
+    const event = (name: string, pod: string, reason: string) =>
+      create(core(ns), {
+        metadata: { name },
+        involvedObject: { kind: 'Pod', namespace: ns, name: pod },
+        reason,
+      });
+    await event('one', 'p1', 'Started');
+    await event('two', 'p2', 'Killed');
+    const names = async (path: string) =>
+      (await call('GET', path)).json.items.map(
+        (i: { metadata: { name: string } }) => i.metadata.name,
+      );
+    expect(await names(`${events(ns)}?fieldSelector=regarding.name%3Dp2`)).toEqual(['two']);
+    expect(await names(`${events(ns)}?fieldSelector=reason%3DStarted`)).toEqual(['one']);
+    expect(await names(`${core(ns)}?fieldSelector=involvedObject.name%3Dp1`)).toEqual(['one']);
+    for (const [path, field] of [
+      [events(ns), 'involvedObject.name'],
+      [events(ns), 'source'],
+      [core(ns), 'regarding.name'],
+    ] as const) {
+      const res = await call('GET', `${path}?fieldSelector=${field}%3Dx`);
+      expectFailure(res, 400, {
+        reason: 'BadRequest',
+        message: `field label not supported: ${field}`,
+      });
     }
   });
 

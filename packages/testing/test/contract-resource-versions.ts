@@ -149,6 +149,24 @@ export function defineResourceVersionContract(getTarget: () => ResourceVersionTa
     ]);
   });
 
+  it('sends a watch from a future resourceVersion only the events after it', async () => {
+    const ns = await newNamespace('rv-watch-future');
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const listed = await call('GET', path);
+    const from = Number(listed.json.metadata.resourceVersion) + 3;
+    const w = await rawWatch(getTarget(), `${path}?watch=true&resourceVersion=${from}`);
+    expect(w.status).toBe(200);
+    const written: [string, number][] = [];
+    for (const name of ['f1', 'f2', 'f3', 'f4', 'f5']) {
+      const created = await create(path, cm(name));
+      written.push([name, Number(created.json.metadata.resourceVersion)]);
+    }
+    const expected = written.filter(([, rv]) => rv > from).map(([name]) => `ADDED ${name}`);
+    const events = await w.take(expected.length);
+    w.close();
+    expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(expected);
+  });
+
   it('treats sendInitialEvents as its version does: 1.20 ignores it, newer servers check it', async () => {
     const ns = await newNamespace('rv-initial');
     const path = `/api/v1/namespaces/${ns}/configmaps`;

@@ -142,6 +142,8 @@ export function serveWatch(
     bookmarkIntervalMs: state.bookmarkIntervalMs,
     timeoutMs:
       timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
+    // The watch cache sends only what is newer than the version asked for, even one ahead.
+    after: fromRv,
     faults: state.faults,
     currentRv: () => state.storage.rv,
     render,
