@@ -304,6 +304,14 @@ describe('strategicMergePatch: errors and order as kube-apiserver 1.20 answers t
       [500, 'map: map[$patch:delete] does not contain declared merge key: name'],
     ],
     [
+      'a list item that is not a map',
+      { spec: { containers: ['x'] } },
+      [
+        500,
+        'list element types are not identical: [[map[image:i name:a] map[image:i name:b] map[image:i name:c]] [x]]',
+      ],
+    ],
+    [
       '$patch: merge on a list',
       { spec: { containers: [{ $patch: 'merge' }] } },
       [500, 'merging lists cannot yet be specified in the patch'],

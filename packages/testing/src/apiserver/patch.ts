@@ -358,12 +358,17 @@ function mergeListAliased(
       if (indexIn(merged, item, '') < 0) merged.push(clone(item));
     return { merged: normaliseOrder(merged, patch, patch, serverArray, ''), serverArray };
   }
+  if (![...serverArray, ...patch].every(isObject)) {
+    throw new PatchError(
+      `list element types are not identical: [${goFormat(serverArray)} ${goFormat(patch)}]`,
+      500,
+    );
+  }
   let original = [...serverArray];
   let aliased = true;
   let items: JsonObject[] = [];
   let replace = false;
-  for (const item of patch) {
-    if (!isObject(item)) throw new PatchError(`value for key ${path} is not a map`, 500);
+  for (const item of patch as JsonObject[]) {
     const directive = item.$patch;
     if (directive === undefined) items.push(item);
     else if (directive === 'delete') {
