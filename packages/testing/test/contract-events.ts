@@ -157,5 +157,21 @@ export function defineEventsContract(getTarget: () => ContractEndpoint): void {
     const asCore = await call('GET', `${core(ns)}/seen`);
     expect(asCore.json.message).toBe('two');
     expect(asCore.json.note).toBeUndefined();
+    // Server-side apply through events.k8s.io keeps what other managers set (the note).
+    const applied = await call('PATCH', `${events(ns)}/seen?fieldManager=contract`, {
+      body: {
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+        metadata: { name: 'seen' },
+        reason: 'R2',
+      },
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(applied.status).toBe(200);
+    expect([applied.json.reason, applied.json.note]).toEqual(['R2', 'two']);
+    // Writing back what events.k8s.io shows changes nothing: no new resourceVersion.
+    const unchanged = await call('PUT', `${events(ns)}/seen`, { body: applied.json });
+    expect(unchanged.status).toBe(200);
+    expect(unchanged.json.metadata.resourceVersion).toBe(applied.json.metadata.resourceVersion);
   });
 }
