@@ -355,6 +355,16 @@ describe('strategicMergePatch: errors and order as kube-apiserver 1.20 answers t
     });
   }
 
+  it('merges a Node’s podCIDRs as a list of scalars', () => {
+    expect(
+      strategicMergePatch(
+        { spec: { podCIDRs: ['10.0.0.0/24'] } },
+        { spec: { podCIDRs: ['fd00::/64'] } },
+        {},
+      ),
+    ).toEqual({ spec: { podCIDRs: ['fd00::/64', '10.0.0.0/24'] } });
+  });
+
   it('merges finalizers as a list of scalars, the patch’s first', () => {
     const merged = strategicMergePatch(
       { metadata: { finalizers: ['x/a', 'x/b'] } },

@@ -203,8 +203,11 @@ export function jsonPatch(target: JsonValue, operations: JsonValue): JsonValue {
 /** Strategic-merge metadata: the merge key of list fields, by dotted path with `*` for list items. */
 export type MergeKeys = Readonly<Record<string, string>>;
 
-/** Lists of scalars whose patch strategy is merge (the others are replaced). */
-const PRIMITIVE_MERGE_LISTS = new Set(['metadata.finalizers']);
+/**
+ * Lists of scalars whose patch strategy is merge (the others are replaced): the only two in
+ * kube-apiserver 1.20's built-in types.
+ */
+const PRIMITIVE_MERGE_LISTS = new Set(['metadata.finalizers', 'spec.podCIDRs']);
 
 const SET_ORDER = '$setElementOrder/';
 const DELETE_FROM = '$deleteFromPrimitiveList/';
