@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { type ContractEndpoint, rawWatch } from './contract-client.js';
-import { contractCalls } from './contract-helpers.js';
+import { contractCalls, expectFailure } from './contract-helpers.js';
 import conversions from './events-conversion.json' with { type: 'json' };
 
 /**
@@ -100,6 +100,36 @@ export function defineEventsContract(getTarget: () => ContractEndpoint): void {
     }
   });
 
+  it('selects Events by each API’s field labels', async () => {
+    const ns = await newNamespace('events-fields');
+    const event = (name: string, pod: string, reason: string) =>
+      create(core(ns), {
+        metadata: { name },
+        involvedObject: { kind: 'Pod', namespace: ns, name: pod },
+        reason,
+      });
+    await event('one', 'p1', 'Started');
+    await event('two', 'p2', 'Killed');
+    const names = async (path: string) =>
+      (await call('GET', path)).json.items.map(
+        (i: { metadata: { name: string } }) => i.metadata.name,
+      );
+    expect(await names(`${events(ns)}?fieldSelector=regarding.name%3Dp2`)).toEqual(['two']);
+    expect(await names(`${events(ns)}?fieldSelector=reason%3DStarted`)).toEqual(['one']);
+    expect(await names(`${core(ns)}?fieldSelector=involvedObject.name%3Dp1`)).toEqual(['one']);
+    for (const [path, field] of [
+      [events(ns), 'involvedObject.name'],
+      [events(ns), 'source'],
+      [core(ns), 'regarding.name'],
+    ] as const) {
+      const res = await call('GET', `${path}?fieldSelector=${field}%3Dx`);
+      expectFailure(res, 400, {
+        reason: 'BadRequest',
+        message: `field label not supported: ${field}`,
+      });
+    }
+  });
+
   it('watches and patches an Event through the other API', async () => {
     const ns = await newNamespace('events-watch');
     const listed = await call('GET', events(ns));
@@ -127,5 +157,21 @@ export function defineEventsContract(getTarget: () => ContractEndpoint): void {
     const asCore = await call('GET', `${core(ns)}/seen`);
     expect(asCore.json.message).toBe('two');
     expect(asCore.json.note).toBeUndefined();
+    // Server-side apply through events.k8s.io keeps what other managers set (the note).
+    const applied = await call('PATCH', `${events(ns)}/seen?fieldManager=contract`, {
+      body: {
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+        metadata: { name: 'seen' },
+        reason: 'R2',
+      },
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(applied.status).toBe(200);
+    expect([applied.json.reason, applied.json.note]).toEqual(['R2', 'two']);
+    // Writing back what events.k8s.io shows changes nothing: no new resourceVersion.
+    const unchanged = await call('PUT', `${events(ns)}/seen`, { body: applied.json });
+    expect(unchanged.status).toBe(200);
+    expect(unchanged.json.metadata.resourceVersion).toBe(applied.json.metadata.resourceVersion);
   });
 }

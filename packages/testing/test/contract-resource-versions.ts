@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { ContractEndpoint } from './contract-client.js';
+import { type ContractEndpoint, rawWatch } from './contract-client.js';
 import { cm, contractCalls, crdBody, expectFailure, suffix } from './contract-helpers.js';
 
 /**
@@ -22,6 +22,8 @@ const TOO_LARGE = {
 export interface ResourceVersionTarget extends ContractEndpoint {
   /** Lets the 3 s pass that a read at a future resourceVersion waits, once one is waiting. */
   elapseReadWait(): Promise<void>;
+  /** Whether the server streams lists (`sendInitialEvents=true`), as servers newer than 1.20 do. */
+  streamingLists: boolean;
 }
 
 /** Registers the tests in the caller's describe block. */
@@ -145,6 +147,59 @@ export function defineResourceVersionContract(getTarget: () => ResourceVersionTa
       ['a', { v: '2' }],
       ['c', { v: '1' }],
     ]);
+  });
+
+  it('sends a watch from a future resourceVersion only the events after it', async () => {
+    const ns = await newNamespace('rv-watch-future');
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const listed = await call('GET', path);
+    const from = Number(listed.json.metadata.resourceVersion) + 3;
+    const w = await rawWatch(getTarget(), `${path}?watch=true&resourceVersion=${from}`);
+    expect(w.status).toBe(200);
+    const written: [string, number][] = [];
+    for (const name of ['f1', 'f2', 'f3', 'f4', 'f5']) {
+      const created = await create(path, cm(name));
+      written.push([name, Number(created.json.metadata.resourceVersion)]);
+    }
+    const expected = written.filter(([, rv]) => rv > from).map(([name]) => `ADDED ${name}`);
+    const events = await w.take(expected.length);
+    w.close();
+    expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(expected);
+  });
+
+  it('treats sendInitialEvents as its version does: 1.20 ignores it, newer servers check it', async () => {
+    const ns = await newNamespace('rv-initial');
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    await create(path, cm('present'));
+    const listed = await call('GET', path);
+    await create(path, cm('later'));
+    const from = listed.json.metadata.resourceVersion;
+    const alone = `${path}?watch=true&sendInitialEvents=true`;
+    const withRv = `${path}?watch=true&sendInitialEvents=true&resourceVersion=${from}`;
+    if (getTarget().streamingLists) {
+      // Newer servers require resourceVersionMatch=NotOlderThan with it.
+      for (const query of [alone, withRv]) {
+        expectFailure(await call('GET', query), 422, {
+          reason: 'Invalid',
+          details: { kind: 'ListOptions', group: 'meta.k8s.io' },
+        });
+      }
+      return;
+    }
+    // 1.20 knows no such parameter: a plain watch, with the state for no resourceVersion and
+    // the events since one.
+    const plain = await rawWatch(getTarget(), alone);
+    const initial = await plain.take(2);
+    plain.close();
+    // The watch cache sends its state in no particular order.
+    expect(initial.map((e) => `${e.type} ${e.object.metadata.name}`).sort()).toEqual([
+      'ADDED later',
+      'ADDED present',
+    ]);
+    const since = await rawWatch(getTarget(), withRv);
+    const [event] = await since.take(1);
+    since.close();
+    expect(`${event?.type} ${event?.object.metadata.name}`).toBe('ADDED later');
   });
 
   it('refuses to update a custom resource, or its status, without a resourceVersion (422)', async () => {

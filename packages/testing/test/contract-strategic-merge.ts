@@ -93,6 +93,17 @@ export function defineStrategicMergeContract(getTarget: () => ContractEndpoint):
       ],
       [podSpec({ $patch: 'foo' }), 500, 'unknown patch type: foo in map: map[$patch:foo]'],
       [
+        podSpec({ containers: ['x'] }),
+        500,
+        // Go's %v of the stored (defaulted) list and of the patch's.
+        `list element types are not identical: [[${['a', 'b', 'c']
+          .map(
+            (n) =>
+              `map[image:i imagePullPolicy:Always name:${n} resources:map[] terminationMessagePath:/dev/termination-log terminationMessagePolicy:File]`,
+          )
+          .join(' ')}] [x]]`,
+      ],
+      [
         podSpec({ containers: [{ $patch: 'delete' }] }),
         500,
         'map: map[$patch:delete] does not contain declared merge key: name',

@@ -13,6 +13,7 @@ Options:
   --kubeconfig PATH     write the kubeconfig here (default: a private temporary file,
                         removed on exit); its path is printed on stdout
   --history-size N      events kept per resource for watch replay (default 10000)
+  --revision-history N  revisions kept for exact and paged lists (default 10000)
   --bookmark-interval MS  BOOKMARK interval for watches that allow them (default 10000)
   -h, --help            show this help
 `;
@@ -39,6 +40,7 @@ export async function startCli(
       tls: { type: 'boolean', default: false },
       kubeconfig: { type: 'string' },
       'history-size': { type: 'string' },
+      'revision-history': { type: 'string' },
       'bookmark-interval': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -56,11 +58,13 @@ export async function startCli(
   };
   const port = number('port', values.port);
   const historySize = number('history-size', values['history-size']);
+  const revisionHistory = number('revision-history', values['revision-history']);
   const bookmarkIntervalMs = number('bookmark-interval', values['bookmark-interval']);
   const server = await startApiServer({
     tls: values.tls,
     ...(port !== undefined ? { port } : {}),
     ...(historySize !== undefined ? { historySize } : {}),
+    ...(revisionHistory !== undefined ? { revisionHistory } : {}),
     ...(bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs } : {}),
   });
   // Only the path goes to stdout: with --tls the kubeconfig holds the admin client key, which

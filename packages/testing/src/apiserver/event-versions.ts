@@ -1,5 +1,6 @@
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
-import type { ResourceDefinition } from './resources.js';
+import { apiVersionOf, type ResourceDefinition } from './resources.js';
+import type { Target } from './target.js';
 
 /**
  * The two Event APIs share one store, as in kube-apiserver: Events are kept as core/v1 Events
@@ -104,4 +105,14 @@ export function coreEventFromEventsApi(event: JsonObject): JsonObject {
 /** A stored core/v1 Event as events.k8s.io at `apiVersion` (`events.k8s.io/v1`) shows it. */
 export function eventsApiFromCoreEvent(event: JsonObject, apiVersion: string): JsonObject {
   return build(event, apiVersion, EVENTS_FIELDS, EVENTS_FROM_CORE);
+}
+
+/**
+ * A stored object as the request's API shows it: the base a patch or an apply through
+ * events.k8s.io merges into. Other resources are stored as served.
+ */
+export function asServed(target: Target, obj: JsonObject): JsonObject {
+  const { definition, version } = target;
+  if (!isEventsApi(definition)) return obj;
+  return eventsApiFromCoreEvent(obj, apiVersionOf(definition.group, version));
 }

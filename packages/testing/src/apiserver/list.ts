@@ -54,7 +54,7 @@ function decodeContinue(token: string): { rv: number; start: string } {
 /**
  * LIST with selectors, paging and resourceVersion semantics of kube-apiserver 1.20. Reads at
  * an older revision (continue tokens, exact or paged lists) are rebuilt from the resource's
- * event history, which is why they expire with it.
+ * event history, which is why they expire with the global compaction point.
  */
 export function listObjects(
   versioned: VersionedStore,
@@ -155,8 +155,8 @@ export function listObjects(
 
 /**
  * Checks a GET's `resourceVersion` as kube-apiserver's watch cache does: any state at least that
- * new will do (the current one), a version ahead of the server's times out (504; the real server
- * first waits 3 s for it), and one that is not a number is a 500 without a reason.
+ * new will do (the current one), a version still ahead of the server's once the read has waited
+ * for it (read-wait.ts) times out (504), and one that is not a number is a 500 without a reason.
  */
 export function checkGetResourceVersion(value: string | null, current: number): void {
   if (value === null || value === '' || value === '0') return;

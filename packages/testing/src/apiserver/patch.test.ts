@@ -304,6 +304,14 @@ describe('strategicMergePatch: errors and order as kube-apiserver 1.20 answers t
       [500, 'map: map[$patch:delete] does not contain declared merge key: name'],
     ],
     [
+      'a list item that is not a map',
+      { spec: { containers: ['x'] } },
+      [
+        500,
+        'list element types are not identical: [[map[image:i name:a] map[image:i name:b] map[image:i name:c]] [x]]',
+      ],
+    ],
+    [
       '$patch: merge on a list',
       { spec: { containers: [{ $patch: 'merge' }] } },
       [500, 'merging lists cannot yet be specified in the patch'],
@@ -346,6 +354,16 @@ describe('strategicMergePatch: errors and order as kube-apiserver 1.20 answers t
       } else expect(names(run())).toEqual(expected);
     });
   }
+
+  it('merges a Node’s podCIDRs as a list of scalars', () => {
+    expect(
+      strategicMergePatch(
+        { spec: { podCIDRs: ['10.0.0.0/24'] } },
+        { spec: { podCIDRs: ['fd00::/64'] } },
+        {},
+      ),
+    ).toEqual({ spec: { podCIDRs: ['fd00::/64', '10.0.0.0/24'] } });
+  });
 
   it('merges finalizers as a list of scalars, the patch’s first', () => {
     const merged = strategicMergePatch(

@@ -203,8 +203,11 @@ export function jsonPatch(target: JsonValue, operations: JsonValue): JsonValue {
 /** Strategic-merge metadata: the merge key of list fields, by dotted path with `*` for list items. */
 export type MergeKeys = Readonly<Record<string, string>>;
 
-/** Lists of scalars whose patch strategy is merge (the others are replaced). */
-const PRIMITIVE_MERGE_LISTS = new Set(['metadata.finalizers']);
+/**
+ * Lists of scalars whose patch strategy is merge (the others are replaced): the only two in
+ * kube-apiserver 1.20's built-in types.
+ */
+const PRIMITIVE_MERGE_LISTS = new Set(['metadata.finalizers', 'spec.podCIDRs']);
 
 const SET_ORDER = '$setElementOrder/';
 const DELETE_FROM = '$deleteFromPrimitiveList/';
@@ -358,12 +361,17 @@ function mergeListAliased(
       if (indexIn(merged, item, '') < 0) merged.push(clone(item));
     return { merged: normaliseOrder(merged, patch, patch, serverArray, ''), serverArray };
   }
+  if (![...serverArray, ...patch].every(isObject)) {
+    throw new PatchError(
+      `list element types are not identical: [${goFormat(serverArray)} ${goFormat(patch)}]`,
+      500,
+    );
+  }
   let original = [...serverArray];
   let aliased = true;
   let items: JsonObject[] = [];
   let replace = false;
-  for (const item of patch) {
-    if (!isObject(item)) throw new PatchError(`value for key ${path} is not a map`, 500);
+  for (const item of patch as JsonObject[]) {
     const directive = item.$patch;
     if (directive === undefined) items.push(item);
     else if (directive === 'delete') {

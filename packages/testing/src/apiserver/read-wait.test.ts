@@ -112,4 +112,62 @@ describe('reads at a resourceVersion ahead of the server', () => {
       message: 'The resourceVersion for the provided watch is too old.',
     });
   });
+
+  describe('streaming lists (sendInitialEvents=true, resourceVersionMatch=NotOlderThan)', () => {
+    const streaming = `${path}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`;
+
+    it('waits for a future resourceVersion, then sends the state and the end bookmark', async () => {
+      const wanted = Number(server.resourceVersion()) + 1;
+      const w = rawWatch({ host: server.host }, `${streaming}&resourceVersion=${wanted}`);
+      await waiting(1);
+      await call('POST', path, cm('streamed'));
+      const watch = await w;
+      const events = [];
+      for (;;) {
+        const event = await watch.next();
+        if (event === 'closed' || event === 'timeout') throw new Error(`watch ${event}`);
+        events.push(event);
+        if (event.type === 'BOOKMARK') break;
+      }
+      watch.close();
+      expect(events.slice(0, -1).every((e) => e.type === 'ADDED')).toBe(true);
+      expect(events.map((e) => e.object.metadata.name)).toContain('streamed');
+      const bookmark = events.at(-1);
+      expect(bookmark?.object.metadata.annotations).toEqual({
+        'k8s.io/initial-events-end': 'true',
+      });
+      expect(Number(bookmark?.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(wanted);
+    });
+
+    it('ends with the watch cache’s 504 when the version is still ahead after 3 s', async () => {
+      const current = Number(server.resourceVersion());
+      const w = rawWatch({ host: server.host }, `${streaming}&resourceVersion=${current + 5}`);
+      await waiting(1);
+      clock.step(3_000);
+      const watch = await w;
+      expect(watch.status).toBe(200);
+      const [event] = await watch.take(1);
+      expect(event).toMatchObject({
+        type: 'ERROR',
+        object: {
+          code: 504,
+          reason: 'Timeout',
+          message: `Timeout: Too large resource version: ${current + 5}, current: ${current}`,
+        },
+      });
+      await watch.ended;
+    });
+
+    it('starts a watch with sendInitialEvents=false from the resourceVersion given', async () => {
+      const from = Number(server.resourceVersion());
+      await call('POST', path, cm('after-from'));
+      const watch = await rawWatch(
+        { host: server.host },
+        `${path}?watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&resourceVersion=${from}`,
+      );
+      const [event] = await watch.take(1);
+      watch.close();
+      expect(event).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'after-from' } } });
+    });
+  });
 });

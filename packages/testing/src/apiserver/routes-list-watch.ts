@@ -1,5 +1,5 @@
 import type { RequestContext } from './http.js';
-import { type ListQuery, parseRv } from './list.js';
+import { type ListQuery, parseRv, tooLargeResourceVersion } from './list.js';
 import type { Entry } from './object-entry.js';
 import type { JsonObject } from './patch.js';
 import { renderObject } from './render.js';
@@ -142,6 +142,8 @@ export function serveWatch(
     bookmarkIntervalMs: state.bookmarkIntervalMs,
     timeoutMs:
       timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
+    // The watch cache sends only what is newer than the version asked for, even one ahead.
+    after: fromRv,
     faults: state.faults,
     currentRv: () => state.storage.rv,
     render,
@@ -150,15 +152,27 @@ export function serveWatch(
       store.removeWatcher(s);
     },
   });
-  const initialState = sendInitialEvents === 'true' || (sendInitialEvents === null && fromRv === 0);
-  if (initialState) {
+  if (sendInitialEvents === 'true') {
+    // The state at least as new as resourceVersion: the read waited for it (see read-wait.ts);
+    // still ahead, newer servers end the watch with the watch cache's 504.
+    if (fromRv > state.storage.rv) {
+      stream.error(tooLargeResourceVersion(fromRv, state.storage.rv).status);
+      return;
+    }
     for (const key of store.sortedKeys(namespace)) {
       const entry = store.get(key);
       if (entry) stream.added(entry);
     }
-    if (sendInitialEvents === 'true') stream.bookmark(true);
-  } else if (sendInitialEvents === 'false') {
-    // Start at the most recent state: nothing to replay.
+    stream.bookmark(true);
+  } else if (fromRv === 0) {
+    // No resourceVersion (or 0): the current state as ADDED events, unless sendInitialEvents
+    // is false (then nothing: the watch starts at the most recent state).
+    if (sendInitialEvents === null) {
+      for (const key of store.sortedKeys(namespace)) {
+        const entry = store.get(key);
+        if (entry) stream.added(entry);
+      }
+    }
   } else {
     if (fromRv < store.watchFloor) {
       // After a compaction etcd answers (as for a resource without watch cache); otherwise the

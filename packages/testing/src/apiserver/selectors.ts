@@ -1,4 +1,5 @@
 import {
+  escapeFieldValue,
   type FieldSelector,
   fieldsFromObject,
   type KubeObject,
@@ -49,13 +50,45 @@ const FIELD_PATHS: Record<string, readonly string[]> = {
   'apps/replicasets': ['status.replicas'],
 };
 
+/**
+ * Resources whose field selectors kube-apiserver converts per kind: an unknown field gets
+ * `field label not supported: <field>` there, and the generic message elsewhere.
+ */
+const CONVERTED_LABELS = new Set([
+  '/pods',
+  '/nodes',
+  '/replicationcontrollers',
+  '/events',
+  '/namespaces',
+  '/secrets',
+  'events.k8s.io/events',
+]);
+
+/** events.k8s.io's field labels and the core Event fields they select (Events are stored as core). */
+const EVENTS_API_LABELS: Readonly<Record<string, string>> = {
+  reason: 'reason',
+  'regarding.kind': 'involvedObject.kind',
+  'regarding.namespace': 'involvedObject.namespace',
+  'regarding.name': 'involvedObject.name',
+  'regarding.uid': 'involvedObject.uid',
+  'regarding.apiVersion': 'involvedObject.apiVersion',
+  'regarding.resourceVersion': 'involvedObject.resourceVersion',
+  'regarding.fieldPath': 'involvedObject.fieldPath',
+  reportingController: 'reportingComponent',
+  type: 'type',
+  'metadata.namespace': 'metadata.namespace',
+  'metadata.name': 'metadata.name',
+};
+
 /** Parses and checks the selectors of a list or watch. */
 export function parseSelection(
   target: Target,
   query: { labelSelector?: string | undefined; fieldSelector?: string | undefined },
 ): Selection {
   const { definition } = target;
-  const fieldPaths = FIELD_PATHS[resourceKey(definition.group, definition.resource)] ?? [];
+  const key = resourceKey(definition.group, definition.resource);
+  const eventsApi = key === 'events.k8s.io/events';
+  const fieldPaths = FIELD_PATHS[eventsApi ? '/events' : key] ?? [];
   let labels: Selector | undefined;
   let fields: FieldSelector | undefined;
   if (query.labelSelector) {
@@ -73,15 +106,23 @@ export function parseSelection(
       throw badRequest(`invalid field selector: ${(error as Error).message}`);
     }
     for (const requirement of fields.requirements()) {
-      const known =
-        requirement.field === 'metadata.name' ||
-        requirement.field === 'metadata.namespace' ||
-        fieldPaths.includes(requirement.field);
-      if (!known) {
-        throw badRequest(
-          `"${requirement.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
-        );
-      }
+      const known = eventsApi
+        ? Object.hasOwn(EVENTS_API_LABELS, requirement.field)
+        : requirement.field === 'metadata.name' ||
+          requirement.field === 'metadata.namespace' ||
+          fieldPaths.includes(requirement.field);
+      if (known) continue;
+      if (CONVERTED_LABELS.has(key))
+        throw badRequest(`field label not supported: ${requirement.field}`);
+      throw badRequest(
+        `"${requirement.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
+      );
+    }
+    if (eventsApi) {
+      const terms = fields
+        .requirements()
+        .map((r) => `${EVENTS_API_LABELS[r.field]}${r.operator}${escapeFieldValue(r.value)}`);
+      fields = parseFieldSelector(terms.join(','));
     }
     if (fields.empty()) fields = undefined;
   }

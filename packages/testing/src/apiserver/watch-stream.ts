@@ -25,6 +25,8 @@ export interface WatchStreamOptions {
   readonly bookmarks: boolean;
   readonly bookmarkIntervalMs: number;
   readonly timeoutMs: number | undefined;
+  /** Events at or below this resourceVersion are not sent (a watch from a future version). */
+  readonly after: number;
   readonly faults: FaultState;
   /** The server's current resourceVersion, for bookmarks. */
   readonly currentRv: () => number;
@@ -96,7 +98,7 @@ export class WatchStream implements EventSink {
 
   /** Fans an event out to this stream, turned into ADDED/DELETED where selection changes. */
   deliver(event: StoredEvent): void {
-    if (this.#closed) return;
+    if (this.#closed || event.rv <= this.#options.after) return;
     if (this.namespace !== undefined && event.object.namespace !== this.namespace) return;
     let type: 'ADDED' | 'MODIFIED' | 'DELETED' = event.type;
     let variant: 'cur' | 'prev' = 'cur';

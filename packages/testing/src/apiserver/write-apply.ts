@@ -1,3 +1,4 @@
+import { asServed } from './event-versions.js';
 import { ApplyConflictError, applyConfiguration, describeConflictOwner } from './fieldmanager.js';
 import type { Entry } from './object-entry.js';
 import { meta } from './object-meta.js';
@@ -70,7 +71,7 @@ export function writeApply(
     return createApplied(store, target, created, options);
   }
   checkPreconditionRv(target, existing, config);
-  const merged = applyOrThrow(existing.obj);
+  const merged = applyOrThrow(asServed(target, existing.obj));
   const next = prepareUpdate(target, existing, merged, options.subresource);
   meta(next).managedFields = meta(merged).managedFields ?? null;
   if (meta(merged).managedFields === undefined) delete meta(next).managedFields;

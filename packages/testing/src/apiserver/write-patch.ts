@@ -1,4 +1,4 @@
-import { eventsApiFromCoreEvent, isEventsApi } from './event-versions.js';
+import { asServed } from './event-versions.js';
 import { type Entry, storeKey } from './object-entry.js';
 import { meta } from './object-meta.js';
 import {
@@ -10,7 +10,7 @@ import {
   PatchError,
   strategicMergePatch,
 } from './patch.js';
-import { apiVersionOf, type ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resources.js';
 import { ApiError, badRequest, failure, notFound, unsupportedMediaType } from './status.js';
 import { keyNamespace, type PatchOptions, type Target, type TypedPatch } from './target.js';
 import type { VersionedStore } from './versioned-store.js';
@@ -41,13 +41,7 @@ export function patchObject(
   if (typed.type === 'apply')
     return writeApply(store, target, name, existing, typed.patch, options);
   if (!existing) throw notFound(definition.resource, name, definition.group);
-  const patched = applyPatchToValue(
-    isEventsApi(definition)
-      ? eventsApiFromCoreEvent(existing.obj, apiVersionOf(definition.group, target.version))
-      : existing.obj,
-    typed,
-    definition,
-  );
+  const patched = applyPatchToValue(asServed(target, existing.obj), typed, definition);
   if (!isObject(patched)) throw badRequest('the patch did not produce an object');
   const patchedMd = meta(patched);
   if (patchedMd.name !== undefined && patchedMd.name !== name) {

@@ -1,6 +1,7 @@
 import { validateCustomStatus } from './crd-schema/custom.js';
 import { checkDataUpdate, prepareSecret } from './data-objects.js';
 import { applyDefaults } from './defaults/builtin.js';
+import { asServed } from './event-versions.js';
 import { recordUpdate } from './fieldmanager.js';
 import { rawBodyOf } from './go-decode.js';
 import type { Entry } from './object-entry.js';
@@ -145,10 +146,12 @@ export function finishUpdate(
   if (options.subresource !== 'status') {
     allocateServiceAddresses(store, target, next, prev.obj);
   }
-  if (jsonEqual(comparable(next), comparable(prev.obj))) return prev;
+  // Compared, and fields recorded, as the request's API shows the object (events.k8s.io).
+  const before = asServed(target, prev.obj);
+  if (jsonEqual(comparable(next), comparable(before))) return prev;
   if (!fieldsDone) {
     recordUpdate(
-      prev.obj,
+      before,
       next,
       options.manager,
       next.apiVersion as string,
