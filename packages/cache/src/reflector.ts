@@ -289,6 +289,11 @@ interface WatchResult {
   readonly error: unknown;
 }
 
+/** An iterator that can hand over events it holds already (`WatchStream.tryNext`). */
+interface BufferedEvents<T> {
+  tryNext(): WatchEvent<T> | undefined;
+}
+
 /**
  * Keeps a store in step with the server (client-go `cache.Reflector`): lists everything,
  * then watches for changes from the list's resourceVersion, and starts over when needed.
@@ -841,6 +846,12 @@ export class Reflector<T> {
     let events = 0;
     let done = false;
     let eventReceivedBesidesAdded = false;
+    // A watch stream of @kubets/rest hands over the other events of the same read without a
+    // promise each; any other iterator is read one `next()` at a time.
+    const drain =
+      typeof (it as Partial<BufferedEvents<T>>).tryNext === 'function'
+        ? (it as BufferedEvents<T>)
+        : undefined;
     try {
       for (;;) {
         const r = await it.next();
@@ -848,35 +859,40 @@ export class Reflector<T> {
           done = true;
           return { events, error: undefined };
         }
-        if (signal.aborted) return { events, error: undefined };
-        const event = r.value;
-        events++;
-        progress.events = events;
-        switch (event.type) {
-          case 'ADDED':
-            this.#apply('add', event.object);
-            break;
-          case 'MODIFIED':
-            eventReceivedBesidesAdded = true;
-            this.#apply('update', event.object);
-            break;
-          case 'DELETED':
-            eventReceivedBesidesAdded = true;
-            this.#apply('delete', event.object);
-            break;
-          case 'BOOKMARK':
-            eventReceivedBesidesAdded = true;
-            if (this.#store.bookmark !== undefined) this.#bookmark(event.object);
-            break;
-          case 'ERROR':
-            return { events, error: watchErrorToStatusError(event) };
-        }
-        this.#watchProgressSinceList++;
-        const rv = getResourceVersion(event.object as HasObjectMeta);
-        if (rv && (propagateRVFromStart || eventReceivedBesidesAdded)) {
-          this.#lastSyncResourceVersion = rv;
-          this.#metrics?.resourceVersion(rv);
-          this.#store.updateResourceVersion?.(rv);
+        for (
+          let event: WatchEvent<T> | undefined = r.value;
+          event !== undefined;
+          event = drain?.tryNext()
+        ) {
+          if (signal.aborted) return { events, error: undefined };
+          events++;
+          progress.events = events;
+          switch (event.type) {
+            case 'ADDED':
+              this.#apply('add', event.object);
+              break;
+            case 'MODIFIED':
+              eventReceivedBesidesAdded = true;
+              this.#apply('update', event.object);
+              break;
+            case 'DELETED':
+              eventReceivedBesidesAdded = true;
+              this.#apply('delete', event.object);
+              break;
+            case 'BOOKMARK':
+              eventReceivedBesidesAdded = true;
+              if (this.#store.bookmark !== undefined) this.#bookmark(event.object);
+              break;
+            case 'ERROR':
+              return { events, error: watchErrorToStatusError(event) };
+          }
+          this.#watchProgressSinceList++;
+          const rv = getResourceVersion(event.object as HasObjectMeta);
+          if (rv && (propagateRVFromStart || eventReceivedBesidesAdded)) {
+            this.#lastSyncResourceVersion = rv;
+            this.#metrics?.resourceVersion(rv);
+            this.#store.updateResourceVersion?.(rv);
+          }
         }
       }
     } finally {
