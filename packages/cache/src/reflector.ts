@@ -294,6 +294,12 @@ interface BufferedEvents<T> {
   tryNext(): WatchEvent<T> | undefined;
 }
 
+function hasBufferedEvents<T>(
+  it: AsyncIterator<WatchEvent<T>>,
+): it is AsyncIterator<WatchEvent<T>> & BufferedEvents<T> {
+  return typeof (it as Partial<BufferedEvents<T>>).tryNext === 'function';
+}
+
 /**
  * Keeps a store in step with the server (client-go `cache.Reflector`): lists everything,
  * then watches for changes from the list's resourceVersion, and starts over when needed.
@@ -848,10 +854,7 @@ export class Reflector<T> {
     let eventReceivedBesidesAdded = false;
     // A watch stream of @kubets/rest hands over the other events of the same read without a
     // promise each; any other iterator is read one `next()` at a time.
-    const drain =
-      typeof (it as Partial<BufferedEvents<T>>).tryNext === 'function'
-        ? (it as BufferedEvents<T>)
-        : undefined;
+    const drain = hasBufferedEvents(it) ? it : undefined;
     try {
       for (;;) {
         const r = await it.next();

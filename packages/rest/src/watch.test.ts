@@ -227,7 +227,7 @@ describe('WatchStream', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(body.isPaused()).toBe(true);
     const first = await watch.next();
-    const names = [(first.value as WatchEvent<Named>).object.metadata.name];
+    const names = [((first.value as WatchEvent<Named>).object as Named).metadata.name];
     for (let e = watch.tryNext(); e !== undefined; e = watch.tryNext()) {
       names.push((e.object as Named).metadata.name);
     }
@@ -238,7 +238,9 @@ describe('WatchStream', () => {
     const waiting = watch.next();
     expect(watch.tryNext()).toBeUndefined();
     body.end(line(300));
-    expect(((await waiting).value as WatchEvent<Named>).object.metadata.name).toBe('p300');
+    expect((((await waiting).value as WatchEvent<Named>).object as Named).metadata.name).toBe(
+      'p300',
+    );
     expect(watch.tryNext()).toBeUndefined();
     expect(await watch.next()).toEqual({ done: true, value: undefined });
   });
