@@ -1,5 +1,7 @@
+import { PassThrough } from 'node:stream';
 import type { Logger, WatchEvent } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
+import { WatchStream } from '@kubets/rest';
 import { type EventuallyOptions, eventually, flush, MemoryLogger } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TestPod } from '../test/helpers.js';
@@ -228,6 +230,37 @@ describe('Reflector watch', () => {
     expect(lw.listCalls.map((c) => c.resourceVersion)).toEqual(['0', '11']);
     expect(w.stopped).toBe(true);
     expect(clock.requestedSleeps).toHaveLength(1);
+  });
+
+  it('takes the events of one read of a watch stream in order, up to an ERROR among them', async () => {
+    const body = new PassThrough();
+    let watches = 0;
+    const lw: ListerWatcher<TestPod> = {
+      isWatchListSemanticsUnsupported: () => true,
+      list: async () => listOf([pod('a')], '10'),
+      watch: async (_options, signal) => {
+        watches++;
+        const source = watches === 1 ? body : new PassThrough();
+        return new WatchStream<TestPod>({ body: source, close: () => source.destroy(), signal });
+      },
+    };
+    const { clock, ac, timing } = runFakes();
+    const store = new RecordingStore();
+    const reflector = new Reflector(lw, store, timing);
+    void reflector.run(ac.signal);
+    await eventually(() => watches === 1);
+    const events: WatchEvent<TestPod>[] = [
+      { type: 'ADDED', object: pod('b', '11') },
+      { type: 'MODIFIED', object: pod('a', '12') },
+      { type: 'ERROR', object: expiredStatus() },
+      { type: 'DELETED', object: pod('b', '13') },
+    ];
+    body.write(events.map((event) => `${JSON.stringify(event)}\n`).join(''));
+    // The 410 ends the watch: the reflector backs off before it lists again.
+    await eventually(() => clock.pending === 1);
+    expect(store.ops).toEqual(['replace [a]@10', 'add b@11', 'update a@12']);
+    expect(reflector.lastSyncResourceVersion()).toBe('12');
+    expect(body.destroyed).toBe(true);
   });
 
   it('falls back to resourceVersion "" when the relist RV is expired too', async () => {

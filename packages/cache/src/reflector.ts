@@ -289,6 +289,17 @@ interface WatchResult {
   readonly error: unknown;
 }
 
+/** An iterator that can hand over events it holds already (`WatchStream.tryNext`). */
+interface BufferedEvents<T> {
+  tryNext(): WatchEvent<T> | undefined;
+}
+
+function hasBufferedEvents<T>(
+  it: AsyncIterator<WatchEvent<T>>,
+): it is AsyncIterator<WatchEvent<T>> & BufferedEvents<T> {
+  return typeof (it as Partial<BufferedEvents<T>>).tryNext === 'function';
+}
+
 /**
  * Keeps a store in step with the server (client-go `cache.Reflector`): lists everything,
  * then watches for changes from the list's resourceVersion, and starts over when needed.
@@ -841,6 +852,9 @@ export class Reflector<T> {
     let events = 0;
     let done = false;
     let eventReceivedBesidesAdded = false;
+    // A watch stream of @kubets/rest hands over the other events of the same read without a
+    // promise each; any other iterator is read one `next()` at a time.
+    const drain = hasBufferedEvents(it) ? it : undefined;
     try {
       for (;;) {
         const r = await it.next();
@@ -848,35 +862,40 @@ export class Reflector<T> {
           done = true;
           return { events, error: undefined };
         }
-        if (signal.aborted) return { events, error: undefined };
-        const event = r.value;
-        events++;
-        progress.events = events;
-        switch (event.type) {
-          case 'ADDED':
-            this.#apply('add', event.object);
-            break;
-          case 'MODIFIED':
-            eventReceivedBesidesAdded = true;
-            this.#apply('update', event.object);
-            break;
-          case 'DELETED':
-            eventReceivedBesidesAdded = true;
-            this.#apply('delete', event.object);
-            break;
-          case 'BOOKMARK':
-            eventReceivedBesidesAdded = true;
-            if (this.#store.bookmark !== undefined) this.#bookmark(event.object);
-            break;
-          case 'ERROR':
-            return { events, error: watchErrorToStatusError(event) };
-        }
-        this.#watchProgressSinceList++;
-        const rv = getResourceVersion(event.object as HasObjectMeta);
-        if (rv && (propagateRVFromStart || eventReceivedBesidesAdded)) {
-          this.#lastSyncResourceVersion = rv;
-          this.#metrics?.resourceVersion(rv);
-          this.#store.updateResourceVersion?.(rv);
+        for (
+          let event: WatchEvent<T> | undefined = r.value;
+          event !== undefined;
+          event = drain?.tryNext()
+        ) {
+          if (signal.aborted) return { events, error: undefined };
+          events++;
+          progress.events = events;
+          switch (event.type) {
+            case 'ADDED':
+              this.#apply('add', event.object);
+              break;
+            case 'MODIFIED':
+              eventReceivedBesidesAdded = true;
+              this.#apply('update', event.object);
+              break;
+            case 'DELETED':
+              eventReceivedBesidesAdded = true;
+              this.#apply('delete', event.object);
+              break;
+            case 'BOOKMARK':
+              eventReceivedBesidesAdded = true;
+              if (this.#store.bookmark !== undefined) this.#bookmark(event.object);
+              break;
+            case 'ERROR':
+              return { events, error: watchErrorToStatusError(event) };
+          }
+          this.#watchProgressSinceList++;
+          const rv = getResourceVersion(event.object as HasObjectMeta);
+          if (rv && (propagateRVFromStart || eventReceivedBesidesAdded)) {
+            this.#lastSyncResourceVersion = rv;
+            this.#metrics?.resourceVersion(rv);
+            this.#store.updateResourceVersion?.(rv);
+          }
         }
       }
     } finally {

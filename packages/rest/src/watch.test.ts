@@ -218,6 +218,33 @@ describe('WatchStream', () => {
     expect(names).toEqual(Array.from({ length: 302 }, (_, i) => `p${i}`));
   });
 
+  it('tryNext hands over the events of a read without waiting, and resumes a paused read', async () => {
+    const line = (i: number) => `{"type":"ADDED","object":{"metadata":{"name":"p${i}"}}}\n`;
+    const body = new PassThrough();
+    const watch = new WatchStream<Named>({ body, close: () => body.destroy() });
+    expect(watch.tryNext()).toBeUndefined();
+    body.write(Array.from({ length: 300 }, (_, i) => line(i)).join(''));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(body.isPaused()).toBe(true);
+    const first = await watch.next();
+    const names = [((first.value as WatchEvent<Named>).object as Named).metadata.name];
+    for (let e = watch.tryNext(); e !== undefined; e = watch.tryNext()) {
+      names.push((e.object as Named).metadata.name);
+    }
+    expect(names).toEqual(Array.from({ length: 300 }, (_, i) => `p${i}`));
+    // Every buffered event taken: reading goes on.
+    expect(body.isPaused()).toBe(false);
+    // A waiting next() comes first: tryNext takes nothing from under it.
+    const waiting = watch.next();
+    expect(watch.tryNext()).toBeUndefined();
+    body.end(line(300));
+    expect((((await waiting).value as WatchEvent<Named>).object as Named).metadata.name).toBe(
+      'p300',
+    );
+    expect(watch.tryNext()).toBeUndefined();
+    expect(await watch.next()).toEqual({ done: true, value: undefined });
+  });
+
   it('ends quietly, dropping undelivered events, when the signal aborts', async () => {
     const body = new PassThrough();
     const abort = new AbortController();

@@ -435,6 +435,19 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
     this.connection.onFinished?.();
   }
 
+  /**
+   * The next event if one is decoded already, without waiting: `undefined` when none is
+   * buffered, when the watch has ended, or while a `next()` call waits. A consumer that
+   * drains with it after each `await next()` takes the events of one read without a promise
+   * per event.
+   */
+  tryNext(): WatchEvent<T> | undefined {
+    if (this.waiters.length > 0 || this.pending.length === 0) return undefined;
+    const value = this.pending.shift() as WatchEvent<T>;
+    if (this.pending.length === 0 && !this.ended && this.body.isPaused()) this.body.resume();
+    return value;
+  }
+
   /** The next event; resolves as done once the watch has ended. */
   next(): Promise<IteratorResult<WatchEvent<T>, void>> {
     if (this.waiters.length === 0) {
