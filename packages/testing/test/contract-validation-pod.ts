@@ -6,7 +6,9 @@ import {
   duplicate,
   forbidden,
   invalid,
+  QUALIFIED,
   required,
+  SUBDOMAIN,
   unsupported,
 } from './validation-causes.js';
 
@@ -16,6 +18,7 @@ import {
  */
 
 const RANGE = 'must be between 1 and 65535, inclusive';
+const ID_RANGE = 'must be between 0 and 2147483647, inclusive';
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const ENV_NAME =
   "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')";
@@ -197,6 +200,65 @@ const POD_SPEC_CASES: [string, Record<string, unknown>, Cause[]][] = [
         'spec.containers[0].readinessProbe.tcpSocket',
         'may not specify more than 1 handler type',
       ),
+    ],
+  ],
+  [
+    'envFrom: a prefix that is a variable name, exactly one named source (counted on the list)',
+    {
+      containers: [
+        container({
+          envFrom: [
+            { prefix: '1x' },
+            { configMapRef: { name: 'Bad_Name' }, secretRef: { name: '' } },
+            { secretRef: {} },
+          ],
+        }),
+      ],
+    },
+    [
+      invalid('spec.containers[0].envFrom[0].prefix', '1x', ENV_NAME),
+      invalid(
+        'spec.containers[0].envFrom',
+        '',
+        'must specify one of: `configMapRef` or `secretRef`',
+      ),
+      invalid('spec.containers[0].envFrom[1].configMapRef.name', 'Bad_Name', SUBDOMAIN),
+      required('spec.containers[0].envFrom[1].secretRef.name'),
+      invalid(
+        'spec.containers[0].envFrom',
+        '',
+        'may not have more than one field specified at a time',
+      ),
+      required('spec.containers[0].envFrom[2].secretRef.name'),
+    ],
+  ],
+  [
+    'user and group ids, nodeSelector, names the pod refers to, activeDeadlineSeconds, hostname',
+    {
+      nodeSelector: { '-a': 'b' },
+      serviceAccountName: 'Bad_SA',
+      nodeName: 'Bad_Node',
+      activeDeadlineSeconds: 0,
+      hostname: 'Bad.Host',
+      subdomain: 'a_b',
+      securityContext: { runAsUser: -1, fsGroup: -2, runAsGroup: -3, supplementalGroups: [1, -4] },
+      containers: [
+        container({ securityContext: { privileged: true, runAsUser: -5, runAsGroup: -6 } }),
+      ],
+    },
+    [
+      invalid('spec.containers[0].securityContext.runAsUser', -5, ID_RANGE),
+      invalid('spec.containers[0].securityContext.runAsGroup', -6, ID_RANGE),
+      invalid('spec.nodeSelector', '-a', `name part ${QUALIFIED}`),
+      invalid('spec.securityContext.fsGroup', -2, ID_RANGE),
+      invalid('spec.securityContext.runAsUser', -1, ID_RANGE),
+      invalid('spec.securityContext.runAsGroup', -3, ID_RANGE),
+      invalid('spec.securityContext.supplementalGroups[1]', -4, ID_RANGE),
+      invalid('spec.serviceAccountName', 'Bad_SA', SUBDOMAIN),
+      invalid('spec.nodeName', 'Bad_Node', SUBDOMAIN),
+      invalid('spec.activeDeadlineSeconds', 0, 'must be between 1 and 2147483647, inclusive'),
+      invalid('spec.hostname', 'Bad.Host', DNS_LABEL),
+      invalid('spec.subdomain', 'a_b', DNS_LABEL),
     ],
   ],
 ];

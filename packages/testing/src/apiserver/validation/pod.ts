@@ -1,9 +1,14 @@
 import { isObject, type JsonObject, type JsonValue, jsonEqual } from '../patch.js';
-import { validateEnv } from './env.js';
+import { validateEnv, validateEnvFrom } from './env.js';
 import { invalid, required } from './field-errors.js';
 import { dnsLabelErrors, duplicateErrors, type FieldError, notSupportedErrors } from './names.js';
+import { validatePodFields } from './pod-fields.js';
 import { validateContainerPorts } from './ports.js';
 import { validateHandler, validateProbe } from './probes.js';
+import {
+  validateContainerSecurityContext,
+  validatePodSecurityContext,
+} from './security-context.js';
 import { validateVolumeMounts, validateVolumes } from './volumes.js';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
@@ -129,11 +134,15 @@ function validateContainers(
     errors.push(...validateProbe(container.readinessProbe, `${at}.readinessProbe`));
     errors.push(...validateContainerPorts(container.ports, `${at}.ports`));
     errors.push(...validateEnv(container.env, `${at}.env`));
+    errors.push(...validateEnvFrom(container.envFrom, `${at}.envFrom`));
     errors.push(...validateVolumeMounts(container.volumeMounts, volumes, `${at}.volumeMounts`));
     errors.push(
       ...notSupportedErrors(container.imagePullPolicy, PULL_POLICIES, `${at}.imagePullPolicy`),
     );
     errors.push(...validateResources(container, at));
+    errors.push(
+      ...validateContainerSecurityContext(container.securityContext, `${at}.securityContext`),
+    );
   });
   return errors;
 }
@@ -166,6 +175,7 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
     ...notSupportedErrors(podSpec.restartPolicy, RESTART_POLICIES, `${path}.restartPolicy`),
   );
   errors.push(...notSupportedErrors(podSpec.dnsPolicy, DNS_POLICIES, `${path}.dnsPolicy`));
+  errors.push(...validatePodFields(podSpec, path));
   return errors;
 }
 
