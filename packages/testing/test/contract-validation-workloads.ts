@@ -264,6 +264,54 @@ const CASES: InvalidCreate[] = [
     spec: { template: { spec: { restartPolicy: 'Always', containers } } },
     causes: [required('spec.template.spec.restartPolicy', 'valid values: "OnFailure", "Never"')],
   },
+  {
+    what: 'a CronJob’s required schedule',
+    apiVersion: 'batch/v1beta1',
+    resource: 'cronjobs',
+    kind: 'CronJob',
+    spec: { jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers } } } } },
+    causes: [required('spec.schedule')],
+  },
+  {
+    what: 'a CronJob: schedule syntax, deadlines and limits ≥ 0, concurrencyPolicy, its job template',
+    apiVersion: 'batch/v1beta1',
+    resource: 'cronjobs',
+    kind: 'CronJob',
+    spec: {
+      schedule: '61 * * * *',
+      startingDeadlineSeconds: -1,
+      concurrencyPolicy: 'Sometimes',
+      successfulJobsHistoryLimit: -1,
+      failedJobsHistoryLimit: -2,
+      jobTemplate: {
+        spec: {
+          parallelism: -1,
+          manualSelector: true,
+          selector: { matchLabels: { a: 'b' } },
+          template: { metadata: { labels: { '-x': 'y' } }, spec: { containers } },
+        },
+      },
+    },
+    causes: [
+      invalid('spec.schedule', '61 * * * *', 'End of range (61) above maximum (59): 61'),
+      invalid('spec.startingDeadlineSeconds', -1, NON_NEGATIVE),
+      unsupported('spec.concurrencyPolicy', 'Sometimes', ['Allow', 'Forbid', 'Replace']),
+      invalid('spec.jobTemplate.spec.parallelism', -1, NON_NEGATIVE),
+      invalid('spec.jobTemplate.spec.template.labels', '-x', `name part ${QUALIFIED}`),
+      required(
+        'spec.jobTemplate.spec.template.spec.restartPolicy',
+        'valid values: "OnFailure", "Never"',
+      ),
+      goInvalid(
+        'spec.jobTemplate.spec.selector',
+        'v1.LabelSelector{MatchLabels:map[string]string{"a":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}',
+        '`selector` will be auto-generated',
+      ),
+      unsupported('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']),
+      invalid('spec.successfulJobsHistoryLimit', -1, NON_NEGATIVE),
+      invalid('spec.failedJobsHistoryLimit', -2, NON_NEGATIVE),
+    ],
+  },
 ];
 
 export function defineWorkloadValidationContract(getTarget: () => ContractEndpoint): void {

@@ -1,8 +1,10 @@
 import { validateCustomResource } from '../crd-schema/custom.js';
 import { validateCrdSchemas } from '../crd-schema/structural.js';
+import { objectName } from '../object-meta.js';
 import type { JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
 import { validateConfigMapData, validateSecretData } from './data-keys.js';
+import { validateCronJobName, validateCronJobSpec, validateJobSpec } from './jobs.js';
 import { validateMetadataMaps } from './metadata.js';
 import type { FieldError } from './names.js';
 import { validatePodSpec, validatePodSpecUpdate } from './pod.js';
@@ -11,7 +13,6 @@ import { validateServiceSpec } from './service.js';
 import {
   validateDaemonSetSpec,
   validateDeploymentSpec,
-  validateJobSpec,
   validateReplicaSetSpec,
   validateStatefulSetSpec,
 } from './workloads.js';
@@ -23,6 +24,7 @@ export function validateCreate(definition: ResourceDefinition, obj: JsonObject):
   const key = resourceKey(definition.group, definition.resource);
   if (key === '/pods') errors.push(...validatePodSpec(obj.spec, 'spec'));
   errors.push(...validateSpec(key, obj));
+  if (key === 'batch/cronjobs') errors.push(...validateCronJobName(objectName(obj)));
   return errors;
 }
 
@@ -55,6 +57,7 @@ const OBJECT_RULES: Readonly<Record<string, (obj: JsonObject) => FieldError[]>> 
   'apps/daemonsets': (obj) => validateDaemonSetSpec(obj.spec),
   'apps/statefulsets': (obj) => validateStatefulSetSpec(obj.spec),
   'batch/jobs': (obj) => validateJobSpec(obj.spec),
+  'batch/cronjobs': (obj) => validateCronJobSpec(obj.spec),
   'apiextensions.k8s.io/customresourcedefinitions': validateCrdSchemas,
   '/services': (obj) => validateServiceSpec(obj.spec),
   '/configmaps': validateConfigMapData,

@@ -5,10 +5,7 @@ import { dnsLabelErrors, duplicateErrors, type FieldError, notSupportedErrors } 
 import { validatePodFields } from './pod-fields.js';
 import { validateContainerPorts } from './ports.js';
 import { validateHandler, validateProbe } from './probes.js';
-import {
-  validateContainerSecurityContext,
-  validatePodSecurityContext,
-} from './security-context.js';
+import { validateContainerSecurityContext } from './security-context.js';
 import { validateVolumeMounts, validateVolumes } from './volumes.js';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
