@@ -1,9 +1,12 @@
+import { describe, expect, it } from 'vitest';
 import type { ContractEndpoint } from './contract-client.js';
+import { contractCalls } from './contract-helpers.js';
 import {
   type Cause,
   DNS_LABEL,
   defineInvalidCreates,
   duplicate,
+  expectInvalid,
   forbidden,
   invalid,
   QUALIFIED,
@@ -263,6 +266,74 @@ const POD_SPEC_CASES: [string, Record<string, unknown>, Cause[]][] = [
   ],
 ];
 
+/** Changes to a created pod (spec `activeDeadlineSeconds: 10`, one container) and their causes. */
+const POD_UPDATE_CASES: [string, (spec: PodSpec) => void, Cause[]][] = [
+  [
+    'an empty image (listed by the pod spec and by the update rules)',
+    (spec) => {
+      spec.containers[0].image = '';
+    },
+    [required('spec.containers[0].image'), required('spec.containers[0].image')],
+  ],
+  [
+    'an image with outer spaces',
+    (spec) => {
+      spec.containers[0].image = ' x';
+    },
+    [
+      invalid('spec.containers[0].image', ' x', 'must not have leading or trailing whitespace'),
+      invalid('spec.containers[0].image', ' x', 'must not have leading or trailing whitespace'),
+    ],
+  ],
+  [
+    'an added container',
+    (spec) => {
+      spec.containers.push({
+        name: 'd',
+        image: 'y',
+        terminationMessagePolicy: 'File',
+        imagePullPolicy: 'Always',
+      });
+    },
+    [forbidden('spec.containers', 'pod updates may not add or remove containers')],
+  ],
+  [
+    'a raised deadline',
+    (spec) => {
+      spec.activeDeadlineSeconds = 20;
+    },
+    [invalid('spec.activeDeadlineSeconds', 20, 'must be less than or equal to previous value')],
+  ],
+  [
+    'a removed deadline',
+    (spec) => {
+      delete spec.activeDeadlineSeconds;
+    },
+    [
+      invalid(
+        'spec.activeDeadlineSeconds',
+        'null',
+        'must not update from a positive integer to nil value',
+      ),
+    ],
+  ],
+  [
+    'a negative deadline',
+    (spec) => {
+      spec.activeDeadlineSeconds = -1;
+    },
+    [
+      invalid('spec.activeDeadlineSeconds', -1, 'must be between 1 and 2147483647, inclusive'),
+      invalid('spec.activeDeadlineSeconds', -1, 'must be between 0 and 2147483647, inclusive'),
+    ],
+  ],
+];
+
+interface PodSpec {
+  containers: [Record<string, unknown>, ...Record<string, unknown>[]];
+  activeDeadlineSeconds?: number;
+}
+
 export function definePodSpecValidationContract(getTarget: () => ContractEndpoint): void {
   defineInvalidCreates(
     getTarget,
@@ -276,4 +347,36 @@ export function definePodSpecValidationContract(getTarget: () => ContractEndpoin
       causes,
     })),
   );
+  const { call, create, newNamespace } = contractCalls(getTarget);
+  describe('validation of pod specs', () => {
+    it('checks a pod’s spec again on update, then what an update may change; images without outer spaces (422)', async () => {
+      const ns = await newNamespace('valid-podup');
+      const path = `/api/v1/namespaces/${ns}/pods`;
+      const made = await create(path, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'up' },
+        spec: { activeDeadlineSeconds: 10, containers: [container({})] },
+      });
+      const text = JSON.stringify(made.json);
+      for (const [what, change, causes] of POD_UPDATE_CASES) {
+        const body = JSON.parse(text) as { spec: PodSpec };
+        change(body.spec);
+        const res = await call('PUT', `${path}/up`, { body });
+        expect(res.status, what).toBe(422);
+        expectInvalid(res, 'Pod', 'up', causes);
+      }
+      const spaced = await call('POST', path, {
+        body: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'spaced' },
+          spec: { containers: [container({ image: ' x' })] },
+        },
+      });
+      expectInvalid(spaced, 'Pod', 'spaced', [
+        invalid('spec.containers[0].image', ' x', 'must not have leading or trailing whitespace'),
+      ]);
+    });
+  });
 }

@@ -7,7 +7,7 @@ import { validateConfigMapData, validateSecretData } from './data-keys.js';
 import { validateCronJobName, validateCronJobSpec, validateJobSpec } from './jobs.js';
 import { validateMetadataMaps } from './metadata.js';
 import type { FieldError } from './names.js';
-import { validatePodSpec, validatePodSpecUpdate } from './pod.js';
+import { validatePodCreate, validatePodUpdate } from './pod-update.js';
 import { validateSecretType } from './secret-types.js';
 import { validateServiceSpec } from './service.js';
 import {
@@ -22,7 +22,7 @@ export function validateCreate(definition: ResourceDefinition, obj: JsonObject):
   const errors = validateMetadataMaps(obj);
   if (definition.custom) return [...errors, ...validateCustomResource(definition, obj)];
   const key = resourceKey(definition.group, definition.resource);
-  if (key === '/pods') errors.push(...validatePodSpec(obj.spec, 'spec'));
+  if (key === '/pods') errors.push(...validatePodCreate(obj.spec));
   errors.push(...validateSpec(key, obj));
   if (key === 'batch/cronjobs') errors.push(...validateCronJobName(objectName(obj)));
   return errors;
@@ -45,7 +45,7 @@ export function validateUpdate(
   if (definition.custom) return [...errors, ...validateCustomResource(definition, next)];
   if (definition.group === '') errors.push(...metaErrors);
   const key = resourceKey(definition.group, definition.resource);
-  if (key === '/pods') errors.push(...validatePodSpecUpdate(next.spec, old.spec));
+  if (key === '/pods') errors.push(...validatePodUpdate(next.spec, old.spec));
   errors.push(...validateSpec(key, next));
   return errors;
 }
