@@ -1,4 +1,4 @@
-import { checkDataUpdate, prepareSecret } from './data-objects.js';
+import { prepareSecret } from './data-objects.js';
 import { applyDefaults } from './defaults/builtin.js';
 import { recordUpdate } from './fieldmanager.js';
 import { rawBodyOf } from './go-decode.js';
@@ -102,7 +102,6 @@ export function prepareUpdate(
   if (subresource !== 'status') {
     prepareSecret(target, next);
     applyDefaults(definition, next);
-    checkDataUpdate(target, old, next);
     const problems = validateUpdate(definition, next, old);
     if (problems.length > 0) {
       throw invalid(definition.kind, String(md.name ?? ''), problems, definition.group);

@@ -4,6 +4,7 @@ import { objectName } from '../object-meta.js';
 import type { JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
 import { validateConfigMapData, validateSecretData } from './data-keys.js';
+import { validateDataUpdate } from './data-update.js';
 import { validateCronJobName, validateCronJobSpec, validateJobSpec } from './jobs.js';
 import { validateMetadataMaps } from './metadata.js';
 import type { FieldError } from './names.js';
@@ -43,8 +44,10 @@ export function validateUpdate(
   const metaErrors = validateMetadataMaps(next);
   const errors = [...metaErrors, ...metaErrors, ...metaErrors];
   if (definition.custom) return [...errors, ...validateCustomResource(definition, next)];
-  if (definition.group === '') errors.push(...metaErrors);
   const key = resourceKey(definition.group, definition.resource);
+  // The update rules of a Secret or ConfigMap come between the third and fourth copies.
+  errors.push(...validateDataUpdate(key, next, old));
+  if (definition.group === '') errors.push(...metaErrors);
   if (key === '/pods') errors.push(...validatePodUpdate(next.spec, old.spec));
   errors.push(...validateSpec(key, next));
   return errors;
