@@ -93,6 +93,74 @@ const CASES: InvalidCreate[] = [
       invalid('spec.progressDeadlineSeconds', 5, 'must be greater than minReadySeconds'),
     ],
   },
+  ...(
+    [
+      [
+        { type: 'Recreate', rollingUpdate: { maxSurge: 1 } },
+        [
+          forbidden(
+            'spec.strategy.rollingUpdate',
+            "may not be specified when strategy `type` is 'Recreate'",
+          ),
+        ],
+      ],
+      [
+        { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 'x', maxSurge: -1 } },
+        [
+          goInvalid(
+            'spec.strategy.rollingUpdate.maxUnavailable',
+            'intstr.IntOrString{Type:1, IntVal:0, StrVal:"x"}',
+            "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+          ),
+          invalid('spec.strategy.rollingUpdate.maxSurge', -1, NON_NEGATIVE),
+        ],
+      ],
+      [
+        { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '150%', maxSurge: '0%' } },
+        [
+          goInvalid(
+            'spec.strategy.rollingUpdate.maxUnavailable',
+            'intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}',
+            'must not be greater than 100%',
+          ),
+        ],
+      ],
+      [
+        { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 0 } },
+        [
+          goInvalid(
+            'spec.strategy.rollingUpdate.maxUnavailable',
+            'intstr.IntOrString{Type:0, IntVal:0, StrVal:""}',
+            'may not be 0 when `maxSurge` is 0',
+          ),
+        ],
+      ],
+      [
+        { type: 'Bad' },
+        [
+          {
+            reason: 'FieldValueNotSupported',
+            message:
+              'Unsupported value: apps.DeploymentStrategy{Type:"Bad", RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}: supported values: "Recreate", "RollingUpdate"',
+            field: 'spec.strategy',
+          },
+        ],
+      ],
+    ] as [Record<string, unknown>, Cause[]][]
+  ).map(
+    ([strategy, causes]): InvalidCreate => ({
+      what: `a Deployment strategy ${JSON.stringify(strategy)}`,
+      apiVersion: 'apps/v1',
+      resource: 'deployments',
+      kind: 'Deployment',
+      spec: {
+        strategy,
+        selector: { matchLabels: { a: 'b' } },
+        template: { metadata: { labels: { a: 'b' } }, spec: { containers } },
+      },
+      causes,
+    }),
+  ),
   {
     what: 'a ReplicaSet: replicas, minReadySeconds, then the template as a Deployment’s',
     apiVersion: 'apps/v1',

@@ -1,4 +1,5 @@
 import { isObject, type JsonObject, type JsonValue } from '../patch.js';
+import { validateDeploymentStrategy } from './deployment-strategy.js';
 import { forbidden, invalid, nonNegative, required } from './field-errors.js';
 import {
   goLabelSelector,
@@ -103,7 +104,7 @@ function replicaSetTemplateErrors(selector: JsonObject | undefined, spec: JsonOb
  * `ValidateDeploymentSpec`'s rules that kubets checks, in kube-apiserver 1.20's order:
  * `replicas` ≥ 0, the selector (required, valid, not empty), then, when it converts, the
  * template (selected by it; labels, annotations, pod spec; `restartPolicy: Always`, no
- * `activeDeadlineSeconds`), then `minReadySeconds`, `revisionHistoryLimit`,
+ * `activeDeadlineSeconds`), then `strategy`, `minReadySeconds`, `revisionHistoryLimit`,
  * `progressDeadlineSeconds` (≥ 0 and above `minReadySeconds`).
  */
 export function validateDeploymentSpec(specValue: JsonValue | undefined): FieldError[] {
@@ -111,6 +112,7 @@ export function validateDeploymentSpec(specValue: JsonValue | undefined): FieldE
   const errors = nonNegative(spec.replicas, 'spec.replicas');
   const selector = requiredSelector(spec, 'deployment', errors, 'invalid label selector');
   if (selector !== null) errors.push(...replicaSetTemplateErrors(selector, spec));
+  errors.push(...validateDeploymentStrategy(spec.strategy));
   errors.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
   errors.push(...nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
   const deadline = spec.progressDeadlineSeconds;
