@@ -36,8 +36,30 @@ const goInvalid = (field: string, goValue: string, detail: string): Cause => ({
   message: `Invalid value: ${goValue}${detail ? `: ${detail}` : ''}`,
   field,
 });
+const DS_MAX_UNAVAILABLE = 'spec.updateStrategy.rollingUpdate.maxUnavailable';
 const EMPTY_SELECTOR =
   'v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}';
+
+/** One case per `[value, causes]`: an apps/v1 workload selecting its a=b template, with `field` set to value. */
+function fieldCases(
+  kind: string,
+  resource: string,
+  field: string,
+  table: [Record<string, unknown>, Cause[]][],
+): InvalidCreate[] {
+  return table.map(([value, causes]) => ({
+    what: `a ${kind} ${field} ${JSON.stringify(value)}`,
+    apiVersion: 'apps/v1',
+    resource,
+    kind,
+    spec: {
+      [field]: value,
+      selector: { matchLabels: { a: 'b' } },
+      template: { metadata: { labels: { a: 'b' } }, spec: { containers } },
+    },
+    causes,
+  }));
+}
 
 /** Workload specs and the causes kube-apiserver 1.20 answered for them. */
 const CASES: InvalidCreate[] = [
@@ -93,74 +115,59 @@ const CASES: InvalidCreate[] = [
       invalid('spec.progressDeadlineSeconds', 5, 'must be greater than minReadySeconds'),
     ],
   },
-  ...(
+  ...fieldCases('Deployment', 'deployments', 'strategy', [
     [
+      { type: 'Recreate', rollingUpdate: { maxSurge: 1 } },
       [
-        { type: 'Recreate', rollingUpdate: { maxSurge: 1 } },
-        [
-          forbidden(
-            'spec.strategy.rollingUpdate',
-            "may not be specified when strategy `type` is 'Recreate'",
-          ),
-        ],
+        forbidden(
+          'spec.strategy.rollingUpdate',
+          "may not be specified when strategy `type` is 'Recreate'",
+        ),
       ],
+    ],
+    [
+      { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 'x', maxSurge: -1 } },
       [
-        { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 'x', maxSurge: -1 } },
-        [
-          goInvalid(
-            'spec.strategy.rollingUpdate.maxUnavailable',
-            'intstr.IntOrString{Type:1, IntVal:0, StrVal:"x"}',
-            "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
-          ),
-          invalid('spec.strategy.rollingUpdate.maxSurge', -1, NON_NEGATIVE),
-        ],
+        goInvalid(
+          'spec.strategy.rollingUpdate.maxUnavailable',
+          'intstr.IntOrString{Type:1, IntVal:0, StrVal:"x"}',
+          "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+        ),
+        invalid('spec.strategy.rollingUpdate.maxSurge', -1, NON_NEGATIVE),
       ],
+    ],
+    [
+      { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '150%', maxSurge: '0%' } },
       [
-        { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '150%', maxSurge: '0%' } },
-        [
-          goInvalid(
-            'spec.strategy.rollingUpdate.maxUnavailable',
-            'intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}',
-            'must not be greater than 100%',
-          ),
-        ],
+        goInvalid(
+          'spec.strategy.rollingUpdate.maxUnavailable',
+          'intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}',
+          'must not be greater than 100%',
+        ),
       ],
+    ],
+    [
+      { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 0 } },
       [
-        { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 0 } },
-        [
-          goInvalid(
-            'spec.strategy.rollingUpdate.maxUnavailable',
-            'intstr.IntOrString{Type:0, IntVal:0, StrVal:""}',
-            'may not be 0 when `maxSurge` is 0',
-          ),
-        ],
+        goInvalid(
+          'spec.strategy.rollingUpdate.maxUnavailable',
+          'intstr.IntOrString{Type:0, IntVal:0, StrVal:""}',
+          'may not be 0 when `maxSurge` is 0',
+        ),
       ],
+    ],
+    [
+      { type: 'Bad' },
       [
-        { type: 'Bad' },
-        [
-          {
-            reason: 'FieldValueNotSupported',
-            message:
-              'Unsupported value: apps.DeploymentStrategy{Type:"Bad", RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}: supported values: "Recreate", "RollingUpdate"',
-            field: 'spec.strategy',
-          },
-        ],
+        {
+          reason: 'FieldValueNotSupported',
+          message:
+            'Unsupported value: apps.DeploymentStrategy{Type:"Bad", RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}: supported values: "Recreate", "RollingUpdate"',
+          field: 'spec.strategy',
+        },
       ],
-    ] as [Record<string, unknown>, Cause[]][]
-  ).map(
-    ([strategy, causes]): InvalidCreate => ({
-      what: `a Deployment strategy ${JSON.stringify(strategy)}`,
-      apiVersion: 'apps/v1',
-      resource: 'deployments',
-      kind: 'Deployment',
-      spec: {
-        strategy,
-        selector: { matchLabels: { a: 'b' } },
-        template: { metadata: { labels: { a: 'b' } }, spec: { containers } },
-      },
-      causes,
-    }),
-  ),
+    ],
+  ]),
   {
     what: 'a ReplicaSet: replicas, minReadySeconds, then the template as a Deployment’s',
     apiVersion: 'apps/v1',
@@ -236,6 +243,54 @@ const CASES: InvalidCreate[] = [
     },
     causes: [invalid('spec.selector.matchLabels', '-b', LABEL_VALUE)],
   },
+  ...fieldCases('DaemonSet', 'daemonsets', 'updateStrategy', [
+    [
+      { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0 } },
+      [
+        goInvalid(
+          DS_MAX_UNAVAILABLE,
+          'intstr.IntOrString{Type:0, IntVal:0, StrVal:""}',
+          'cannot be 0',
+        ),
+      ],
+    ],
+    [
+      { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 'x' } },
+      [
+        goInvalid(
+          DS_MAX_UNAVAILABLE,
+          'intstr.IntOrString{Type:1, IntVal:0, StrVal:"x"}',
+          "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+        ),
+        goInvalid(
+          DS_MAX_UNAVAILABLE,
+          'intstr.IntOrString{Type:1, IntVal:0, StrVal:"x"}',
+          'cannot be 0',
+        ),
+      ],
+    ],
+    [
+      { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '120%' } },
+      [
+        goInvalid(
+          DS_MAX_UNAVAILABLE,
+          'intstr.IntOrString{Type:1, IntVal:0, StrVal:"120%"}',
+          'must not be greater than 100%',
+        ),
+      ],
+    ],
+    [
+      { type: 'Bad' },
+      [
+        {
+          reason: 'FieldValueNotSupported',
+          message:
+            'Unsupported value: apps.DaemonSetUpdateStrategy{Type:"Bad", RollingUpdate:(*apps.RollingUpdateDaemonSet)(nil)}: supported values: "RollingUpdate", "OnDelete"',
+          field: 'spec.updateStrategy',
+        },
+      ],
+    ],
+  ]),
   {
     what: 'a StatefulSet: podManagementPolicy, replicas, template labels, Always, no deadline',
     apiVersion: 'apps/v1',

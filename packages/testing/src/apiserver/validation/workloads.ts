@@ -1,5 +1,4 @@
 import { isObject, type JsonObject, type JsonValue } from '../patch.js';
-import { validateDeploymentStrategy } from './deployment-strategy.js';
 import { forbidden, invalid, nonNegative, required } from './field-errors.js';
 import {
   goLabelSelector,
@@ -11,6 +10,10 @@ import {
 } from './label-selector.js';
 import type { FieldError } from './names.js';
 import { podTemplateErrors, templateSpecOf } from './pod-template.js';
+import {
+  validateDaemonSetUpdateStrategy,
+  validateDeploymentStrategy,
+} from './update-strategies.js';
 
 const objectOf = (value: JsonValue | undefined): JsonObject => (isObject(value) ? value : {});
 const templateOf = (spec: JsonObject): JsonObject => objectOf(spec.template);
@@ -146,7 +149,8 @@ export function validateReplicaSetSpec(specValue: JsonValue | undefined): FieldE
 /**
  * `ValidateDaemonSetSpec`: the selector's syntax, the template selected by it (a missing
  * selector selects nothing, and is not itself reported), not empty; the template; `Always`,
- * no deadline; `minReadySeconds`, `revisionHistoryLimit` ≥ 0.
+ * no deadline; `minReadySeconds`, `templateGeneration` ≥ 0, `updateStrategy`,
+ * `revisionHistoryLimit` ≥ 0.
  */
 export function validateDaemonSetSpec(specValue: JsonValue | undefined): FieldError[] {
   const spec = objectOf(specValue);
@@ -167,6 +171,8 @@ export function validateDaemonSetSpec(specValue: JsonValue | undefined): FieldEr
   errors.push(...podTemplateErrors(spec, 'spec'));
   errors.push(...alwaysRunningErrors(spec, 'DaemonSet'));
   errors.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
+  errors.push(...nonNegative(spec.templateGeneration, 'spec.templateGeneration'));
+  errors.push(...validateDaemonSetUpdateStrategy(spec.updateStrategy));
   errors.push(...nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
   return errors;
 }

@@ -15,7 +15,11 @@ function goIntOrString(value: JsonValue | undefined): string {
   return `intstr.IntOrString{Type:0, IntVal:${number}, StrVal:""}`;
 }
 
-function invalidIntOrString(field: string, value: JsonValue | undefined, detail: string) {
+function invalidIntOrString(
+  field: string,
+  value: JsonValue | undefined,
+  detail: string,
+): FieldError {
   const message = `Invalid value: ${goIntOrString(value)}: ${detail}`;
   return { reason: 'FieldValueInvalid', message, field };
 }
@@ -69,23 +73,68 @@ export function validateDeploymentStrategy(strategyValue: JsonValue | undefined)
         ),
       );
     }
-    if (
-      typeof maxUnavailable === 'string' &&
-      PERCENT.test(maxUnavailable) &&
-      intOrPercentValue(maxUnavailable) > 100
-    ) {
-      errors.push(
-        invalidIntOrString(`${at}.maxUnavailable`, maxUnavailable, 'must not be greater than 100%'),
-      );
-    }
-    return errors;
+    return [...errors, ...over100Percent(maxUnavailable, `${at}.maxUnavailable`)];
   }
-  const goRolling = '(*apps.RollingUpdateDeployment)(nil)';
   return [
-    {
-      reason: 'FieldValueNotSupported',
-      message: `Unsupported value: apps.DeploymentStrategy{Type:${JSON.stringify(String(strategy.type ?? ''))}, RollingUpdate:${goRolling}}: supported values: "Recreate", "RollingUpdate"`,
-      field: path,
-    },
+    unknownStrategy(path, 'DeploymentStrategy', 'Deployment', strategy.type, [
+      'Recreate',
+      'RollingUpdate',
+    ]),
   ];
+}
+
+/**
+ * An unknown strategy type, quoted as the Go struct kube-apiserver prints (its rolling
+ * update is nil: the defaults only add one to a `RollingUpdate` strategy).
+ */
+function unknownStrategy(
+  field: string,
+  struct: string,
+  owner: string,
+  type: JsonValue | undefined,
+  supported: string[],
+): FieldError {
+  const go = `apps.${struct}{Type:${JSON.stringify(String(type ?? ''))}, RollingUpdate:(*apps.RollingUpdate${owner})(nil)}`;
+  const values = supported.map((v) => JSON.stringify(v)).join(', ');
+  return {
+    reason: 'FieldValueNotSupported',
+    message: `Unsupported value: ${go}: supported values: ${values}`,
+    field,
+  };
+}
+
+/** `maxUnavailable` above 100%. */
+function over100Percent(value: JsonValue | undefined, field: string): FieldError[] {
+  if (typeof value !== 'string' || !PERCENT.test(value) || intOrPercentValue(value) <= 100) {
+    return [];
+  }
+  return [invalidIntOrString(field, value, 'must not be greater than 100%')];
+}
+
+/**
+ * `ValidateDaemonSetUpdateStrategy`: `OnDelete`, or `RollingUpdate` whose `maxUnavailable`
+ * is a count ≥ 0 or a percentage, not 0, at most 100%; any other type unsupported.
+ */
+export function validateDaemonSetUpdateStrategy(
+  strategyValue: JsonValue | undefined,
+): FieldError[] {
+  const strategy = isObject(strategyValue) ? strategyValue : {};
+  const path = 'spec.updateStrategy';
+  if (strategy.type === 'OnDelete') return [];
+  if (strategy.type !== 'RollingUpdate') {
+    return [
+      unknownStrategy(path, 'DaemonSetUpdateStrategy', 'DaemonSet', strategy.type, [
+        'RollingUpdate',
+        'OnDelete',
+      ]),
+    ];
+  }
+  if (!isObject(strategy.rollingUpdate)) return [required(`${path}.rollingUpdate`)];
+  const field = `${path}.rollingUpdate.maxUnavailable`;
+  const maxUnavailable = strategy.rollingUpdate.maxUnavailable;
+  const errors = positiveIntOrPercent(maxUnavailable, field);
+  if (intOrPercentValue(maxUnavailable) === 0) {
+    errors.push(invalidIntOrString(field, maxUnavailable, 'cannot be 0'));
+  }
+  return [...errors, ...over100Percent(maxUnavailable, field)];
 }
