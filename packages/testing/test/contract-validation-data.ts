@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ContractEndpoint } from './contract-client.js';
 import { contractCalls } from './contract-helpers.js';
-import { type Cause, expectInvalid, invalid, required } from './validation-causes.js';
+import { type Cause, expectInvalid, invalid, QUALIFIED, required } from './validation-causes.js';
 
 /**
  * Validation of ConfigMap and Secret contents (issue 18 item 1): key syntax, a key in both
@@ -208,6 +208,48 @@ export function defineDataValidationContract(getTarget: () => ContractEndpoint):
       });
       expectInvalid(cmRes, 'ConfigMap', 'keys', [
         invalid('data[k]', 'k', 'duplicate of key present in binaryData'),
+      ]);
+    });
+
+    it('lists the update rules between the metadata’s causes and the contents’ (422)', async () => {
+      const made = await create(
+        `/api/v1/namespaces/${ns}/secrets`,
+        secret('locked', { data: { a: base64('x') }, immutable: true }),
+      );
+      const { immutable: _immutable, ...unlocked } = made.json;
+      const res = await call('PUT', `/api/v1/namespaces/${ns}/secrets/locked`, {
+        body: {
+          ...unlocked,
+          metadata: { ...(made.json.metadata as object), labels: { '-x': 'y' } },
+          type: 'kubernetes.io/tls',
+          data: { 'bad key': base64('x') },
+        },
+      });
+      const label = invalid('metadata.labels', '-x', `name part ${QUALIFIED}`);
+      const locked = 'Forbidden: field is immutable when `immutable` is set';
+      expectInvalid(res, 'Secret', 'locked', [
+        label,
+        label,
+        label,
+        invalid('type', 'kubernetes.io/tls', 'field is immutable'),
+        { reason: 'FieldValueForbidden', message: locked, field: 'immutable' },
+        { reason: 'FieldValueForbidden', message: locked, field: 'data' },
+        label,
+        invalid('data[bad key]', 'bad key', CONFIG_KEY),
+        required('data[tls.crt]'),
+        required('data[tls.key]'),
+      ]);
+      const cmMade = await create(`/api/v1/namespaces/${ns}/configmaps`, {
+        ...configMap('locked', { data: { a: 'x' } }),
+        immutable: true,
+      });
+      const cmRes = await call('PUT', `/api/v1/namespaces/${ns}/configmaps/locked`, {
+        body: { ...cmMade.json, data: { 'bad key': 'x' }, binaryData: { b: base64('x') } },
+      });
+      expectInvalid(cmRes, 'ConfigMap', 'locked', [
+        { reason: 'FieldValueForbidden', message: locked, field: 'data' },
+        { reason: 'FieldValueForbidden', message: locked, field: 'binaryData' },
+        invalid('data[bad key]', 'bad key', CONFIG_KEY),
       ]);
     });
   });

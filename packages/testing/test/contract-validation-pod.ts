@@ -1,12 +1,17 @@
+import { describe, expect, it } from 'vitest';
 import type { ContractEndpoint } from './contract-client.js';
+import { contractCalls } from './contract-helpers.js';
 import {
   type Cause,
   DNS_LABEL,
   defineInvalidCreates,
   duplicate,
+  expectInvalid,
   forbidden,
   invalid,
+  QUALIFIED,
   required,
+  SUBDOMAIN,
   unsupported,
 } from './validation-causes.js';
 
@@ -16,6 +21,7 @@ import {
  */
 
 const RANGE = 'must be between 1 and 65535, inclusive';
+const ID_RANGE = 'must be between 0 and 2147483647, inclusive';
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const ENV_NAME =
   "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')";
@@ -199,7 +205,134 @@ const POD_SPEC_CASES: [string, Record<string, unknown>, Cause[]][] = [
       ),
     ],
   ],
+  [
+    'envFrom: a prefix that is a variable name, exactly one named source (counted on the list)',
+    {
+      containers: [
+        container({
+          envFrom: [
+            { prefix: '1x' },
+            { configMapRef: { name: 'Bad_Name' }, secretRef: { name: '' } },
+            { secretRef: {} },
+          ],
+        }),
+      ],
+    },
+    [
+      invalid('spec.containers[0].envFrom[0].prefix', '1x', ENV_NAME),
+      invalid(
+        'spec.containers[0].envFrom',
+        '',
+        'must specify one of: `configMapRef` or `secretRef`',
+      ),
+      invalid('spec.containers[0].envFrom[1].configMapRef.name', 'Bad_Name', SUBDOMAIN),
+      required('spec.containers[0].envFrom[1].secretRef.name'),
+      invalid(
+        'spec.containers[0].envFrom',
+        '',
+        'may not have more than one field specified at a time',
+      ),
+      required('spec.containers[0].envFrom[2].secretRef.name'),
+    ],
+  ],
+  [
+    'user and group ids, nodeSelector, names the pod refers to, activeDeadlineSeconds, hostname',
+    {
+      nodeSelector: { '-a': 'b' },
+      serviceAccountName: 'Bad_SA',
+      nodeName: 'Bad_Node',
+      activeDeadlineSeconds: 0,
+      hostname: 'Bad.Host',
+      subdomain: 'a_b',
+      securityContext: { runAsUser: -1, fsGroup: -2, runAsGroup: -3, supplementalGroups: [1, -4] },
+      containers: [
+        container({ securityContext: { privileged: true, runAsUser: -5, runAsGroup: -6 } }),
+      ],
+    },
+    [
+      invalid('spec.containers[0].securityContext.runAsUser', -5, ID_RANGE),
+      invalid('spec.containers[0].securityContext.runAsGroup', -6, ID_RANGE),
+      invalid('spec.nodeSelector', '-a', `name part ${QUALIFIED}`),
+      invalid('spec.securityContext.fsGroup', -2, ID_RANGE),
+      invalid('spec.securityContext.runAsUser', -1, ID_RANGE),
+      invalid('spec.securityContext.runAsGroup', -3, ID_RANGE),
+      invalid('spec.securityContext.supplementalGroups[1]', -4, ID_RANGE),
+      invalid('spec.serviceAccountName', 'Bad_SA', SUBDOMAIN),
+      invalid('spec.nodeName', 'Bad_Node', SUBDOMAIN),
+      invalid('spec.activeDeadlineSeconds', 0, 'must be between 1 and 2147483647, inclusive'),
+      invalid('spec.hostname', 'Bad.Host', DNS_LABEL),
+      invalid('spec.subdomain', 'a_b', DNS_LABEL),
+    ],
+  ],
 ];
+
+/** Changes to a created pod (spec `activeDeadlineSeconds: 10`, one container) and their causes. */
+const POD_UPDATE_CASES: [string, (spec: PodSpec) => void, Cause[]][] = [
+  [
+    'an empty image (listed by the pod spec and by the update rules)',
+    (spec) => {
+      spec.containers[0].image = '';
+    },
+    [required('spec.containers[0].image'), required('spec.containers[0].image')],
+  ],
+  [
+    'an image with outer spaces',
+    (spec) => {
+      spec.containers[0].image = ' x';
+    },
+    [
+      invalid('spec.containers[0].image', ' x', 'must not have leading or trailing whitespace'),
+      invalid('spec.containers[0].image', ' x', 'must not have leading or trailing whitespace'),
+    ],
+  ],
+  [
+    'an added container',
+    (spec) => {
+      spec.containers.push({
+        name: 'd',
+        image: 'y',
+        terminationMessagePolicy: 'File',
+        imagePullPolicy: 'Always',
+      });
+    },
+    [forbidden('spec.containers', 'pod updates may not add or remove containers')],
+  ],
+  [
+    'a raised deadline',
+    (spec) => {
+      spec.activeDeadlineSeconds = 20;
+    },
+    [invalid('spec.activeDeadlineSeconds', 20, 'must be less than or equal to previous value')],
+  ],
+  [
+    'a removed deadline',
+    (spec) => {
+      delete spec.activeDeadlineSeconds;
+    },
+    [
+      invalid(
+        'spec.activeDeadlineSeconds',
+        'null',
+        'must not update from a positive integer to nil value',
+      ),
+    ],
+  ],
+  [
+    'a negative deadline',
+    (spec) => {
+      spec.activeDeadlineSeconds = -1;
+    },
+    [
+      invalid('spec.activeDeadlineSeconds', -1, 'must be between 1 and 2147483647, inclusive'),
+      invalid('spec.activeDeadlineSeconds', -1, 'must be between 0 and 2147483647, inclusive'),
+    ],
+  ],
+];
+
+interface PodSpec {
+  containers: [Record<string, unknown>, ...Record<string, unknown>[]];
+  activeDeadlineSeconds?: number;
+}
 
 export function definePodSpecValidationContract(getTarget: () => ContractEndpoint): void {
   defineInvalidCreates(
@@ -214,4 +347,36 @@ export function definePodSpecValidationContract(getTarget: () => ContractEndpoin
       causes,
     })),
   );
+  const { call, create, newNamespace } = contractCalls(getTarget);
+  describe('validation of pod specs', () => {
+    it('checks a pod’s spec again on update, then what an update may change; images without outer spaces (422)', async () => {
+      const ns = await newNamespace('valid-podup');
+      const path = `/api/v1/namespaces/${ns}/pods`;
+      const made = await create(path, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'up' },
+        spec: { activeDeadlineSeconds: 10, containers: [container({})] },
+      });
+      const text = JSON.stringify(made.json);
+      for (const [what, change, causes] of POD_UPDATE_CASES) {
+        const body = JSON.parse(text) as { spec: PodSpec };
+        change(body.spec);
+        const res = await call('PUT', `${path}/up`, { body });
+        expect(res.status, what).toBe(422);
+        expectInvalid(res, 'Pod', 'up', causes);
+      }
+      const spaced = await call('POST', path, {
+        body: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'spaced' },
+          spec: { containers: [container({ image: ' x' })] },
+        },
+      });
+      expectInvalid(spaced, 'Pod', 'spaced', [
+        invalid('spec.containers[0].image', ' x', 'must not have leading or trailing whitespace'),
+      ]);
+    });
+  });
 }

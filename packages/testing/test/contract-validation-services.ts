@@ -8,7 +8,7 @@ import {
   forbidden,
   type InvalidCreate,
   invalid,
-  QUALIFIED,
+  LABEL_VALUE,
   required,
   SUBDOMAIN,
   unsupported,
@@ -35,13 +35,13 @@ const CASES: InvalidCreate[] = [
     'the type, the selector’s labels, sessionAffinity, and a port repeated per protocol',
     {
       type: 'Magic',
-      selector: { '-a': 'b' },
+      selector: { a: 'b c' },
       sessionAffinity: 'Sticky',
       ports: [{ port: 80 }, { port: 80, name: 'b' }],
     },
     [
       required('spec.ports[0].name'),
-      invalid('spec.selector', '-a', `name part ${QUALIFIED}`),
+      invalid('spec.selector', 'b c', LABEL_VALUE),
       unsupported('spec.sessionAffinity', 'Sticky', ['ClientIP', 'None']),
       unsupported('spec.type', 'Magic', ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort']),
       {

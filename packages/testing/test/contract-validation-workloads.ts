@@ -36,8 +36,30 @@ const goInvalid = (field: string, goValue: string, detail: string): Cause => ({
   message: `Invalid value: ${goValue}${detail ? `: ${detail}` : ''}`,
   field,
 });
+const DS_MAX_UNAVAILABLE = 'spec.updateStrategy.rollingUpdate.maxUnavailable';
 const EMPTY_SELECTOR =
   'v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}';
+
+/** One case per `[value, causes]`: an apps/v1 workload selecting its a=b template, with `field` set to value. */
+function fieldCases(
+  kind: string,
+  resource: string,
+  field: string,
+  table: [Record<string, unknown>, Cause[]][],
+): InvalidCreate[] {
+  return table.map(([value, causes]) => ({
+    what: `a ${kind} ${field} ${JSON.stringify(value)}`,
+    apiVersion: 'apps/v1',
+    resource,
+    kind,
+    spec: {
+      [field]: value,
+      selector: { matchLabels: { a: 'b' } },
+      template: { metadata: { labels: { a: 'b' } }, spec: { containers } },
+    },
+    causes,
+  }));
+}
 
 /** Workload specs and the causes kube-apiserver 1.20 answered for them. */
 const CASES: InvalidCreate[] = [
@@ -93,6 +115,59 @@ const CASES: InvalidCreate[] = [
       invalid('spec.progressDeadlineSeconds', 5, 'must be greater than minReadySeconds'),
     ],
   },
+  ...fieldCases('Deployment', 'deployments', 'strategy', [
+    [
+      { type: 'Recreate', rollingUpdate: { maxSurge: 1 } },
+      [
+        forbidden(
+          'spec.strategy.rollingUpdate',
+          "may not be specified when strategy `type` is 'Recreate'",
+        ),
+      ],
+    ],
+    [
+      { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 'x', maxSurge: -1 } },
+      [
+        goInvalid(
+          'spec.strategy.rollingUpdate.maxUnavailable',
+          'intstr.IntOrString{Type:1, IntVal:0, StrVal:"x"}',
+          "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+        ),
+        invalid('spec.strategy.rollingUpdate.maxSurge', -1, NON_NEGATIVE),
+      ],
+    ],
+    [
+      { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '150%', maxSurge: '0%' } },
+      [
+        goInvalid(
+          'spec.strategy.rollingUpdate.maxUnavailable',
+          'intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}',
+          'must not be greater than 100%',
+        ),
+      ],
+    ],
+    [
+      { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 0 } },
+      [
+        goInvalid(
+          'spec.strategy.rollingUpdate.maxUnavailable',
+          'intstr.IntOrString{Type:0, IntVal:0, StrVal:""}',
+          'may not be 0 when `maxSurge` is 0',
+        ),
+      ],
+    ],
+    [
+      { type: 'Bad' },
+      [
+        {
+          reason: 'FieldValueNotSupported',
+          message:
+            'Unsupported value: apps.DeploymentStrategy{Type:"Bad", RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}: supported values: "Recreate", "RollingUpdate"',
+          field: 'spec.strategy',
+        },
+      ],
+    ],
+  ]),
   {
     what: 'a ReplicaSet: replicas, minReadySeconds, then the template as a Deployment’s',
     apiVersion: 'apps/v1',
@@ -168,6 +243,54 @@ const CASES: InvalidCreate[] = [
     },
     causes: [invalid('spec.selector.matchLabels', '-b', LABEL_VALUE)],
   },
+  ...fieldCases('DaemonSet', 'daemonsets', 'updateStrategy', [
+    [
+      { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0 } },
+      [
+        goInvalid(
+          DS_MAX_UNAVAILABLE,
+          'intstr.IntOrString{Type:0, IntVal:0, StrVal:""}',
+          'cannot be 0',
+        ),
+      ],
+    ],
+    [
+      { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 'x' } },
+      [
+        goInvalid(
+          DS_MAX_UNAVAILABLE,
+          'intstr.IntOrString{Type:1, IntVal:0, StrVal:"x"}',
+          "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+        ),
+        goInvalid(
+          DS_MAX_UNAVAILABLE,
+          'intstr.IntOrString{Type:1, IntVal:0, StrVal:"x"}',
+          'cannot be 0',
+        ),
+      ],
+    ],
+    [
+      { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '120%' } },
+      [
+        goInvalid(
+          DS_MAX_UNAVAILABLE,
+          'intstr.IntOrString{Type:1, IntVal:0, StrVal:"120%"}',
+          'must not be greater than 100%',
+        ),
+      ],
+    ],
+    [
+      { type: 'Bad' },
+      [
+        {
+          reason: 'FieldValueNotSupported',
+          message:
+            'Unsupported value: apps.DaemonSetUpdateStrategy{Type:"Bad", RollingUpdate:(*apps.RollingUpdateDaemonSet)(nil)}: supported values: "RollingUpdate", "OnDelete"',
+          field: 'spec.updateStrategy',
+        },
+      ],
+    ],
+  ]),
   {
     what: 'a StatefulSet: podManagementPolicy, replicas, template labels, Always, no deadline',
     apiVersion: 'apps/v1',
@@ -263,6 +386,54 @@ const CASES: InvalidCreate[] = [
     kind: 'Job',
     spec: { template: { spec: { restartPolicy: 'Always', containers } } },
     causes: [required('spec.template.spec.restartPolicy', 'valid values: "OnFailure", "Never"')],
+  },
+  {
+    what: 'a CronJob’s required schedule',
+    apiVersion: 'batch/v1beta1',
+    resource: 'cronjobs',
+    kind: 'CronJob',
+    spec: { jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers } } } } },
+    causes: [required('spec.schedule')],
+  },
+  {
+    what: 'a CronJob: schedule syntax, deadlines and limits ≥ 0, concurrencyPolicy, its job template',
+    apiVersion: 'batch/v1beta1',
+    resource: 'cronjobs',
+    kind: 'CronJob',
+    spec: {
+      schedule: '61 * * * *',
+      startingDeadlineSeconds: -1,
+      concurrencyPolicy: 'Sometimes',
+      successfulJobsHistoryLimit: -1,
+      failedJobsHistoryLimit: -2,
+      jobTemplate: {
+        spec: {
+          parallelism: -1,
+          manualSelector: true,
+          selector: { matchLabels: { a: 'b' } },
+          template: { metadata: { labels: { '-x': 'y' } }, spec: { containers } },
+        },
+      },
+    },
+    causes: [
+      invalid('spec.schedule', '61 * * * *', 'End of range (61) above maximum (59): 61'),
+      invalid('spec.startingDeadlineSeconds', -1, NON_NEGATIVE),
+      unsupported('spec.concurrencyPolicy', 'Sometimes', ['Allow', 'Forbid', 'Replace']),
+      invalid('spec.jobTemplate.spec.parallelism', -1, NON_NEGATIVE),
+      invalid('spec.jobTemplate.spec.template.labels', '-x', `name part ${QUALIFIED}`),
+      required(
+        'spec.jobTemplate.spec.template.spec.restartPolicy',
+        'valid values: "OnFailure", "Never"',
+      ),
+      goInvalid(
+        'spec.jobTemplate.spec.selector',
+        'v1.LabelSelector{MatchLabels:map[string]string{"a":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}',
+        '`selector` will be auto-generated',
+      ),
+      unsupported('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']),
+      invalid('spec.successfulJobsHistoryLimit', -1, NON_NEGATIVE),
+      invalid('spec.failedJobsHistoryLimit', -2, NON_NEGATIVE),
+    ],
   },
 ];
 

@@ -32,7 +32,7 @@ export const required = (field: string, detail = ''): Cause => ({
 });
 
 /** `Unsupported value: <value>: supported values: <values>`. */
-export const unsupported = (field: string, value: string, values: string[]): Cause => ({
+export const unsupported = (field: string, value: string | boolean, values: string[]): Cause => ({
   reason: 'FieldValueNotSupported',
   message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${values.map((v) => JSON.stringify(v)).join(', ')}`,
   field,

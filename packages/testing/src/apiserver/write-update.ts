@@ -1,5 +1,5 @@
 import { validateCustomStatus } from './crd-schema/custom.js';
-import { checkDataUpdate, prepareSecret } from './data-objects.js';
+import { prepareSecret } from './data-objects.js';
 import { applyDefaults } from './defaults/builtin.js';
 import { asServed } from './event-versions.js';
 import { recordUpdate } from './fieldmanager.js';
@@ -104,7 +104,6 @@ export function prepareUpdate(
   if (subresource !== 'status') {
     prepareSecret(target, next);
     applyDefaults(definition, next);
-    checkDataUpdate(target, old, next);
     const problems = validateUpdate(definition, next, old);
     if (problems.length > 0) {
       throw invalid(definition.kind, String(md.name ?? ''), problems, definition.group);

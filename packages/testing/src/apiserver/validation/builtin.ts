@@ -1,17 +1,19 @@
 import { validateCustomResource } from '../crd-schema/custom.js';
 import { validateCrdSchemas } from '../crd-schema/structural.js';
+import { objectName } from '../object-meta.js';
 import type { JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
 import { validateConfigMapData, validateSecretData } from './data-keys.js';
+import { validateDataUpdate } from './data-update.js';
+import { validateCronJobName, validateCronJobSpec, validateJobSpec } from './jobs.js';
 import { validateMetadataMaps } from './metadata.js';
 import type { FieldError } from './names.js';
-import { validatePodSpec, validatePodSpecUpdate } from './pod.js';
+import { validatePodCreate, validatePodUpdate } from './pod-update.js';
 import { validateSecretType } from './secret-types.js';
 import { validateServiceSpec } from './service.js';
 import {
   validateDaemonSetSpec,
   validateDeploymentSpec,
-  validateJobSpec,
   validateReplicaSetSpec,
   validateStatefulSetSpec,
 } from './workloads.js';
@@ -21,8 +23,9 @@ export function validateCreate(definition: ResourceDefinition, obj: JsonObject):
   const errors = validateMetadataMaps(obj);
   if (definition.custom) return [...errors, ...validateCustomResource(definition, obj)];
   const key = resourceKey(definition.group, definition.resource);
-  if (key === '/pods') errors.push(...validatePodSpec(obj.spec, 'spec'));
+  if (key === '/pods') errors.push(...validatePodCreate(obj.spec));
   errors.push(...validateSpec(key, obj));
+  if (key === 'batch/cronjobs') errors.push(...validateCronJobName(objectName(obj)));
   return errors;
 }
 
@@ -41,9 +44,11 @@ export function validateUpdate(
   const metaErrors = validateMetadataMaps(next);
   const errors = [...metaErrors, ...metaErrors, ...metaErrors];
   if (definition.custom) return [...errors, ...validateCustomResource(definition, next)];
-  if (definition.group === '') errors.push(...metaErrors);
   const key = resourceKey(definition.group, definition.resource);
-  if (key === '/pods') errors.push(...validatePodSpecUpdate(next.spec, old.spec));
+  // The update rules of a Secret or ConfigMap come between the third and fourth copies.
+  errors.push(...validateDataUpdate(key, next, old));
+  if (definition.group === '') errors.push(...metaErrors);
+  if (key === '/pods') errors.push(...validatePodUpdate(next.spec, old.spec));
   errors.push(...validateSpec(key, next));
   return errors;
 }
@@ -55,6 +60,7 @@ const OBJECT_RULES: Readonly<Record<string, (obj: JsonObject) => FieldError[]>> 
   'apps/daemonsets': (obj) => validateDaemonSetSpec(obj.spec),
   'apps/statefulsets': (obj) => validateStatefulSetSpec(obj.spec),
   'batch/jobs': (obj) => validateJobSpec(obj.spec),
+  'batch/cronjobs': (obj) => validateCronJobSpec(obj.spec),
   'apiextensions.k8s.io/customresourcedefinitions': validateCrdSchemas,
   '/services': (obj) => validateServiceSpec(obj.spec),
   '/configmaps': validateConfigMapData,

@@ -1,7 +1,7 @@
 import { isObject, type JsonValue } from '../patch.js';
 import { chDirProblems } from './data-keys.js';
 import { eachObject, invalid, invalidEach, required } from './field-errors.js';
-import type { FieldError } from './names.js';
+import { type FieldError, nameProblems } from './names.js';
 
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 const ENV_NAME_MSG =
@@ -44,5 +44,33 @@ export function validateEnv(env: JsonValue | undefined, path: string): FieldErro
         : invalidEach(`${at}.name`, name, envNameProblems)),
       ...valueFromErrors(variable.value, variable.valueFrom, `${at}.valueFrom`),
     ];
+  });
+}
+
+/** A ConfigMap or Secret reference's required name, a DNS subdomain. */
+function referenceNameErrors(reference: JsonValue, at: string): FieldError[] {
+  const name = isObject(reference) && typeof reference.name === 'string' ? reference.name : '';
+  if (name === '') return [required(`${at}.name`)];
+  return nameProblems(name, 'subdomain').map((problem) => invalid(`${at}.name`, name, problem));
+}
+
+/**
+ * `ValidateEnvFrom`: per source its prefix (a variable name), then exactly one of
+ * `configMapRef` and `secretRef`, each with a name. The count's causes name the whole
+ * `envFrom` list, as kube-apiserver 1.20 does.
+ */
+export function validateEnvFrom(envFrom: JsonValue | undefined, path: string): FieldError[] {
+  return eachObject(envFrom, path, (source, at) => {
+    const prefix = typeof source.prefix === 'string' ? source.prefix : '';
+    const errors = prefix === '' ? [] : invalidEach(`${at}.prefix`, prefix, envNameProblems);
+    const refs = ['configMapRef', 'secretRef'].filter((k) => isObject(source[k]));
+    for (const ref of refs)
+      errors.push(...referenceNameErrors(source[ref] ?? null, `${at}.${ref}`));
+    if (refs.length === 0) {
+      errors.push(invalid(path, '', 'must specify one of: `configMapRef` or `secretRef`'));
+    } else if (refs.length > 1) {
+      errors.push(invalid(path, '', 'may not have more than one field specified at a time'));
+    }
+    return errors;
   });
 }

@@ -1,9 +1,11 @@
-import { isObject, type JsonObject, type JsonValue, jsonEqual } from '../patch.js';
-import { validateEnv } from './env.js';
+import { isObject, type JsonObject, type JsonValue } from '../patch.js';
+import { validateEnv, validateEnvFrom } from './env.js';
 import { invalid, required } from './field-errors.js';
 import { dnsLabelErrors, duplicateErrors, type FieldError, notSupportedErrors } from './names.js';
+import { validatePodFields } from './pod-fields.js';
 import { validateContainerPorts } from './ports.js';
 import { validateHandler, validateProbe } from './probes.js';
+import { validateContainerSecurityContext } from './security-context.js';
 import { validateVolumeMounts, validateVolumes } from './volumes.js';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
@@ -129,11 +131,15 @@ function validateContainers(
     errors.push(...validateProbe(container.readinessProbe, `${at}.readinessProbe`));
     errors.push(...validateContainerPorts(container.ports, `${at}.ports`));
     errors.push(...validateEnv(container.env, `${at}.env`));
+    errors.push(...validateEnvFrom(container.envFrom, `${at}.envFrom`));
     errors.push(...validateVolumeMounts(container.volumeMounts, volumes, `${at}.volumeMounts`));
     errors.push(
       ...notSupportedErrors(container.imagePullPolicy, PULL_POLICIES, `${at}.imagePullPolicy`),
     );
     errors.push(...validateResources(container, at));
+    errors.push(
+      ...validateContainerSecurityContext(container.securityContext, `${at}.securityContext`),
+    );
   });
   return errors;
 }
@@ -166,44 +172,6 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
     ...notSupportedErrors(podSpec.restartPolicy, RESTART_POLICIES, `${path}.restartPolicy`),
   );
   errors.push(...notSupportedErrors(podSpec.dnsPolicy, DNS_POLICIES, `${path}.dnsPolicy`));
+  errors.push(...validatePodFields(podSpec, path));
   return errors;
-}
-
-const POD_UPDATE_FORBIDDEN =
-  'Forbidden: pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds` or `spec.tolerations` (only additions to existing tolerations)';
-
-/** A pod spec with the fields an update may change taken out (images, deadline, tolerations). */
-function fixedPart(spec: unknown): JsonObject {
-  const copy: JsonObject = isObject(spec) ? { ...spec } : {};
-  for (const key of ['containers', 'initContainers']) {
-    const list = copy[key];
-    if (Array.isArray(list)) {
-      copy[key] = list.map((c) => {
-        if (!isObject(c)) return c;
-        const { image: _image, ...rest } = c;
-        return rest;
-      });
-    }
-  }
-  delete copy.activeDeadlineSeconds;
-  delete copy.tolerations;
-  return copy;
-}
-
-/** Existing tolerations must all be kept: only additions are allowed. */
-function tolerationsKept(oldSpec: unknown, newSpec: unknown): boolean {
-  const before = isObject(oldSpec) && Array.isArray(oldSpec.tolerations) ? oldSpec.tolerations : [];
-  const after = isObject(newSpec) && Array.isArray(newSpec.tolerations) ? newSpec.tolerations : [];
-  return before.every((t) => after.some((u) => jsonEqual(t, u)));
-}
-
-/**
- * `ValidatePodUpdate`'s immutability rule. kube-apiserver appends a go-cmp diff of its
- * internal PodSpec to the message; kubets gives the same first line, then a newline, and no diff.
- */
-export function validatePodSpecUpdate(newSpec: unknown, oldSpec: unknown): FieldError[] {
-  if (jsonEqual(fixedPart(newSpec), fixedPart(oldSpec)) && tolerationsKept(oldSpec, newSpec)) {
-    return [];
-  }
-  return [{ reason: 'FieldValueForbidden', message: `${POD_UPDATE_FORBIDDEN}\n`, field: 'spec' }];
 }

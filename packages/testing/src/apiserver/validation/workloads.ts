@@ -8,14 +8,16 @@ import {
   selectorMatches,
   validateLabelSelector,
 } from './label-selector.js';
-import { validateAnnotations, validateLabels } from './metadata.js';
-import { type FieldError, notSupportedErrors } from './names.js';
-import { validatePodSpec } from './pod.js';
+import type { FieldError } from './names.js';
+import { podTemplateErrors, templateSpecOf } from './pod-template.js';
+import {
+  validateDaemonSetUpdateStrategy,
+  validateDeploymentStrategy,
+} from './update-strategies.js';
 
 const objectOf = (value: JsonValue | undefined): JsonObject => (isObject(value) ? value : {});
 const templateOf = (spec: JsonObject): JsonObject => objectOf(spec.template);
 const templateMetaOf = (spec: JsonObject): JsonObject => objectOf(templateOf(spec).metadata);
-const templateSpecOf = (spec: JsonObject): JsonObject => objectOf(templateOf(spec).spec);
 
 /** A raw `Invalid value` cause quoting a Go value (`%#v`), with `detail` when there is one. */
 function invalidGo(field: string, goValue: string, detail: string): FieldError {
@@ -36,16 +38,6 @@ function templateMatchErrors(selector: JsonObject | undefined, spec: JsonObject)
       goStringMap(labels),
       '`selector` does not match template `labels`',
     ),
-  ];
-}
-
-/** `ValidatePodTemplateSpec`: the template's labels, annotations and pod spec. */
-function podTemplateErrors(spec: JsonObject, withPodSpec = true): FieldError[] {
-  const meta = templateMetaOf(spec);
-  return [
-    ...validateLabels(meta.labels, 'spec.template.labels'),
-    ...validateAnnotations(meta.annotations, 'spec.template.annotations'),
-    ...(withPodSpec ? validatePodSpec(templateOf(spec).spec, 'spec.template.spec') : []),
   ];
 }
 
@@ -106,7 +98,7 @@ function requiredSelector(
 function replicaSetTemplateErrors(selector: JsonObject | undefined, spec: JsonObject) {
   return [
     ...templateMatchErrors(selector, spec),
-    ...podTemplateErrors(spec),
+    ...podTemplateErrors(spec, 'spec'),
     ...alwaysRunningErrors(spec, 'ReplicaSet'),
   ];
 }
@@ -115,7 +107,7 @@ function replicaSetTemplateErrors(selector: JsonObject | undefined, spec: JsonOb
  * `ValidateDeploymentSpec`'s rules that kubets checks, in kube-apiserver 1.20's order:
  * `replicas` ≥ 0, the selector (required, valid, not empty), then, when it converts, the
  * template (selected by it; labels, annotations, pod spec; `restartPolicy: Always`, no
- * `activeDeadlineSeconds`), then `minReadySeconds`, `revisionHistoryLimit`,
+ * `activeDeadlineSeconds`), then `strategy`, `minReadySeconds`, `revisionHistoryLimit`,
  * `progressDeadlineSeconds` (≥ 0 and above `minReadySeconds`).
  */
 export function validateDeploymentSpec(specValue: JsonValue | undefined): FieldError[] {
@@ -123,6 +115,7 @@ export function validateDeploymentSpec(specValue: JsonValue | undefined): FieldE
   const errors = nonNegative(spec.replicas, 'spec.replicas');
   const selector = requiredSelector(spec, 'deployment', errors, 'invalid label selector');
   if (selector !== null) errors.push(...replicaSetTemplateErrors(selector, spec));
+  errors.push(...validateDeploymentStrategy(spec.strategy));
   errors.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
   errors.push(...nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
   const deadline = spec.progressDeadlineSeconds;
@@ -156,7 +149,8 @@ export function validateReplicaSetSpec(specValue: JsonValue | undefined): FieldE
 /**
  * `ValidateDaemonSetSpec`: the selector's syntax, the template selected by it (a missing
  * selector selects nothing, and is not itself reported), not empty; the template; `Always`,
- * no deadline; `minReadySeconds`, `revisionHistoryLimit` ≥ 0.
+ * no deadline; `minReadySeconds`, `templateGeneration` ≥ 0, `updateStrategy`,
+ * `revisionHistoryLimit` ≥ 0.
  */
 export function validateDaemonSetSpec(specValue: JsonValue | undefined): FieldError[] {
   const spec = objectOf(specValue);
@@ -174,9 +168,11 @@ export function validateDaemonSetSpec(specValue: JsonValue | undefined): FieldEr
       ),
     );
   }
-  errors.push(...podTemplateErrors(spec));
+  errors.push(...podTemplateErrors(spec, 'spec'));
   errors.push(...alwaysRunningErrors(spec, 'DaemonSet'));
   errors.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
+  errors.push(...nonNegative(spec.templateGeneration, 'spec.templateGeneration'));
+  errors.push(...validateDaemonSetUpdateStrategy(spec.updateStrategy));
   errors.push(...nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
   return errors;
 }
@@ -225,39 +221,8 @@ export function validateStatefulSetSpec(specValue: JsonValue | undefined): Field
   errors.push(...nonNegative(spec.replicas, 'spec.replicas'));
   const selector = requiredSelector(spec, 'statefulset', errors, '');
   if (selector !== null) {
-    errors.push(...templateMatchErrors(selector, spec), ...podTemplateErrors(spec, false));
+    errors.push(...templateMatchErrors(selector, spec), ...podTemplateErrors(spec, 'spec', false));
   }
   errors.push(...alwaysRunningErrors(spec, 'StatefulSet'));
   return errors;
-}
-
-/** The restart policies a Job's pods may have. */
-const JOB_RESTART_POLICIES = ['OnFailure', 'Never'];
-
-/** `validateJobSpec`'s counts ≥ 0, the template, and its `restartPolicy` (OnFailure or Never). */
-function jobSpecErrors(spec: JsonObject): FieldError[] {
-  const errors: FieldError[] = [];
-  // `ttlSecondsAfterFinished` is not checked: 1.20 drops it (its feature gate is off).
-  for (const count of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit']) {
-    errors.push(...nonNegative(spec[count], `spec.${count}`));
-  }
-  errors.push(...podTemplateErrors(spec));
-  const policy = templateSpecOf(spec).restartPolicy;
-  const field = 'spec.template.spec.restartPolicy';
-  if (policy === undefined || policy === '' || policy === 'Always') {
-    errors.push(required(field, 'valid values: "OnFailure", "Never"'));
-  } else {
-    errors.push(...notSupportedErrors(policy, JOB_RESTART_POLICIES, field));
-  }
-  return errors;
-}
-
-/**
- * `ValidateJobSpec`'s rules that do not depend on the selector (kube-apiserver generates it
- * before validating a create, and it always selects the template then): see
- * {@link jobSpecErrors}, then the syntax of a selector given.
- */
-export function validateJobSpec(specValue: JsonValue | undefined): FieldError[] {
-  const spec = objectOf(specValue);
-  return [...jobSpecErrors(spec), ...validateLabelSelector(spec.selector, 'spec.selector')];
 }
