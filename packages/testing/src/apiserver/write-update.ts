@@ -1,7 +1,7 @@
 import { validateCustomStatus } from './crd-schema/custom.js';
 import { prepareSecret } from './data-objects.js';
 import { applyDefaults } from './defaults/builtin.js';
-import { asServed } from './event-versions.js';
+import { asServed, validationGroup } from './event-versions.js';
 import { recordUpdate } from './fieldmanager.js';
 import { rawBodyOf } from './go-decode.js';
 import type { Entry } from './object-entry.js';
@@ -106,7 +106,7 @@ export function prepareUpdate(
     applyDefaults(definition, next);
     const problems = validateUpdate(definition, next, old);
     if (problems.length > 0) {
-      throw invalid(definition.kind, String(md.name ?? ''), problems, definition.group);
+      throw invalid(definition.kind, String(md.name ?? ''), problems, validationGroup(definition));
     }
   }
   if (subresource === 'status' && definition.custom) {
