@@ -177,4 +177,19 @@ export function defineEventValidationContract(getTarget: () => ContractEndpoint)
     const badValue = invalid('metadata.labels', 'bad value', LABEL_VALUE);
     expectInvalid(labelValue, 'Event', 'b', [badValue, badValue]);
   });
+
+  it('creates a missing Event on PUT (201), checked as a create through either API', async () => {
+    const ns = await newNamespace('ev-put');
+    const created = await call('PUT', `${core(ns)}/a`, {
+      body: { metadata: { name: 'a' }, involvedObject: { namespace: ns }, reason: 'R' },
+    });
+    expect(created.status).toBe(201);
+    expect((await call('GET', `${events(ns)}/a`)).json.reason).toBe('R');
+    const strict = await call('PUT', `${events(ns)}/b`, {
+      body: { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'b' } },
+    });
+    expectInvalid(strict, 'Event', 'b', [mismatch(''), required('eventTime'), badType('')]);
+    const accepted = await call('PUT', `${events(ns)}/c`, { body: validEvent(ns, 'c') });
+    expect(accepted.status).toBe(201);
+  });
 }
