@@ -1,5 +1,6 @@
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ContractEndpoint, rawWatch } from './contract-client.js';
+import { defineEventValidationContract, EVENT_PATHS } from './contract-events-validation.js';
 import { contractCalls, expectFailure } from './contract-helpers.js';
 import conversions from './events-conversion.json' with { type: 'json' };
 
@@ -33,8 +34,7 @@ function inNamespace<T>(expected: T, ns: string): T {
 /** Registers the tests in the caller's describe block. */
 export function defineEventsContract(getTarget: () => ContractEndpoint): void {
   const { call, create, newNamespace } = contractCalls(getTarget);
-  const core = (ns: string) => `/api/v1/namespaces/${ns}/events`;
-  const events = (ns: string) => `/apis/events.k8s.io/v1/namespaces/${ns}/events`;
+  const { core, events } = EVENT_PATHS;
 
   it('reads a core/v1 Event through events.k8s.io/v1 with its fields renamed, and fills in absent ones', async () => {
     const ns = await newNamespace('events-core');
@@ -174,4 +174,6 @@ export function defineEventsContract(getTarget: () => ContractEndpoint): void {
     expect(unchanged.status).toBe(200);
     expect(unchanged.json.metadata.resourceVersion).toBe(applied.json.metadata.resourceVersion);
   });
+
+  describe('validation', () => defineEventValidationContract(getTarget));
 }

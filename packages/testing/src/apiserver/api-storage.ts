@@ -14,7 +14,7 @@ import { conflictFor } from './write-checks.js';
 import { createObject } from './write-create.js';
 import { type DeleteOptions, deleteObject } from './write-delete.js';
 import { applyPatchToValue, patchObject } from './write-patch.js';
-import { updateObject } from './write-update.js';
+import { createsOnUpdate, updateObject } from './write-update.js';
 
 /**
  * The object storage and REST semantics of the in-memory API server: what the HTTP side
@@ -115,6 +115,11 @@ export class ApiStorage {
     const entry = updateObject(this.#store, target, name, body, options);
     this.#afterWrite(target, name);
     return entry;
+  }
+
+  /** Whether a PUT of `name` would create it (Events allow create on update). */
+  createsOnUpdate(target: Target, name: string): boolean {
+    return createsOnUpdate(this.#store, target, name);
   }
 
   /** PATCH (json, merge, strategic or apply). Apply creates the object when it is missing. */

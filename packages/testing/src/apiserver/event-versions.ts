@@ -18,6 +18,16 @@ export function isCoreEvents(definition: Pick<ResourceDefinition, 'group' | 'res
   return definition.group === '' && definition.resource === 'events';
 }
 
+/**
+ * The group a 422 of `definition`'s validation names: kube-apiserver validates an Event written
+ * through events.k8s.io as the core Event it stores, and names that kind (`Event "x" is invalid`).
+ */
+export function validationGroup(
+  definition: Pick<ResourceDefinition, 'group' | 'resource'>,
+): string {
+  return isEventsApi(definition) ? '' : definition.group;
+}
+
 /** core/v1 field ↔ events.k8s.io field, for the fields that are renamed. */
 const RENAMED: readonly (readonly [core: string, events: string])[] = [
   ['involvedObject', 'regarding'],

@@ -70,12 +70,13 @@ export function serveObject(
     }
     case 'PUT': {
       const body = parseObjectBody(ctx, def);
+      const created = subresource === undefined && state.storage.createsOnUpdate(target, name);
       const entry = state.storage.update(target, name, body, {
         manager: manager(),
         dryRun,
         subresource,
       });
-      sendObject(ctx, target, 200, entry);
+      sendObject(ctx, target, created ? 201 : 200, entry);
       return;
     }
     case 'PATCH': {

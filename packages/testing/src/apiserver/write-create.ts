@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { prepareSecret } from './data-objects.js';
 import { applyDefaults, prepareNewBuiltin } from './defaults/builtin.js';
+import { validationGroup } from './event-versions.js';
 import { recordUpdate } from './fieldmanager.js';
 import { rawBodyOf } from './go-decode.js';
 import { type Entry, storeKey } from './object-entry.js';
@@ -47,12 +48,13 @@ export function createObject(
     while (objects.get(storeKey(keyNamespace(target), name)));
     md.name = name;
   }
-  const problems = [
-    ...validateObjectName(name || undefined, generateName, definition.nameRule),
-    ...validateCreate(definition, obj),
-  ];
+  const problems = validateCreate(
+    definition,
+    obj,
+    validateObjectName(name || undefined, generateName, definition.nameRule),
+  );
   if (problems.length > 0) {
-    throw invalid(definition.kind, name, problems, definition.group);
+    throw invalid(definition.kind, name, problems, validationGroup(definition));
   }
   if (objects.get(storeKey(keyNamespace(target), name))) {
     throw alreadyExists(definition.resource, name, definition.group);
@@ -90,12 +92,13 @@ export function createApplied(
   prepareSecret(target, obj);
   applyDefaults(definition, obj);
   const name = objectName(obj);
-  const problems = [
-    ...validateObjectName(name, undefined, definition.nameRule),
-    ...validateCreate(definition, obj),
-  ];
+  const problems = validateCreate(
+    definition,
+    obj,
+    validateObjectName(name, undefined, definition.nameRule),
+  );
   if (problems.length > 0) {
-    throw invalid(definition.kind, name, problems, definition.group);
+    throw invalid(definition.kind, name, problems, validationGroup(definition));
   }
   requireNamespace(store, target, name);
   const md = meta(obj);

@@ -1,20 +1,22 @@
 import { validateCustomStatus } from './crd-schema/custom.js';
 import { prepareSecret } from './data-objects.js';
 import { applyDefaults } from './defaults/builtin.js';
-import { asServed } from './event-versions.js';
+import { asServed, validationGroup } from './event-versions.js';
 import { recordUpdate } from './fieldmanager.js';
 import { rawBodyOf } from './go-decode.js';
-import type { Entry } from './object-entry.js';
+import { type Entry, storeKey } from './object-entry.js';
 import { comparable, meta, objectName, withoutMetaAndStatus } from './object-meta.js';
 import { type JsonObject, type JsonValue, jsonEqual } from './patch.js';
 import { apiVersionOf } from './resources.js';
 import { allocateServiceAddresses } from './service-allocation.js';
 import { badRequest, invalid } from './status.js';
-import { fieldScope, type Target, type WriteOptions } from './target.js';
+import { fieldScope, keyNamespace, type Target, type WriteOptions } from './target.js';
 import { validateUpdate } from './validation/builtin.js';
+import { isEventResource } from './validation/events.js';
 import type { VersionedStore } from './versioned-store.js';
 import { checkWireTypes } from './wire-decode.js';
 import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
+import { createObject } from './write-create.js';
 
 /** PUT: replaces an object (or its status). */
 export function updateObject(
@@ -32,6 +34,9 @@ export function updateObject(
     throw badRequest(
       `the name of the object (${bodyName}) does not match the name on the URL (${name})`,
     );
+  }
+  if (options.subresource === undefined && createsOnUpdate(store, target, name)) {
+    return createObject(store, target, body, options);
   }
   const obj: JsonObject = { ...body, metadata: { ...meta(body) } };
   if (options.subresource !== 'status') prepareSecret(target, obj, rawBodyOf(body));
@@ -62,6 +67,15 @@ export function updateObject(
     next.status = prev.obj.status ?? { phase: 'Active' };
   }
   return finishUpdate(store, target, prev, next, options);
+}
+
+/**
+ * Whether a PUT of `name` creates it: kube-apiserver's Event strategy allows create on update,
+ * so a PUT of a missing Event (through either API) is a create, answered 201.
+ */
+export function createsOnUpdate(store: VersionedStore, target: Target, name: string): boolean {
+  if (!isEventResource(target.definition)) return false;
+  return store.storeOf(target.definition).get(storeKey(keyNamespace(target), name)) === undefined;
 }
 
 /** Makes `next` an update of `prev`: immutable fields, status handling, generation. */
@@ -106,7 +120,7 @@ export function prepareUpdate(
     applyDefaults(definition, next);
     const problems = validateUpdate(definition, next, old);
     if (problems.length > 0) {
-      throw invalid(definition.kind, String(md.name ?? ''), problems, definition.group);
+      throw invalid(definition.kind, String(md.name ?? ''), problems, validationGroup(definition));
     }
   }
   if (subresource === 'status' && definition.custom) {

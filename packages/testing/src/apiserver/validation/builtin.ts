@@ -5,6 +5,7 @@ import type { JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
 import { validateConfigMapData, validateSecretData } from './data-keys.js';
 import { validateDataUpdate } from './data-update.js';
+import { isEventResource, validateEventCreate, validateEventUpdate } from './events.js';
 import { validateCronJobName, validateCronJobSpec, validateJobSpec } from './jobs.js';
 import { validateMetadataMaps } from './metadata.js';
 import type { FieldError } from './names.js';
@@ -18,9 +19,19 @@ import {
   validateStatefulSetSpec,
 } from './workloads.js';
 
-/** The causes kube-apiserver 1.20 lists for `obj` on create, after the name's. */
-export function validateCreate(definition: ResourceDefinition, obj: JsonObject): FieldError[] {
-  const errors = validateMetadataMaps(obj);
+/**
+ * The causes kube-apiserver 1.20 lists for `obj` on create, given the causes of its name
+ * (`validateObjectName` under the resource's rule), which come first but for Events.
+ */
+export function validateCreate(
+  definition: ResourceDefinition,
+  obj: JsonObject,
+  nameErrors: FieldError[],
+): FieldError[] {
+  if (isEventResource(definition)) {
+    return validateEventCreate(definition, obj, nameErrors, validateMetadataMaps(obj));
+  }
+  const errors = [...nameErrors, ...validateMetadataMaps(obj)];
   if (definition.custom) return [...errors, ...validateCustomResource(definition, obj)];
   const key = resourceKey(definition.group, definition.resource);
   if (key === '/pods') errors.push(...validatePodCreate(obj.spec));
@@ -34,7 +45,7 @@ export function validateCreate(definition: ResourceDefinition, obj: JsonObject):
  * It validates the labels and annotations several times on update (common fields, object
  * metadata update, the strategy's checks): probed, it lists each such cause four times for
  * core objects (configmaps, pods, services, secrets, serviceaccounts, namespaces), three
- * times for deployments and custom resources.
+ * times for deployments and custom resources. Events differ (`events.ts`).
  */
 export function validateUpdate(
   definition: ResourceDefinition,
@@ -42,6 +53,7 @@ export function validateUpdate(
   old: JsonObject,
 ): FieldError[] {
   const metaErrors = validateMetadataMaps(next);
+  if (isEventResource(definition)) return validateEventUpdate(definition, next, metaErrors);
   const errors = [...metaErrors, ...metaErrors, ...metaErrors];
   if (definition.custom) return [...errors, ...validateCustomResource(definition, next)];
   const key = resourceKey(definition.group, definition.resource);
