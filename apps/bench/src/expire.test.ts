@@ -77,4 +77,13 @@ describe('Expirer', () => {
     const raced = await Promise.race([it2.next(), Promise.resolve('pending')]);
     expect(raced).toBe('pending');
   });
+
+  it("keeps the inner list-watch's answer on streaming lists", () => {
+    const expirer = new Expirer<Obj>();
+    expect(expirer.wrap(fakeListerWatcher()).isWatchListSemanticsUnsupported).toBeUndefined();
+    for (const unsupported of [true, false]) {
+      const inner = { ...fakeListerWatcher(), isWatchListSemanticsUnsupported: () => unsupported };
+      expect(expirer.wrap(inner).isWatchListSemanticsUnsupported?.()).toBe(unsupported);
+    }
+  });
 });

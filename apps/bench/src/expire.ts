@@ -8,7 +8,13 @@
 // unwrapped: the wrapper costs nothing per event.
 
 import type { ObjectList, WatchEvent } from '@kubets/apimachinery';
-import type { ListerWatcher, ListHints, ListOptions, WatchOptions } from '@kubets/cache';
+import {
+  doesClientNotSupportWatchListSemantics,
+  type ListerWatcher,
+  type ListHints,
+  type ListOptions,
+  type WatchOptions,
+} from '@kubets/cache';
 
 /** The event kube-apiserver sends when a watch's resourceVersion is too old. */
 export function expiredEvent<T>(): WatchEvent<T> {
@@ -61,7 +67,7 @@ export class Expirer<T> {
   }
 
   wrap(lw: ListerWatcher<T>): ListerWatcher<T> {
-    return {
+    const wrapped: ListerWatcher<T> = {
       list: async (options: ListOptions, signal: AbortSignal, hints?: ListHints<T>) => {
         this.lists++;
         const list = await lw.list(options, signal, hints);
@@ -79,5 +85,10 @@ export class Expirer<T> {
         return lw.watch(options, AbortSignal.any([signal, ending.signal]));
       },
     };
+    // Whether the reflector may use a streaming list is the inner list-watch's to say.
+    if (lw.isWatchListSemanticsUnsupported !== undefined) {
+      wrapped.isWatchListSemanticsUnsupported = () => doesClientNotSupportWatchListSemantics(lw);
+    }
+    return wrapped;
   }
 }

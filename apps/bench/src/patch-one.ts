@@ -1,14 +1,17 @@
 // The patcher of the watch benchmarks (watch-floor.ts, watch-h2.ts): one Pod, patched again
 // and again, each patch a new `step` label value, so every patch is one MODIFIED event.
 
+import { writeFileSync } from 'node:fs';
 import { PatchType, type RESTClient } from '@kubets/rest';
 
 /** What the measuring process asks the patcher for. */
 export interface PatchRequest {
   /** Patches to send, one after the other. */
   events: number;
-  /** Milliseconds between patches. */
+  /** Milliseconds between patches; 0 sends each as soon as the previous one is answered. */
   intervalMs: number;
+  /** When set, the patcher creates this file once the last patch is answered. */
+  doneFile?: string | undefined;
 }
 
 /**
@@ -31,8 +34,11 @@ export async function patchOnePod(
       .name(name)
       .body({ metadata: { labels: { step: String(step++) } } })
       .do();
-    await new Promise((resolve) => setTimeout(resolve, request.intervalMs));
+    if (request.intervalMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, request.intervalMs));
+    }
   }
+  if (request.doneFile !== undefined) writeFileSync(request.doneFile, `${step}\n`);
   return step;
 }
 
@@ -40,13 +46,18 @@ export async function patchOnePod(
 export interface CpuWindow {
   /** Call for every event counted. */
   seen(): void;
-  /** CPU used from the first event counted up to the `events`-th (user + system). */
+  /**
+   * Starts the CPU clock now instead of at the first event: for a backlog, whose reading
+   * (before any event is decoded) is part of what is measured.
+   */
+  start(): void;
+  /** CPU used from the start (by default the first event) up to the `events`-th (user + system). */
   finished: Promise<NodeJS.CpuUsage>;
 }
 
 /**
- * Starts the CPU clock at the first event and stops it at the `events`-th, so that only
- * the events themselves are measured, not opening the watch.
+ * Starts the CPU clock at the first event (or at `start()`) and stops it at the
+ * `events`-th, so that only the events themselves are measured, not opening the watch.
  */
 export function cpuWindow(events: number): CpuWindow {
   let count = 0;
@@ -56,8 +67,11 @@ export function cpuWindow(events: number): CpuWindow {
     done = resolve;
   });
   return {
+    start() {
+      cpuStart = process.cpuUsage();
+    },
     seen() {
-      if (count === 0) cpuStart = process.cpuUsage();
+      cpuStart ??= process.cpuUsage();
       if (++count === events) done(process.cpuUsage(cpuStart));
     },
     finished,
