@@ -10,21 +10,28 @@
 // process watches that Pod with each transport in turn and takes process.cpuUsage() (user +
 // system) from the first event to the N-th. The order of the transports is reversed from one
 // round to the next and the ratio is taken within each round.
+//
+// Beside the bare transports, the kubets informer with a counting handler runs over each
+// (over HTTP/2 through a bench-only list-watch whose watch is a `node:http2` stream decoded by
+// @kubets/rest's WatchStream), next to client-node's informer pipeline over HTTP/1.1: what
+// moving kubets' watches to HTTP/2 would change in issue 20's ratio to client-node.
 
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { connect, constants } from 'node:http2';
+import { type ClientHttp2Session, connect, constants } from 'node:http2';
 import { request } from 'node:https';
 import { loadavg } from 'node:os';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isAlreadyExists } from '@kubets/apimachinery';
-import { type Config, loadConfig, RESTClient } from '@kubets/rest';
+import { type ListerWatcher, listWatchFromClient, type WatchOptions } from '@kubets/cache';
+import { type Config, loadConfig, RESTClient, WatchStream } from '@kubets/rest';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { podFixture } from './fixture.ts';
 import { readWatchLines } from './floor.ts';
 import { cpuWindow, type PatchRequest, patchOnePod } from './patch-one.ts';
+import { type PodPipeline, startClientNodePipeline, startPodPipeline } from './pod-pipeline.mjs';
 import { median } from './stats.ts';
 
 const namespace = 'default';
@@ -63,7 +70,45 @@ function authHeaders(config: Config): Record<string, string> {
 interface Transport {
   slug: string;
   name: string;
-  open(config: Config, seen: () => void): Promise<() => void>;
+  open(config: Config, seen: () => void, kubeconfig: string): Promise<() => void>;
+}
+
+/**
+ * The Pods of `namespace` listed through @kubets/rest (HTTP/1.1) and watched over one
+ * `node:http2` session: the watch request kube-apiserver gets is the one `listWatchFromClient`
+ * makes, its body decoded by `WatchStream`. Plain lists and watches (no streaming list).
+ */
+function http2ListWatch(config: Config): ListerWatcher<unknown> & { close(): void } {
+  const lists = listWatchFromClient<unknown>(client(config), 'pods', namespace);
+  let session: ClientHttp2Session | undefined;
+  return {
+    list: (options, signal, hints) => lists.list(options, signal, hints),
+    async watch(options: WatchOptions, signal: AbortSignal) {
+      if (session === undefined || session.closed || session.destroyed) {
+        session = connect(config.host, tlsOptions(config));
+        session.on('error', () => undefined);
+      }
+      const query = new URLSearchParams({ watch: 'true' });
+      for (const [key, value] of Object.entries(options)) {
+        if (value !== undefined) query.set(key, String(value));
+      }
+      const stream = session.request({
+        [constants.HTTP2_HEADER_PATH]: `/api/v1/namespaces/${namespace}/pods?${query}`,
+        ...authHeaders(config),
+      });
+      const [headers] = (await once(stream, 'response')) as [Record<string, unknown>];
+      const status = headers[constants.HTTP2_HEADER_STATUS];
+      if (status !== 200) throw new Error(`HTTP/2 watch answered ${String(status)}`);
+      return new WatchStream({ body: stream, close: () => stream.close(), signal });
+    },
+    isWatchListSemanticsUnsupported: () => true,
+    close: () => session?.close(),
+  };
+}
+
+async function synced(pipeline: PodPipeline): Promise<() => void> {
+  while (!pipeline.synced()) await new Promise((resolve) => setTimeout(resolve, 5));
+  return pipeline.stop;
 }
 
 const transports: Transport[] = [
@@ -102,6 +147,42 @@ const transports: Transport[] = [
       };
     },
   },
+  {
+    slug: 'kubets-http1',
+    name: '@kubets informer + a handler over HTTP/1.1 (as shipped)',
+    async open(config, seen) {
+      return synced(
+        await startPodPipeline({ core: client(config), namespace, onUpdate: seen, queue: false }),
+      );
+    },
+  },
+  {
+    slug: 'kubets-h2',
+    name: '@kubets informer + a handler, watch over HTTP/2',
+    async open(config, seen) {
+      const listWatch = http2ListWatch(config);
+      const stop = await synced(
+        await startPodPipeline({
+          core: client(config),
+          namespace,
+          listWatch,
+          onUpdate: seen,
+          queue: false,
+        }),
+      );
+      return () => {
+        stop();
+        listWatch.close();
+      };
+    },
+  },
+  {
+    slug: 'client-node',
+    name: '@kubernetes/client-node informer + array queue + worker (HTTP/1.1)',
+    async open(_config, seen, kubeconfig) {
+      return synced(await startClientNodePipeline({ kubeconfig, namespace, onUpdate: seen }));
+    },
+  },
 ];
 
 async function measure(): Promise<void> {
@@ -138,7 +219,7 @@ async function measure(): Promise<void> {
       for (const transport of round % 2 === 0 ? transports : [...transports].reverse()) {
         // The first event only starts the clock: one patch more than measured.
         const timing = cpuWindow(events + 1);
-        const close = await transport.open(config, timing.seen);
+        const close = await transport.open(config, timing.seen, kubeconfig);
         child.send({ events: events + 1, intervalMs });
         const cpu = await timing.finished;
         await once(child, 'message');
@@ -156,13 +237,19 @@ async function measure(): Promise<void> {
     console.log(
       `\n${events} events per transport, ${rounds} round(s), ${intervalMs} ms between patches, Node ${process.version}; load average ${load}\n`,
     );
-    console.log('| transport | CPU-s per 10,000 events (median) | / HTTP/1.1 (median of rounds) |');
-    console.log('| --- | ---: | ---: |');
-    const http1 = results.get('http1') ?? [];
+    console.log(
+      '| transport | CPU-s per 10,000 events (median) | / HTTP/1.1 floor (median of rounds) | / client-node (median of rounds) |',
+    );
+    console.log('| --- | ---: | ---: | ---: |');
+    const ratioTo = (mine: number[], reference: string): string => {
+      const theirs = results.get(reference) ?? [];
+      return `${median(mine.map((value, i) => value / (theirs[i] ?? Number.NaN))).toFixed(2)}×`;
+    };
     for (const transport of transports) {
       const mine = results.get(transport.slug) ?? [];
-      const ratio = median(mine.map((value, i) => value / (http1[i] ?? Number.NaN)));
-      console.log(`| ${transport.name} | ${median(mine).toFixed(3)} | ${ratio.toFixed(2)}× |`);
+      console.log(
+        `| ${transport.name} | ${median(mine).toFixed(3)} | ${ratioTo(mine, 'http1')} | ${ratioTo(mine, 'client-node')} |`,
+      );
     }
   } finally {
     child.kill();
