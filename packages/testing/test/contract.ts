@@ -15,6 +15,7 @@ import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
 import { defineLifecycleContract } from './contract-lifecycle.js';
 import { defineOpenApiContract } from './contract-openapi.js';
 import { defineReadsContract } from './contract-reads.js';
+import { defineResourceVersionParsingContract } from './contract-resource-version-parsing.js';
 import { defineResourceVersionContract } from './contract-resource-versions.js';
 import { defineReviewsContract, defineSubjectReviewsContract } from './contract-reviews.js';
 import { defineStrategicMergeContract } from './contract-strategic-merge.js';
@@ -80,6 +81,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
     defineSubjectReviewsContract(getTarget);
   });
   describe('resourceVersion semantics', () => defineResourceVersionContract(getTarget));
+  describe('resourceVersion parsing', () => defineResourceVersionParsingContract(getTarget));
   describe('the two Event APIs', () => defineEventsContract(getTarget));
   describe('strategic merge patch', () => defineStrategicMergeContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({

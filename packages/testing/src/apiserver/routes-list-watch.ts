@@ -1,8 +1,9 @@
 import type { RequestContext } from './http.js';
-import { type ListQuery, parseRv, tooLargeResourceVersion } from './list.js';
+import { type ListQuery, tooLargeResourceVersion } from './list.js';
 import type { Entry } from './object-entry.js';
 import type { JsonObject } from './patch.js';
 import { renderObject } from './render.js';
+import { parseResourceVersion } from './resource-version.js';
 import { apiVersionOf } from './resources.js';
 import type { ServerState } from './server-state.js';
 import { ApiError, badRequest, failure, methodNotAllowed } from './status.js';
@@ -121,7 +122,9 @@ export function serveWatch(
       'FieldValueForbidden',
     );
   }
-  const fromRv = rvParam === '' ? 0 : parseRv(rvParam);
+  const requestedRv = parseResourceVersion(rvParam);
+  // Past 2^53 every version is ahead of the server's, whose revisions are small.
+  const fromRv = requestedRv > BigInt(Number.MAX_SAFE_INTEGER) ? Infinity : Number(requestedRv);
   const timeoutParam = query.get('timeoutSeconds');
   const timeoutSeconds = timeoutParam === null ? undefined : Number(timeoutParam);
   const store = state.storage.storeOf(def);
@@ -156,7 +159,7 @@ export function serveWatch(
     // The state at least as new as resourceVersion: the read waited for it (see read-wait.ts);
     // still ahead, newer servers end the watch with the watch cache's 504.
     if (fromRv > state.storage.rv) {
-      stream.error(tooLargeResourceVersion(fromRv, state.storage.rv).status);
+      stream.error(tooLargeResourceVersion(requestedRv, state.storage.rv).status);
       return;
     }
     for (const key of store.sortedKeys(namespace)) {
