@@ -13,6 +13,7 @@ import { defineEventsContract } from './contract-events.js';
 import { defineGarbageCollectorContract } from './contract-gc.js';
 import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
 import { defineLifecycleContract } from './contract-lifecycle.js';
+import { defineListShapeContract } from './contract-list-shape.js';
 import { defineOpenApiContract } from './contract-openapi.js';
 import { defineReadsContract } from './contract-reads.js';
 import { defineResourceVersionParsingContract } from './contract-resource-version-parsing.js';
@@ -82,6 +83,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   });
   describe('resourceVersion semantics', () => defineResourceVersionContract(getTarget));
   describe('resourceVersion parsing', () => defineResourceVersionParsingContract(getTarget));
+  describe('list shape', () => defineListShapeContract(getTarget));
   describe('the two Event APIs', () => defineEventsContract(getTarget));
   describe('strategic merge patch', () => defineStrategicMergeContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({

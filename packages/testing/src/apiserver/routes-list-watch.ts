@@ -2,7 +2,7 @@ import type { RequestContext } from './http.js';
 import { type ListQuery, tooLargeResourceVersion } from './list.js';
 import type { Entry } from './object-entry.js';
 import type { JsonObject } from './patch.js';
-import { renderObject } from './render.js';
+import { renderListItem } from './render.js';
 import { parseResourceVersion } from './resource-version.js';
 import { apiVersionOf } from './resources.js';
 import type { ServerState } from './server-state.js';
@@ -66,7 +66,8 @@ export function sendList(
   });
   let chunk = head;
   for (let i = 0; i < items.length; i++) {
-    chunk += (i === 0 ? '' : ',') + renderObject(items[i] as Entry, apiVersion, ctx.view);
+    chunk +=
+      (i === 0 ? '' : ',') + renderListItem(items[i] as Entry, apiVersion, ctx.view, def.custom);
     if (chunk.length > 1 << 20) {
       res.write(chunk);
       chunk = '';
