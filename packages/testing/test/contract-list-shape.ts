@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { type ContractEndpoint, rawWatch } from './contract-client.js';
-import { cm, contractCalls, crdBody, suffix } from './contract-helpers.js';
+import { cm, contractCalls, createOpenCrd, suffix } from './contract-helpers.js';
 
 /**
  * What a list looks like item by item on kube-apiserver 1.20, and which field labels a
@@ -24,21 +24,13 @@ function typeMetaOf(items: TypeMeta[]): TypeMeta[] {
 
 /** Registers the tests in the caller's describe block. */
 export function defineListShapeContract(getTarget: () => ContractEndpoint): void {
-  const { call, create, newNamespace, eventually } = contractCalls(getTarget);
+  const calls = contractCalls(getTarget);
+  const { call, create, newNamespace } = calls;
 
   it('lists built-in objects without kind and apiVersion, custom resources with them', async () => {
     const ns = await newNamespace('list-shape');
-    const group = `shape${suffix()}.contract.kubets.io`;
-    // Any fields: this test looks at the item's type fields only.
-    const open = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-    const crd = crdBody(
-      group,
-      { plural: 'sprockets', singular: 'sprocket', kind: 'Sprocket' },
-      { schema: { openAPIV3Schema: open } },
-    );
-    await create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
-    const sprockets = `/apis/${group}/v1/namespaces/${ns}/sprockets`;
-    await eventually(async () => (await call('GET', sprockets)).status === 200, true);
+    const names = { plural: 'sprockets', singular: 'sprocket', kind: 'Sprocket' };
+    const { group, collection: sprockets } = await createOpenCrd(calls, 'shape', names, ns);
     await create(
       `/api/v1/namespaces/${ns}/configmaps`,
       cm('a', { metadata: { labels: { x: 'y' } } }),
