@@ -95,6 +95,7 @@ function wireType(type, format) {
   if (type === 'number') return format === 'int32' || format === 'int64' ? format : 'float64';
   if (type === 'IntOrString') return 'intstr';
   if (type === 'Date') return 'time';
+  if (type === 'V1MicroTime') return 'microtime';
   if (models[type]?.attributeTypeMap) {
     if (!(type in types)) {
       types[type] = null;

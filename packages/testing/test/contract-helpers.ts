@@ -92,3 +92,22 @@ export function crdBody(
     },
   };
 }
+
+/**
+ * Creates a namespaced CRD `<plural>.<group>` (group `<prefix><random>.contract.kubets.io`)
+ * whose v1 takes any fields, and returns its collection in `ns` once the server serves it.
+ */
+export async function createOpenCrd(
+  calls: ContractCalls,
+  prefix: string,
+  names: { plural: string; singular: string; kind: string },
+  ns: string,
+): Promise<{ group: string; collection: string }> {
+  const group = `${prefix}${suffix()}.contract.kubets.io`;
+  const open = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const crd = crdBody(group, names, { schema: { openAPIV3Schema: open } });
+  await calls.create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+  const collection = `/apis/${group}/v1/namespaces/${ns}/${names.plural}`;
+  await calls.eventually(async () => (await calls.call('GET', collection)).status === 200, true);
+  return { group, collection };
+}

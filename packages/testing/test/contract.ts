@@ -13,8 +13,12 @@ import { defineEventsContract } from './contract-events.js';
 import { defineGarbageCollectorContract } from './contract-gc.js';
 import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
 import { defineLifecycleContract } from './contract-lifecycle.js';
+import { defineListShapeContract } from './contract-list-shape.js';
+import { defineManagedFieldsContract } from './contract-managed-fields.js';
+import { defineMicroTimeContract } from './contract-microtime.js';
 import { defineOpenApiContract } from './contract-openapi.js';
 import { defineReadsContract } from './contract-reads.js';
+import { defineResourceVersionParsingContract } from './contract-resource-version-parsing.js';
 import { defineResourceVersionContract } from './contract-resource-versions.js';
 import { defineReviewsContract, defineSubjectReviewsContract } from './contract-reviews.js';
 import { defineStrategicMergeContract } from './contract-strategic-merge.js';
@@ -80,6 +84,10 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
     defineSubjectReviewsContract(getTarget);
   });
   describe('resourceVersion semantics', () => defineResourceVersionContract(getTarget));
+  describe('resourceVersion parsing', () => defineResourceVersionParsingContract(getTarget));
+  describe('list shape', () => defineListShapeContract(getTarget));
+  describe('MicroTime decoding', () => defineMicroTimeContract(getTarget));
+  describe('managedFields', () => defineManagedFieldsContract(getTarget));
   describe('the two Event APIs', () => defineEventsContract(getTarget));
   describe('strategic merge patch', () => defineStrategicMergeContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({

@@ -1,4 +1,5 @@
 import type { ManagedFieldsEntry } from '@kubets/apimachinery';
+import { NO_SELF_OWNED, type SelfOwned } from './field-shapes.js';
 import { SERVER_SET_METADATA, timestamp } from './object-meta.js';
 import {
   clone,
@@ -36,6 +37,7 @@ export function leafMap(
   obj: JsonObject,
   mergeKeys: MergeKeys,
   scope: FieldScope,
+  selfOwned: SelfOwned = NO_SELF_OWNED,
 ): Map<string, string> {
   const out = new Map<string, string>();
   for (const [key, value] of Object.entries(obj)) {
@@ -45,11 +47,11 @@ export function leafMap(
     if (key === 'metadata' && isObject(value)) {
       for (const [mk, mv] of Object.entries(value)) {
         if (IGNORED_METADATA.has(mk)) continue;
-        walk(mv, `f:metadata${SEP}f:${mk}`, `metadata.${mk}`, mergeKeys, out);
+        walk(mv, `f:metadata${SEP}f:${mk}`, `metadata.${mk}`, mergeKeys, selfOwned, out);
       }
       continue;
     }
-    walk(value, `f:${key}`, key, mergeKeys, out);
+    walk(value, `f:${key}`, key, mergeKeys, selfOwned, out);
   }
   return out;
 }
@@ -63,21 +65,24 @@ function walk(
   path: string,
   dotted: string,
   mergeKeys: MergeKeys,
+  selfOwned: SelfOwned,
   out: Map<string, string>,
 ): void {
   if (isObject(value) && Object.keys(value).length > 0) {
+    if (selfOwned(dotted, value)) out.set(`${path}${SEP}${ITEM}`, '');
     for (const [key, child] of Object.entries(value)) {
-      walk(child, `${path}${SEP}f:${key}`, `${dotted}.${key}`, mergeKeys, out);
+      walk(child, `${path}${SEP}f:${key}`, `${dotted}.${key}`, mergeKeys, selfOwned, out);
     }
     return;
   }
   const mergeKey = mergeKeys[dotted];
   if (Array.isArray(value) && mergeKey && value.every((i) => isObject(i) && mergeKey in i)) {
+    if (selfOwned(dotted, value)) out.set(`${path}${SEP}${ITEM}`, '');
     for (const item of value as JsonObject[]) {
       const itemPath = `${path}${SEP}${itemSegment(item, mergeKey)}`;
       out.set(`${itemPath}${SEP}${ITEM}`, '');
       for (const [key, child] of Object.entries(item)) {
-        walk(child, `${itemPath}${SEP}f:${key}`, `${dotted}.*.${key}`, mergeKeys, out);
+        walk(child, `${itemPath}${SEP}f:${key}`, `${dotted}.*.${key}`, mergeKeys, selfOwned, out);
       }
     }
     return;
@@ -89,7 +94,12 @@ function walk(
  * The `FieldsV1` of every leaf of `obj` (what {@link toFieldsV1} of {@link leafMap}'s keys
  * gives), built directly: the fast path for creates and single-owner updates.
  */
-export function fieldsTree(obj: JsonObject, mergeKeys: MergeKeys, scope: FieldScope): JsonObject {
+export function fieldsTree(
+  obj: JsonObject,
+  mergeKeys: MergeKeys,
+  scope: FieldScope,
+  selfOwned: SelfOwned = NO_SELF_OWNED,
+): JsonObject {
   const root: JsonObject = {};
   for (const [key, value] of Object.entries(obj)) {
     if (key === 'apiVersion' || key === 'kind') continue;
@@ -99,31 +109,36 @@ export function fieldsTree(obj: JsonObject, mergeKeys: MergeKeys, scope: FieldSc
       const metaNode: JsonObject = {};
       for (const [mk, mv] of Object.entries(value)) {
         if (IGNORED_METADATA.has(mk)) continue;
-        metaNode[`f:${mk}`] = treeOf(mv, `metadata.${mk}`, mergeKeys);
+        metaNode[`f:${mk}`] = treeOf(mv, `metadata.${mk}`, mergeKeys, selfOwned);
       }
       if (Object.keys(metaNode).length > 0) root['f:metadata'] = metaNode;
       continue;
     }
-    root[`f:${key}`] = treeOf(value, key, mergeKeys);
+    root[`f:${key}`] = treeOf(value, key, mergeKeys, selfOwned);
   }
   return root;
 }
 
-function treeOf(value: JsonValue, dotted: string, mergeKeys: MergeKeys): JsonObject {
+function treeOf(
+  value: JsonValue,
+  dotted: string,
+  mergeKeys: MergeKeys,
+  selfOwned: SelfOwned,
+): JsonObject {
   if (isObject(value)) {
-    const node: JsonObject = {};
+    const node: JsonObject = selfOwned(dotted, value) ? { '.': {} } : {};
     for (const [key, child] of Object.entries(value)) {
-      node[`f:${key}`] = treeOf(child, `${dotted}.${key}`, mergeKeys);
+      node[`f:${key}`] = treeOf(child, `${dotted}.${key}`, mergeKeys, selfOwned);
     }
     return node;
   }
   const mergeKey = mergeKeys[dotted];
   if (Array.isArray(value) && mergeKey && value.every((i) => isObject(i) && mergeKey in i)) {
-    const node: JsonObject = {};
+    const node: JsonObject = selfOwned(dotted, value) ? { '.': {} } : {};
     for (const item of value as JsonObject[]) {
       const itemNode: JsonObject = { '.': {} };
       for (const [key, child] of Object.entries(item)) {
-        itemNode[`f:${key}`] = treeOf(child, `${dotted}.*.${key}`, mergeKeys);
+        itemNode[`f:${key}`] = treeOf(child, `${dotted}.*.${key}`, mergeKeys, selfOwned);
       }
       node[itemSegment(item, mergeKey)] = itemNode;
     }
@@ -202,7 +217,15 @@ function owners(obj: JsonObject): Owner[] {
 function store(obj: JsonObject, list: Owner[]): void {
   const metadata: JsonObject = isObject(obj.metadata) ? { ...obj.metadata } : {};
   obj.metadata = metadata;
-  const kept = list.filter((o) => o.fields.size > 0);
+  // 1.20 writes Apply entries before Update ones, each by time, then by manager.
+  const kept = list
+    .filter((o) => o.fields.size > 0)
+    .sort(
+      (a, b) =>
+        compareText(a.entry.operation, b.entry.operation) ||
+        compareText(a.entry.time, b.entry.time) ||
+        compareText(a.entry.manager, b.entry.manager),
+    );
   if (kept.length === 0) {
     delete metadata.managedFields;
     return;
@@ -215,6 +238,12 @@ function store(obj: JsonObject, list: Owner[]): void {
         fieldsV1: toFieldsV1([...o.fields].sort()),
       }) as JsonObject,
   );
+}
+
+function compareText(a: string | undefined, b: string | undefined): number {
+  const x = a ?? '';
+  const y = b ?? '';
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** `mine` restamped with this write's apiVersion and time, or a new entry added to `list`. */
@@ -286,6 +315,7 @@ export function recordUpdate(
   apiVersion: string,
   mergeKeys: MergeKeys,
   scope: FieldScope,
+  selfOwned: SelfOwned = NO_SELF_OWNED,
 ): JsonObject {
   const rawEntries = isObject(newObj.metadata) ? newObj.metadata.managedFields : undefined;
   const entries = Array.isArray(rawEntries) ? rawEntries : [];
@@ -297,12 +327,12 @@ export function recordUpdate(
     (single?.manager === manager && single.operation === 'Update')
   ) {
     // Fast path: a create, or an update by the only manager, which owns everything it set.
-    const tree = fieldsTree(newObj, mergeKeys, scope);
+    const tree = fieldsTree(newObj, mergeKeys, scope, selfOwned);
     const owned =
       !oldObj ||
       !single ||
       (isObject(single.fieldsV1) && fullTrees.has(single.fieldsV1)) ||
-      jsonEqual(single.fieldsV1, fieldsTree(oldObj, mergeKeys, scope));
+      jsonEqual(single.fieldsV1, fieldsTree(oldObj, mergeKeys, scope, selfOwned));
     if (owned) {
       const metadata: JsonObject = isObject(newObj.metadata) ? { ...newObj.metadata } : {};
       newObj.metadata = metadata;
@@ -323,8 +353,8 @@ export function recordUpdate(
       return newObj;
     }
   }
-  const before = oldObj ? leafMap(oldObj, mergeKeys, scope) : new Map<string, string>();
-  const after = leafMap(newObj, mergeKeys, scope);
+  const before = oldObj ? leafMap(oldObj, mergeKeys, scope, selfOwned) : new Map<string, string>();
+  const after = leafMap(newObj, mergeKeys, scope, selfOwned);
   const changed = new Set<string>();
   for (const [path, value] of after) if (before.get(path) !== value) changed.add(path);
   const removed = new Set<string>();
@@ -347,6 +377,8 @@ export function recordUpdate(
 function removePath(obj: JsonObject, path: string): void {
   const segments = path.split(SEP).filter((s) => s !== ITEM);
   const isItem = path.endsWith(ITEM);
+  // A map's or list's own "." marks ownership only: its members go with their own paths.
+  if (isItem && segments[segments.length - 1]?.startsWith('f:')) return;
   let node: JsonValue = obj;
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i] as string;
@@ -393,9 +425,10 @@ export function applyConfiguration(
   mergeKeys: MergeKeys,
   scope: FieldScope,
   force: boolean,
+  selfOwned: SelfOwned = NO_SELF_OWNED,
 ): JsonObject {
-  const configLeaves = leafMap(config, mergeKeys, scope);
-  const liveLeaves = live ? leafMap(live, mergeKeys, scope) : new Map<string, string>();
+  const configLeaves = leafMap(config, mergeKeys, scope, selfOwned);
+  const liveLeaves = live ? leafMap(live, mergeKeys, scope, selfOwned) : new Map<string, string>();
   const list = live ? owners(live) : [];
   let mine = list.find((o) => o.entry.manager === manager && o.entry.operation === 'Apply');
   const conflicts: FieldConflict[] = [];

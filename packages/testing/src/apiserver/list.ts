@@ -1,5 +1,13 @@
 import { compareKeys, type Entry, lowerBound } from './object-entry.js';
 import { isObject } from './patch.js';
+import {
+  continueTokenRevision,
+  etcdRevision,
+  goQuote,
+  isAhead,
+  parseEtcdResourceVersion,
+  parseResourceVersion,
+} from './resource-version.js';
 import { matches, parseSelection } from './selectors.js';
 import { ApiError, badRequest, failure, resourceExpired } from './status.js';
 import type { Target } from './target.js';
@@ -31,25 +39,42 @@ function encodeContinue(rv: number, start: string): string {
   return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
 }
 
-function decodeContinue(token: string): { rv: number; start: string } {
+/**
+ * A continue token as kube-apiserver 1.20 decodes it; `rv` is negative for a token that asks
+ * for the current state (what an expired list hands out).
+ */
+function decodeContinue(token: string): { rv: bigint; start: string } {
+  const invalid = (why: string) =>
+    badRequest(`invalid continue token: continue key is not valid: ${why}`);
+  const badByte = /[^A-Za-z0-9_-]/.exec(token);
+  if (badByte) throw invalid(`illegal base64 data at input byte ${badByte.index}`);
   let parsed: unknown;
+  let rvSource: string | undefined;
   try {
-    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-  } catch {
-    throw badRequest('continue key is not valid: illegal base64 data at input byte 0');
-  }
-  if (
-    !isObject(parsed) ||
-    parsed.v !== 'meta.k8s.io/v1' ||
-    typeof parsed.rv !== 'number' ||
-    typeof parsed.start !== 'string'
-  ) {
-    throw badRequest(
-      'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+    parsed = JSON.parse(
+      Buffer.from(token, 'base64url').toString('utf8'),
+      (key: string, value: unknown, context?: { source?: string }) => {
+        if (key === 'rv') rvSource = context?.source;
+        return value;
+      },
     );
+  } catch {
+    parsed = undefined;
   }
-  return { rv: parsed.rv, start: parsed.start };
+  if (!isObject(parsed)) throw invalid(INCORRECT_START_RV);
+  const rv = continueTokenRevision(rvSource, parsed.rv);
+  if (typeof rv === 'string') throw invalid(rv);
+  const version = typeof parsed.v === 'string' ? parsed.v : '';
+  if (version !== 'meta.k8s.io/v1') {
+    throw invalid(`server does not recognize this encoded version ${goQuote(version)}`);
+  }
+  if (rv === 0n) throw invalid(INCORRECT_START_RV);
+  const start = typeof parsed.start === 'string' ? parsed.start : '';
+  if (start === '') throw invalid('encoded start key empty (version meta.k8s.io/v1)');
+  return { rv, start };
 }
+
+const INCORRECT_START_RV = 'incorrect encoded start resourceVersion (version meta.k8s.io/v1)';
 
 /**
  * LIST with selectors, paging and resourceVersion semantics of kube-apiserver 1.20. Reads at
@@ -92,32 +117,49 @@ export function listObjects(
   }
   // etcd's compaction is global; a store created later has no history before its creation.
   const floor = Math.max(versioned.compactedRv, store.floor);
+  const hasRv = resourceVersion !== undefined && resourceVersion !== '';
+  // kube-apiserver 1.20 reads continued, exact and paged lists from etcd, the others from the
+  // watch cache (the choice compares the parameter as text: "00" is not "0").
+  const fromEtcd =
+    Boolean(query.continue) ||
+    resourceVersionMatch === 'Exact' ||
+    (resourceVersion !== '0' && limit !== undefined);
+  const rv = hasRv
+    ? fromEtcd
+      ? parseEtcdResourceVersion(resourceVersion)
+      : parseResourceVersion(resourceVersion)
+    : 0n;
   if (query.continue) {
-    if (resourceVersion !== undefined && resourceVersion !== '' && resourceVersion !== '0') {
+    const token = decodeContinue(query.continue);
+    if (hasRv && resourceVersion !== '0') {
       throw badRequest('specifying resource version is not allowed when using continue');
     }
-    const token = decodeContinue(query.continue);
     start = token.start;
-    atRv = token.rv <= 0 ? versioned.rv : token.rv;
+    if (token.rv > 0n) {
+      if (isAhead(token.rv, versioned.rv)) throw futureRevision();
+      atRv = Number(token.rv);
+    }
     if (atRv < floor) {
       throw resourceExpired(INCONSISTENT_CONTINUE, encodeContinue(-1, start));
     }
-  } else if (resourceVersion !== undefined && resourceVersion !== '') {
-    const rv = parseRv(resourceVersion);
-    // kube-apiserver 1.20 reads exact and paged lists from etcd, the others from the watch cache.
-    const fromEtcd =
-      resourceVersionMatch === 'Exact' || (resourceVersion !== '0' && limit !== undefined);
+  } else if (hasRv) {
     if (!fromEtcd) {
       // Any state at least that new will do; the cache does not page.
-      if (rv > versioned.rv) throw tooLargeResourceVersion(rv, versioned.rv);
+      if (isAhead(rv, versioned.rv)) throw tooLargeResourceVersion(rv, versioned.rv);
       limit = undefined;
     } else if (resourceVersionMatch === 'NotOlderThan') {
-      if (rv > versioned.rv) throw tooLargeResourceVersion(rv, versioned.rv, 0);
-    } else {
-      // Exact, or a paged list without a match (1.20 reads it at exactly that revision).
-      if (rv > versioned.rv) throw futureRevision();
-      if (rv < floor) throw resourceExpired(LIST_TOO_OLD);
-      atRv = rv;
+      if (isAhead(rv, versioned.rv)) throw tooLargeResourceVersion(rv, versioned.rv, 0);
+    } else if (rv > 0n || resourceVersionMatch === 'Exact') {
+      // Exact, or a paged list without a match (1.20 reads it at exactly that revision); a
+      // revision of 0, or one Go wraps to a negative int64, reads the current state and then
+      // fails the check that it is at least as new as the one asked for.
+      const revision = etcdRevision(rv);
+      if (revision === undefined) throw tooLargeResourceVersion(rv, versioned.rv, 0);
+      if (isAhead(revision, versioned.rv)) throw futureRevision();
+      if (revision > 0n) {
+        if (revision < BigInt(floor)) throw resourceExpired(LIST_TOO_OLD);
+        atRv = Number(revision);
+      }
     }
   }
   const overrides =
@@ -155,36 +197,12 @@ export function listObjects(
 
 /**
  * Checks a GET's `resourceVersion` as kube-apiserver's watch cache does: any state at least that
- * new will do (the current one), a version still ahead of the server's once the read has waited
- * for it (read-wait.ts) times out (504), and one that is not a number is a 500 without a reason.
+ * new will do (the current one), and a version still ahead of the server's once the read has
+ * waited for it (read-wait.ts) times out (504).
  */
 export function checkGetResourceVersion(value: string | null, current: number): void {
-  if (value === null || value === '' || value === '0') return;
-  if (!/^\d+$/.test(value)) {
-    throw new ApiError({
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: `resourceVersion: Invalid value: "${value}": strconv.ParseUint: parsing "${value}": invalid syntax`,
-      code: 500,
-    });
-  }
-  if (Number(value) > current) throw tooLargeResourceVersion(Number(value), current);
-}
-
-/** Parses a resourceVersion query parameter (400 when it is not a number). */
-export function parseRv(value: string): number {
-  if (!/^\d+$/.test(value)) {
-    throw new ApiError(
-      failure(
-        400,
-        'BadRequest',
-        `resourceVersion: Invalid value: "${value}": strconv.ParseUint: parsing "${value}": invalid syntax`,
-      ),
-    );
-  }
-  return Number(value);
+  const rv = parseResourceVersion(value ?? '');
+  if (isAhead(rv, current)) throw tooLargeResourceVersion(rv, current);
 }
 
 function invalidListOptions(message: string): ApiError {
@@ -208,7 +226,7 @@ function invalidListOptions(message: string): ApiError {
  * the client to retry after 1 s; etcd reads (`retryAfterSeconds` 0) leave it out.
  */
 export function tooLargeResourceVersion(
-  rv: number,
+  rv: bigint | number,
   current: number,
   retryAfterSeconds = 1,
 ): ApiError {

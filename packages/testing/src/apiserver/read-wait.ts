@@ -1,4 +1,5 @@
 import { isWatchQuery } from './http.js';
+import { isAhead, parseResourceVersion } from './resource-version.js';
 import type { ServerState } from './server-state.js';
 
 /** How long kube-apiserver's watch cache waits for a resourceVersion it has not reached. */
@@ -22,16 +23,21 @@ export async function waitForFreshRead(
   const watch = isWatchQuery(query) || /\/watch\//.test(path);
   if (watch && !isStreamingList(query)) return;
   const value = query.get('resourceVersion');
-  if (value === null || !/^\d+$/.test(value)) return;
-  const rv = Number(value);
-  if (rv <= state.storage.rv) return;
+  let rv: bigint;
+  try {
+    rv = parseResourceVersion(value ?? '');
+  } catch {
+    // The route answers the bad value at once.
+    return;
+  }
+  if (!isAhead(rv, state.storage.rv)) return;
   const limit = Number(query.get('limit') ?? '0');
   if (
     !watch &&
     (query.get('resourceVersionMatch') === 'Exact' || query.get('continue') || limit > 0)
   )
     return;
-  await state.storage.waitForRevision(rv, (onTimeout) =>
+  await state.storage.waitForRevision(Number(rv), (onTimeout) =>
     state.clock.setTimeout(onTimeout, READ_WAIT_MS),
   );
 }

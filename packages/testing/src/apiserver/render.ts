@@ -19,3 +19,27 @@ export function renderObject(entry: Entry, apiVersion: string, view: View): stri
     return JSON.stringify(eventsApiFromCoreEvent(entry.obj, apiVersion));
   return JSON.stringify({ ...entry.obj, apiVersion });
 }
+
+/**
+ * Renders an item of a list. kube-apiserver 1.20 lists built-in objects without `kind` and
+ * `apiVersion` (the list's own name them: Go's typed items have them cleared on decode), while
+ * custom resources keep theirs, being stored and served as unstructured JSON.
+ */
+export function renderListItem(
+  entry: Entry,
+  apiVersion: string,
+  view: View,
+  custom: boolean,
+): string {
+  const json = renderObject(entry, apiVersion, view);
+  if (view === 'metadata' || custom) return json;
+  // Stored objects start with kind and apiVersion, so most items lose them without a parse.
+  const typeMeta = /^\{"kind":"[^"\\]*","apiVersion":"[^"\\]*",?/.exec(json);
+  if (typeMeta) return `{${json.slice(typeMeta[0].length)}`;
+  const {
+    kind: _kind,
+    apiVersion: _apiVersion,
+    ...rest
+  } = JSON.parse(json) as Record<string, unknown>;
+  return JSON.stringify(rest);
+}

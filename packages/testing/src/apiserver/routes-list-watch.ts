@@ -1,8 +1,9 @@
 import type { RequestContext } from './http.js';
-import { type ListQuery, parseRv, tooLargeResourceVersion } from './list.js';
+import { type ListQuery, tooLargeResourceVersion } from './list.js';
 import type { Entry } from './object-entry.js';
 import type { JsonObject } from './patch.js';
-import { renderObject } from './render.js';
+import { renderListItem } from './render.js';
+import { parseResourceVersion } from './resource-version.js';
 import { apiVersionOf } from './resources.js';
 import type { ServerState } from './server-state.js';
 import { ApiError, badRequest, failure, methodNotAllowed } from './status.js';
@@ -65,7 +66,8 @@ export function sendList(
   });
   let chunk = head;
   for (let i = 0; i < items.length; i++) {
-    chunk += (i === 0 ? '' : ',') + renderObject(items[i] as Entry, apiVersion, ctx.view);
+    chunk +=
+      (i === 0 ? '' : ',') + renderListItem(items[i] as Entry, apiVersion, ctx.view, def.custom);
     if (chunk.length > 1 << 20) {
       res.write(chunk);
       chunk = '';
@@ -121,7 +123,9 @@ export function serveWatch(
       'FieldValueForbidden',
     );
   }
-  const fromRv = rvParam === '' ? 0 : parseRv(rvParam);
+  const requestedRv = parseResourceVersion(rvParam);
+  // Past 2^53 every version is ahead of the server's, whose revisions are small.
+  const fromRv = requestedRv > BigInt(Number.MAX_SAFE_INTEGER) ? Infinity : Number(requestedRv);
   const timeoutParam = query.get('timeoutSeconds');
   const timeoutSeconds = timeoutParam === null ? undefined : Number(timeoutParam);
   const store = state.storage.storeOf(def);
@@ -156,7 +160,7 @@ export function serveWatch(
     // The state at least as new as resourceVersion: the read waited for it (see read-wait.ts);
     // still ahead, newer servers end the watch with the watch cache's 504.
     if (fromRv > state.storage.rv) {
-      stream.error(tooLargeResourceVersion(fromRv, state.storage.rv).status);
+      stream.error(tooLargeResourceVersion(requestedRv, state.storage.rv).status);
       return;
     }
     for (const key of store.sortedKeys(namespace)) {

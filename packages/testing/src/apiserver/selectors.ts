@@ -64,6 +64,12 @@ const CONVERTED_LABELS = new Set([
   'events.k8s.io/events',
 ]);
 
+/**
+ * Cluster-scoped kinds whose 1.20 field-label conversion leaves out `metadata.namespace` (other
+ * cluster-scoped resources accept it, matching their objects' empty namespace).
+ */
+const WITHOUT_NAMESPACE_LABEL = new Set(['/namespaces', '/nodes']);
+
 /** events.k8s.io's field labels and the core Event fields they select (Events are stored as core). */
 const EVENTS_API_LABELS: Readonly<Record<string, string>> = {
   reason: 'reason',
@@ -109,7 +115,7 @@ export function parseSelection(
       const known = eventsApi
         ? Object.hasOwn(EVENTS_API_LABELS, requirement.field)
         : requirement.field === 'metadata.name' ||
-          requirement.field === 'metadata.namespace' ||
+          (requirement.field === 'metadata.namespace' && !WITHOUT_NAMESPACE_LABEL.has(key)) ||
           fieldPaths.includes(requirement.field);
       if (known) continue;
       if (CONVERTED_LABELS.has(key))

@@ -8,15 +8,21 @@
  */
 
 import { iteratorContext } from './go-decode.js';
+import { microTimeParseError } from './go-time.js';
 import { badRequest } from './status.js';
 import type { Target } from './target.js';
-import { wireRoots, wireTypes } from './wire-types.generated.js';
+import { type WireStruct, wireRoots, wireTypes } from './wire-types.generated.js';
 
-/** A decoding failure: json-iterator's message and the byte offset it reports. */
+/**
+ * A decoding failure: json-iterator's message and the byte offset it reports. A failure of a
+ * value that was read to its end (`consumed`: an unmarshaler such as MicroTime's refused it)
+ * lets the decoder go on with the next fields, each of which adds its name to the message.
+ */
 class DecodeFailure extends Error {
   constructor(
     message: string,
     readonly head: number,
+    readonly consumed = false,
   ) {
     super(message);
   }
@@ -178,6 +184,21 @@ function decodeQuantity(r: Reader): void {
   if (problem) throw new DecodeFailure(`unmarshalerDecoder: ${problem}`, r.head);
 }
 
+/** metav1.MicroTime's `UnmarshalJSON`: a JSON string in Go's RFC3339Micro layout, exactly. */
+function decodeMicroTime(r: Reader): void {
+  const start = r.head;
+  r.skipValue();
+  const text = r.textFrom(start);
+  let problem: string | undefined;
+  if (!text.startsWith('"')) {
+    const type = jsonTypeName(text).replace(/^number .*/, 'number');
+    problem = `json: cannot unmarshal ${type} into Go value of type string`;
+  } else {
+    problem = microTimeParseError(JSON.parse(text) as string);
+  }
+  if (problem) throw new DecodeFailure(`unmarshalerDecoder: ${problem}`, r.head, true);
+}
+
 /** Go's name of a wire type, as json-iterator prefixes a slice's errors with it. */
 function goName(type: string): string {
   if (type.startsWith('[]')) return `[]${goName(type.slice(2))}`;
@@ -187,7 +208,7 @@ function goName(type: string): string {
 }
 
 /** Decodes one value of `type` from `r`, throwing a {@link DecodeFailure} at a wrong type. */
-function decode(r: Reader, type: string): void {
+function decode(r: Reader, type: string, root = false): void {
   if (r.readNull()) return;
   if (type.startsWith('[]')) {
     const element = type.slice(2);
@@ -241,6 +262,9 @@ function decode(r: Reader, type: string): void {
     case 'quantity':
       decodeQuantity(r);
       return;
+    case 'microtime':
+      decodeMicroTime(r);
+      return;
   }
   const struct = wireTypes[type];
   if (!struct) {
@@ -248,22 +272,61 @@ function decode(r: Reader, type: string): void {
     return;
   }
   if (r.peek() !== '{') r.failAtNext('readObjectStart: expect { or n, but found ');
-  decodeObject(
-    r,
-    (key) => struct.fields[key]?.[1],
-    (key, error) => {
-      const goField = struct.fields[key]?.[0];
-      return new DecodeFailure(`${struct.go}.${goField}: ${error.message}`, error.head);
-    },
-  );
+  decodeStruct(r, struct, root);
 }
 
-/** Decodes an object's members with `typeOf(key)` (skipped when undefined). */
-function decodeObject(
-  r: Reader,
-  typeOf: (key: string) => string | undefined,
-  wrap?: (key: string, error: DecodeFailure) => DecodeFailure,
-): void {
+/**
+ * Decodes a struct's members. After a failure of a value read to its end, json-iterator goes
+ * on: each later field it reads wraps the message in its Go name (`kind` and `apiVersion` of a
+ * top-level object as `TypeMeta: Kind`), until a struct, list or map field, which ends the
+ * decoding there (probed on 1.20 with MicroTime fields).
+ */
+function decodeStruct(r: Reader, struct: WireStruct, root: boolean): void {
+  let pending: DecodeFailure | undefined;
+  const wrapPending = (prefix: string): void => {
+    if (pending) pending = new DecodeFailure(`${prefix}${pending.message}`, pending.head, true);
+  };
+  decodeObject(r, (key) => {
+    const field = struct.fields[key];
+    if (pending) {
+      const typeMeta = root && (key === 'kind' || key === 'apiVersion');
+      if (!field && !typeMeta) return undefined;
+      r.skipValue();
+      if (typeMeta) wrapPending(`TypeMeta: ${key === 'kind' ? 'Kind' : 'APIVersion'}: `);
+      else {
+        const [goField, type] = field as [string, string];
+        const nested = wireTypes[type];
+        if (nested || type.startsWith('[]') || type.startsWith('map[')) {
+          const inner = nested ? `${nested.go}.` : '';
+          throw new DecodeFailure(
+            `${struct.go}.${goField}: ${inner}${pending.message}`,
+            pending.head,
+          );
+        }
+        wrapPending(`${goField}: `);
+      }
+      return null;
+    }
+    if (!field) return undefined;
+    try {
+      decode(r, field[1]);
+    } catch (error) {
+      if (!(error instanceof DecodeFailure)) throw error;
+      if (!error.consumed) {
+        throw new DecodeFailure(`${struct.go}.${field[0]}: ${error.message}`, error.head);
+      }
+      pending = new DecodeFailure(`${field[0]}: ${error.message}`, error.head, true);
+    }
+    return null;
+  });
+  if (pending) throw new DecodeFailure(`${struct.go}.${pending.message}`, pending.head, true);
+}
+
+/**
+ * Decodes an object's members: `member(key)` decodes the value and returns null, or returns
+ * undefined to skip it, or names the type to decode it as.
+ */
+function decodeObject(r: Reader, member: (key: string) => string | null | undefined): void {
   r.head++;
   if (r.peek() === '}') {
     r.head++;
@@ -276,16 +339,9 @@ function decodeObject(
     const key = JSON.parse(r.textFrom(keyStart)) as string;
     r.peek();
     r.head++; // colon
-    const type = typeOf(key);
+    const type = member(key);
     if (type === undefined) r.skipValue();
-    else {
-      try {
-        decode(r, type);
-      } catch (error) {
-        if (wrap && error instanceof DecodeFailure) throw wrap(key, error);
-        throw error;
-      }
-    }
+    else if (type !== null) decode(r, type);
     if (r.peek() !== ',') break;
     r.head++;
   }
@@ -303,7 +359,7 @@ export function checkWireTypes(target: Target, raw: string): void {
   if (!root) return;
   const reader = new Reader(Buffer.from(raw, 'utf8'));
   try {
-    decode(reader, root);
+    decode(reader, root, true);
   } catch (error) {
     if (!(error instanceof DecodeFailure)) throw error;
     const kind = definition.kind;

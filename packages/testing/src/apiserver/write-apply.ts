@@ -1,4 +1,5 @@
 import { asServed } from './event-versions.js';
+import { selfOwnedNodes } from './field-shapes.js';
 import { ApplyConflictError, applyConfiguration, describeConflictOwner } from './fieldmanager.js';
 import type { Entry } from './object-entry.js';
 import { meta } from './object-meta.js';
@@ -49,6 +50,7 @@ export function writeApply(
         definition.mergeKeys,
         scope,
         options.force === true,
+        selfOwnedNodes(definition, target.version, 'Apply'),
       );
     } catch (error) {
       if (error instanceof ApplyConflictError) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { prepareSecret } from './data-objects.js';
 import { applyDefaults, prepareNewBuiltin } from './defaults/builtin.js';
 import { validationGroup } from './event-versions.js';
+import { selfOwnedNodes } from './field-shapes.js';
 import { recordUpdate } from './fieldmanager.js';
 import { rawBodyOf } from './go-decode.js';
 import { type Entry, storeKey } from './object-entry.js';
@@ -76,6 +77,7 @@ export function createObject(
     obj.apiVersion as string,
     definition.mergeKeys,
     fieldScope(definition, undefined),
+    selfOwnedNodes(definition, target.version, 'Update'),
   );
   return store.commit(target, undefined, obj, options);
 }

@@ -2,6 +2,7 @@ import { validateCustomStatus } from './crd-schema/custom.js';
 import { prepareSecret } from './data-objects.js';
 import { applyDefaults } from './defaults/builtin.js';
 import { asServed, validationGroup } from './event-versions.js';
+import { selfOwnedNodes } from './field-shapes.js';
 import { recordUpdate } from './fieldmanager.js';
 import { rawBodyOf } from './go-decode.js';
 import { type Entry, storeKey } from './object-entry.js';
@@ -170,6 +171,7 @@ export function finishUpdate(
       next.apiVersion as string,
       target.definition.mergeKeys,
       fieldScope(target.definition, options.subresource),
+      selfOwnedNodes(target.definition, target.version, 'Update'),
     );
   }
   return store.commit(target, prev, next, options);

@@ -1,0 +1,189 @@
+import { expect, it } from 'vitest';
+import type { ContractEndpoint } from './contract-client.js';
+import { cm, contractCalls } from './contract-helpers.js';
+
+/**
+ * How kube-apiserver 1.20 parses a `resourceVersion` (a uint64, digits only) and a continue
+ * token's (an int64 JSON number), answered by each path that reads it: the watch cache refuses
+ * a bad value with a 500 without a reason, etcd with a 400.
+ */
+
+/** Values Go's `strconv.ParseUint(v, 10, 64)` refuses, and why. */
+const UNPARSABLE: ReadonlyArray<readonly [value: string, why: string]> = [
+  ['abc', 'invalid syntax'],
+  ['-1', 'invalid syntax'],
+  ['+5', 'invalid syntax'],
+  [' 5', 'invalid syntax'],
+  ['0x10', 'invalid syntax'],
+  ['1e3', 'invalid syntax'],
+  ['1_0', 'invalid syntax'],
+  ['18446744073709551616', 'value out of range'],
+  ['123456789012345678901234567890', 'value out of range'],
+];
+
+/** List and get queries by the storage that serves them on 1.20. */
+const WATCH_CACHE_QUERIES = [
+  'OBJECT?resourceVersion=RV',
+  'LIST?resourceVersion=RV',
+  'LIST?resourceVersion=RV&resourceVersionMatch=NotOlderThan',
+  'LIST?resourceVersion=RV&watch=true',
+];
+const ETCD_QUERIES = [
+  'LIST?resourceVersion=RV&resourceVersionMatch=Exact',
+  'LIST?resourceVersion=RV&limit=1',
+  'LIST?resourceVersion=RV&resourceVersionMatch=NotOlderThan&limit=1',
+  'LIST?resourceVersion=RV&limit=1&continue=TOKEN',
+];
+
+/** A continue token's `rv` (JSON text) and what 1.20 answers to a list continuing from it. */
+const CONTINUE_TOKENS: ReadonlyArray<readonly [rv: string, answer: string]> = [
+  [
+    '123456789012345678901234567890',
+    'json: cannot unmarshal number 123456789012345678901234567890 into Go struct field continueToken.rv of type int64',
+  ],
+  [
+    '9223372036854775808',
+    'json: cannot unmarshal number 9223372036854775808 into Go struct field continueToken.rv of type int64',
+  ],
+  ['1.5', 'json: cannot unmarshal number 1.5 into Go struct field continueToken.rv of type int64'],
+  ['1e3', 'json: cannot unmarshal number 1e3 into Go struct field continueToken.rv of type int64'],
+  ['"5"', 'json: cannot unmarshal string into Go struct field continueToken.rv of type int64'],
+  ['true', 'json: cannot unmarshal bool into Go struct field continueToken.rv of type int64'],
+  ['0', 'incorrect encoded start resourceVersion (version meta.k8s.io/v1)'],
+  ['null', 'incorrect encoded start resourceVersion (version meta.k8s.io/v1)'],
+  // An int64 past the server's revision reaches etcd.
+  ['9223372036854775807', 'FUTURE'],
+  ['12345678901234567', 'FUTURE'],
+];
+
+function token(rvJson: string, extra = ''): string {
+  return Buffer.from(`{"v":"meta.k8s.io/v1","rv":${rvJson},"start":"a\\u0000"${extra}}`).toString(
+    'base64url',
+  );
+}
+
+/** The whole failure Status, which carries a reason only when the server gives one. */
+function status(code: number, message: string, reason?: string): Record<string, unknown> {
+  const head = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message };
+  return reason === undefined ? { ...head, code } : { ...head, reason, code };
+}
+
+/** Registers the tests in the caller's describe block. */
+export function defineResourceVersionParsingContract(getTarget: () => ContractEndpoint): void {
+  const { call, create, newNamespace } = contractCalls(getTarget);
+
+  async function configMaps(prefix: string): Promise<{ list: string; object: string }> {
+    const ns = await newNamespace(prefix);
+    const list = `/api/v1/namespaces/${ns}/configmaps`;
+    await create(list, cm('a'));
+    await create(list, cm('b'));
+    return { list, object: `${list}/a` };
+  }
+
+  function url(query: string, paths: { list: string; object: string }, rv: string): string {
+    return query
+      .replace('OBJECT', paths.object)
+      .replace('LIST', paths.list)
+      .replace('RV', encodeURIComponent(rv))
+      .replace('TOKEN', token('1'));
+  }
+
+  it('refuses a resourceVersion that is not a uint64 at once: 500 from the watch cache, 400 from etcd', async () => {
+    const paths = await configMaps('rv-parse');
+    for (const [value, why] of UNPARSABLE) {
+      const quoted = JSON.stringify(value);
+      const invalid = `resourceVersion: Invalid value: ${quoted}: strconv.ParseUint: parsing ${quoted}: ${why}`;
+      const answers = [
+        { queries: WATCH_CACHE_QUERIES, body: status(500, invalid) },
+        {
+          queries: ETCD_QUERIES,
+          body: status(400, `invalid resource version: ${invalid}`, 'BadRequest'),
+        },
+      ];
+      for (const { queries, body } of answers) {
+        for (const query of queries) {
+          const res = await call('GET', url(query, paths, value));
+          expect({ query, value, status: res.status, body: res.json }).toEqual({
+            query,
+            value,
+            status: body.code,
+            body,
+          });
+        }
+      }
+    }
+  });
+
+  it('reads a uint64 past int64 from etcd as the current state, too old for it (504)', async () => {
+    const paths = await configMaps('rv-uint64');
+    const max = '18446744073709551615';
+    for (const query of ETCD_QUERIES.slice(0, 3)) {
+      const res = await call('GET', url(query, paths, max));
+      expect(res.status).toBe(504);
+      const current = /current: (\d+)$/.exec(res.json.message)?.[1];
+      expect(res.json).toEqual({
+        ...status(
+          504,
+          `Timeout: Too large resource version: ${max}, current: ${current}`,
+          'Timeout',
+        ),
+        details: {
+          causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+        },
+      });
+    }
+  });
+
+  it('reads leading zeros as the number, and 00 as the current state even for an exact list', async () => {
+    const paths = await configMaps('rv-zeros');
+    const listed = await call('GET', paths.list);
+    const rv = listed.json.metadata.resourceVersion as string;
+    for (const query of [...WATCH_CACHE_QUERIES.slice(0, 3), ...ETCD_QUERIES.slice(0, 3)]) {
+      for (const value of ['00', `000${rv}`]) {
+        const res = await call('GET', url(query, paths, value));
+        expect({ query, value, status: res.status }).toEqual({ query, value, status: 200 });
+        if (res.json.items) {
+          expect(
+            // The watch cache lists in no particular order.
+            res.json.items.map((i: { metadata: { name: string } }) => i.metadata.name).sort(),
+          ).toEqual(query.includes('limit=1') ? ['a'] : ['a', 'b']);
+        }
+      }
+    }
+  });
+
+  it("decodes a continue token's resourceVersion as an int64", async () => {
+    const { list } = await configMaps('rv-continue');
+    for (const [rv, answer] of CONTINUE_TOKENS) {
+      const res = await call('GET', `${list}?limit=1&continue=${token(rv)}`);
+      const expected =
+        answer === 'FUTURE'
+          ? status(500, 'etcdserver: mvcc: required revision is a future revision')
+          : status(
+              400,
+              `invalid continue token: continue key is not valid: ${answer}`,
+              'BadRequest',
+            );
+      expect({ rv, status: res.status, body: res.json }).toEqual({
+        rv,
+        status: expected.code,
+        body: expected,
+      });
+    }
+    // A negative one asks for the current state.
+    const current = await call('GET', `${list}?limit=1&continue=${token('-1')}`);
+    expect(current.status).toBe(200);
+    expect(current.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual([
+      'b',
+    ]);
+    const other = Buffer.from('{"v":"meta.k8s.io/v2","rv":5,"start":"a"}').toString('base64url');
+    const unknownVersion = await call('GET', `${list}?limit=1&continue=${other}`);
+    expect(unknownVersion.json).toEqual(
+      status(
+        400,
+        'invalid continue token: continue key is not valid: server does not recognize this encoded version "meta.k8s.io/v2"',
+        'BadRequest',
+      ),
+    );
+  });
+}
