@@ -144,8 +144,11 @@ export function listObjects(
     }
   } else if (hasRv) {
     if (!fromEtcd) {
-      // Any state at least that new will do; the cache does not page.
-      if (isAhead(rv, versioned.rv)) throw tooLargeResourceVersion(rv, versioned.rv);
+      // Any state at least that new will do; the cache does not page. Its version is the
+      // resource's own (see VersionedStore.watchCacheRv).
+      const cached = versioned.watchCacheRv(target.definition);
+      if (isAhead(rv, cached)) throw tooLargeResourceVersion(rv, cached);
+      atRv = cached;
       limit = undefined;
     } else if (resourceVersionMatch === 'NotOlderThan') {
       if (isAhead(rv, versioned.rv)) throw tooLargeResourceVersion(rv, versioned.rv, 0);
