@@ -146,9 +146,15 @@ export function defineManagedFieldsContract(getTarget: () => ContractEndpoint): 
     expectHistory(got, creator, updater, applier);
   });
 
-  it('lists a pod’s and a deployment’s new maps and keyed lists with ".", but not containers', async () => {
+  it('lists a pod’s and a deployment’s new maps and keyed lists with ".", but not containers; ports keyed by port and protocol', async () => {
     const ns = await newNamespace('mf-workloads');
-    const container = { name: 'c', image: 'nginx', env: [{ name: 'A', value: '1' }] };
+    const container = {
+      name: 'c',
+      image: 'nginx',
+      env: [{ name: 'A', value: '1' }],
+      // Keyed by port and protocol: the same port twice, the first with the default protocol.
+      ports: [{ containerPort: 80 }, { containerPort: 80, protocol: 'UDP' }],
+    };
     const pod = await create(`/api/v1/namespaces/${ns}/pods`, {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -172,6 +178,19 @@ export function defineManagedFieldsContract(getTarget: () => ContractEndpoint): 
       'f:image': {},
       'f:imagePullPolicy': {},
       'f:name': {},
+      'f:ports': {
+        '.': {},
+        'k:{"containerPort":80,"protocol":"TCP"}': {
+          '.': {},
+          'f:containerPort': {},
+          'f:protocol': {},
+        },
+        'k:{"containerPort":80,"protocol":"UDP"}': {
+          '.': {},
+          'f:containerPort': {},
+          'f:protocol': {},
+        },
+      },
       'f:resources': {},
       'f:terminationMessagePath': {},
       'f:terminationMessagePolicy': {},
@@ -187,15 +206,49 @@ export function defineManagedFieldsContract(getTarget: () => ContractEndpoint): 
       container: expectedContainer,
       nodeSelector: { '.': {}, 'f:disk': {} },
     });
+    // An applied port without its protocol is keyed by the default one.
+    const applied = await call('PATCH', `/api/v1/namespaces/${ns}/pods/ap?fieldManager=applier`, {
+      ...APPLY,
+      body: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'ap' },
+        spec: { containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80 }] }] },
+      }),
+    });
+    expect([applied.status, entries(applied)]).toEqual([
+      201,
+      [
+        [
+          'applier',
+          'Apply',
+          {
+            'f:spec': {
+              'f:containers': {
+                'k:{"name":"c"}': {
+                  '.': {},
+                  'f:image': {},
+                  'f:name': {},
+                  'f:ports': {
+                    'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} },
+                  },
+                },
+              },
+            },
+          },
+        ],
+      ],
+    ]);
     const deploymentFields = entries(deployment)[0]?.[2] as Fields;
     const template = deploymentFields['f:spec']['f:template'];
     expect({
       metadata: deploymentFields['f:metadata'],
-      templateLabels: template['f:metadata']['f:labels'],
+      // The template's null creationTimestamp is in no field set.
+      templateMetadata: template['f:metadata'],
       container: containerFields(template['f:spec']),
     }).toEqual({
       metadata: labels,
-      templateLabels: labels['f:labels'],
+      templateMetadata: labels,
       container: expectedContainer,
     });
   });

@@ -56,6 +56,60 @@ const CONTINUE_TOKENS: ReadonlyArray<readonly [rv: string, answer: string]> = [
   ['12345678901234567', 'FUTURE'],
 ];
 
+/**
+ * A continue token (the text before base64, or `raw:` and the token as sent) that
+ * `encoding/json` or the base64 decoder refuses, and 1.20's reason after `continue key is not
+ * valid: ` (null: the token is accepted).
+ */
+const MALFORMED_TOKENS: ReadonlyArray<readonly [token: string, answer: string | null]> = [
+  ['hello', "invalid character 'h' looking for beginning of value"],
+  ['{"v":"meta.k8s.io/v1","rv":5', 'unexpected end of JSON input'],
+  ['  ', 'unexpected end of JSON input'],
+  ['nul', "invalid character ' ' in literal null (expecting 'l')"],
+  ['{"a":tru}', "invalid character '}' in literal true (expecting 'e')"],
+  ['{"v":"meta.k8s.io/v1","rv":5,"start":"a"}x', "invalid character 'x' after top-level value"],
+  ['{"v":"meta.k8s.io/v1","rv":5,"start":"a"}{}', "invalid character '{' after top-level value"],
+  [
+    '{"v":"meta.k8s.io/v1","rv":5,"start":"a",}',
+    "invalid character '}' looking for beginning of object key string",
+  ],
+  ['{"v":"meta.k8s.io/v1" "rv":5}', `invalid character '"' after object key:value pair`],
+  ["{'v':1}", "invalid character '\\'' looking for beginning of object key string"],
+  [
+    '{"v":"meta.k8s.io/v1","rv":01,"start":"a"}',
+    "invalid character '1' after object key:value pair",
+  ],
+  ['{"v":"a\u0001"}', "invalid character '\\x01' in string literal"],
+  ['{"v":"\\x"}', "invalid character 'x' in string escape code"],
+  ['\u00ff', "invalid character 'Ã' looking for beginning of value"],
+  ['{"v":1}', 'json: cannot unmarshal number into Go struct field continueToken.v of type string'],
+  [
+    '{"start":5}',
+    'json: cannot unmarshal number into Go struct field continueToken.start of type string',
+  ],
+  [
+    '{"v":"meta.k8s.io/v1","rv":5,"start":["a"]}',
+    'json: cannot unmarshal array into Go struct field continueToken.start of type string',
+  ],
+  ['[1,2]', 'json: cannot unmarshal array into Go value of type etcd3.continueToken'],
+  ['"str"', 'json: cannot unmarshal string into Go value of type etcd3.continueToken'],
+  ['123', 'json: cannot unmarshal number into Go value of type etcd3.continueToken'],
+  ['true', 'json: cannot unmarshal bool into Go value of type etcd3.continueToken'],
+  ['null', 'server does not recognize this encoded version ""'],
+  [
+    '{"v":"meta.k8s.io/v1","rv":5,"start":null}',
+    'encoded start key empty (version meta.k8s.io/v1)',
+  ],
+  // Go matches keys ignoring case, ignores unknown ones and trailing space (rv -1: the current
+  // state, never compacted).
+  ['{"V":"meta.k8s.io/v1","RV":-1,"Start":"a"}', null],
+  ['{"v":"meta.k8s.io/v1","rv":-1,"start":"a","x":1} ', null],
+  ['raw:abc=', 'illegal base64 data at input byte 3'],
+  ['raw:a', 'illegal base64 data at input byte 0'],
+  ['raw:ab', "invalid character 'i' looking for beginning of value"],
+  ['raw:e30', 'server does not recognize this encoded version ""'],
+];
+
 function token(rvJson: string, extra = ''): string {
   return Buffer.from(`{"v":"meta.k8s.io/v1","rv":${rvJson},"start":"a\\u0000"${extra}}`).toString(
     'base64url',
@@ -184,6 +238,30 @@ export function defineResourceVersionParsingContract(getTarget: () => ContractEn
         'invalid continue token: continue key is not valid: server does not recognize this encoded version "meta.k8s.io/v2"',
         'BadRequest',
       ),
+    );
+  });
+
+  it('answers a continue token that is not valid base64 or JSON with Go’s decoder texts', async () => {
+    const { list } = await configMaps('rv-malformed');
+    const answers: unknown[] = [];
+    for (const [text, answer] of MALFORMED_TOKENS) {
+      const sent = text.startsWith('raw:')
+        ? text.slice(4)
+        : Buffer.from(text, 'utf8').toString('base64url');
+      const res = await call('GET', `${list}?limit=1&continue=${encodeURIComponent(sent)}`);
+      answers.push([text, answer === null ? res.status : res.json]);
+    }
+    expect(answers).toEqual(
+      MALFORMED_TOKENS.map(([text, answer]) => [
+        text,
+        answer === null
+          ? 200
+          : status(
+              400,
+              `invalid continue token: continue key is not valid: ${answer}`,
+              'BadRequest',
+            ),
+      ]),
     );
   });
 }

@@ -23,7 +23,9 @@ import { defineResourceVersionContract } from './contract-resource-versions.js';
 import { defineReviewsContract, defineSubjectReviewsContract } from './contract-reviews.js';
 import { defineStrategicMergeContract } from './contract-strategic-merge.js';
 import { defineValidationContract } from './contract-validation.js';
+import { defineWatchCacheContract } from './contract-watch-cache.js';
 import { defineWireTypesContract } from './contract-wire-types.js';
+import { defineWorkloadFieldSelectorsContract } from './contract-workload-field-selectors.js';
 
 /**
  * A server the contract suite runs against: the in-memory API server or envtest's real
@@ -87,6 +89,8 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('resourceVersion parsing', () => defineResourceVersionParsingContract(getTarget));
   describe('list shape', () => defineListShapeContract(getTarget));
   describe('MicroTime decoding', () => defineMicroTimeContract(getTarget));
+  describe('watch cache', () => defineWatchCacheContract(getTarget));
+  describe('workload field selectors', () => defineWorkloadFieldSelectorsContract(getTarget));
   describe('managedFields', () => defineManagedFieldsContract(getTarget));
   describe('the two Event APIs', () => defineEventsContract(getTarget));
   describe('strategic merge patch', () => defineStrategicMergeContract(getTarget));

@@ -59,6 +59,11 @@ export class ApiStorage {
     return this.#store.rv;
   }
 
+  /** See {@link VersionedStore.watchCacheRv}. */
+  watchCacheRv(definition: ResourceDefinition): number {
+    return this.#store.watchCacheRv(definition);
+  }
+
   #target(group: string, version: string, resource: string, namespace: string | undefined): Target {
     const definition = this.registry.lookup(group, version, resource);
     if (!definition) throw new Error(`unknown resource ${group}/${version}/${resource}`);

@@ -56,8 +56,35 @@ export function leafMap(
   return out;
 }
 
-function itemSegment(item: JsonObject, mergeKey: string): string {
-  return `k:${JSON.stringify({ [mergeKey]: item[mergeKey] })}`;
+/**
+ * Lists whose items 1.20's field manager keys by several fields (their OpenAPI list-map keys)
+ * where the strategic merge key is one: a container's ports. A key field an applied
+ * configuration leaves out is keyed by its default (`k:{"containerPort":80,"protocol":"TCP"}`).
+ */
+const LIST_MAP_KEYS: readonly [RegExp, Readonly<Record<string, JsonValue>>][] = [
+  [
+    /(^|\.)(containers|initContainers|ephemeralContainers)\.\*\.ports$/,
+    { containerPort: null, protocol: 'TCP' },
+  ],
+];
+
+/** The `k:` segment of a list item: its key fields, in the schema's order. */
+function itemSegment(item: JsonObject, dotted: string, mergeKey: string): string {
+  const keys = LIST_MAP_KEYS.find(([path]) => path.test(dotted))?.[1] ?? { [mergeKey]: null };
+  const key: JsonObject = {};
+  for (const [name, fallback] of Object.entries(keys)) {
+    const value = item[name] ?? fallback;
+    if (value !== null) key[name] = value;
+  }
+  return `k:${JSON.stringify(key)}`;
+}
+
+/**
+ * A null `creationTimestamp` in a nested object's metadata (a pod template's, as Go encodes an
+ * unset time) is in no field set on 1.20.
+ */
+function unlisted(dotted: string, value: JsonValue): boolean {
+  return value === null && /\.metadata\.creationTimestamp$/.test(dotted);
 }
 
 function walk(
@@ -68,6 +95,7 @@ function walk(
   selfOwned: SelfOwned,
   out: Map<string, string>,
 ): void {
+  if (unlisted(dotted, value)) return;
   if (isObject(value) && Object.keys(value).length > 0) {
     if (selfOwned(dotted, value)) out.set(`${path}${SEP}${ITEM}`, '');
     for (const [key, child] of Object.entries(value)) {
@@ -79,7 +107,7 @@ function walk(
   if (Array.isArray(value) && mergeKey && value.every((i) => isObject(i) && mergeKey in i)) {
     if (selfOwned(dotted, value)) out.set(`${path}${SEP}${ITEM}`, '');
     for (const item of value as JsonObject[]) {
-      const itemPath = `${path}${SEP}${itemSegment(item, mergeKey)}`;
+      const itemPath = `${path}${SEP}${itemSegment(item, dotted, mergeKey)}`;
       out.set(`${itemPath}${SEP}${ITEM}`, '');
       for (const [key, child] of Object.entries(item)) {
         walk(child, `${itemPath}${SEP}f:${key}`, `${dotted}.*.${key}`, mergeKeys, selfOwned, out);
@@ -128,6 +156,7 @@ function treeOf(
   if (isObject(value)) {
     const node: JsonObject = selfOwned(dotted, value) ? { '.': {} } : {};
     for (const [key, child] of Object.entries(value)) {
+      if (unlisted(`${dotted}.${key}`, child)) continue;
       node[`f:${key}`] = treeOf(child, `${dotted}.${key}`, mergeKeys, selfOwned);
     }
     return node;
@@ -140,7 +169,7 @@ function treeOf(
       for (const [key, child] of Object.entries(item)) {
         itemNode[`f:${key}`] = treeOf(child, `${dotted}.*.${key}`, mergeKeys, selfOwned);
       }
-      node[itemSegment(item, mergeKey)] = itemNode;
+      node[itemSegment(item, dotted, mergeKey)] = itemNode;
     }
     return node;
   }

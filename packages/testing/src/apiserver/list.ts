@@ -1,9 +1,7 @@
+import { decodeContinue, encodeContinue } from './continue-token.js';
 import { compareKeys, type Entry, lowerBound } from './object-entry.js';
-import { isObject } from './patch.js';
 import {
-  continueTokenRevision,
   etcdRevision,
-  goQuote,
   isAhead,
   parseEtcdResourceVersion,
   parseResourceVersion,
@@ -34,47 +32,6 @@ export interface ListResult {
 const INCONSISTENT_CONTINUE =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 const LIST_TOO_OLD = 'The resourceVersion for the provided list is too old.';
-
-function encodeContinue(rv: number, start: string): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
-}
-
-/**
- * A continue token as kube-apiserver 1.20 decodes it; `rv` is negative for a token that asks
- * for the current state (what an expired list hands out).
- */
-function decodeContinue(token: string): { rv: bigint; start: string } {
-  const invalid = (why: string) =>
-    badRequest(`invalid continue token: continue key is not valid: ${why}`);
-  const badByte = /[^A-Za-z0-9_-]/.exec(token);
-  if (badByte) throw invalid(`illegal base64 data at input byte ${badByte.index}`);
-  let parsed: unknown;
-  let rvSource: string | undefined;
-  try {
-    parsed = JSON.parse(
-      Buffer.from(token, 'base64url').toString('utf8'),
-      (key: string, value: unknown, context?: { source?: string }) => {
-        if (key === 'rv') rvSource = context?.source;
-        return value;
-      },
-    );
-  } catch {
-    parsed = undefined;
-  }
-  if (!isObject(parsed)) throw invalid(INCORRECT_START_RV);
-  const rv = continueTokenRevision(rvSource, parsed.rv);
-  if (typeof rv === 'string') throw invalid(rv);
-  const version = typeof parsed.v === 'string' ? parsed.v : '';
-  if (version !== 'meta.k8s.io/v1') {
-    throw invalid(`server does not recognize this encoded version ${goQuote(version)}`);
-  }
-  if (rv === 0n) throw invalid(INCORRECT_START_RV);
-  const start = typeof parsed.start === 'string' ? parsed.start : '';
-  if (start === '') throw invalid('encoded start key empty (version meta.k8s.io/v1)');
-  return { rv, start };
-}
-
-const INCORRECT_START_RV = 'incorrect encoded start resourceVersion (version meta.k8s.io/v1)';
 
 /**
  * LIST with selectors, paging and resourceVersion semantics of kube-apiserver 1.20. Reads at
@@ -144,8 +101,11 @@ export function listObjects(
     }
   } else if (hasRv) {
     if (!fromEtcd) {
-      // Any state at least that new will do; the cache does not page.
-      if (isAhead(rv, versioned.rv)) throw tooLargeResourceVersion(rv, versioned.rv);
+      // Any state at least that new will do; the cache does not page. Its version is the
+      // resource's own (see VersionedStore.watchCacheRv).
+      const cached = versioned.watchCacheRv(target.definition);
+      if (isAhead(rv, cached)) throw tooLargeResourceVersion(rv, cached);
+      atRv = cached;
       limit = undefined;
     } else if (resourceVersionMatch === 'NotOlderThan') {
       if (isAhead(rv, versioned.rv)) throw tooLargeResourceVersion(rv, versioned.rv, 0);

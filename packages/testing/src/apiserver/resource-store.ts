@@ -17,6 +17,7 @@ export class ResourceStore {
   readonly #history: EventHistory;
   readonly #watchers = new EventFanout();
   readonly #compactedRv: () => number;
+  #cacheRv: number;
 
   /**
    * @param capacity - events a watch can replay (the watch cache's size)
@@ -32,6 +33,16 @@ export class ResourceStore {
     this.definition = definition;
     this.#history = new EventHistory(capacity, floor);
     this.#compactedRv = compactedRv;
+    // A cache started before any write saw etcd's first revision, 1.
+    this.#cacheRv = Math.max(floor, 1);
+  }
+
+  /**
+   * The resourceVersion of kube-apiserver's watch cache of this resource: the revision of its
+   * last write (or the one the cache started at), not the global one, which other resources move.
+   */
+  get cacheRv(): number {
+    return this.#cacheRv;
   }
 
   /** Every event with a resourceVersion above this one is still in the history. */
@@ -104,6 +115,7 @@ export class ResourceStore {
   }
 
   #record(event: StoredEvent): void {
+    this.#cacheRv = event.rv;
     this.#history.record(event, this.#compactedRv());
     this.#watchers.deliver(event);
   }

@@ -64,7 +64,7 @@ export function serveObject(
   const def = target.definition;
   switch (method) {
     case 'GET': {
-      checkGetResourceVersion(query.get('resourceVersion'), state.storage.rv);
+      checkGetResourceVersion(query.get('resourceVersion'), state.storage.watchCacheRv(def));
       sendObject(ctx, target, 200, state.storage.get(target, name));
       return;
     }

@@ -1,6 +1,7 @@
 import {
   escapeFieldValue,
   type FieldSelector,
+  type Fields,
   fieldsFromObject,
   type KubeObject,
   parseFieldSelector,
@@ -18,6 +19,8 @@ export interface Selection {
   fields: FieldSelector | undefined;
   /** Extra field paths the field selector may use for this resource. */
   fieldPaths: readonly string[];
+  /** `group/resource`, which names the resource's {@link DERIVED_FIELDS}. */
+  resourceKey: string;
 }
 
 /** Field-selector fields each resource supports beyond `metadata.name` and `metadata.namespace`. */
@@ -47,22 +50,38 @@ const FIELD_PATHS: Record<string, readonly string[]> = {
   '/secrets': ['type'],
   '/namespaces': ['status.phase'],
   '/nodes': ['spec.unschedulable'],
-  'apps/replicasets': ['status.replicas'],
+  'batch/jobs': ['status.successful'],
+  'batch/cronjobs': ['status.successful'],
 };
 
 /**
- * Resources whose field selectors kube-apiserver converts per kind: an unknown field gets
- * `field label not supported: <field>` there, and the generic message elsewhere.
+ * Selectable fields whose value is not the object's field of that name: the path they read
+ * (none: the label is accepted but never set), and Go's text for the zero value (an integer is
+ * "0" when the object leaves it out).
  */
-const CONVERTED_LABELS = new Set([
-  '/pods',
-  '/nodes',
-  '/replicationcontrollers',
-  '/events',
-  '/namespaces',
-  '/secrets',
-  'events.k8s.io/events',
-]);
+const DERIVED_FIELDS: Readonly<Record<string, { path?: string; absent: string }>> = {
+  'batch/jobs status.successful': { path: 'status.succeeded', absent: '0' },
+  // 1.20's conversion accepts the label, but a CronJob's field set has no such field.
+  'batch/cronjobs status.successful': { absent: '' },
+};
+
+const coreConversion = (field: string) => `field label not supported: ${field}`;
+
+/**
+ * The 400 message of an unknown field label, for resources whose field labels kube-apiserver
+ * 1.20 converts per kind (each with its own text); other resources get the generic one.
+ */
+const UNSUPPORTED_LABEL: Readonly<Record<string, (field: string) => string>> = {
+  '/pods': coreConversion,
+  '/nodes': coreConversion,
+  '/replicationcontrollers': coreConversion,
+  '/events': coreConversion,
+  '/namespaces': coreConversion,
+  '/secrets': coreConversion,
+  'events.k8s.io/events': coreConversion,
+  'batch/jobs': (field) => `field label "${field}" not supported for batchv1.Job`,
+  'batch/cronjobs': (field) => `field label "${field}" not supported for "CronJob"`,
+};
 
 /**
  * Cluster-scoped kinds whose 1.20 field-label conversion leaves out `metadata.namespace` (other
@@ -118,8 +137,8 @@ export function parseSelection(
           (requirement.field === 'metadata.namespace' && !WITHOUT_NAMESPACE_LABEL.has(key)) ||
           fieldPaths.includes(requirement.field);
       if (known) continue;
-      if (CONVERTED_LABELS.has(key))
-        throw badRequest(`field label not supported: ${requirement.field}`);
+      const unsupported = UNSUPPORTED_LABEL[key];
+      if (unsupported) throw badRequest(unsupported(requirement.field));
       throw badRequest(
         `"${requirement.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
       );
@@ -132,7 +151,7 @@ export function parseSelection(
     }
     if (fields.empty()) fields = undefined;
   }
-  return { labels, fields, fieldPaths };
+  return { labels, fields, fieldPaths, resourceKey: key };
 }
 
 /** Whether an object passes a selection. */
@@ -143,8 +162,21 @@ export function matches(selection: Selection, obj: JsonObject): boolean {
     if (!selection.labels.matches(labels)) return false;
   }
   if (selection.fields) {
-    if (!selection.fields.matches(fieldsFromObject(obj as KubeObject, selection.fieldPaths)))
-      return false;
+    if (!selection.fields.matches(selectableFields(selection, obj))) return false;
   }
   return true;
+}
+
+function selectableFields(selection: Selection, obj: JsonObject): Fields {
+  const fields: Record<string, string> = {
+    ...fieldsFromObject(obj as KubeObject, selection.fieldPaths),
+  };
+  for (const label of selection.fieldPaths) {
+    const derived = DERIVED_FIELDS[`${selection.resourceKey} ${label}`];
+    if (!derived) continue;
+    const { path } = derived;
+    const value = path ? fieldsFromObject(obj as KubeObject, [path])[path] : undefined;
+    fields[label] = value ?? derived.absent;
+  }
+  return fields;
 }

@@ -80,6 +80,17 @@ export class VersionedStore {
     return this.#ensureStore(definition, this.rv);
   }
 
+  /**
+   * The resourceVersion a read served by kube-apiserver 1.20's watch cache answers (a LIST at
+   * `resourceVersion=0`, a GET or LIST at another version): the resource's own
+   * {@link ResourceStore.cacheRv}. Events have no watch cache in 1.20, so those reads go to
+   * etcd and answer the global revision.
+   */
+  watchCacheRv(definition: ResourceDefinition): number {
+    if (isEventsApi(definition) || isCoreEvents(definition)) return this.rv;
+    return this.storeOf(definition).cacheRv;
+  }
+
   /** The store of `group`/`resource` if it exists; never creates one. */
   existingStore(group: string, resource: string): ResourceStore | undefined {
     return this.#stores.get(storageKey({ group, resource }));

@@ -16,6 +16,7 @@ import { validateCreate } from './validation/builtin.js';
 import { generateNameSuffix, validateObjectName } from './validation/names.js';
 import type { VersionedStore } from './versioned-store.js';
 import { checkWireTypes } from './wire-decode.js';
+import { normaliseWireTimes } from './wire-times.js';
 import { checkKind, checkNamespace, requireNamespace } from './write-checks.js';
 
 /** POST: creates an object. */
@@ -29,6 +30,7 @@ export function createObject(
   checkKind(target, body, true);
   checkWireTypes(target, rawBodyOf(body));
   // The body is owned by this call (freshly parsed): copy only what is changed in place.
+  normaliseWireTimes(target, body);
   const obj: JsonObject = {
     ...body,
     metadata: isObject(body.metadata) ? { ...body.metadata } : {},

@@ -14,6 +14,7 @@ import type { ResourceDefinition } from './resources.js';
 import { ApiError, badRequest, failure, notFound, unsupportedMediaType } from './status.js';
 import { keyNamespace, type PatchOptions, type Target, type TypedPatch } from './target.js';
 import type { VersionedStore } from './versioned-store.js';
+import { normaliseWireTimes } from './wire-times.js';
 import { writeApply } from './write-apply.js';
 import {
   checkKind,
@@ -50,6 +51,7 @@ export function patchObject(
     );
   }
   checkPatchedCustomKind(target, patched);
+  normaliseWireTimes(target, patched);
   checkKind(target, patched);
   checkNamespace(target, patched);
   checkPreconditionRv(target, existing, patched);

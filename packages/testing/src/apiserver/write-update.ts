@@ -16,6 +16,7 @@ import { validateUpdate } from './validation/builtin.js';
 import { isEventResource } from './validation/events.js';
 import type { VersionedStore } from './versioned-store.js';
 import { checkWireTypes } from './wire-decode.js';
+import { normaliseWireTimes } from './wire-times.js';
 import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
 import { createObject } from './write-create.js';
 
@@ -30,6 +31,7 @@ export function updateObject(
   const { definition } = target;
   checkKind(target, body, true);
   checkWireTypes(target, rawBodyOf(body));
+  normaliseWireTimes(target, body);
   const bodyName = objectName(body);
   if (bodyName !== name) {
     throw badRequest(

@@ -1,3 +1,5 @@
+import { goQuote } from '../resource-version.js';
+
 /**
  * The error Go's `json.Unmarshal(text, &map[string]interface{}{})` returns, or undefined when
  * it succeeds: kube-apiserver quotes it for a docker config Secret whose JSON is not an
@@ -19,12 +21,20 @@ export function goUnmarshalMapError(text: string): string | undefined {
   return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
 }
 
+/**
+ * The syntax error Go's `encoding/json` scanner reports for `text`, or undefined when it is one
+ * valid JSON value. Go scans bytes: pass them as latin1 text, one character a byte, so a byte
+ * of a multi-byte character is shown as Go shows it.
+ */
+export function goJsonSyntaxError(text: string): string | undefined {
+  return new GoJsonScanner(text).scan();
+}
+
 /** Go's `quoteChar`: how its scanner shows the offending character. */
 function quoteChar(c: string): string {
   if (c === "'") return "'\\''";
   if (c === '"') return "'\"'";
-  const quoted = JSON.stringify(c);
-  return `'${quoted.slice(1, -1)}'`;
+  return `'${goQuote(c).slice(1, -1)}'`;
 }
 
 class SyntaxFailure extends Error {}
