@@ -46,7 +46,8 @@ function atoi(s: string): number | undefined {
   return /^[+-]?\d+$/.test(s) ? Number(s) : undefined;
 }
 
-function daysIn(month: number, year: number): number {
+/** Days in `month` (1–12) of `year`, leap years as the Gregorian calendar counts them. */
+export function daysIn(month: number, year: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }

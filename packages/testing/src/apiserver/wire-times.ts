@@ -1,3 +1,4 @@
+import { daysIn } from './go-time.js';
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
 import type { Target } from './target.js';
 import { wireRoots, wireTypes } from './wire-types.generated.js';
@@ -53,6 +54,19 @@ function inUtc(value: string, micro: boolean): string | undefined {
   const m = RFC3339.exec(value);
   if (!m) return undefined;
   const [, year, month, day, hour, minute, second, fraction = '', sign, offH, offM] = m;
+  // Out of range (month 13, 31 April, hour 24, ...): Date would roll it over into another
+  // instant, so it is kept as sent instead of being rewritten into a different time.
+  if (
+    Number(month) < 1 ||
+    Number(month) > 12 ||
+    Number(day) < 1 ||
+    Number(day) > daysIn(Number(month), Number(year)) ||
+    Number(hour) > 23 ||
+    Number(minute) > 59 ||
+    Number(second) > 59
+  ) {
+    return undefined;
+  }
   const at = new Date(0);
   at.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
   at.setUTCHours(Number(hour), Number(minute), Number(second), 0);
