@@ -13,6 +13,7 @@ import {
   type ObjectList,
   type OwnerReference,
   objectMetaFor,
+  setListItemTypeMeta,
 } from './meta.js';
 
 const owner: KubeObject = {
@@ -126,5 +127,57 @@ describe('types', () => {
     );
     expect(list.metadata?.continue).toBe('c');
     expect(list.items.map(getName)).toEqual(['a']);
+  });
+});
+
+describe('setListItemTypeMeta', () => {
+  const item = (fields: Record<string, unknown> = {}) => ({ metadata: { name: 'a' }, ...fields });
+  const cases: {
+    name: string;
+    list: ObjectList<Record<string, unknown>>;
+    fallback?: { apiVersion?: string; kind?: string };
+    want: Record<string, unknown>;
+  }[] = [
+    {
+      name: "a built-in list's bare item gets the list's apiVersion and kind without List",
+      list: { apiVersion: 'v1', kind: 'ConfigMapList', items: [item()] },
+      want: item({ apiVersion: 'v1', kind: 'ConfigMap' }),
+    },
+    {
+      name: 'a group version is kept whole',
+      list: { apiVersion: 'apps/v1', kind: 'DeploymentList', items: [item()] },
+      want: item({ apiVersion: 'apps/v1', kind: 'Deployment' }),
+    },
+    {
+      name: 'an item with a kind of its own is left alone',
+      list: { apiVersion: 'v1', kind: 'List', items: [item({ kind: 'Secret' })] },
+      want: item({ kind: 'Secret' }),
+    },
+    {
+      name: 'an item with an apiVersion of its own is left alone',
+      list: { apiVersion: 'v1', kind: 'ConfigMapList', items: [item({ apiVersion: 'v2' })] },
+      want: item({ apiVersion: 'v2' }),
+    },
+    {
+      name: 'a list without type meta takes the fallback',
+      list: { items: [item()] },
+      fallback: { apiVersion: 'example.com/v1', kind: 'Widget' },
+      want: item({ apiVersion: 'example.com/v1', kind: 'Widget' }),
+    },
+    {
+      name: "the list's own type meta wins over the fallback",
+      list: { apiVersion: 'v1', kind: 'PodList', items: [item()] },
+      fallback: { apiVersion: 'v9', kind: 'Other' },
+      want: item({ apiVersion: 'v1', kind: 'Pod' }),
+    },
+    {
+      name: 'nothing known: the item stays bare',
+      list: { items: [item()] },
+      want: item(),
+    },
+  ];
+  it.each(cases)('$name', ({ list, fallback, want }) => {
+    expect(setListItemTypeMeta(list, fallback)).toBe(list);
+    expect(list.items[0]).toEqual(want);
   });
 });

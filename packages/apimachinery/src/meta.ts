@@ -115,6 +115,28 @@ export interface ObjectList<T> extends TypeMeta {
 }
 
 /**
+ * Sets `apiVersion` and `kind` on every item of `list` that has neither, from the list's own
+ * (`ConfigMapList` gives `ConfigMap`), or from `fallback` where the list has none. The API
+ * server leaves them out of the items of a built-in resource's list while a watch event's
+ * object carries them; client-go's unstructured decoder fills them in this way. Items that
+ * carry either field are left as they are. Changes the items in place and returns `list`.
+ */
+export function setListItemTypeMeta<L extends ObjectList<unknown>>(
+  list: L,
+  fallback: TypeMeta = {},
+): L {
+  const apiVersion = list.apiVersion || fallback.apiVersion;
+  const kind = list.kind ? list.kind.replace(/List$/, '') : fallback.kind;
+  if (!apiVersion && !kind) return list;
+  for (const item of list.items as (TypeMeta | null | undefined)[]) {
+    if (item === null || typeof item !== 'object' || item.apiVersion || item.kind) continue;
+    if (apiVersion) item.apiVersion = apiVersion;
+    if (kind) item.kind = kind;
+  }
+  return list;
+}
+
+/**
  * An object reduced to type meta and metadata, as served with
  * `Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1`. Metadata-only
  * informers cache these to keep memory down.

@@ -140,7 +140,24 @@ describe('listWatchFromClient', () => {
       reuseItem: (identity) => (identity.name === 'a' ? held : undefined),
     });
     expect(list.items[0]).toBe(held);
-    expect(list.items[1]).toEqual({ metadata: { name: 'b', resourceVersion: '9' } });
+    expect(list.items[1]).toEqual({ kind: 'Pod', metadata: { name: 'b', resourceVersion: '9' } });
+  });
+
+  it("gives listed items without type meta the list's apiVersion and kind, as watch events carry", async () => {
+    respond = answering(200, {
+      apiVersion: 'v1',
+      kind: 'ConfigMapList',
+      metadata: { resourceVersion: '9' },
+      items: [
+        { metadata: { name: 'bare' } },
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typed' } },
+      ],
+    });
+    const list = await listWatchFromClient(client, 'configmaps', 'default').list({}, signal());
+    expect(list.items).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bare' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typed' } },
+    ]);
   });
 
   it('hands each decoded item, not reused ones, to the prepareItem hint', async () => {

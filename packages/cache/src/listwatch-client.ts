@@ -1,4 +1,9 @@
-import type { FieldSelector, PartialObjectMetadata, WatchEvent } from '@kubets/apimachinery';
+import {
+  type FieldSelector,
+  type PartialObjectMetadata,
+  setListItemTypeMeta,
+  type WatchEvent,
+} from '@kubets/apimachinery';
 import type { ParamValue, Request } from '@kubets/rest';
 import type { ListerWatcher, ListHints, ListOptions, WatchOptions } from './listwatch.js';
 
@@ -77,13 +82,20 @@ function request(
   return req;
 }
 
+// Listed items get the list's apiVersion and kind, which the API server leaves out of a
+// built-in list's items but puts on every watch event's object: a cache filled by both then
+// holds objects of one shape, and code that needs an object's kind (owner references, event
+// recording) works however the object arrived (controller-runtime's cache sets the kind on
+// what it returns, for the same reason).
 function clientListWatch<T>(settings: ClientListWatchSettings): ListerWatcher<T> {
   return {
-    list: (options: ListOptions, signal: AbortSignal, hints?: ListHints<T>) =>
-      request(settings, options, signal, settings.listAccept).doList<T>({
-        reuseItem: hints?.reuseItem,
-        prepareItem: hints?.prepareItem,
-      }),
+    list: async (options: ListOptions, signal: AbortSignal, hints?: ListHints<T>) =>
+      setListItemTypeMeta(
+        await request(settings, options, signal, settings.listAccept).doList<T>({
+          reuseItem: hints?.reuseItem,
+          prepareItem: hints?.prepareItem,
+        }),
+      ),
     watch: (options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> =>
       request(settings, options, signal, settings.watchAccept).watch<T>(),
   };
@@ -113,7 +125,9 @@ function fieldSelectorTweak(fieldSelector: string | FieldSelector | undefined): 
  *   stream.
  *
  * Lists are decoded as they download (`Request.doList`: each item is parsed as its bytes
- * arrive; the body is never one string). Both calls stop when the reflector's `AbortSignal`
+ * arrive; the body is never one string), and each listed item that has no `apiVersion` and
+ * `kind` gets the list's (`ConfigMapList` → `ConfigMap`), as watch events' objects carry
+ * them: the API server leaves them out of a built-in list's items. Both calls stop when the reflector's `AbortSignal`
  * aborts. Like client-go, every call's field
  * selector is replaced by `fieldSelector` (none when omitted or empty).
  *

@@ -35,6 +35,12 @@ useEnvtest(
     const config = { ...loadConfig({ kubeconfig }), qps: -1, timeoutMs: 10_000 };
     const setup = new Manager(config);
     namespace = await createTestNamespace(setup.clientset.coreV1().namespaces(), 'ctl-e2e');
+    // Listed, not watched: the API server leaves apiVersion and kind out of list items, and
+    // the Secret's owner reference needs them.
+    await setup.clientset
+      .coreV1()
+      .configMaps(namespace)
+      .create(configMapOf('before-start', { listed: 'yes' }));
     mgr = new Manager(config, { namespace });
     const secrets = mgr.clientset.coreV1().secrets(namespace);
     controller(mgr)
@@ -64,6 +70,16 @@ useEnvtest(
 );
 
 describe('a controller on kube-apiserver', () => {
+  it('reconciles an object that existed before it started, as an owner with its kind', async () => {
+    const secrets = mgr.clientset.coreV1().secrets(namespace);
+    await eventually(async () =>
+      expect((await secrets.get('before-start')).data).toEqual(encoded({ listed: 'yes' })),
+    );
+    expect((await secrets.get('before-start')).metadata?.ownerReferences).toMatchObject([
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'before-start', controller: true },
+    ]);
+  });
+
   it('converges after create, update and delete', async () => {
     const configMaps = mgr.clientset.coreV1().configMaps(namespace);
     const secrets = mgr.clientset.coreV1().secrets(namespace);

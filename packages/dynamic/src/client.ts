@@ -6,6 +6,7 @@ import {
   type ObjectMeta,
   type Preconditions,
   type PropagationPolicy,
+  setListItemTypeMeta,
   type WatchQueryOptions,
 } from '@kubets/apimachinery';
 import {
@@ -269,14 +270,8 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
       .params(queryOf(options))
       .do<UnstructuredList>();
     const items = list.items ?? [];
-    const itemKind = typeof list.kind === 'string' ? list.kind.replace(/List$/, '') : '';
-    for (const item of items) {
-      // Typed lists leave item type meta out; fill it in from the list, as client-go does.
-      if (!item.apiVersion && !item.kind) {
-        item.apiVersion = list.apiVersion;
-        item.kind = itemKind;
-      }
-    }
+    // Typed lists leave item type meta out; fill it in from the list, as client-go does.
+    setListItemTypeMeta({ ...list, items });
     return { ...list, metadata: list.metadata ?? {}, items };
   }
 

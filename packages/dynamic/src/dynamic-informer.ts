@@ -1,4 +1,4 @@
-import { type GroupVersionResource, groupVersionToString } from '@kubets/apimachinery';
+import type { GroupVersionResource } from '@kubets/apimachinery';
 import {
   type FilteredInformerFactoryArgs,
   filteredInformerFactoryOptions,
@@ -101,26 +101,13 @@ export function newFilteredDynamicListWatch(
   tweakListOptions?: (options: ListOptions) => void,
 ): ListerWatcher<Unstructured> {
   const resolved = resolveGVR(gvr);
-  const lw = newFilteredListWatchFromClient<Unstructured>(
+  // The client list-watch gives listed items the list's apiVersion and kind.
+  return newFilteredListWatchFromClient<Unstructured>(
     client.restClient(resolved),
     resolved.resource,
     namespace,
     tweakListOptions ?? (() => {}),
   );
-  return {
-    list: async (options, signal, hints) => {
-      const list = await lw.list(options, signal, hints);
-      const itemKind = typeof list.kind === 'string' ? list.kind.replace(/List$/, '') : '';
-      for (const item of list.items) {
-        if (!item.apiVersion && !item.kind) {
-          item.apiVersion = list.apiVersion ?? groupVersionToString(resolved);
-          item.kind = itemKind;
-        }
-      }
-      return list;
-    },
-    watch: (options, signal) => lw.watch(options, signal),
-  };
 }
 
 /**

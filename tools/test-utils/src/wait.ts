@@ -32,7 +32,11 @@ export async function eventually(
       lastError = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`, { cause: lastError });
+      // The last check's failure is in the message too: test reports keep messages, not causes.
+      const last = lastError instanceof Error ? `: ${lastError.message.split('\n')[0]}` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last}`, {
+        cause: lastError,
+      });
     }
     await (intervalMs > 0 ? sleepReal(intervalMs) : nextTurn());
   }
