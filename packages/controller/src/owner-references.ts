@@ -123,7 +123,7 @@ function referenceTo(owner: OwnerObject, object: HasObjectMeta): OwnerReference 
   ].filter(Boolean);
   if (missing.length > 0) {
     throw new TypeError(
-      `owner ${name ?? '(unnamed)'} has no ${missing.join(', ')}: pass the object as read from the API server (list items from a cache may need apiVersion and kind set)`,
+      `owner ${name ?? '(unnamed)'} has no ${missing.join(', ')}: pass the object as read from the API server or an informer's cache (the items of a list the API server returns have no apiVersion and kind: setListItemTypeMeta(list) of @kubets/apimachinery sets them)`,
     );
   }
   validateOwnerScope(owner, object);
