@@ -86,7 +86,9 @@ function request(
 // built-in list's items but puts on every watch event's object: a cache filled by both then
 // holds objects of one shape, and code that needs an object's kind (owner references, event
 // recording) works however the object arrived (controller-runtime's cache sets the kind on
-// what it returns, for the same reason).
+// what it returns, for the same reason). The decoder adds them as each item is parsed, in
+// the object itself (16 bytes an object instead of 40 when added afterwards); items of a
+// list whose type meta came after its items get them once the list is complete.
 function clientListWatch<T>(settings: ClientListWatchSettings): ListerWatcher<T> {
   return {
     list: async (options: ListOptions, signal: AbortSignal, hints?: ListHints<T>) =>
@@ -94,6 +96,7 @@ function clientListWatch<T>(settings: ClientListWatchSettings): ListerWatcher<T>
         await request(settings, options, signal, settings.listAccept).doList<T>({
           reuseItem: hints?.reuseItem,
           prepareItem: hints?.prepareItem,
+          setItemTypeMeta: true,
         }),
       ),
     watch: (options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> =>

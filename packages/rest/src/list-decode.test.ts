@@ -126,6 +126,95 @@ describe('ListStreamDecoder', () => {
     ]);
   });
 
+  describe('setItemTypeMeta', () => {
+    const decode = (body: unknown, options: { reuse?: object } = {}) => {
+      const decoder = new ListStreamDecoder<Record<string, unknown>>({
+        setItemTypeMeta: true,
+        ...(options.reuse ? { reuseItem: () => options.reuse as Record<string, unknown> } : {}),
+      });
+      // One byte per chunk: the fields must be found however the body is split.
+      for (const byte of Buffer.from(JSON.stringify(body))) decoder.write(Buffer.of(byte));
+      return decoder.end().items;
+    };
+    const bare = { metadata: { name: 'a' }, data: { k: 'v' } };
+    const cases: { name: string; body: unknown; want: unknown[]; keys?: string[] }[] = [
+      {
+        name: "gives bare items the list's kind without List and apiVersion, as their first fields",
+        body: { kind: 'ConfigMapList', apiVersion: 'v1', metadata: {}, items: [bare] },
+        want: [{ kind: 'ConfigMap', apiVersion: 'v1', ...bare }],
+        keys: ['kind', 'apiVersion', 'metadata', 'data'],
+      },
+      {
+        name: "leaves an item's own kind and apiVersion in place",
+        body: {
+          kind: 'List',
+          apiVersion: 'v1',
+          items: [{ kind: 'Secret', apiVersion: 'v2', ...bare }],
+        },
+        want: [{ kind: 'Secret', apiVersion: 'v2', ...bare }],
+      },
+      {
+        name: 'a generic List gives no type meta (its kind without List is empty)',
+        body: { kind: 'List', apiVersion: 'v1', items: [bare] },
+        want: [bare],
+      },
+      {
+        name: 'an item with its own kind only keeps it, and gets the apiVersion',
+        body: { kind: 'PodList', apiVersion: 'v1', items: [{ kind: 'Mine', ...bare }] },
+        want: [{ kind: 'Mine', apiVersion: 'v1', ...bare }],
+      },
+      {
+        name: 'an empty object item',
+        body: { kind: 'PodList', apiVersion: 'v1', items: [{}] },
+        want: [{ kind: 'Pod', apiVersion: 'v1' }],
+      },
+      {
+        name: 'items that are not objects are left alone',
+        body: { kind: 'PodList', apiVersion: 'v1', items: [null, 'text', 42, []] },
+        want: [null, 'text', 42, []],
+      },
+      {
+        name: 'type meta that arrives after the items is not applied',
+        body: { items: [bare], kind: 'PodList', apiVersion: 'v1' },
+        want: [bare],
+      },
+      {
+        name: 'a list without apiVersion gives nothing',
+        body: { kind: 'PodList', items: [bare] },
+        want: [bare],
+      },
+    ];
+    it.each(cases)('$name', ({ body, want, keys }) => {
+      const items = decode(body);
+      expect(items).toEqual(want);
+      if (keys) expect(Object.keys(items[0] as object)).toEqual(keys);
+    });
+
+    it('leaves reused items as they are', () => {
+      const held = { metadata: { name: 'a', resourceVersion: '1' } };
+      const body = { kind: 'PodList', apiVersion: 'v1', items: [held] };
+      const [item] = decode(body, { reuse: held });
+      expect(item).toBe(held);
+      expect(item).not.toHaveProperty('kind');
+    });
+
+    it('reports a malformed item as it is, without the fields it would have got', () => {
+      const body = Buffer.from('{"kind":"PodList","apiVersion":"v1","items":[{"a":tru}]}');
+      const messageOf = (decoder: ListStreamDecoder<unknown>) => {
+        try {
+          decoder.write(body);
+        } catch (err) {
+          return (err as Error).message;
+        }
+        throw new Error('the malformed item was accepted');
+      };
+      const message = messageOf(new ListStreamDecoder({ setItemTypeMeta: true }));
+      expect(message).toContain('invalid JSON in items[0] at bytes 45-53');
+      expect(message).not.toContain('"kind":"Pod"');
+      expect(message).toBe(messageOf(new ListStreamDecoder({})));
+    });
+  });
+
   it('hands parsed items, not reused ones, to prepareItem before onItem sees them', () => {
     const held = { metadata: { name: 'b', resourceVersion: '2' }, held: true };
     const calls: string[] = [];

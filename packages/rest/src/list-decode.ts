@@ -40,6 +40,16 @@ export interface ListDecodeOptions<T> {
    */
   prepareItem?: ((item: T) => void) | undefined;
   /**
+   * Gives each parsed item the list's `apiVersion` and `kind` (without its `List` suffix),
+   * as a watch event's object carries them; the API server leaves them out of the items of a
+   * built-in resource's list. They become the item's first fields, as in a watch event, so
+   * the object holds them in place rather than in a separately allocated store; an item's
+   * own `apiVersion` or `kind` wins. Applies only once the list's `kind` and `apiVersion`
+   * have arrived before its `items` (kube-apiserver sends them first); items `reuseItem`
+   * supplied are left as they are. Default `false`.
+   */
+  setItemTypeMeta?: boolean | undefined;
+  /**
    * Whether the result's `items` holds the items (default `true`). Pass `false` when
    * `onItem` consumes them, so a large list is not held twice; `items` is then `[]`.
    */
@@ -147,6 +157,9 @@ export class ListStreamDecoder<T> {
   private readonly onItem: ((item: T) => void) | undefined;
   private readonly reuseItem: ((identity: ListItemIdentity) => T | undefined) | undefined;
   private readonly prepareItem: ((item: T) => void) | undefined;
+  private readonly setItemTypeMeta: boolean;
+  /** `"kind":…,"apiVersion":…` of the list's items, once known (see `setItemTypeMeta`). */
+  private itemTypeMetaFields: string | undefined;
   private readonly collect: boolean;
   private readonly maxItemBytes: number;
   private readonly context: ListDecodeContext;
@@ -178,6 +191,7 @@ export class ListStreamDecoder<T> {
     this.onItem = options.onItem;
     this.reuseItem = options.reuseItem;
     this.prepareItem = options.prepareItem;
+    this.setItemTypeMeta = options.setItemTypeMeta === true;
     this.collect = options.collectItems !== false;
     const maxItemBytes = options.maxItemBytes ?? defaultMaxListItemBytes;
     if (!(maxItemBytes > 0)) {
@@ -322,6 +336,24 @@ export class ListStreamDecoder<T> {
     // A repeated `items` replaces the earlier one, as JSON.parse does.
     this.items = [];
     this.result.items = this.items;
+    const { kind, apiVersion } = this.result;
+    const itemKind = typeof kind === 'string' ? kind.replace(/List$/, '') : '';
+    this.itemTypeMetaFields =
+      this.setItemTypeMeta && itemKind !== '' && typeof apiVersion === 'string' && apiVersion !== ''
+        ? `"kind":${JSON.stringify(itemKind)},"apiVersion":${JSON.stringify(apiVersion)}`
+        : undefined;
+  }
+
+  /**
+   * The item's text with the list's type meta as its first fields. JSON.parse keeps a
+   * repeated key's last value, so fields the item has of its own win.
+   */
+  private withTypeMeta(text: string, fields: string): string {
+    if (text.charCodeAt(0) !== OPEN_BRACE) return text; // not an object: JSON.parse says why
+    let i = 1;
+    while (i < text.length && isWhitespace(text.charCodeAt(i))) i++;
+    const empty = text.charCodeAt(i) === CLOSE_BRACE;
+    return `{${fields}${empty ? '' : ','}${text.slice(1)}`;
   }
 
   private startCapture(target: Target, shape: Shape, at: number, index: number): void {
@@ -464,8 +496,19 @@ export class ListStreamDecoder<T> {
     const endOffset = this.offset + end;
     let value: unknown;
     try {
-      value = JSON.parse(text);
-    } catch (err) {
+      value = JSON.parse(
+        this.target === 'item' && this.itemTypeMetaFields !== undefined
+          ? this.withTypeMeta(text, this.itemTypeMetaFields)
+          : text,
+      );
+    } catch (parseError) {
+      // The message's positions are those of the item's own text.
+      let err = parseError;
+      try {
+        JSON.parse(text);
+      } catch (own) {
+        err = own;
+      }
       const reason = err instanceof Error ? err.message : String(err);
       throw this.fail(
         `invalid JSON in ${this.describeCapture()} at bytes ${this.captureOffset}-${endOffset - 1}: ${reason}`,
