@@ -327,6 +327,11 @@ describe('SharedIndexInformer over configmaps with a namespace index', () => {
           expect.arrayContaining([nsA, nsB]),
         );
         expect(sameVersions(storeVersions(indexer, nsA), await serverConfigMaps(nsA))).toBe(true);
+        // Listed, not watched: kube-apiserver leaves apiVersion and kind out of list items;
+        // the cache holds them first, as in a watch event's object.
+        const listed = indexer.getByKey(`${nsA}/${namesA[0]}`);
+        expect(Object.keys(listed ?? {}).slice(0, 3)).toEqual(['kind', 'apiVersion', 'metadata']);
+        expect(listed).toMatchObject({ kind: 'ConfigMap', apiVersion: 'v1' });
 
         // Change a third of A, delete a fifth of B, add a few to B.
         const updated = namesA.filter((_, i) => i % 3 === 0);
@@ -340,6 +345,11 @@ describe('SharedIndexInformer over configmaps with a namespace index', () => {
         expect(indexer.byIndex(namespaceIndex, nsA)).toHaveLength(100);
         expect(indexer.byIndex(namespaceIndex, nsB)).toHaveLength(100 - deleted.length + 7);
         expect(indexer.getByKey(`${nsA}/${updated[1]}`)?.data).toEqual({ v: 'changed' });
+        expect(Object.keys(indexer.getByKey(`${nsA}/${updated[1]}`) ?? {}).slice(0, 3)).toEqual([
+          'kind',
+          'apiVersion',
+          'metadata',
+        ]);
         expect(indexer.getByKey(`${nsB}/${deleted[1]}`)).toBeUndefined();
         await eventually(() => sameVersions(handlerView, storeVersions(indexer, '')), {
           what: 'the handler to see the final state',
@@ -366,6 +376,7 @@ describe('metadataListWatchFromClient', () => {
       const store = informer.getStore();
       expect(store.list()).toHaveLength(20);
       for (const obj of store.list()) {
+        expect(obj).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
         expect(obj.metadata?.name).toMatch(/^m-/);
         expect(obj.metadata?.namespace).toBe(ns);
         expect(obj.metadata?.uid).toBeTruthy();
