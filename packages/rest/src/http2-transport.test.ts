@@ -129,6 +129,8 @@ describe('HTTP/2 transport', () => {
     expect(transport.sessionsOpened).toBe(1);
     expect(transport.session?.activeStreams).toBe(2);
     expect(server.sessions).toHaveLength(1);
+    // Go's stream window, not Node's 64 KiB, so large lists are not held to one per round trip.
+    expect(server.sessions[0]?.remoteSettings.initialWindowSize).toBe(4 * 1024 * 1024);
     first.stop();
     second.stop();
     await eventually(() => expect(transport.session?.activeStreams).toBe(0));

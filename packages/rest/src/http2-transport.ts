@@ -25,6 +25,11 @@ export const defaultPingTimeoutMs = 15_000;
 /** How long a session with no streams stays open: client-go's `IdleConnTimeout`. */
 export const defaultSessionIdleTimeoutMs = 90_000;
 
+// Flow-control windows as Go's HTTP/2 client opens them (4 MiB per stream, 1 GiB per
+// connection), so a list of hundreds of megabytes streams at the connection's pace.
+const streamWindowBytes = 4 << 20;
+const connectionWindowBytes = 1 << 30;
+
 /** What a session is run with. */
 export interface Http2Settings {
   /** Runs the health checks and the idle close; a `FakeClock` in tests. */
@@ -252,7 +257,12 @@ export class Http2Transport {
       });
       return undefined;
     }
-    const session = nodeHttp2().connect(this.origin, { createConnection: () => socket });
+    const session = nodeHttp2().connect(this.origin, {
+      createConnection: () => socket,
+      settings: { initialWindowSize: streamWindowBytes },
+    });
+    // Node's default windows (64 KiB) would hold a large list to one window per round trip.
+    session.once('connect', () => session.setLocalWindowSize(connectionWindowBytes));
     const pooled = new PooledSession(session, socket, this.origin, this.#settings, () => {
       if (this.#session === pooled) this.#session = undefined;
     });
