@@ -1,8 +1,8 @@
 // Config.http2 against a real kube-apiserver (1.20 offers h2 by ALPN): requests, lists and
 // watches go over one HTTP/2 session, and the protocol is the negotiated one, not assumed.
 import { randomUUID } from 'node:crypto';
-import { type LogFields, type Logger, realClock, type WatchEvent } from '@kubets/apimachinery';
-import { eventually, useEnvtest } from '@kubets/test-utils';
+import { realClock, type WatchEvent } from '@kubets/apimachinery';
+import { eventually, MemoryLogger, useEnvtest } from '@kubets/test-utils';
 import { expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import { type Config, loadConfig } from './config.js';
@@ -16,13 +16,7 @@ interface ConfigMap {
   data?: Record<string, string>;
 }
 
-const debugLines: { message: string; fields: LogFields | undefined }[] = [];
-const logger: Logger = {
-  debug: (message, fields) => debugLines.push({ message, fields }),
-  info() {},
-  warn() {},
-  error() {},
-};
+const logger = new MemoryLogger();
 
 let config: Config;
 let core: RESTClient;
@@ -102,7 +96,8 @@ it('gets, lists, creates and watches over one HTTP/2 session', async () => {
 
   expect(transport().protocol).toBe('h2');
   expect(transport().sessionsOpened).toBe(1);
-  expect(debugLines).toContainEqual({
+  expect(logger.lines).toContainEqual({
+    level: 'debug',
     message: 'HTTP/2 session opened',
     fields: expect.objectContaining({ protocol: 'h2' }),
   });
