@@ -64,27 +64,31 @@ const pod = (name: string, resourceVersion: string) => ({
 });
 
 /** A server whose watches stay open, to be fed events by the test. */
-async function watchServer(fixture: Fixture) {
+async function watchServer(fixture: Fixture, options: { maxConcurrentStreams?: number } = {}) {
   const watches: Http2ServerResponse[] = [];
-  const server = await startHttp2TlsServer(fixture.serving, (request, response) => {
-    const url = new URL(request.url, 'https://127.0.0.1');
-    if (url.searchParams.get('watch') === 'true') {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.write('');
-      watches.push(response);
-      return;
-    }
-    if (url.pathname === '/api/v1/namespaces/default/pods') {
-      json(response, 200, {
-        kind: 'PodList',
-        apiVersion: 'v1',
-        metadata: { resourceVersion: '7' },
-        items: [pod('a', '5'), pod('b', '6')],
-      });
-      return;
-    }
-    json(response, 200, { ...pod('a', '5'), seenVersion: request.httpVersion });
-  });
+  const server = await startHttp2TlsServer(
+    fixture.serving,
+    (request, response) => {
+      const url = new URL(request.url, 'https://127.0.0.1');
+      if (url.searchParams.get('watch') === 'true') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('');
+        watches.push(response);
+        return;
+      }
+      if (url.pathname === '/api/v1/namespaces/default/pods') {
+        json(response, 200, {
+          kind: 'PodList',
+          apiVersion: 'v1',
+          metadata: { resourceVersion: '7' },
+          items: [pod('a', '5'), pod('b', '6')],
+        });
+        return;
+      }
+      json(response, 200, { ...pod('a', '5'), seenVersion: request.httpVersion });
+    },
+    options,
+  );
   cleanups.push(() => server.close());
   const send = (index: number, event: WatchEvent<unknown>): void => {
     watches[index]?.write(`${JSON.stringify(event)}\n`);
@@ -134,6 +138,29 @@ describe('HTTP/2 transport', () => {
     first.stop();
     second.stop();
     await eventually(() => expect(transport.session?.activeStreams).toBe(0));
+  });
+
+  it('opens another session when the first has as many streams as the server allows', async () => {
+    const fixture = certs();
+    const { server, watches, send } = await watchServer(fixture, { maxConcurrentStreams: 2 });
+    const core = client(server.url, fixture);
+    const watch = () => core.get().namespace('default').resource('pods').watch();
+    const opened = [await watch(), await watch(), await watch()];
+    await eventually(() => expect(watches).toHaveLength(3));
+    send(2, { type: 'ADDED', object: pod('third', '3') });
+    expect((await opened[2]?.[Symbol.asyncIterator]().next())?.value).toMatchObject({
+      object: { metadata: { name: 'third' } },
+    });
+    const transport = transportOf(server.url, fixture);
+    expect(transport.sessions.map((session) => session.activeStreams)).toEqual([2, 1]);
+    expect(server.sessions).toHaveLength(2);
+
+    // Room again on the first session: requests go back to it.
+    opened[0]?.stop();
+    await eventually(() => expect(transport.sessions[0]?.activeStreams).toBe(1));
+    await core.get().namespace('default').resource('pods').name('a').do();
+    expect(transport.sessionsOpened).toBe(2);
+    for (const stream of opened) stream?.stop();
   });
 
   it('falls back to HTTP/1.1 when the server offers no h2, and remembers it', async () => {

@@ -150,7 +150,9 @@ export class Http2Transport {
   readonly #url: URL;
   readonly #tls: AgentOptions;
   readonly #settings: Http2Settings;
-  #session: PooledSession | undefined;
+  // Open sessions, oldest first: a new one is opened only when every one is at the number of
+  // streams its server allows (as Go's client does), since further streams would wait.
+  readonly #sessions: PooledSession[] = [];
   #opening: Dial | undefined;
   #http1Only = false;
   /** Sessions opened so far. */
@@ -172,9 +174,14 @@ export class Http2Transport {
     return this.sessionsOpened > 0 ? 'h2' : undefined;
   }
 
-  /** The session new requests go to, if one is open. */
+  /** The oldest open session, the one new requests go to while it has room. */
   get session(): PooledSession | undefined {
-    return this.#session;
+    return this.#sessions[0];
+  }
+
+  /** The open sessions, oldest first. */
+  get sessions(): readonly PooledSession[] {
+    return this.#sessions;
   }
 
   /**
@@ -186,7 +193,8 @@ export class Http2Transport {
     const { signal } = exchange;
     if (signal.aborted) throw signal.reason;
     if (this.#http1Only) return undefined;
-    const session = this.#session ?? (await this.#waitForSession(signal));
+    const session =
+      this.#sessions.find((open) => open.hasRoom) ?? (await this.#waitForSession(signal));
     if (!session) return undefined;
     return session.request(exchange);
   }
@@ -264,9 +272,10 @@ export class Http2Transport {
     // Node's default windows (64 KiB) would hold a large list to one window per round trip.
     session.once('connect', () => session.setLocalWindowSize(connectionWindowBytes));
     const pooled = new PooledSession(session, socket, this.origin, this.#settings, () => {
-      if (this.#session === pooled) this.#session = undefined;
+      const index = this.#sessions.indexOf(pooled);
+      if (index >= 0) this.#sessions.splice(index, 1);
     });
-    this.#session = pooled;
+    this.#sessions.push(pooled);
     this.sessionsOpened++;
     logger.debug('HTTP/2 session opened', { origin: this.origin, protocol: 'h2' });
     return pooled;
@@ -335,6 +344,12 @@ export class PooledSession {
     session.unref();
     this.#startIdleTimer();
     this.#scheduleHealthCheck();
+  }
+
+  /** Whether one more stream fits under the server's SETTINGS_MAX_CONCURRENT_STREAMS. */
+  get hasRoom(): boolean {
+    const limit = this.#session.remoteSettings.maxConcurrentStreams ?? Number.POSITIVE_INFINITY;
+    return !this.closed && this.activeStreams < limit;
   }
 
   /** True once the session closed or was destroyed. */

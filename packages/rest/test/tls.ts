@@ -170,15 +170,23 @@ export interface Http2TlsServer {
 
 /**
  * Starts an HTTP/2 server on 127.0.0.1 with `cert` (ALPN `h2` only, unless `allowHTTP1`),
- * answering with `handler` (Node's HTTP/1-compatible request and response).
+ * answering with `handler` (Node's HTTP/1-compatible request and response); with
+ * `maxConcurrentStreams`, it allows clients that many streams per session.
  */
 export async function startHttp2TlsServer(
   cert: TestCert,
   handler: (request: Http2ServerRequest, response: Http2ServerResponse) => void,
-  options: { allowHTTP1?: boolean } = {},
+  options: { allowHTTP1?: boolean; maxConcurrentStreams?: number } = {},
 ): Promise<Http2TlsServer> {
   const server = createSecureServer(
-    { cert: cert.certPem, key: cert.keyPem, allowHTTP1: options.allowHTTP1 === true },
+    {
+      cert: cert.certPem,
+      key: cert.keyPem,
+      allowHTTP1: options.allowHTTP1 === true,
+      ...(options.maxConcurrentStreams === undefined
+        ? {}
+        : { settings: { maxConcurrentStreams: options.maxConcurrentStreams } }),
+    },
     handler,
   );
   const sessions: ServerHttp2Session[] = [];
