@@ -385,6 +385,44 @@ describe('HTTP/2 transport', () => {
     expect(server.sessions).toHaveLength(1);
   });
 
+  it('times out a request that gets no answer by resetting its stream, not the session', async () => {
+    const fixture = certs();
+    const silent = await startHttp2TlsServer(fixture.serving, () => {});
+    cleanups.push(() => silent.close());
+    const error = await client(silent.url, fixture, { config: { timeoutMs: 100 } })
+      .get()
+      .absPath('/version')
+      .do()
+      .catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error).toMatchObject({ timedOut: true, code: 'ETIMEDOUT' });
+    const silentSession = transportOf(silent.url, fixture).session;
+    await eventually(() => expect(silentSession?.activeStreams).toBe(0));
+    expect(silentSession?.closed).toBe(false);
+    expect(silent.sessions).toHaveLength(1);
+  });
+
+  it('streams a body (logs) over HTTP/2', async () => {
+    const fixture = certs();
+    const server = await startHttp2TlsServer(fixture.serving, (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('line 1\n');
+      response.end('line 2\n');
+    });
+    cleanups.push(() => server.close());
+    const logs = await client(server.url, fixture)
+      .get()
+      .namespace('default')
+      .resource('pods')
+      .name('a')
+      .subresource('log')
+      .stream();
+    let text = '';
+    for await (const chunk of logs) text += String(chunk);
+    expect(text).toBe('line 1\nline 2\n');
+    expect(transportOf(server.url, fixture).sessionsOpened).toBe(1);
+  });
+
   it('reports a refused connection as over HTTP/1.1', async () => {
     const fixture = certs();
     const server = await startHttp2TlsServer(fixture.serving, (_request, response) =>
