@@ -234,22 +234,28 @@ describe('HTTP/2 transport', () => {
     const session = transport.session;
     if (!session) throw new Error('no session');
 
-    // Frames arrived in the first period: no ping. The next period is silent: a ping, which
-    // the server answers, so the session stays.
+    // Frames just arrived (seen at the first sample, a sixth of the period in): 30 s of
+    // silence after that earn a ping, which the server answers, so the session stays.
+    const sampleMs = defaultReadIdleTimeoutMs / 6;
     await clock.advance(defaultReadIdleTimeoutMs);
     expect(session.pingsSent).toBe(0);
-    await clock.advance(defaultReadIdleTimeoutMs);
+    await clock.advance(sampleMs);
     expect(session.pingsSent).toBe(1);
     await eventually(() => expect(session.pingsAnswered).toBe(1));
     await clock.advance(defaultPingTimeoutMs);
     expect(session.closed).toBe(false);
+    expect(session.pingsSent).toBe(1);
 
-    // The connection goes silent: the next ping is never answered.
+    // The connection goes silent: the next ping, 30 s after the answer, is never answered.
     proxy.blackhole();
-    await clock.advance(defaultReadIdleTimeoutMs);
+    await clock.advance(defaultReadIdleTimeoutMs - defaultPingTimeoutMs - 1);
+    expect(session.pingsSent).toBe(1);
+    await clock.advance(1);
     expect(session.pingsSent).toBe(2);
-    await clock.advance(defaultPingTimeoutMs);
-    expect(session.closed).toBe(true);
+    await clock.advance(defaultPingTimeoutMs - 1);
+    expect(session.closed).toBe(false);
+    await clock.advance(1);
+    await eventually(() => expect(session.closed).toBe(true));
     const broken = await events.next();
     expect(broken.value).toMatchObject({
       type: 'ERROR',

@@ -30,6 +30,9 @@ export const defaultSessionIdleTimeoutMs = 90_000;
 const streamWindowBytes = 4 << 20;
 const connectionWindowBytes = 1 << 30;
 
+// How often per read-idle period the socket is looked at for frames received.
+const healthSamplesPerPeriod = 6;
+
 /** What a session is run with. */
 export interface Http2Settings {
   /** Runs the health checks and the idle close; a `FakeClock` in tests. */
@@ -303,7 +306,9 @@ export class PooledSession {
   readonly #idleTimeoutMs: number;
   readonly #retire: () => void;
   #retired = false;
-  #bytesReadAtLastCheck: number;
+  // The socket's byte count at the last sample, and when it last grew.
+  #bytesReadAtLastSample: number;
+  #lastReadAt: number;
   #healthTimer: ClockTimer | undefined;
   #pingTimer: ClockTimer | undefined;
   #idleTimer: ClockTimer | undefined;
@@ -324,7 +329,8 @@ export class PooledSession {
     this.#pingTimeoutMs = settings.pingTimeoutMs ?? defaultPingTimeoutMs;
     this.#idleTimeoutMs = settings.idleTimeoutMs ?? defaultSessionIdleTimeoutMs;
     this.#retire = retire;
-    this.#bytesReadAtLastCheck = socket.bytesRead;
+    this.#bytesReadAtLastSample = socket.bytesRead;
+    this.#lastReadAt = settings.clock.now();
     // The streams hear about a failure themselves; the pool only stops handing it out.
     session.on('error', (err: Error) => {
       this.#logger.debug('HTTP/2 session failed', { origin, error: err.message });
@@ -430,19 +436,26 @@ export class PooledSession {
     this.#idleTimer.unref?.();
   }
 
-  // Bytes read from the socket stand for frames received: checked every read-idle period,
-  // a period in which nothing arrived earns a PING.
-  #scheduleHealthCheck(): void {
-    this.#healthTimer = this.#clock.setTimeout(() => this.#checkHealth(), this.#readIdleTimeoutMs);
+  // Node tells no frame arrivals, so the socket's byte count stands for them: sampled every
+  // sixth of the read-idle period, a ping goes out 30 to 35 s (by default) after the last
+  // frame, where Go's client pings at 30 s.
+  #scheduleHealthCheck(delayMs = this.#readIdleTimeoutMs / healthSamplesPerPeriod): void {
+    this.#healthTimer = this.#clock.setTimeout(() => this.#checkHealth(), delayMs);
     this.#healthTimer.unref?.();
   }
 
   #checkHealth(): void {
     if (this.closed) return;
+    const now = this.#clock.now();
     const bytesRead = this.#socket.bytesRead;
-    if (bytesRead !== this.#bytesReadAtLastCheck) {
-      this.#bytesReadAtLastCheck = bytesRead;
-      this.#scheduleHealthCheck();
+    if (bytesRead !== this.#bytesReadAtLastSample) {
+      this.#bytesReadAtLastSample = bytesRead;
+      this.#lastReadAt = now;
+    }
+    const silentMs = now - this.#lastReadAt;
+    if (silentMs < this.#readIdleTimeoutMs) {
+      const sampleMs = this.#readIdleTimeoutMs / healthSamplesPerPeriod;
+      this.#scheduleHealthCheck(Math.min(sampleMs, this.#readIdleTimeoutMs - silentMs));
       return;
     }
     const pingTimer = this.#clock.setTimeout(() => this.#pingUnanswered(), this.#pingTimeoutMs);
@@ -454,7 +467,8 @@ export class PooledSession {
       // A cancelled ping means the session is closing already.
       if (err || this.closed) return;
       this.pingsAnswered++;
-      this.#bytesReadAtLastCheck = this.#socket.bytesRead;
+      this.#bytesReadAtLastSample = this.#socket.bytesRead;
+      this.#lastReadAt = this.#clock.now();
       this.#scheduleHealthCheck();
     });
     if (!sent) pingTimer.cancel();
