@@ -2,11 +2,16 @@
 // watches go over one HTTP/2 session, and the protocol is the negotiated one, not assumed.
 import { randomUUID } from 'node:crypto';
 import { realClock, type WatchEvent } from '@kubets/apimachinery';
-import { eventually, MemoryLogger, useEnvtest } from '@kubets/test-utils';
+import { FakeClock } from '@kubets/apimachinery/testing';
+import { ChaosProxy, eventually, MemoryLogger, useEnvtest } from '@kubets/test-utils';
 import { expect, it } from 'vitest';
 import { RESTClient } from './client.js';
 import { type Config, loadConfig } from './config.js';
-import { http2TransportFor } from './http2-transport.js';
+import {
+  defaultPingTimeoutMs,
+  defaultReadIdleTimeoutMs,
+  http2TransportFor,
+} from './http2-transport.js';
 import { agentFor } from './transport.js';
 
 interface ConfigMap {
@@ -37,8 +42,8 @@ useEnvtest(
   },
 );
 
-// The transport the client uses: clients with the same TLS settings share it.
-function transport() {
+// The transport the client uses for `baseUrl`: clients with the same TLS settings share it.
+function transport(baseUrl = core.baseUrl) {
   const tls = config.tls ?? {};
   const agent = agentFor('https:', {
     ca: tls.caData,
@@ -47,7 +52,7 @@ function transport() {
     insecureSkipVerify: tls.insecureSkipVerify,
     serverName: tls.serverName,
   });
-  return http2TransportFor(agent, new URL(core.baseUrl), { clock: realClock, logger });
+  return http2TransportFor(agent, new URL(baseUrl), { clock: realClock, logger });
 }
 
 /** The first event about the ConfigMap `name`; earlier events are skipped. */
@@ -124,4 +129,43 @@ it('ends a watch the server times out cleanly, and lists then watches again on t
   });
   again.stop();
   expect(transport().sessionsOpened).toBe(1);
+});
+
+it('closes a session whose connection went silent, ending its watch with an ERROR event', async () => {
+  const proxy = await ChaosProxy.start(core.baseUrl);
+  try {
+    const clock = new FakeClock();
+    const viaProxy = new RESTClient(
+      { ...config, host: proxy.url() },
+      { groupVersion: 'v1', clock },
+    );
+    const watch = await viaProxy
+      .get()
+      .namespace(namespace)
+      .resource('configmaps')
+      .watch<ConfigMap>();
+    const session = transport(proxy.url()).session;
+    if (!session) throw new Error('no HTTP/2 session through the proxy');
+    const events = watch[Symbol.asyncIterator]();
+    proxy.blackhole();
+    // Bytes already on their way when the proxy went silent still arrive, so the silence
+    // starts at some sample; 30 s after it comes a PING that kube-apiserver never gets.
+    const sampleMs = defaultReadIdleTimeoutMs / 6;
+    for (let waitedMs = 0; session.pingsSent === 0; waitedMs += sampleMs) {
+      if (waitedMs > 2 * defaultReadIdleTimeoutMs) throw new Error('no PING after 60 s of silence');
+      await clock.advance(sampleMs);
+    }
+    expect(session.closed).toBe(false);
+    await clock.advance(defaultPingTimeoutMs);
+    // The watch started without a resourceVersion: its first events are the existing objects.
+    let last = await events.next();
+    while (!last.done && last.value.type !== 'ERROR') last = await events.next();
+    expect(last.value).toMatchObject({
+      type: 'ERROR',
+      object: { message: expect.stringContaining('no answer to a PING') },
+    });
+    expect(session.closed).toBe(true);
+  } finally {
+    await proxy.close();
+  }
 });
