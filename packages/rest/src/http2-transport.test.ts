@@ -429,6 +429,27 @@ describe('HTTP/2 transport', () => {
     expect(transportOf(server.url, fixture).sessionsOpened).toBe(1);
   });
 
+  it('explains a server certificate the configured CA did not sign, as over HTTP/1.1', async () => {
+    const fixture = certs();
+    const server = await startHttp2TlsServer(fixture.serving, (_request, response) =>
+      json(response, 200, {}),
+    );
+    cleanups.push(() => server.close());
+    const otherCA = certs();
+    const failure = await client(server.url, otherCA)
+      .get()
+      .absPath('/version')
+      .do()
+      .catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(TransportError);
+    expect(failure).toMatchObject({
+      message: expect.stringMatching(
+        /TLS verification of the server certificate failed .*: the server's certificate is not signed by the configured certificate-authority/,
+      ),
+    });
+    expect(server.sessions).toHaveLength(0);
+  });
+
   it('reports a refused connection as over HTTP/1.1', async () => {
     const fixture = certs();
     const server = await startHttp2TlsServer(fixture.serving, (_request, response) =>
