@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { parseBenchArgs } from './args.ts';
-import { variants } from './stats.ts';
+import { defaultVariants } from './stats.ts';
 
 describe('parseBenchArgs', () => {
-  it('defaults to 10,000 Pods, 3 rounds, every variant, envtest, and writing the docs', () => {
+  it('defaults to 10,000 Pods, 3 rounds, every HTTP/1.1 variant, envtest, and writing the docs', () => {
     const a = parseBenchArgs([]);
     expect(a).toMatchObject({ pods: 10_000, rounds: 3, kubeconfig: undefined, docs: true });
-    expect(a.variants).toEqual([...variants]);
+    expect(a.variants).toEqual([...defaultVariants]);
+    expect(a.variants).not.toContain('kubets-h2');
+    expect(a.variants).not.toContain('kubets-h2-handler');
   });
 
   it('reads the flags, ignoring the -- pnpm passes on', () => {
@@ -25,6 +27,10 @@ describe('parseBenchArgs', () => {
       'floor',
       'kubets-handler',
       'client-go',
+    ]);
+    expect(parseBenchArgs(['--variants', 'kubets-h2,kubets-h2-handler']).variants).toEqual([
+      'kubets-h2',
+      'kubets-h2-handler',
     ]);
   });
 

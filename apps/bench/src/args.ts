@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { type Variant, variants } from './stats.ts';
+import { defaultVariants, type Variant, variants } from './stats.ts';
 
 /** The command line of `pnpm bench` / `node src/main.ts`. */
 export interface BenchArgs {
@@ -32,6 +32,7 @@ export const usage = `Usage: node src/main.ts [options]      (root: pnpm bench -
   --rounds R        rounds; each runs every variant once, in alternating order (default 3)
   --kubeconfig P    use this cluster instead of starting envtest (Pods go to namespace kubets-bench)
   --variants LIST   comma-separated subset of: ${variants.join(', ')}
+                    (default: all but the HTTP/2 ones, kubets-h2 and kubets-h2-handler)
   --updates-per-pod K
                     patch every Pod K times in the update window, pass after pass (default 1);
                     CPU is still reported per 10,000 update events
@@ -79,7 +80,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     allowPositionals: false,
   });
   const pods = positive('pods', values.pods ?? values.count, 10_000);
-  let selected: Variant[] = [...variants];
+  let selected: Variant[] = [...defaultVariants];
   if (values.variants !== undefined) {
     selected = values.variants.split(',').map((v) => {
       const name = v.trim();

@@ -126,6 +126,8 @@ const runnerScripts: Readonly<Record<Exclude<Variant, 'client-go'>, string>> = {
   'client-node': 'run-client-node.ts',
   'kubets-transform': 'run-kubets.ts',
   'kubets-metadata': 'run-kubets.ts',
+  'kubets-h2': 'run-kubets.ts',
+  'kubets-h2-handler': 'run-kubets.ts',
 };
 
 /** The runner process of `variant`, with the IPC channel runner.ts speaks. */

@@ -28,7 +28,8 @@ const config = runnerConfig();
 
 await runBenchmark(config, (counters: Counters) => {
   const rest = loadConfig({ kubeconfig: config.kubeconfig });
-  const core = new RESTClient({ ...rest, qps: -1 }, { groupVersion: 'v1' });
+  const http2 = config.variant.startsWith('kubets-h2');
+  const core = new RESTClient({ ...rest, qps: -1, http2 }, { groupVersion: 'v1' });
   const inner: ListerWatcher<BenchObject> =
     config.variant === 'kubets-metadata'
       ? metadataListWatchFromClient(core, 'pods', config.namespace)
@@ -41,7 +42,7 @@ await runBenchmark(config, (counters: Counters) => {
   const indexer = informer.getIndexer();
 
   const queue = newRateLimitingQueue<string>();
-  const handlerOnly = config.variant === 'kubets-handler';
+  const handlerOnly = config.variant === 'kubets-handler' || config.variant === 'kubets-h2-handler';
   informer.addEventHandler(
     handlerOnly
       ? {

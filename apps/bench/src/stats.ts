@@ -10,8 +10,18 @@ export const variants = [
   'client-go',
   'kubets-transform',
   'kubets-metadata',
+  'kubets-h2',
+  'kubets-h2-handler',
 ] as const;
 export type Variant = (typeof variants)[number];
+
+/**
+ * The variants a run without `--variants` takes: all but the HTTP/2 ones, which run when
+ * named (`Config.http2` is opt-in in this release).
+ */
+export const defaultVariants: readonly Variant[] = variants.filter(
+  (variant) => variant !== 'kubets-h2' && variant !== 'kubets-h2-handler',
+);
 
 /** What the runner of each variant does, for the tables. */
 export const variantLabels: Readonly<Record<Variant, string>> = {
@@ -22,10 +32,17 @@ export const variantLabels: Readonly<Record<Variant, string>> = {
   'client-go': 'client-go 1.20 (Go), informer + work queue',
   'kubets-transform': 'kubets, transform drops managedFields',
   'kubets-metadata': 'kubets, metadata-only',
+  'kubets-h2': 'kubets over HTTP/2, informer + work queue',
+  'kubets-h2-handler': 'kubets over HTTP/2, informer + counting handler',
 };
 
 /** The variants whose CPU per update is held against the floor's (issue 20). */
-export const floorRatioVariants: readonly Variant[] = ['kubets', 'kubets-handler'];
+export const floorRatioVariants: readonly Variant[] = [
+  'kubets',
+  'kubets-handler',
+  'kubets-h2',
+  'kubets-h2-handler',
+];
 
 /** One runner's measurements (one JSON line on its stdout). Bytes, milliseconds, seconds. */
 export interface RunnerResult {

@@ -29,6 +29,8 @@ export const nodeFs = lazy<typeof import('node:fs')>('node:fs');
 export const nodeFsPromises = lazy<typeof import('node:fs/promises')>('node:fs/promises');
 /** node:http, on first use. */
 export const nodeHttp = lazy<typeof import('node:http')>('node:http');
+/** node:http2, on first use. */
+export const nodeHttp2 = lazy<typeof import('node:http2')>('node:http2');
 /** node:https, on first use. */
 export const nodeHttps = lazy<typeof import('node:https')>('node:https');
 /** node:net, on first use. */
@@ -37,5 +39,7 @@ export const nodeNet = lazy<typeof import('node:net')>('node:net');
 export const nodeOs = lazy<typeof import('node:os')>('node:os');
 /** node:stream, on first use. */
 export const nodeStream = lazy<typeof import('node:stream')>('node:stream');
+/** node:tls, on first use. */
+export const nodeTls = lazy<typeof import('node:tls')>('node:tls');
 /** node:string_decoder, on first use. */
 export const nodeStringDecoder = lazy<typeof import('node:string_decoder')>('node:string_decoder');

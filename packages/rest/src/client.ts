@@ -155,6 +155,7 @@ export class RESTClient {
       warningHandler: config.warningHandler,
       userAgent: config.userAgent ?? defaultUserAgent(),
       maxWatchEventBytes: resolveMaxWatchEventBytes(options.maxWatchEventBytes),
+      http2: config.http2 === true,
       tls: { caConfigured: Boolean(tls.caData), serverName: tls.serverName },
       async connection(signal) {
         const resolved = await credentials.resolve(signal);

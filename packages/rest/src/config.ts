@@ -112,6 +112,16 @@ export interface Config {
   logger?: Logger;
   /** How often a request is retried after a `Retry-After` answer or a reset connection; default 10. */
   maxRetries?: number;
+  /**
+   * Talk HTTP/2 to an `https:` server, as client-go does by default: one connection per
+   * server and TLS settings carries every request and watch of the clients sharing those
+   * settings, and a connection that receives nothing for 30 s is pinged and closed when
+   * the ping is not answered within 15 s (its watches end with an ERROR event and are
+   * started again). Offered to the server by ALPN next to HTTP/1.1; a server that does not
+   * choose `h2` is spoken to over HTTP/1.1. Ignored for `http:` servers. Off by default in
+   * this release (HTTP/1.1 keep-alive connections).
+   */
+  http2?: boolean | undefined;
   /** The default namespace of the kubeconfig context (or of the in-cluster service account). Informational: requests use the namespace you give them. */
   namespace?: string;
 }

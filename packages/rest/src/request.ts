@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { ObjectList } from '@kubets/apimachinery';
 import { nodeStream } from './builtins.js';
@@ -22,7 +22,12 @@ import {
 } from './response.js';
 import type { RequestRuntime } from './runtime.js';
 import { type SendKind, sendWithRetries } from './send.js';
-import { isRetryableWatchError, networkErrorCode } from './transport.js';
+import {
+  type HttpResponse,
+  isRetryableWatchError,
+  networkErrorCode,
+  networkErrorMessage,
+} from './transport.js';
 import {
   describeValue,
   escapedSegmentsOf,
@@ -72,6 +77,8 @@ export interface RawResponse {
   headers: IncomingHttpHeaders;
   /** The whole response body, undecoded. */
   body: Buffer;
+  /** The HTTP version the answer came over: `'1.1'`, or `'2.0'` (see `Config.http2`). */
+  httpVersion: string;
 }
 
 /**
@@ -431,7 +438,7 @@ export class Request {
     return undefined;
   }
 
-  private send(deadline: Deadline, kind: SendKind = 'request'): Promise<IncomingMessage> {
+  private send(deadline: Deadline, kind: SendKind = 'request'): Promise<HttpResponse> {
     if (this.error) return Promise.reject(this.error);
     const preflight = kind === 'request' ? this.preflightError() : undefined;
     if (preflight) return Promise.reject(preflight);
@@ -448,7 +455,7 @@ export class Request {
   private readFailure(err: unknown, deadline: Deadline): unknown {
     if (deadline.signal.aborted) return deadline.signal.reason;
     const url = this.safeHref();
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = networkErrorMessage(err);
     const code = networkErrorCode(err);
     return new TransportError(
       `${this.verb} ${url}: reading the response failed: ${reason}`,
@@ -457,7 +464,7 @@ export class Request {
     );
   }
 
-  private async readWhole(response: IncomingMessage, deadline: Deadline): Promise<Buffer> {
+  private async readWhole(response: HttpResponse, deadline: Deadline): Promise<Buffer> {
     try {
       return await readBody(response);
     } catch (err) {
@@ -474,7 +481,12 @@ export class Request {
     try {
       const response = await this.send(deadline);
       const body = await this.readWhole(response, deadline);
-      return { statusCode: response.statusCode ?? 0, headers: response.headers, body };
+      return {
+        statusCode: response.statusCode,
+        headers: response.headers,
+        body,
+        httpVersion: response.httpVersion,
+      };
     } catch (err) {
       throw deadline.failure(err);
     } finally {
@@ -496,7 +508,7 @@ export class Request {
     try {
       const response = await this.send(deadline);
       const body = await this.readWhole(response, deadline);
-      const statusCode = response.statusCode ?? 0;
+      const statusCode = response.statusCode;
       if (!isSuccess(statusCode)) throw errorFromResponse(response, body, this.failedRequest());
       const contentType = response.headers['content-type'];
       if (body.length === 0) {
@@ -549,7 +561,7 @@ export class Request {
     const deadline = this.startDeadline();
     try {
       const response = await this.sendForStream(deadline);
-      const statusCode = response.statusCode ?? 0;
+      const statusCode = response.statusCode;
       const decoder = new ListStreamDecoder<T>(options, {
         messagePrefix: `${this.verb} ${this.safeHref()}: `,
         statusCode,
@@ -557,7 +569,7 @@ export class Request {
       });
       let complete = false;
       try {
-        const chunks = response[Symbol.asyncIterator]();
+        const chunks = response.body[Symbol.asyncIterator]();
         for (;;) {
           let next: IteratorResult<unknown>;
           try {
@@ -571,7 +583,7 @@ export class Request {
         complete = true;
       } finally {
         // A decode error or an exception from onItem stops the download.
-        if (!complete) response.destroy();
+        if (!complete) response.body.destroy();
       }
       const list = decoder.end();
       const failure = failureInSuccess(list, statusCode);
@@ -589,9 +601,9 @@ export class Request {
   private async sendForStream(
     deadline: Deadline,
     kind: SendKind = 'request',
-  ): Promise<IncomingMessage> {
+  ): Promise<HttpResponse> {
     const response = await this.send(deadline, kind);
-    if (!isSuccess(response.statusCode ?? 0)) {
+    if (!isSuccess(response.statusCode)) {
       throw errorFromResponse(
         response,
         await this.readWhole(response, deadline),
@@ -601,7 +613,7 @@ export class Request {
     return response;
   }
 
-  private async open(kind: SendKind): Promise<{ response: IncomingMessage; deadline: Deadline }> {
+  private async open(kind: SendKind): Promise<{ response: HttpResponse; deadline: Deadline }> {
     const deadline = this.startDeadline();
     try {
       const response = await this.sendForStream(deadline, kind);
@@ -659,18 +671,18 @@ export class Request {
     // Content-Type (or with one that does not parse) it assumes JSON.
     const media = responseMediaType(response);
     if (media !== undefined && media !== '' && media !== 'application/json') {
-      response.destroy();
+      response.body.destroy();
       deadline.dispose();
       throw new ResponseDecodeError(
         `${this.verb} ${this.safeHref()}: no stream serializers registered for ${media}`,
-        { statusCode: response.statusCode ?? 0, contentType: response.headers['content-type'] },
+        { statusCode: response.statusCode, contentType: response.headers['content-type'] },
       );
     }
     return new WatchStream<T>({
       maxEventBytes,
-      body: response,
+      body: response.body,
       signal: deadline.signal,
-      close: () => response.destroy(),
+      close: () => response.body.destroy(),
       onFinished: () => deadline.dispose(),
     });
   }
@@ -679,8 +691,8 @@ export class Request {
    * The error for a success other than 200 answering a watch, as client-go's: the Status in
    * its body when that reports a Failure, otherwise the status code.
    */
-  private async notAWatch(response: IncomingMessage, deadline: Deadline): Promise<Error> {
-    const statusCode = response.statusCode ?? 0;
+  private async notAWatch(response: HttpResponse, deadline: Deadline): Promise<Error> {
+    const statusCode = response.statusCode;
     const body = await this.readWhole(response, deadline);
     let decoded: unknown;
     try {
@@ -707,8 +719,8 @@ export class Request {
    */
   async stream(): Promise<Readable> {
     const { response, deadline } = await this.open('stream');
-    response.once('close', () => deadline.dispose());
-    return response;
+    response.body.once('close', () => deadline.dispose());
+    return response.body;
   }
 }
 inspectAsJSON(Request, 'Request');

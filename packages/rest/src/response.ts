@@ -1,15 +1,15 @@
-import type { IncomingMessage } from 'node:http';
 import { newGenericServerResponse, type Status, StatusError } from '@kubets/apimachinery';
+import type { HttpResponse } from './transport.js';
 
 /**
  * The `Retry-After` seconds of an answer. Only a 429 or 5xx asks for a retry, as in
  * client-go, unless `anyCode` (the value an error reports).
  */
 export function retryAfterSeconds(
-  response: IncomingMessage,
+  response: HttpResponse,
   options: { anyCode?: boolean } = {},
 ): number | undefined {
-  const code = response.statusCode ?? 0;
+  const code = response.statusCode;
   if (!options.anyCode && code !== 429 && code < 500) return undefined;
   const header = response.headers['retry-after'];
   if (header === undefined || !/^\s*\d+\s*$/.test(header)) return undefined;
@@ -45,7 +45,7 @@ function mediaTypeOf(contentType: string | undefined): string | undefined {
  * The media type of a `Content-Type` header: `''` when there is none, `undefined` when it
  * does not parse.
  */
-export function responseMediaType(response: IncomingMessage): string | undefined {
+export function responseMediaType(response: HttpResponse): string | undefined {
   return mediaTypeOf(response.headers['content-type']);
 }
 
@@ -55,11 +55,11 @@ export function responseMediaType(response: IncomingMessage): string | undefined
  * body only when it is text (no `Content-Type`, or `text/*`).
  */
 export function errorFromResponse(
-  response: IncomingMessage,
+  response: HttpResponse,
   body: Buffer,
   request: FailedRequest,
 ): StatusError {
-  const statusCode = response.statusCode ?? 0;
+  const statusCode = response.statusCode;
   const media = responseMediaType(response);
   if (media === '' || media === 'application/json') {
     let parsed: unknown;
@@ -94,9 +94,9 @@ export function errorFromResponse(
   );
 }
 
-export async function readBody(response: IncomingMessage): Promise<Buffer> {
+export async function readBody(response: HttpResponse): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of response) chunks.push(chunk as Buffer);
+  for await (const chunk of response.body) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
 

@@ -44,6 +44,11 @@ export interface RequestRuntime {
     readonly serverName?: string | undefined;
   };
   /**
+   * Send `https:` requests over HTTP/2 when the server offers it (see `Config.http2`);
+   * HTTP/1.1 when unset.
+   */
+  readonly http2?: boolean | undefined;
+  /**
    * Credentials and the pooled agent for one attempt. `onUnauthorized`, when given, is
    * called if the server answers that attempt with 401, so cached credentials (exec
    * plugin tokens, a token file) are refreshed for the next request.

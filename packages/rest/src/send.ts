@@ -1,14 +1,18 @@
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { TransportError } from './errors.js';
+import { http2TransportFor } from './http2-transport.js';
 import { retryAfterSeconds } from './response.js';
 import type { RequestRuntime } from './runtime.js';
 import { logThrottledWait } from './throttle-log.js';
 import {
   describeTLSVerificationError,
+  type HttpExchange,
+  type HttpResponse,
   isRetryableConnectionError,
   isRetryableWatchError,
   isTLSVerificationError,
   networkErrorCode,
+  networkErrorMessage,
   sendHttpRequest,
 } from './transport.js';
 import { redactedHref } from './url.js';
@@ -46,7 +50,7 @@ export interface Attempt {
   readonly signal: AbortSignal;
 }
 
-function reportWarnings(runtime: RequestRuntime, response: IncomingMessage): void {
+function reportWarnings(runtime: RequestRuntime, response: HttpResponse): void {
   const handler = runtime.warningHandler;
   const values = response.headersDistinct.warning;
   if (!handler || !values) return;
@@ -59,7 +63,23 @@ function reportWarnings(runtime: RequestRuntime, response: IncomingMessage): voi
   }
 }
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const messageOf = networkErrorMessage;
+
+/**
+ * Sends one attempt: over the pooled HTTP/2 session when the client asked for HTTP/2 and
+ * the server offers it, otherwise over HTTP/1.1 through the agent.
+ */
+async function sendOnce(runtime: RequestRuntime, exchange: HttpExchange): Promise<HttpResponse> {
+  if (runtime.http2 === true && exchange.url.protocol === 'https:') {
+    const transport = http2TransportFor(exchange.agent, exchange.url, {
+      clock: runtime.clock,
+      logger: runtime.logger,
+    });
+    const response = await transport.send(exchange);
+    if (response) return response;
+  }
+  return sendHttpRequest(exchange);
+}
 
 /**
  * The errors of a request's last attempts, as client-go's `withRetry` keeps them: the final
@@ -96,7 +116,7 @@ class AttemptErrors {
 export async function sendWithRetries(
   runtime: RequestRuntime,
   attempt: Attempt,
-): Promise<IncomingMessage> {
+): Promise<HttpResponse> {
   const { kind, method, url, signal } = attempt;
   const href = redactedHref(url);
   let waitMs = 0;
@@ -111,9 +131,9 @@ export async function sendWithRetries(
       logThrottledWait(runtime.logger, now, now - waitStarted, { verb: method, url: href });
     }
     const { headers: credentials, agent, onUnauthorized } = await runtime.connection(signal);
-    let response: IncomingMessage;
+    let response: HttpResponse;
     try {
-      response = await sendHttpRequest({
+      response = await sendOnce(runtime, {
         url,
         method,
         headers: attempt.headers(credentials),
@@ -155,7 +175,7 @@ export async function sendWithRetries(
     const retryAfter = retryAfterSeconds(response);
     if (retryAfter !== undefined && tries < runtime.maxRetries) {
       // Drain the body so the keep-alive connection can carry the retry.
-      response.resume();
+      response.body.resume();
       waitMs = Math.max(retryAfter * 1000, runtime.retryBackoffMs(tries + 1));
       runtime.logger.debug('retrying after Retry-After', {
         method,

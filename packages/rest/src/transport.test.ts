@@ -1,7 +1,12 @@
 import { type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
-import { agentFor, isRetryableConnectionError, isRetryableWatchError } from './transport.js';
+import {
+  agentFor,
+  isRetryableConnectionError,
+  isRetryableWatchError,
+  networkErrorMessage,
+} from './transport.js';
 
 describe('connection pooling', () => {
   let server: StubServer;
@@ -43,11 +48,44 @@ describe('isRetryableConnectionError and isRetryableWatchError', () => {
     { code: 'EPIPE', request: true, watch: true },
     { code: 'ECONNABORTED', request: true, watch: true },
     { code: 'ETIMEDOUT', request: false, watch: true },
+    // HTTP/2: the session or stream went away before an answer.
+    { code: 'ERR_HTTP2_GOAWAY_SESSION', request: true, watch: true },
+    { code: 'ERR_HTTP2_SESSION_ERROR', request: true, watch: true },
+    { code: 'ERR_HTTP2_STREAM_ERROR', request: true, watch: true },
+    { code: 'ERR_HTTP2_STREAM_CANCEL', request: true, watch: true },
+    { code: 'ERR_HTTP2_INVALID_SESSION', request: true, watch: true },
+    { code: 'ERR_HTTP2_PING_CANCEL', request: true, watch: true },
+    { code: 'ERR_HTTP2_PING_TIMEOUT', request: true, watch: true },
+    { code: 'ERR_HTTP2_INVALID_HEADER_VALUE', request: false, watch: false },
     { code: 'ECONNREFUSED', request: false, watch: false },
     { code: 'ENOTFOUND', request: false, watch: false },
     { code: undefined, request: false, watch: false },
   ])('$code: request $request, watch $watch', ({ code, request, watch }) => {
     expect(isRetryableConnectionError(withCode(code))).toBe(request);
     expect(isRetryableWatchError(withCode(code))).toBe(watch);
+  });
+});
+
+describe('networkErrorMessage', () => {
+  it.each([
+    {
+      error: Object.assign(new Error('Stream closed with error code NGHTTP2_REFUSED_STREAM'), {
+        code: 'ERR_HTTP2_STREAM_ERROR',
+      }),
+      message: 'Stream closed with error code NGHTTP2_REFUSED_STREAM (ERR_HTTP2_STREAM_ERROR)',
+    },
+    {
+      error: Object.assign(new Error('ERR_HTTP2_PING_TIMEOUT: no answer'), {
+        code: 'ERR_HTTP2_PING_TIMEOUT',
+      }),
+      message: 'ERR_HTTP2_PING_TIMEOUT: no answer',
+    },
+    {
+      error: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+      message: 'read ECONNRESET',
+    },
+    { error: 'plain', message: 'plain' },
+  ])('$message', ({ error, message }) => {
+    expect(networkErrorMessage(error)).toBe(message);
   });
 });

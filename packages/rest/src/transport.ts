@@ -1,4 +1,5 @@
-import type { Agent, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Agent, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import { nodeCrypto, nodeHttp, nodeHttps } from './builtins.js';
 import type { PemData } from './config.js';
 
@@ -65,13 +66,41 @@ export interface HttpExchange {
   signal: AbortSignal;
 }
 
+/**
+ * A response whose headers have arrived, over HTTP/1.1 or HTTP/2 alike: what the request
+ * path reads (status, lower-case headers, the body as a stream).
+ */
+export interface HttpResponse {
+  readonly statusCode: number;
+  /** Lower-case names; repeated headers joined as Node joins them (`set-cookie` an array). */
+  readonly headers: IncomingHttpHeaders;
+  /** Every header as the list of its values, one per header line. */
+  readonly headersDistinct: Readonly<Record<string, string[] | undefined>>;
+  /** The body, unread. Destroying it closes the response (HTTP/2: only its stream). */
+  readonly body: Readable;
+  /** `'1.1'` or `'2.0'`, as Node's `IncomingMessage.httpVersion`. */
+  readonly httpVersion: string;
+}
+
 const ignoreLateError = (): void => {};
 
 /**
- * Sends a request and resolves with the response as soon as its headers arrive; the body
- * is left unread for the caller to consume (buffered or streamed).
+ * Sends a request over HTTP/1.1 through the exchange's agent and resolves with the
+ * response as soon as its headers arrive; the body is left unread for the caller to
+ * consume (buffered or streamed).
  */
-export function sendHttpRequest(exchange: HttpExchange): Promise<IncomingMessage> {
+export async function sendHttpRequest(exchange: HttpExchange): Promise<HttpResponse> {
+  const incoming = await sendHttp1Request(exchange);
+  return {
+    statusCode: incoming.statusCode ?? 0,
+    headers: incoming.headers,
+    headersDistinct: incoming.headersDistinct,
+    body: incoming,
+    httpVersion: incoming.httpVersion,
+  };
+}
+
+function sendHttp1Request(exchange: HttpExchange): Promise<IncomingMessage> {
   const { url, method, headers, body, agent, signal } = exchange;
   return new Promise<IncomingMessage>((resolve, reject) => {
     if (signal.aborted) {
@@ -110,6 +139,18 @@ export function networkErrorCode(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/**
+ * The message of a network failure for an error report: Node's HTTP/2 errors do not name
+ * their code in the message ("Stream closed with error code NGHTTP2_REFUSED_STREAM"), so
+ * it is added.
+ */
+export function networkErrorMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = networkErrorCode(err);
+  if (code?.startsWith('ERR_HTTP2_') && !message.includes(code)) return `${message} (${code})`;
+  return message;
+}
+
 /** True when `err` has a Node error code and it is one of `codes`. */
 function hasNetworkErrorCodeIn(err: unknown, codes: ReadonlySet<string>): boolean {
   const code = networkErrorCode(err);
@@ -120,7 +161,21 @@ function hasNetworkErrorCodeIn(err: unknown, codes: ReadonlySet<string>): boolea
 // connection closed or was reset before an answer (often a pooled keep-alive connection the
 // server had just closed). A refused connection is not among them: nothing is listening, so
 // client-go reports it at once.
-const connectionLostCodes: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+// Over HTTP/2 the same loss shows as the session or stream going away: a GOAWAY, a session
+// error, a stream reset (REFUSED_STREAM: the server did not act on it) or cancelled with its
+// session, a session closed for an unanswered PING (see http2-transport.ts).
+const connectionLostCodes: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ERR_HTTP2_GOAWAY_SESSION',
+  'ERR_HTTP2_SESSION_ERROR',
+  'ERR_HTTP2_STREAM_ERROR',
+  'ERR_HTTP2_STREAM_CANCEL',
+  'ERR_HTTP2_INVALID_SESSION',
+  'ERR_HTTP2_PING_CANCEL',
+  'ERR_HTTP2_PING_TIMEOUT',
+]);
 
 /**
  * Errors after which a GET may safely be sent again (client-go's `request` retry rule): the

@@ -2,8 +2,11 @@
 // @kubets/test-utils.
 import type { Clock } from '@kubets/apimachinery';
 
-/** A clock whose sleeps return at once and are recorded, for asserting retry waits. */
-export function recordingClock(): Clock & { sleeps: number[] } {
+/**
+ * A clock whose sleeps return at once and are recorded, for asserting retry waits. Timers
+ * go to `timers` when given (a `FakeClock` that never advances keeps them from firing).
+ */
+export function recordingClock(timers?: Clock): Clock & { sleeps: number[] } {
   const sleeps: number[] = [];
   return {
     sleeps,
@@ -13,7 +16,8 @@ export function recordingClock(): Clock & { sleeps: number[] } {
       sleeps.push(ms);
       return Promise.resolve();
     },
-    setTimeout() {
+    setTimeout(callback: () => void, delayMs: number) {
+      if (timers) return timers.setTimeout(callback, delayMs);
       throw new Error(
         'recordingClock has no timers; use FakeClock from @kubets/apimachinery/testing',
       );

@@ -3,6 +3,12 @@
 // extra dependency, so the TLS tests never skip.
 import { generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  createSecureServer,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type ServerHttp2Session,
+} from 'node:http2';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
@@ -151,4 +157,52 @@ export async function startTlsServer(
       }),
   };
   return state;
+}
+
+/** A loopback HTTP/2 server over TLS. */
+export interface Http2TlsServer {
+  /** `https://127.0.0.1:<port>` */
+  url: string;
+  /** The sessions clients opened, oldest first. */
+  sessions: ServerHttp2Session[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an HTTP/2 server on 127.0.0.1 with `cert` (ALPN `h2` only, unless `allowHTTP1`),
+ * answering with `handler` (Node's HTTP/1-compatible request and response); with
+ * `maxConcurrentStreams`, it allows clients that many streams per session.
+ */
+export async function startHttp2TlsServer(
+  cert: TestCert,
+  handler: (request: Http2ServerRequest, response: Http2ServerResponse) => void,
+  options: { allowHTTP1?: boolean; maxConcurrentStreams?: number } = {},
+): Promise<Http2TlsServer> {
+  const server = createSecureServer(
+    {
+      cert: cert.certPem,
+      key: cert.keyPem,
+      allowHTTP1: options.allowHTTP1 === true,
+      ...(options.maxConcurrentStreams === undefined
+        ? {}
+        : { settings: { maxConcurrentStreams: options.maxConcurrentStreams } }),
+    },
+    handler,
+  );
+  const sessions: ServerHttp2Session[] = [];
+  server.on('session', (session) => {
+    sessions.push(session);
+    // A client resetting its session is part of what these tests do.
+    session.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    sessions,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const session of sessions) session.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
