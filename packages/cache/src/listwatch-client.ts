@@ -130,9 +130,9 @@ function fieldSelectorTweak(fieldSelector: string | FieldSelector | undefined): 
  * Lists are decoded as they download (`Request.doList`: each item is parsed as its bytes
  * arrive; the body is never one string), and each listed item that has no `apiVersion` and
  * `kind` gets the list's (`ConfigMapList` → `ConfigMap`), as watch events' objects carry
- * them: the API server leaves them out of a built-in list's items. Both calls stop when the reflector's `AbortSignal`
- * aborts. Like client-go, every call's field
- * selector is replaced by `fieldSelector` (none when omitted or empty).
+ * them: the API server leaves them out of a built-in list's items. Both calls stop when the
+ * reflector's `AbortSignal` aborts. Like client-go, every call's field selector is replaced
+ * by `fieldSelector` (none when omitted or empty).
  *
  * ```ts
  * const core = new RESTClient(loadConfig(), { groupVersion: 'v1' });
