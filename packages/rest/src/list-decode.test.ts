@@ -179,6 +179,11 @@ describe('ListStreamDecoder', () => {
         want: [bare],
       },
       {
+        name: 'a kind longer than any real one is not copied into every item',
+        body: { kind: `${'K'.repeat(513)}List`, apiVersion: 'v1', items: [bare] },
+        want: [bare],
+      },
+      {
         name: 'a list without apiVersion gives nothing',
         body: { kind: 'PodList', items: [bare] },
         want: [bare],

@@ -45,8 +45,9 @@ export interface ListDecodeOptions<T> {
    * built-in resource's list. They become the item's first fields, as in a watch event, so
    * the object holds them in place rather than in a separately allocated store; an item's
    * own `apiVersion` or `kind` wins. Applies only once the list's `kind` and `apiVersion`
-   * have arrived before its `items` (kube-apiserver sends them first); items `reuseItem`
-   * supplied are left as they are. Default `false`.
+   * have arrived before its `items` (kube-apiserver sends them first) and are of a real
+   * one's length (at most 512 characters); items `reuseItem` supplied are left as they are.
+   * Default `false`.
    */
   setItemTypeMeta?: boolean | undefined;
   /**
@@ -135,6 +136,14 @@ function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+// A group name is at most 253 characters, a version or kind 63: a longer value is not copied
+// into every item's text (a hostile list would multiply its size by its item count).
+const maxTypeMetaLength = 512;
+
+function isTypeMetaValue(value: string): boolean {
+  return value !== '' && value.length <= maxTypeMetaLength;
 }
 
 /**
@@ -339,7 +348,10 @@ export class ListStreamDecoder<T> {
     const { kind, apiVersion } = this.result;
     const itemKind = typeof kind === 'string' ? kind.replace(/List$/, '') : '';
     this.itemTypeMetaFields =
-      this.setItemTypeMeta && itemKind !== '' && typeof apiVersion === 'string' && apiVersion !== ''
+      this.setItemTypeMeta &&
+      isTypeMetaValue(itemKind) &&
+      typeof apiVersion === 'string' &&
+      isTypeMetaValue(apiVersion)
         ? `"kind":${JSON.stringify(itemKind)},"apiVersion":${JSON.stringify(apiVersion)}`
         : undefined;
   }
