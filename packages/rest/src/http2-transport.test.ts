@@ -408,6 +408,31 @@ describe('HTTP/2 transport', () => {
     expect(silent.sessions).toHaveLength(1);
   });
 
+  it('refuses a header value with a newline or NUL as over HTTP/1.1, and keeps the session', async () => {
+    const fixture = certs();
+    const server = await startHttp2TlsServer(fixture.serving, (_request, response) =>
+      json(response, 200, { major: '1' }),
+    );
+    cleanups.push(() => server.close());
+    const rest = client(server.url, fixture);
+    await rest.get().absPath('/version').do();
+    const session = transportOf(server.url, fixture).session;
+    for (const value of ['a\nX-Injected: 1', 'a\u0000b']) {
+      const error = await rest
+        .get()
+        .absPath('/version')
+        .setHeader('X-Note', value)
+        .do()
+        .catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(TransportError);
+      expect((error as Error).message).toMatch(/x-note/i);
+    }
+    await rest.get().absPath('/version').do();
+    expect(transportOf(server.url, fixture).session).toBe(session);
+    expect(transportOf(server.url, fixture).sessionsOpened).toBe(1);
+    expect(server.sessions).toHaveLength(1);
+  });
+
   it('streams a body (logs) over HTTP/2', async () => {
     const fixture = certs();
     const server = await startHttp2TlsServer(fixture.serving, (_request, response) => {

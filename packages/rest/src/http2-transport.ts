@@ -12,7 +12,7 @@ import type {
 import type { AgentOptions } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { Clock, ClockTimer, Logger } from '@kubets/apimachinery';
-import { nodeHttp2, nodeNet, nodeTls } from './builtins.js';
+import { nodeHttp, nodeHttp2, nodeNet, nodeTls } from './builtins.js';
 import type { HttpExchange, HttpResponse } from './transport.js';
 
 /**
@@ -90,10 +90,16 @@ function requestHeaders(
   headers: OutgoingHttpHeaders,
 ): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = { ':method': method, ':path': `${url.pathname}${url.search}` };
+  const { validateHeaderName, validateHeaderValue } = nodeHttp();
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
     if (value === undefined || connectionSpecificHeaders.has(lower)) continue;
-    out[lower] = typeof value === 'number' ? String(value) : value;
+    // node:http2 sends a CR, LF or NUL in a value as it is; refuse what node:https refuses,
+    // with its errors (ERR_INVALID_HTTP_TOKEN, ERR_INVALID_CHAR).
+    const text = typeof value === 'number' ? String(value) : value;
+    validateHeaderName(name);
+    for (const line of typeof text === 'string' ? [text] : text) validateHeaderValue(name, line);
+    out[lower] = text;
   }
   // node:https sends a URL's user and password as basic authentication; so must this.
   if ((url.username || url.password) && out.authorization === undefined) {
@@ -366,11 +372,15 @@ export class PooledSession {
   /** Opens a stream for the exchange; resolves with its response headers. */
   request(exchange: HttpExchange): Promise<HttpResponse> {
     const { url, method, headers, body, signal } = exchange;
+    let outgoing: OutgoingHttpHeaders;
+    try {
+      outgoing = requestHeaders(method, url, headers);
+    } catch (err) {
+      return Promise.reject(err); // a bad header: this request's fault, not the session's
+    }
     let stream: ClientHttp2Stream;
     try {
-      stream = this.#session.request(requestHeaders(method, url, headers), {
-        endStream: body === undefined,
-      });
+      stream = this.#session.request(outgoing, { endStream: body === undefined });
     } catch (err) {
       // The session is closing (GOAWAY) or gone: a lost connection, retried like one.
       this.#leavePool();

@@ -52,8 +52,9 @@ export interface Attempt {
 
 function reportWarnings(runtime: RequestRuntime, response: HttpResponse): void {
   const handler = runtime.warningHandler;
+  if (!handler || response.headers.warning === undefined) return;
   const values = response.headersDistinct.warning;
-  if (!handler || !values) return;
+  if (!values) return;
   for (const warning of parseWarningHeaders(values)) {
     try {
       handler(warning);
@@ -62,8 +63,6 @@ function reportWarnings(runtime: RequestRuntime, response: HttpResponse): void {
     }
   }
 }
-
-const messageOf = networkErrorMessage;
 
 /**
  * Sends one attempt: over the pooled HTTP/2 session when the client asked for HTTP/2 and
@@ -99,8 +98,8 @@ class AttemptErrors {
   /** ` - error from a previous attempt: ...` when an earlier attempt failed differently. */
   previousSuffix(): string {
     if (this.#previous === undefined || this.#current === undefined) return '';
-    const previous = messageOf(this.#previous);
-    if (previous === messageOf(this.#current)) return '';
+    const previous = networkErrorMessage(this.#previous);
+    if (previous === networkErrorMessage(this.#current)) return '';
     return ` - error from a previous attempt: ${previous}`;
   }
 }
@@ -160,7 +159,7 @@ export async function sendWithRetries(
       }
       const reason = isTLSVerificationError(err)
         ? describeTLSVerificationError(err, runtime.tls ?? { caConfigured: false })
-        : messageOf(err);
+        : networkErrorMessage(err);
       throw new TransportError(
         `${method} ${href}: ${reason}${errors.previousSuffix()}`,
         { method, url: href, ...(code ? { code } : {}) },

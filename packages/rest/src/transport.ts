@@ -94,7 +94,10 @@ export async function sendHttpRequest(exchange: HttpExchange): Promise<HttpRespo
   return {
     statusCode: incoming.statusCode ?? 0,
     headers: incoming.headers,
-    headersDistinct: incoming.headersDistinct,
+    // Node builds this object on each read; most responses carry no header it is read for.
+    get headersDistinct() {
+      return incoming.headersDistinct;
+    },
     body: incoming,
     httpVersion: incoming.httpVersion,
   };
