@@ -65,6 +65,7 @@ type runnerResult struct {
 	Updates             int      `json:"updates"`
 	UpdateCpuSeconds    float64  `json:"updateCpuSeconds"`
 	UpdateWallMs        float64  `json:"updateWallMs"`
+	UpdateSleeps        float64  `json:"updateSleeps"`
 	RelistMs            *float64 `json:"relistMs,omitempty"`
 	RelistPeakHeapBytes *float64 `json:"relistPeakHeapBytes,omitempty"`
 	RelistPeakRatio     *float64 `json:"relistPeakRatio,omitempty"`
@@ -152,6 +153,16 @@ func cpuSeconds() float64 {
 	return seconds(usage.Utime) + seconds(usage.Stime)
 }
 
+// voluntarySwitches counts the times this process's threads went to sleep waiting
+// (ru_nvcsw), as the Node runners report them.
+func voluntarySwitches() float64 {
+	var usage syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err != nil {
+		fail(err)
+	}
+	return float64(usage.Nvcsw)
+}
+
 // peakRssBytes is the highest RSS of this process so far (ru_maxrss, KiB on Linux).
 func peakRssBytes() float64 {
 	var usage syscall.Rusage
@@ -203,9 +214,10 @@ type counters struct {
 	generation  string
 	expected    int
 	cpuStart    float64
+	sleepsStart float64
 	wallStart   time.Time
 	initialDone chan struct{}
-	updatesDone chan [2]float64
+	updatesDone chan [3]float64
 }
 
 func (c *counters) added() {
@@ -223,6 +235,7 @@ func (c *counters) updated(pod *v1.Pod) {
 	}
 	if c.updates == 0 {
 		c.cpuStart = cpuSeconds()
+		c.sleepsStart = voluntarySwitches()
 		c.wallStart = time.Now()
 	}
 	c.updates++
@@ -242,7 +255,7 @@ func (c *counters) worked(queueEmpty, found bool) {
 	if c.updatesDone != nil && c.updates >= c.expected && c.updates > 0 && queueEmpty {
 		cpu := cpuSeconds() - c.cpuStart
 		wallMs := float64(time.Since(c.wallStart).Microseconds()) / 1000
-		c.updatesDone <- [2]float64{cpu, wallMs}
+		c.updatesDone <- [3]float64{cpu, wallMs, voluntarySwitches() - c.sleepsStart}
 		c.updatesDone = nil
 		// The relist that follows calls UpdateFunc for every Pod again: not this window's.
 		c.generation = ""
@@ -250,13 +263,13 @@ func (c *counters) worked(queueEmpty, found bool) {
 }
 
 // expectUpdates starts counting updates that set generation.
-func (c *counters) expectUpdates(generation string, expected int) chan [2]float64 {
+func (c *counters) expectUpdates(generation string, expected int) chan [3]float64 {
 	c.mutex.Lock()
 	defer c.mutex.Unlock()
 	c.generation = generation
 	c.expected = expected
 	c.updates = 0
-	done := make(chan [2]float64, 1)
+	done := make(chan [3]float64, 1)
 	c.updatesDone = done
 	return done
 }
@@ -491,7 +504,7 @@ func main() {
 	afterSync := heapAfterGC()
 	rssAfterSync := rssBytes()
 
-	updatesDone := make(chan chan [2]float64, 1)
+	updatesDone := make(chan chan [3]float64, 1)
 	go func() {
 		patch, err := ipc.receive("patch")
 		if err != nil {
@@ -504,7 +517,7 @@ func main() {
 		updatesDone <- count.expectUpdates(patch.Generation, config.Pods*updatesPerPod)
 	}()
 	ipc.send(message{Type: "synced"})
-	var update [2]float64
+	var update [3]float64
 	select {
 	case done := <-updatesDone:
 		select {
@@ -564,6 +577,7 @@ func main() {
 		Updates:             count.updates,
 		UpdateCpuSeconds:    update[0],
 		UpdateWallMs:        update[1],
+		UpdateSleeps:        update[2],
 		RelistMs:            &relistMs,
 		RelistPeakHeapBytes: &peakHeap,
 		RelistPeakRatio:     &peakRatio,

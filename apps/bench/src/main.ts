@@ -50,6 +50,7 @@ import {
   targetsTable,
   type Variant,
 } from './stats.ts';
+import { describeWakeCosts, probeWakeCosts, type WakeCost } from './wake-cost.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../../..');
@@ -230,6 +231,7 @@ function renderResults(
   facts: { kubeApiserver: string; listBytes: number },
   command: string,
   skipped: readonly string[],
+  wakeCosts: readonly WakeCost[] | undefined,
 ): string {
   const summaries = summarize(results);
   const pairedTable = pairedRatiosTable(pairedCpuRatios(results));
@@ -241,6 +243,11 @@ function renderResults(
     `Run of ${new Date().toISOString()}: \`${command}\``,
     '',
     `- machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.platform()} ${os.release()}; load average at the end ${load.join(' / ')}`,
+    ...(wakeCosts === undefined
+      ? []
+      : [
+          `- a wake-up with nothing to do costs a process ${describeWakeCosts(wakeCosts)} (\`wake-cost.ts\`, after the rounds)`,
+        ]),
     `- Node ${process.version}, kube-apiserver ${facts.kubeApiserver} (${args.kubeconfig ? 'the --kubeconfig cluster' : 'envtest'}), @kubernetes/client-node ${clientNodeVersion()}`,
     `- ${args.pods} Pods, list body ${(facts.listBytes / 1e6).toFixed(1)} MB (${Math.round(facts.listBytes / args.pods)} B per Pod); ${args.updatesPerPod} update(s) per Pod in the update window; ${args.rounds} round(s), medians; KB = 1000 bytes`,
     ...skipped.map((reason) => `- not run: ${reason}`),
@@ -320,14 +327,15 @@ async function main(): Promise<void> {
         if (args.jsonl !== undefined) appendFileSync(args.jsonl, `${JSON.stringify(result)}\n`);
         log(
           `${variant}: sync ${(result.syncMs / 1000).toFixed(2)} s, ${(result.heapPerObjectBytes / 1000).toFixed(2)} KB/object, ` +
-            `${result.updateCpuSeconds.toFixed(2)} CPU-s for ${result.updates} updates, relist peak ${result.relistPeakRatio.toFixed(2)}× store`,
+            `${result.updateCpuSeconds.toFixed(2)} CPU-s and ${result.updateSleeps} sleeps for ${result.updates} updates, relist peak ${result.relistPeakRatio.toFixed(2)}× store`,
         );
       }
     }
 
     const flags = process.argv.slice(2).filter((a) => a !== '--');
     const command = flags.length > 0 ? `pnpm bench -- ${flags.join(' ')}` : 'pnpm bench';
-    const block = renderResults(args, results, facts, command, skipped);
+    const wakeCosts = await probeWakeCosts();
+    const block = renderResults(args, results, facts, command, skipped, wakeCosts);
     process.stdout.write(`\n${block}\n`);
     if (args.docs) writeDocs(block, args.pods);
     else log('docs/benchmarks.md not updated (runs under 10,000 Pods need --docs)');

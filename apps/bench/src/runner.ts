@@ -61,6 +61,15 @@ export interface Subject {
   stop(): Promise<void>;
 }
 
+/** What the update window cost the runner. */
+export interface UpdateWindow {
+  /** User + system CPU, seconds. */
+  cpuSeconds: number;
+  wallMs: number;
+  /** Voluntary context switches of all the process's threads (getrusage ru_nvcsw). */
+  sleeps: number;
+}
+
 /**
  * Counts what the handler and the worker see, and times the update phase: the handler calls
  * {@link Counters.added}/{@link Counters.updated}, the worker {@link Counters.worked}.
@@ -74,9 +83,10 @@ export class Counters {
   #generation: string | undefined;
   #expected = 0;
   #cpuStart: NodeJS.CpuUsage | undefined;
+  #sleepsStart = 0;
   #wallStart = 0;
   #initialDone: (() => void) | undefined;
-  #updatesDone: ((r: { cpuSeconds: number; wallMs: number }) => void) | undefined;
+  #updatesDone: ((r: UpdateWindow) => void) | undefined;
 
   readonly pods: number;
 
@@ -105,6 +115,7 @@ export class Counters {
     if (this.#generation === undefined) return;
     if (this.updates === 0) {
       this.#cpuStart = process.cpuUsage();
+      this.#sleepsStart = process.resourceUsage().voluntaryContextSwitches;
       this.#wallStart = performance.now();
     }
     this.updates++;
@@ -126,12 +137,13 @@ export class Counters {
       this.#cpuStart !== undefined
     ) {
       const cpu = process.cpuUsage(this.#cpuStart);
+      const sleeps = process.resourceUsage().voluntaryContextSwitches - this.#sleepsStart;
       const wallMs = performance.now() - this.#wallStart;
       const done = this.#updatesDone;
       this.#updatesDone = undefined;
       // A relist that follows may hand every object to the handler again: not this window's.
       this.#generation = undefined;
-      done({ cpuSeconds: (cpu.user + cpu.system) / 1e6, wallMs });
+      done({ cpuSeconds: (cpu.user + cpu.system) / 1e6, wallMs, sleeps });
     }
   }
 
@@ -149,10 +161,7 @@ export class Counters {
   }
 
   /** Starts counting updates that set `generation`; resolves once `expected` were worked. */
-  expectUpdates(
-    generation: string,
-    expected: number,
-  ): Promise<{ cpuSeconds: number; wallMs: number }> {
+  expectUpdates(generation: string, expected: number): Promise<UpdateWindow> {
     this.#generation = generation;
     this.#expected = expected;
     this.updates = 0;
@@ -297,6 +306,7 @@ export async function runBenchmark(
       updates: counters.updates,
       updateCpuSeconds: update.cpuSeconds,
       updateWallMs: update.wallMs,
+      updateSleeps: update.sleeps,
       relistMs,
       relistPeakHeapBytes: sampler.peakHeap - baseline,
       relistPeakRatio: (sampler.peakHeap - baseline) / beforeRelist,

@@ -35,6 +35,7 @@ function result(variant: Variant, round: number, over: Partial<RunnerResult> = {
     updates: 10_000,
     updateCpuSeconds: 0.4,
     updateWallMs: 60_000,
+    updateSleeps: 12_000,
     relistMs: 800,
     relistPeakHeapBytes: 56e6,
     relistPeakRatio: 1.4,
@@ -87,6 +88,19 @@ describe('summarize', () => {
     expect(k.cpuPer10kUpdatesS).toBeCloseTo(0.4);
     expect(k.heapPerObjectKB).toBeCloseTo(4);
     expect(s[1]!.syncS).toBeCloseTo(1.5);
+  });
+
+  it('gives the sleeps per update event, and none for a runner that saw no update', () => {
+    const [woken, idle] = summarize([
+      result('kubets', 0, { updates: 20_000, updateSleeps: 25_000 }),
+      result('client-node', 0, { updates: 0, updateSleeps: 3 }),
+    ]);
+    expect(woken!.sleepsPerUpdate).toBeCloseTo(1.25);
+    expect(idle!.sleepsPerUpdate).toBeNaN();
+    const table = resultsTable([woken!, idle!]).split('\n');
+    const column = table[0]!.split(' | ').indexOf('sleeps per update');
+    expect(table[2]!.split(' | ')[column]).toBe('1.25');
+    expect(table[3]!.split(' | ')[column]).toBe('—');
   });
 });
 

@@ -71,6 +71,13 @@ export interface RunnerResult {
   updateCpuSeconds: number;
   /** Wall time of the same window (bounded by the patcher's pace). */
   updateWallMs: number;
+  /**
+   * Voluntary context switches of the runner's threads in the same window (getrusage
+   * `ru_nvcsw`): how often a thread went to sleep waiting, so had to be woken again. About
+   * one per update means every event woke the process on its own, a price per event the
+   * client cannot lower (see wake-cost.ts).
+   */
+  updateSleeps: number;
   /** Start of the forced relist → the relisted objects are all in the cache. */
   relistMs: number;
   /** Highest heapUsed sampled during the relist, minus the baseline. */
@@ -103,6 +110,7 @@ const numericFields: readonly NumericField[] = [
   'updates',
   'updateCpuSeconds',
   'updateWallMs',
+  'updateSleeps',
   'relistMs',
   'relistPeakHeapBytes',
   'relistPeakRatio',
@@ -153,6 +161,8 @@ export interface Summary {
   rssAfterSyncMB: number;
   /** CPU seconds for the update round, scaled to 10,000 update events. */
   cpuPer10kUpdatesS: number;
+  /** Voluntary context switches per update event (see {@link RunnerResult.updateSleeps}). */
+  sleepsPerUpdate: number;
   updateWallS: number;
   relistS: number;
   relistPeakRatio: number;
@@ -184,6 +194,7 @@ export function summarize(results: readonly RunnerResult[]): Summary[] {
       heapPerObjectKB: m((r) => r.heapPerObjectBytes / KB),
       rssAfterSyncMB: m((r) => r.rssAfterSyncBytes / MB),
       cpuPer10kUpdatesS: m(cpuPer10kUpdates),
+      sleepsPerUpdate: m((r) => (r.updates > 0 ? r.updateSleeps / r.updates : Number.NaN)),
       updateWallS: m((r) => r.updateWallMs / 1000),
       relistS: m((r) => r.relistMs / 1000),
       relistPeakRatio: m((r) => r.relistPeakRatio),
@@ -209,6 +220,7 @@ const columns: readonly { title: string; get: (s: Summary) => number; digits: nu
   { title: 'heap / object (KB)', get: (s) => s.heapPerObjectKB, digits: 2 },
   { title: 'RSS after sync (MB)', get: (s) => s.rssAfterSyncMB, digits: 0 },
   { title: 'CPU per 10k updates (s)', get: (s) => s.cpuPer10kUpdatesS, digits: 2 },
+  { title: 'sleeps per update', get: (s) => s.sleepsPerUpdate, digits: 2 },
   { title: 'relist peak heap / store', get: (s) => s.relistPeakRatio, digits: 2 },
   { title: 'relist peak RSS (MB)', get: (s) => s.relistPeakRssMB, digits: 0 },
   { title: 'relist (s)', get: (s) => s.relistS, digits: 2 },

@@ -5,7 +5,7 @@
 // informer.
 //
 //   node src/watch-floor.ts [--events N] [--interval-ms MS] [--backlog] [--rounds R]
-//                           [--only TEXT] [--cpu-prof DIR]
+//                           [--warmup W] [--only TEXT|SLUGS] [--cpu-prof DIR]
 //
 // A child process runs the in-memory API server of @kubets/testing over HTTPS and patches one
 // Pod N times, one patch every MS milliseconds; this process watches that Pod with each client
@@ -18,10 +18,11 @@
 // Every round measures each layer once (the order reversed from one round to the next); the
 // ratios to the floor and to client-node's informer are taken within a round, so a machine
 // whose load changes between rounds still compares like with like, and their medians are
-// printed. `--cpu-prof DIR` writes each layer's event window, round by round, as a
-// .cpuprofile (read it with top-frames.ts).
+// printed. `--warmup W` first sends each layer W events that are not measured (its code is
+// then optimised, as in a long-running process). `--cpu-prof DIR` writes each layer's event
+// window, round by round, as a .cpuprofile (read it with top-frames.ts).
 
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
@@ -55,8 +56,10 @@ async function serve(): Promise<void> {
   pod.metadata.name = podName;
   await core.post().namespace(namespace).resource('pods').body(pod).do();
   process.send?.({ kubeconfigPath: server.kubeconfigPath } satisfies ServerMessage);
+  // Each patch sets a value the label never had, so none is a no-op without an event.
+  let step = 0;
   process.on('message', async (message: PatchRequest) => {
-    await patchOnePod(core, namespace, podName, message);
+    step = await patchOnePod(core, namespace, podName, message, step);
     process.send?.({ patched: message.events } satisfies ServerMessage);
   });
 }
@@ -172,6 +175,47 @@ const layers: Layer[] = [
   },
 ];
 
+/**
+ * Patches the Pod once at a time until the layer under test reports an update event: its
+ * watch is then open, however long opening it took (under valgrind, many seconds), and
+ * no event of the measured patches can be lost before it.
+ */
+async function untilWatching(
+  child: ChildProcess,
+  onEvent: (seen: () => void) => void,
+): Promise<void> {
+  let watching = false;
+  onEvent(() => {
+    watching = true;
+  });
+  while (!watching) {
+    child.send({ events: 1, intervalMs: 0 } satisfies PatchRequest);
+    await once(child, 'message');
+    for (let waited = 0; !watching && waited < 1000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}
+
+/**
+ * Sends `events` patches, not measured, and waits until the layer saw them all: its code is
+ * then compiled by the optimising tiers, as in a long-running controller.
+ */
+async function warmUp(
+  child: ChildProcess,
+  events: number,
+  onEvent: (seen: () => void) => void,
+): Promise<void> {
+  let count = 0;
+  const all = new Promise<void>((resolve) => {
+    onEvent(() => {
+      if (++count === events) resolve();
+    });
+  });
+  child.send({ events, intervalMs: 0 } satisfies PatchRequest);
+  await Promise.all([all, once(child, 'message')]);
+}
+
 /** Blocks this process, its event loop included (no socket is read), until `file` exists. */
 function holdEventLoopUntil(file: string): void {
   const cell = new Int32Array(new SharedArrayBuffer(4));
@@ -187,6 +231,7 @@ async function measure(): Promise<void> {
   const { values } = parseArgs({
     options: {
       events: { type: 'string', default: '3000' },
+      warmup: { type: 'string', default: '0' },
       'interval-ms': { type: 'string', default: '2' },
       backlog: { type: 'boolean', default: false },
       rounds: { type: 'string', default: '3' },
@@ -198,8 +243,11 @@ async function measure(): Promise<void> {
   const selected =
     only === undefined
       ? layers
-      : layers.filter((layer) => only.split(',').some((part) => layer.name.includes(part)));
+      : layers.filter((layer) =>
+          only.split(',').some((part) => layer.slug === part || layer.name.includes(part)),
+        );
   const events = Number(values.events);
+  const warmup = Number(values.warmup);
   const intervalMs = Number(values['interval-ms']);
   const rounds = Number(values.rounds);
   const profileDir = values['cpu-prof'];
@@ -219,9 +267,17 @@ async function measure(): Promise<void> {
   try {
     for (let round = 0; round < rounds; round++) {
       for (const layer of round % 2 === 0 ? selected : [...selected].reverse()) {
+        let seen: () => void = () => {};
+        const stop = await layer.start(config, ready.kubeconfigPath, () => seen());
+        await untilWatching(child, (onEvent) => {
+          seen = onEvent;
+        });
+        if (warmup > 0)
+          await warmUp(child, warmup, (onEvent) => {
+            seen = onEvent;
+          });
         const timing = cpuWindow(events);
-        const stop = await layer.start(config, ready.kubeconfigPath, timing.seen);
-        await new Promise((resolve) => setTimeout(resolve, 200)); // the watch is open
+        seen = timing.seen;
         const stopProfile = await startProfile(profileDir, 'cpu', 200);
         const doneFile =
           backlogDir === undefined ? undefined : join(backlogDir, `${layer.slug}-${round}`);
