@@ -140,6 +140,22 @@ const layers: Layer[] = [
     },
   },
   {
+    name: '@kubets informer + a handler, managedFields not shared',
+    slug: 'kubets-informer-unshared',
+    async start(config, _path, seen) {
+      const core = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
+      return synced(
+        await startPodPipeline({
+          core,
+          namespace,
+          onUpdate: seen,
+          queue: false,
+          shareManagedFields: false,
+        }),
+      );
+    },
+  },
+  {
     name: '@kubets informer + rate-limiting queue + worker (the benchmark pipeline)',
     slug: 'kubets-pipeline',
     async start(config, _path, seen) {

@@ -8,16 +8,16 @@
 //
 // Each layer of watch-floor.ts runs in its own process under `valgrind --tool=cachegrind`
 // (the API server child it forks runs natively, uncounted), once with N events and once
-// with 3N, both after the same W events that are not measured (default 3,000: by then V8
+// with 3N, both after the same W events that are not measured (default 2,000: by then V8
 // has optimised the hot code, as in a long-running controller); the difference divided by
 // 2N is the layer's instructions per event, with the process's start, module loading, the
-// opening of the watch and the warm-up cancelled out. What is left still holds the garbage
-// collections that fall in the window, so a count varies by a few per cent between runs. Everything
-// the process executes is counted: socket, TLS and HTTP reading, JSON.parse, the client,
-// the garbage collector and the JIT compiler's threads. Under valgrind the client runs
-// about fifty times slower than the patcher, so events queue and are read many per socket
-// read, as in watch-floor.ts --backlog: no wake-up per event is in the count. Needs
-// valgrind (the Debian package `valgrind`); a layer takes one to three minutes.
+// opening of the watch and the warm-up cancelled out. Everything the process executes is
+// counted: socket, TLS and HTTP reading, JSON.parse, the client and the garbage collector.
+// The process runs with V8's `--single-threaded` (compiler and GC work on the main thread,
+// in an order that does not depend on thread timing) and reads the events as a backlog
+// (watch-floor.ts --backlog: many per socket read, no wake-up per event), so two runs
+// agree within about 2 %; the garbage collections that fall in the window are the rest.
+// Needs valgrind (the Debian package `valgrind`); a layer takes one to three minutes.
 
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -64,11 +64,15 @@ function countInstructions(layer: string, events: number, warmup: number): Promi
         // V8 writes the machine code it runs: valgrind must notice code that changes.
         '--smc-check=all-non-file',
         process.execPath,
+        // Everything on the main thread (no concurrent compiler or GC threads), so the
+        // order of work, and the count, do not depend on how threads interleave.
+        '--single-threaded',
         watchFloor,
+        // The events queue while the process waits, then are read many per socket read
+        // in the same way whatever the layer's speed.
+        '--backlog',
         '--events',
         String(events),
-        '--interval-ms',
-        '1',
         '--warmup',
         String(warmup),
         '--rounds',
@@ -110,8 +114,8 @@ async function mapLimited<T, R>(
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      events: { type: 'string', default: '2000' },
-      warmup: { type: 'string', default: '3000' },
+      events: { type: 'string', default: '1000' },
+      warmup: { type: 'string', default: '2000' },
       only: { type: 'string' },
       parallel: { type: 'string', default: '2' },
     },
@@ -122,7 +126,7 @@ async function main(): Promise<void> {
   if (!(events > 0) || !(warmup >= 0) || !(parallel >= 1)) {
     throw new Error('--events and --parallel must be positive numbers, --warmup at least 0');
   }
-  const layers = values.only?.split(',') ?? defaultLayers;
+  const layers = [...new Set(values.only?.split(',') ?? defaultLayers)];
   const runs = layers.flatMap((layer) => [
     { layer, events },
     { layer, events: events * 3 },
