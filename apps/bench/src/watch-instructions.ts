@@ -32,6 +32,7 @@ const defaultLayers = [
   'https-lines',
   'kubets-watch',
   'kubets-informer',
+  'kubets-informer-unshared',
   'kubets-pipeline',
   'client-node-watch',
 ];
