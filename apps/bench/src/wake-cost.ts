@@ -3,9 +3,9 @@
 // that do nothing. A watch whose events arrive one at a time wakes its process once per
 // event, so this is a fixed price of every event that no client can avoid, and it decides
 // how close the per-event CPU figures of all clients come to each other (see
-// docs/benchmarks.md, issue 20's fifth round). On an ordinary host it is a few
-// microseconds; on the nested virtual machines these benchmarks run on it is tens to
-// hundreds, and it grows with the time slept.
+// docs/benchmarks.md, issue 20's fifth round). On the virtual machines these benchmarks
+// run on it is tens to hundreds of microseconds, more the longer the sleep; the same loop
+// without sleeping (`setImmediate`) costs a few.
 //
 //   node src/wake-cost.ts [--idle-ms 1,10] [--wakes 500] [--json]
 //

@@ -194,7 +194,9 @@ const layers: Layer[] = [
 /**
  * Patches the Pod once at a time until the layer under test reports an update event: its
  * watch is then open, however long opening it took (under valgrind, many seconds), and
- * no event of the measured patches can be lost before it.
+ * no event of the measured patches can be lost before it. (When an event came later than
+ * the second for which each probe waits, the next probe's event may be counted as the
+ * first measured one: one event in thousands.)
  */
 async function untilWatching(
   child: ChildProcess,
