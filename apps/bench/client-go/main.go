@@ -143,12 +143,18 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-// cpuSeconds is this process's user + system CPU time.
-func cpuSeconds() float64 {
+// rusage is this process's getrusage(RUSAGE_SELF).
+func rusage() syscall.Rusage {
 	var usage syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err != nil {
 		fail(err)
 	}
+	return usage
+}
+
+// cpuSeconds is this process's user + system CPU time.
+func cpuSeconds() float64 {
+	usage := rusage()
 	seconds := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 	return seconds(usage.Utime) + seconds(usage.Stime)
 }
@@ -156,20 +162,12 @@ func cpuSeconds() float64 {
 // voluntarySwitches counts the times this process's threads went to sleep waiting
 // (ru_nvcsw), as the Node runners report them.
 func voluntarySwitches() float64 {
-	var usage syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err != nil {
-		fail(err)
-	}
-	return float64(usage.Nvcsw)
+	return float64(rusage().Nvcsw)
 }
 
 // peakRssBytes is the highest RSS of this process so far (ru_maxrss, KiB on Linux).
 func peakRssBytes() float64 {
-	var usage syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err != nil {
-		fail(err)
-	}
-	return float64(usage.Maxrss) * 1024
+	return float64(rusage().Maxrss) * 1024
 }
 
 // rssBytes reads VmRSS from /proc/self/status.

@@ -35,6 +35,7 @@ import {
   podFixture,
   podName,
 } from './fixture.ts';
+import { pool } from './pool.ts';
 import type { ParentMessage, RunnerConfig, RunnerMessage } from './runner.ts';
 import { runStartup } from './startup-run.ts';
 import {
@@ -58,18 +59,6 @@ const docsPath = path.join(repoRoot, 'docs/benchmarks.md');
 
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
-}
-
-/** Runs `task(i)` for i in [0, count) with at most `limit` in flight. */
-async function pool(count: number, limit: number, task: (i: number) => Promise<void>) {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, count) }, async () => {
-    while (next < count) {
-      const i = next++;
-      await task(i);
-    }
-  });
-  await Promise.all(lanes);
 }
 
 async function createPods(core: RESTClient, pods: number, concurrency: number): Promise<void> {

@@ -87,6 +87,22 @@ async function synced(pipeline: PodPipeline): Promise<() => void> {
   return pipeline.stop;
 }
 
+/** A layer running the kubets pipeline of pod-pipeline.mjs with `options`. */
+function kubetsPipelineLayer(
+  name: string,
+  slug: string,
+  options: { queue?: boolean; shareManagedFields?: boolean },
+): Layer {
+  return {
+    name,
+    slug,
+    async start(config, _path, seen) {
+      const core = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
+      return synced(await startPodPipeline({ core, namespace, onUpdate: seen, ...options }));
+    },
+  };
+}
+
 const layers: Layer[] = [
   {
     name: 'node:https, count lines (socket, TLS, HTTP only)',
@@ -131,38 +147,21 @@ const layers: Layer[] = [
       return () => watch.stop();
     },
   },
-  {
-    name: '@kubets informer + a handler (shared informer, managedFields shared)',
-    slug: 'kubets-informer',
-    async start(config, _path, seen) {
-      const core = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
-      return synced(await startPodPipeline({ core, namespace, onUpdate: seen, queue: false }));
-    },
-  },
-  {
-    name: '@kubets informer + a handler, managedFields not shared',
-    slug: 'kubets-informer-unshared',
-    async start(config, _path, seen) {
-      const core = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
-      return synced(
-        await startPodPipeline({
-          core,
-          namespace,
-          onUpdate: seen,
-          queue: false,
-          shareManagedFields: false,
-        }),
-      );
-    },
-  },
-  {
-    name: '@kubets informer + rate-limiting queue + worker (the benchmark pipeline)',
-    slug: 'kubets-pipeline',
-    async start(config, _path, seen) {
-      const core = new RESTClient({ ...config, qps: -1 }, { groupVersion: 'v1' });
-      return synced(await startPodPipeline({ core, namespace, onUpdate: seen }));
-    },
-  },
+  kubetsPipelineLayer(
+    '@kubets informer + a handler (shared informer, managedFields shared)',
+    'kubets-informer',
+    { queue: false },
+  ),
+  kubetsPipelineLayer(
+    '@kubets informer + a handler, managedFields not shared',
+    'kubets-informer-unshared',
+    { queue: false, shareManagedFields: false },
+  ),
+  kubetsPipelineLayer(
+    '@kubets informer + rate-limiting queue + worker (the benchmark pipeline)',
+    'kubets-pipeline',
+    {},
+  ),
   {
     name: '@kubernetes/client-node informer + array queue + worker (the benchmark pipeline)',
     slug: clientNodeSlug,

@@ -22,6 +22,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { pool } from './pool.ts';
 
 const watchFloor = fileURLToPath(new URL('./watch-floor.ts', import.meta.url));
 
@@ -54,6 +55,9 @@ export function perEvent(
   return (moreTotal - total) / (moreEvents - events);
 }
 
+// Far above the one to three minutes a run takes under valgrind.
+const runTimeoutMs = 30 * 60_000;
+
 function countInstructions(layer: string, events: number, warmup: number): Promise<number> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -81,8 +85,13 @@ function countInstructions(layer: string, events: number, warmup: number): Promi
         '--only',
         layer,
       ],
-      { maxBuffer: 64 * 1024 * 1024 },
+      // A layer that never sees its events would otherwise wait for ever.
+      { maxBuffer: 64 * 1024 * 1024, timeout: runTimeoutMs },
       (err, stdout, stderr) => {
+        if ((err as NodeJS.ErrnoException | null)?.code === 'ENOENT') {
+          reject(new Error('valgrind is not on PATH (Debian package `valgrind`)'));
+          return;
+        }
         const total = parseInstructionTotal(stderr);
         if (err !== null || total === undefined) {
           const tail = `${stdout}${stderr}`.trim().split('\n').slice(-5).join('\n');
@@ -93,23 +102,6 @@ function countInstructions(layer: string, events: number, warmup: number): Promi
       },
     );
   });
-}
-
-async function mapLimited<T, R>(
-  items: readonly T[],
-  limit: number,
-  run: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await run(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 async function main(): Promise<void> {
@@ -132,10 +124,13 @@ async function main(): Promise<void> {
     { layer, events },
     { layer, events: events * 3 },
   ]);
-  const totals = await mapLimited(runs, parallel, async (run) => {
-    const total = await countInstructions(run.layer, run.events, warmup);
-    console.error(`[watch-instructions] ${run.layer}, ${run.events} events: ${total} instructions`);
-    return total;
+  const totals: number[] = [];
+  await pool(runs.length, parallel, async (i) => {
+    const run = runs[i]!;
+    totals[i] = await countInstructions(run.layer, run.events, warmup);
+    console.error(
+      `[watch-instructions] ${run.layer}, ${run.events} events: ${totals[i]} instructions`,
+    );
   });
   const perLayer = new Map(
     layers.map((layer, i) => [

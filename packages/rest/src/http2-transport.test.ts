@@ -321,6 +321,25 @@ describe('HTTP/2 transport', () => {
     expect(server.sessions).toHaveLength(1);
   });
 
+  it('hands every Warning header line to the warning handler, as over HTTP/1.1', async () => {
+    const fixture = certs();
+    const server = await startHttp2TlsServer(fixture.serving, (_request, response) => {
+      response.setHeader('warning', ['299 - "first"', '299 - "second, with a comma"']);
+      json(response, 200, pod('a', '1'));
+    });
+    cleanups.push(() => server.close());
+    const warnings: string[] = [];
+    await client(server.url, fixture, {
+      config: { warningHandler: (warning) => warnings.push(warning.text) },
+    })
+      .get()
+      .namespace('default')
+      .resource('pods')
+      .name('a')
+      .do();
+    expect(warnings).toEqual(['first', 'second, with a comma']);
+  });
+
   it('refreshes credentials after a 401, as over HTTP/1.1', async () => {
     const fixture = certs();
     const seen: (string | undefined)[] = [];

@@ -118,6 +118,25 @@ function responseOf(
   for (const [name, value] of Object.entries(headers)) {
     if (!name.startsWith(':')) plain[name] = value;
   }
+  let distinct: Record<string, string[]> | undefined;
+  return {
+    statusCode: Number(headers[':status'] ?? 0),
+    headers: plain,
+    // Built on first read, as node:http's: most responses carry no header it is read for.
+    get headersDistinct() {
+      distinct ??= distinctHeaders(plain, rawHeaders);
+      return distinct;
+    },
+    body: stream,
+    httpVersion: '2.0',
+  };
+}
+
+/** Every header as the list of its values, one per header line (pseudo-headers left out). */
+function distinctHeaders(
+  plain: HttpResponse['headers'],
+  rawHeaders: string[] | undefined,
+): Record<string, string[]> {
   const distinct: Record<string, string[]> = {};
   if (rawHeaders) {
     for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
@@ -132,13 +151,7 @@ function responseOf(
       if (value !== undefined) distinct[name] = Array.isArray(value) ? value : [String(value)];
     }
   }
-  return {
-    statusCode: Number(headers[':status'] ?? 0),
-    headers: plain,
-    headersDistinct: distinct,
-    body: stream,
-    httpVersion: '2.0',
-  };
+  return distinct;
 }
 
 /** A TLS connection being made, and how many requests wait for it. */
