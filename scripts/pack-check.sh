@@ -10,10 +10,10 @@
 #      CommonJS (Node >= 22 require(esm)), checks that a known export is present, and
 #      type-checks a consumer file with tsc (strict) under module/moduleResolution
 #      nodenext and under module esnext + moduleResolution bundler;
-#   5. type-checks every ```ts block of every installed package README (what npm shows) and of
-#      docs/guide.md as a module of its own, as a user pasting it would: strict,
-#      exactOptionalPropertyTypes, noUncheckedIndexedAccess (codegen's README and the guide
-#      import code kubets-gen generates first: the guide's from the operator's CRD);
+#   5. type-checks every ```ts block of every installed package README (what npm shows) as a
+#      module of its own, as a user pasting it would: strict, exactOptionalPropertyTypes,
+#      noUncheckedIndexedAccess (codegen's README imports code kubets-gen generates first);
+#      docs/guide.md is followed as a whole project by scripts/guide-check.mjs;
 #   6. runs publint (--strict) and @arethetypeswrong/cli (--profile esm-only: the packages are
 #      ESM-only, which Node >= 22 can require()) on every tarball.
 # Exits non-zero with a message naming the failing step. KEEP_TMP=1 keeps the temp dir;
@@ -146,9 +146,9 @@ cat >package.json <<'JSON'
 JSON
 # prom-client: optional peer of the prometheus subpaths (apimachinery, workqueue, cache);
 # @types/node: what a Node consumer has; vitest: what @kubets/testing's README examples are
-# written for; yaml: what docs/guide.md's tests read the CRD with.
+# written for.
 npm install --no-audit --no-fund --loglevel=error \
-  "$tmp"/tarballs/*.tgz "typescript@$TS_VERSION" "@types/node@24" "prom-client@15" "vitest@$VITEST_VERSION" "yaml@2" \
+  "$tmp"/tarballs/*.tgz "typescript@$TS_VERSION" "@types/node@24" "prom-client@15" "vitest@$VITEST_VERSION" \
   "publint@$PUBLINT_VERSION" "@arethetypeswrong/cli@$ATTW_VERSION" >"$tmp/npm.log" 2>&1 ||
   { cat "$tmp/npm.log" >&2; fail "npm install of the tarballs failed"; }
 for name in "${pkgs[@]}"; do
@@ -222,18 +222,11 @@ for mode in "nodenext nodenext" "esnext bundler"; do
   fi
 done
 
-step "tsc --strict --exactOptionalPropertyTypes on every README's and docs/guide.md's ts blocks"
+step "tsc --strict --exactOptionalPropertyTypes on every README's ts blocks"
 node "$root/scripts/readme-snippets.mjs" snippets node_modules/@kubets/*/README.md >"$tmp/snippets.txt" ||
   fail "could not extract the README examples"
 npx --no-install kubets-gen --crd "$root/apps/crd-controller/crd/mydemo.yaml" --out snippets/generated \
   --no-format >"$tmp/kubets-gen.log" 2>&1 || { cat "$tmp/kubets-gen.log" >&2; fail "kubets-gen failed"; }
-# The guide follows apps/mydemo-operator, whose CRD has a status: its blocks get their own folder.
-node "$root/scripts/readme-snippets.mjs" snippets/guide "$root/docs/guide.md" >"$tmp/guide-snippets.txt" ||
-  fail "could not extract the examples of docs/guide.md"
-[[ $(wc -l <"$tmp/guide-snippets.txt") -gt 0 ]] || fail "no examples found in docs/guide.md"
-sed 's|^|guide/|' "$tmp/guide-snippets.txt" >>"$tmp/snippets.txt"
-npx --no-install kubets-gen --crd "$root/apps/mydemo-operator/crd/mydemo.yaml" --out snippets/guide/generated \
-  --no-format >"$tmp/kubets-gen.log" 2>&1 || { cat "$tmp/kubets-gen.log" >&2; fail "kubets-gen failed (guide)"; }
 cat >tsconfig.snippets.json <<'JSON'
 {
   "compilerOptions": {
@@ -267,4 +260,4 @@ for tgz in "$tmp"/tarballs/*.tgz; do
     { cat "$tmp/attw.log" >&2; fail "arethetypeswrong reported problems in $(basename "$tgz")"; }
 done
 
-step "OK: ${#pkgs[@]} packages packed, installed, imported (ESM + CJS), type-checked, README and guide examples ($(wc -l <"$tmp/snippets.txt")) type-checked, publint + attw clean"
+step "OK: ${#pkgs[@]} packages packed, installed, imported (ESM + CJS), type-checked, README examples ($(wc -l <"$tmp/snippets.txt")) type-checked, publint + attw clean"

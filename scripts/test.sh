@@ -44,6 +44,9 @@ pnpm test:chaos || status=1
 # Every package packed, installed from its tarball into a scratch project, imported from ESM
 # and CommonJS, and type-checked as a consumer would.
 bash scripts/pack-check.sh --no-build || status=1
+# docs/guide.md followed word for word in a new project, its packages installed from the
+# tarballs through the documented npm install lines: generator, type-check, unit and e2e tests.
+node scripts/guide-check.mjs --no-build || status=1
 # The release flow (changeset version, then publish) in a scratch copy, without publishing.
 bash scripts/release-dry-run.sh --no-build || status=1
 node scripts/test-summary.mjs || status=1

@@ -3,7 +3,7 @@
 // brings one Mydemo's world to its spec; it is idempotent, so it is simply run again for
 // every change of the Mydemo or of what it owns, and after any error.
 
-import { isNotFound } from '@kubets/apimachinery';
+import { isNotFound, jsonEqual } from '@kubets/apimachinery';
 import { appsV1Resources, type appsv1, type Clientset, coreV1Resources } from '@kubets/clientset';
 import {
   type Condition,
@@ -86,7 +86,7 @@ export function mydemoReconciler(deps: OperatorDeps): ReconcileFunc<Mydemo> {
     const conditions: Condition[] = status.conditions ?? [];
     update(status, conditions);
     status.conditions = conditions;
-    if (JSON.stringify(status) === JSON.stringify(mydemo.status ?? {})) return undefined;
+    if (jsonEqual(status, mydemo.status ?? {})) return undefined;
     const { namespace = '', name = '' } = mydemo.metadata ?? {};
     // Through the status subresource: the spec (and metadata.generation) stay as they are.
     const written = await crddemoV1

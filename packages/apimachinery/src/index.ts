@@ -1,5 +1,6 @@
 export * from './backoff.js';
 export * from './clock.js';
+export * from './equality.js';
 export * from './fields.js';
 export * from './gvk.js';
 export * from './labels.js';

@@ -1,6 +1,6 @@
-import { type HasObjectMeta, isNotFound } from '@kubets/apimachinery';
+import { type HasObjectMeta, isNotFound, jsonEqual } from '@kubets/apimachinery';
 import { PatchType } from '@kubets/rest';
-import { createMergePatch, deepEqual } from './merge-patch.js';
+import { createMergePatch } from './merge-patch.js';
 
 /**
  * What {@link createOrUpdate} and {@link createOrPatch} did (controller-runtime's
@@ -54,7 +54,7 @@ export function createOrUpdate<T extends HasObjectMeta>(
   mutate: (obj: T) => void | Promise<void>,
 ): Promise<OperationResult> {
   return mutateLive(client, obj, mutate, async (before) => {
-    if (deepEqual(before, obj)) return 'unchanged';
+    if (jsonEqual(before, obj)) return 'unchanged';
     replaceContents(obj, await client.update(obj));
     return 'updated';
   });
@@ -87,7 +87,7 @@ export function createOrPatch<T extends HasObjectMeta>(
       });
       result = 'updated';
     }
-    if (!deepEqual(beforeStatus, afterStatus)) {
+    if (!jsonEqual(beforeStatus, afterStatus)) {
       if (client.patchStatus === undefined) {
         throw new TypeError(
           `the status of ${describeKey(key)} changed but the client has no patchStatus: pass a client of a resource with a status subresource`,

@@ -1,3 +1,5 @@
+import { jsonEqual } from '@kubets/apimachinery';
+
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /**
@@ -25,7 +27,7 @@ function diffObjects(
     if (isPlainObject(old) && isPlainObject(value)) {
       const nested = diffObjects(old, value);
       if (Object.keys(nested).length > 0) patch[key] = nested;
-    } else if (!deepEqual(old, value)) {
+    } else if (!jsonEqual(old, value)) {
       patch[key] = value;
     }
   }
@@ -34,16 +36,4 @@ function diffObjects(
 
 function isPlainObject(value: unknown): value is Record<string, Json> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Structural equality of JSON values; fields set to `undefined` count as absent. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
-  }
-  if (!isPlainObject(a) || !isPlainObject(b)) return false;
-  const keysA = Object.keys(a).filter((k) => a[k] !== undefined);
-  const keysB = Object.keys(b).filter((k) => b[k] !== undefined);
-  return keysA.length === keysB.length && keysA.every((k) => deepEqual(a[k], b[k]));
 }
