@@ -157,64 +157,27 @@ export class PriorityQueue<T> implements PriorityWorkQueue<T> {
       throw new RangeError(`priority must be an integer, got ${String(priority)}`);
     }
     if (this.#shuttingDown) return;
+    const after = options.after ?? 0;
+    const rateLimited = options.rateLimited === true;
     let delayedChanged = false;
-    for (const item of items) {
-      let after = options.after ?? 0;
-      if (Number.isNaN(after)) after = 0;
-      if (options.rateLimited) {
-        const limited = this.rateLimiter.when(item);
-        if (after === 0 || limited < after) after = limited;
-      }
-      const readyAt = after > 0 ? this.#clock.now() + after : undefined;
-      if (readyAt !== undefined) this.#retries?.inc();
-      const entry = this.#entries.get(item);
-      if (entry === undefined) {
-        const added: Entry<T> = { item, priority, seq: this.#seq++, readyAt, index: -1 };
-        this.#entries.set(item, added);
-        if (readyAt === undefined) {
-          this.#makeReady(added);
-        } else {
-          this.#delayed.push(added);
-          delayedChanged = true;
-        }
-        continue;
-      }
-      const wasReady = entry.readyAt === undefined;
-      const raised = priority > entry.priority;
-      if (raised) {
-        if (wasReady) this.#metrics?.changePriority(entry.priority, priority);
-        entry.priority = priority;
-        // Last among the items of its new priority: FIFO within each priority.
-        entry.seq = this.#seq++;
-      }
-      if (wasReady) {
-        // A held entry is in no heap; `done` places it.
-        if (raised && entry.index >= 0) this.#ready.fix(entry);
-      } else if (readyAt === undefined) {
-        this.#delayed.remove(entry);
-        entry.readyAt = undefined;
-        this.#makeReady(entry);
-        delayedChanged = true;
-      } else if (raised || readyAt < (entry.readyAt as number)) {
-        entry.readyAt = Math.min(readyAt, entry.readyAt as number);
-        this.#delayed.fix(entry);
-        delayedChanged = true;
-      }
-    }
-    if (delayedChanged) this.#arm();
-    this.#handOut();
+    for (const item of items)
+      delayedChanged = this.#addOne(item, priority, after, rateLimited) || delayedChanged;
+    this.#settle(delayedChanged);
   }
 
   add(item: T): void {
-    this.addWithOpts({}, item);
+    if (this.#shuttingDown) return;
+    this.#settle(this.#addOne(item, 0, 0, false));
   }
 
   addAfter(item: T, delayMs: number): void {
-    this.addWithOpts({ after: delayMs }, item);
+    if (this.#shuttingDown) return;
+    this.#settle(this.#addOne(item, 0, delayMs, false));
   }
 
   addRateLimited(item: T): void {
-    this.addWithOpts({ rateLimited: true }, item);
+    if (this.#shuttingDown) return;
+    this.#settle(this.#addOne(item, 0, 0, true));
   }
 
   forget(item: T): void {
@@ -282,6 +245,56 @@ export class PriorityQueue<T> implements PriorityWorkQueue<T> {
     }
     // Gets wait only while nothing is ready: they all learn about the shutdown now.
     this.#gets.resolveAll(SHUTDOWN);
+  }
+
+  /** Adds one item; returns whether the delayed items changed (the timer may need moving). */
+  #addOne(item: T, priority: number, delayMs: number, rateLimited: boolean): boolean {
+    let after = Number.isNaN(delayMs) ? 0 : delayMs;
+    if (rateLimited) {
+      const limited = this.rateLimiter.when(item);
+      if (after === 0 || limited < after) after = limited;
+    }
+    const readyAt = after > 0 ? this.#clock.now() + after : undefined;
+    if (readyAt !== undefined) this.#retries?.inc();
+    const entry = this.#entries.get(item);
+    if (entry === undefined) {
+      const added: Entry<T> = { item, priority, seq: this.#seq++, readyAt, index: -1 };
+      this.#entries.set(item, added);
+      if (readyAt !== undefined) {
+        this.#delayed.push(added);
+        return true;
+      }
+      this.#makeReady(added);
+      return false;
+    }
+    const wasReady = entry.readyAt === undefined;
+    const raised = priority > entry.priority;
+    if (raised) {
+      if (wasReady) this.#metrics?.changePriority(entry.priority, priority);
+      entry.priority = priority;
+      // Last among the items of its new priority: FIFO within each priority.
+      entry.seq = this.#seq++;
+    }
+    if (wasReady) {
+      // A held entry is in no heap; `done` places it.
+      if (raised && entry.index >= 0) this.#ready.fix(entry);
+    } else if (readyAt === undefined) {
+      this.#delayed.remove(entry);
+      entry.readyAt = undefined;
+      this.#makeReady(entry);
+      return true;
+    } else if (raised || readyAt < (entry.readyAt as number)) {
+      entry.readyAt = Math.min(readyAt, entry.readyAt as number);
+      this.#delayed.fix(entry);
+      return true;
+    }
+    return false;
+  }
+
+  /** After adds: moves the timer if the delayed items changed, hands out what is ready. */
+  #settle(delayedChanged: boolean): void {
+    if (delayedChanged) this.#arm();
+    this.#handOut();
   }
 
   /** `entry` is ready now: counted, and in the ready heap unless its item is processing. */
