@@ -14,6 +14,7 @@ import {
   mapToSelf,
 } from './event-handler.js';
 import { checkPredicate, type Predicate } from './predicates.js';
+import { withLowPriorityWhenUnchanged } from './priority.js';
 import type { Reconciler } from './reconciler.js';
 import type { Request } from './request.js';
 import type { Runnable } from './runnable.js';
@@ -61,8 +62,14 @@ export interface WatchOptions<O> {
 export interface BuilderOptions {
   /** How many objects are reconciled at once. Default 1. */
   maxConcurrentReconciles?: number;
-  /** Paces retries; default the workqueue's `defaultControllerRateLimiter`. */
+  /** Paces retries; default per-object exponential backoff (see `ControllerOptions.rateLimiter`). */
   rateLimiter?: RateLimiter<string>;
+  /**
+   * `false`: queue requests in the plain rate-limiting queue rather than the priority queue
+   * (the default, as controller-runtime's), which reconciles real changes before the
+   * informers' initial lists and resyncs.
+   */
+  usePriorityQueue?: boolean;
   /** Overrides the logger of the deps. */
   logger?: Logger;
 }
@@ -260,6 +267,7 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
         ? { maxConcurrentReconciles: this.#options.maxConcurrentReconciles }
         : {}),
       ...(this.#options.rateLimiter ? { rateLimiter: this.#options.rateLimiter } : {}),
+      ...(this.#options.usePriorityQueue === false ? { usePriorityQueue: false } : {}),
       ...(logger ? { logger } : {}),
       ...(this.#deps.clock ? { clock: this.#deps.clock } : {}),
       ...(this.#deps.controllerMetrics ? { metrics: this.#deps.controllerMetrics } : {}),
@@ -274,10 +282,12 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
         .informer()
         .informer()
         .addEventHandler(
-          enqueueingHandler(
-            (request) => ctl.enqueue(request),
-            w.map(primaryLister as GenericLister<HasObjectMeta>),
-            w.predicates,
+          withLowPriorityWhenUnchanged((priority) =>
+            enqueueingHandler(
+              (request) => ctl.enqueue(request, priority),
+              w.map(primaryLister as GenericLister<HasObjectMeta>),
+              w.predicates,
+            ),
           ),
         );
       cacheSyncs.push(() => registration.hasSynced());

@@ -2,7 +2,12 @@ import { type Clock, type Logger, realClock, silentLogger } from '@kubets/apimac
 import { waitForCacheSync } from '@kubets/cache';
 import type { GenericLister } from '@kubets/listers';
 import type { EventRecorder } from '@kubets/record';
-import { type MetricsProvider, type RateLimiter, RateLimitingQueue } from '@kubets/workqueue';
+import {
+  type MetricsProvider,
+  PriorityQueue,
+  type RateLimiter,
+  RateLimitingQueue,
+} from '@kubets/workqueue';
 import { cachedObject } from './cached.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import { findInErrorChain } from './error-chain.js';
@@ -25,10 +30,17 @@ export interface ControllerOptions<T> {
   /** How many requests are reconciled at once (different objects only). Default 1. */
   maxConcurrentReconciles?: number;
   /**
-   * Paces retries after errors and `{ requeue: true }`. Default: the workqueue's
-   * `defaultControllerRateLimiter` (5 ms doubling to 1000 s per object, 10 qps overall).
+   * Paces retries after errors and `{ requeue: true }`. Default: 5 ms doubling to 1000 s per
+   * object; with `usePriorityQueue: false`, the workqueue's `defaultControllerRateLimiter`
+   * (that and 10 qps overall), as controller-runtime.
    */
   rateLimiter?: RateLimiter<string>;
+  /**
+   * Queue requests in a priority queue (default true, controller-runtime's default since
+   * v0.23): requests from informers' initial lists and resyncs wait behind real changes.
+   * `false`: the plain rate-limiting queue.
+   */
+  usePriorityQueue?: boolean;
   /** Where reconcile errors and lifecycle lines go. Default silent. */
   logger?: Logger;
   /** Time source of the work queue; a `FakeClock` in tests. */
@@ -79,7 +91,7 @@ export class Controller<T> {
   /** The controller's name. */
   readonly name: string;
   /** The work queue of request keys (`namespace/name`). */
-  readonly queue: RateLimitingQueue<string>;
+  readonly queue: PriorityQueue<string> | RateLimitingQueue<string>;
   readonly #reconcile: (request: Request, ctx: ReconcileContext<T>) => unknown;
   readonly #workers: number;
   readonly #logger: Logger;
@@ -118,7 +130,8 @@ export class Controller<T> {
     this.#metrics = options.metrics;
     this.#clock = options.clock ?? realClock;
     this.#recorder = options.recorder ?? discardingEventRecorder;
-    this.queue = new RateLimitingQueue<string>({
+    const QueueKind = options.usePriorityQueue === false ? RateLimitingQueue : PriorityQueue;
+    this.queue = new QueueKind<string>({
       name: options.name,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
@@ -126,9 +139,16 @@ export class Controller<T> {
     });
   }
 
-  /** Queues `request` (a no-op once the controller is shutting down). */
-  enqueue(request: Request): void {
-    this.queue.add(requestKey(request));
+  /**
+   * Queues `request` (a no-op once the controller is shutting down), at `priority` (default
+   * 0; higher is reconciled first; ignored without the priority queue).
+   */
+  enqueue(request: Request, priority?: number): void {
+    if (priority !== undefined && this.queue instanceof PriorityQueue) {
+      this.queue.addWithOpts({ priority }, requestKey(request));
+    } else {
+      this.queue.add(requestKey(request));
+    }
   }
 
   /** The counters of this controller's reconciles so far. */

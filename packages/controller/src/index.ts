@@ -22,6 +22,7 @@ export * from './manager.js';
 export * from './object.js';
 export * from './owner-references.js';
 export * from './predicates.js';
+export * from './priority.js';
 export * from './read-your-writes.js';
 export * from './reconciler.js';
 export * from './request.js';

@@ -1,7 +1,8 @@
-import type { ClockTimer, CounterMetric } from '@kubets/apimachinery';
+import type { CounterMetric } from '@kubets/apimachinery';
 import { type HeapEntry, MinHeap } from './heap.js';
 import { activeProvider, type QueueOptions } from './metrics.js';
 import { Queue, type WorkQueue } from './queue.js';
+import { ReadyTimer } from './ready-timer.js';
 
 /** A {@link WorkQueue} that can also add an item later (client-go's `TypedDelayingInterface`). */
 export interface DelayingWorkQueue<T> extends WorkQueue<T> {
@@ -25,9 +26,8 @@ export class DelayingQueue<T> extends Queue<T> implements DelayingWorkQueue<T> {
   readonly #heap = new MinHeap<Waiting<T>>();
   readonly #waiting = new Map<T, Waiting<T>>();
   readonly #retries: CounterMetric | undefined;
+  readonly #timer = new ReadyTimer(this.clock, () => this.#fire());
   #seq = 0;
-  #timer: ClockTimer | undefined;
-  #timerAt = Number.POSITIVE_INFINITY;
 
   constructor(options: QueueOptions = {}) {
     super(options);
@@ -66,28 +66,17 @@ export class DelayingQueue<T> extends Queue<T> implements DelayingWorkQueue<T> {
   }
 
   protected override onShutDown(): void {
-    this.#timer?.cancel();
-    this.#timer = undefined;
-    this.#timerAt = Number.POSITIVE_INFINITY;
+    this.#timer.cancel();
     this.#heap.clear();
     this.#waiting.clear();
   }
 
-  /** Points the single timer at the earliest waiting entry (or stops it if none). */
+  /** Points the timer at the earliest waiting entry (or stops it if none). */
   #arm(): void {
-    const next = this.#heap.peek();
-    const at = next === undefined ? Number.POSITIVE_INFINITY : next.readyAt;
-    if (this.#timer !== undefined && at === this.#timerAt) return;
-    this.#timer?.cancel();
-    this.#timer = undefined;
-    this.#timerAt = at;
-    if (at === Number.POSITIVE_INFINITY) return;
-    this.#timer = this.clock.setTimeout(() => this.#fire(), Math.max(0, at - this.clock.now()));
+    this.#timer.set(this.#heap.peek()?.readyAt ?? Number.POSITIVE_INFINITY);
   }
 
   #fire(): void {
-    this.#timer = undefined;
-    this.#timerAt = Number.POSITIVE_INFINITY;
     const now = this.clock.now();
     for (let next = this.#heap.peek(); next !== undefined && next.readyAt <= now; ) {
       this.#heap.pop();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type HeapEntry, MinHeap } from './heap.js';
+import { type HeapEntry, MinHeap, type Positioned } from './heap.js';
 
 interface Entry extends HeapEntry {
   name: string;
@@ -80,5 +80,48 @@ describe('MinHeap', () => {
     heap.clear();
     expect(heap.size).toBe(0);
     expect(e.index).toBe(-1);
+  });
+});
+
+describe('MinHeap with an ordering of its own', () => {
+  interface Ranked extends Positioned {
+    name: string;
+    rank: number;
+  }
+  const ranked = (name: string, rank: number): Ranked => ({ name, rank, index: -1 });
+  const byRank = (a: Ranked, b: Ranked): boolean => a.rank < b.rank;
+  const drainRanked = (heap: MinHeap<Ranked>): string[] => {
+    const out: string[] = [];
+    for (let e = heap.pop(); e !== undefined; e = heap.pop()) out.push(e.name);
+    return out;
+  };
+
+  it('moves an entry either way with fix once its keys changed', () => {
+    const heap = new MinHeap<Ranked>(byRank);
+    const entries = ['a', 'b', 'c', 'd', 'e'].map((name, i) => ranked(name, i * 10));
+    for (const e of entries) heap.push(e);
+    const [a, , , d] = entries as [Ranked, Ranked, Ranked, Ranked, Ranked];
+    d.rank = -1;
+    heap.fix(d);
+    a.rank = 25;
+    heap.fix(a);
+    expect(drainRanked(heap)).toEqual(['d', 'b', 'c', 'a', 'e']);
+  });
+
+  it('removes any entry, the last one included, and keeps the order', () => {
+    const heap = new MinHeap<Ranked>(byRank);
+    const entries = Array.from({ length: 9 }, (_, i) => ranked(`e${i}`, (i * 7) % 9));
+    for (const e of entries) heap.push(e);
+    const removed = [entries[0], entries[4], entries[8]] as Ranked[];
+    for (const e of removed) {
+      heap.remove(e);
+      expect(e.index).toBe(-1);
+    }
+    expect(heap.size).toBe(6);
+    const expected = entries
+      .filter((e) => !removed.includes(e))
+      .sort((x, y) => x.rank - y.rank)
+      .map((e) => e.name);
+    expect(drainRanked(heap)).toEqual(expected);
   });
 });

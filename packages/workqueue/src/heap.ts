@@ -1,18 +1,34 @@
-/** An entry of a {@link MinHeap}: ordered by `readyAt`, then by `seq` (insertion order). */
-export interface HeapEntry {
-  readyAt: number;
-  readonly seq: number;
-  /** The entry's position in the heap's array, kept up to date by the heap. */
+/** An entry of a {@link MinHeap}: the heap keeps its position up to date. */
+export interface Positioned {
+  /** The entry's position in the heap's array; -1 while it is in no heap. */
   index: number;
 }
 
+/** An entry of the default {@link MinHeap}: ordered by `readyAt`, then by `seq` (insertion order). */
+export interface HeapEntry extends Positioned {
+  readyAt: number;
+  readonly seq: number;
+}
+
+/** Earlier ready time first; at the same time, the entry pushed first. */
+function byReadyTime(a: HeapEntry, b: HeapEntry): boolean {
+  return a.readyAt < b.readyAt || (a.readyAt === b.readyAt && a.seq < b.seq);
+}
+
 /**
- * A binary min-heap that tracks each entry's position, so an entry's key can be lowered in
- * O(log n) (the delaying queue moves a duplicate item to the earlier ready time).
+ * A binary min-heap that tracks each entry's position, so an entry can be moved or removed
+ * in O(log n) (the delaying queue moves a duplicate item to the earlier ready time, the
+ * priority queue raises an item's priority). Ordered by `less`; by ready time by default.
  * @internal
  */
-export class MinHeap<E extends HeapEntry> {
+export class MinHeap<E extends Positioned> {
   readonly #items: E[] = [];
+  readonly #less: (a: E, b: E) => boolean;
+
+  /** @param less - whether `a` comes out before `b`; by ready time when omitted (`E` must then be a {@link HeapEntry}). */
+  constructor(less?: (a: E, b: E) => boolean) {
+    this.#less = less ?? (byReadyTime as unknown as (a: E, b: E) => boolean);
+  }
 
   get size(): number {
     return this.#items.length;
@@ -43,18 +59,32 @@ export class MinHeap<E extends HeapEntry> {
   }
 
   /** Moves `entry` (which must be in this heap) to a lower `readyAt`. */
-  decrease(entry: E, readyAt: number): void {
+  decrease(entry: E & HeapEntry, readyAt: number): void {
     entry.readyAt = readyAt;
     this.#up(entry.index);
+  }
+
+  /** Puts `entry` (which must be in this heap) back in place after its order keys changed. */
+  fix(entry: E): void {
+    this.#up(entry.index);
+    this.#down(entry.index);
+  }
+
+  /** Takes `entry` (which must be in this heap) out of it. */
+  remove(entry: E): void {
+    const items = this.#items;
+    const i = entry.index;
+    const last = items.pop() as E;
+    entry.index = -1;
+    if (last === entry) return;
+    items[i] = last;
+    last.index = i;
+    this.fix(last);
   }
 
   clear(): void {
     for (const e of this.#items) e.index = -1;
     this.#items.length = 0;
-  }
-
-  #less(a: E, b: E): boolean {
-    return a.readyAt < b.readyAt || (a.readyAt === b.readyAt && a.seq < b.seq);
   }
 
   #swap(i: number, j: number): void {

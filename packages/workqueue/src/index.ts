@@ -1,7 +1,8 @@
 /**
  * Work queues for Kubernetes controllers, as client-go's `util/workqueue`: a deduplicating
  * FIFO that never hands one item to two workers, a delaying queue, a rate-limiting queue,
- * the rate limiters controllers use, metrics hooks and an injectable clock.
+ * controller-runtime's priority queue, the rate limiters controllers use, metrics hooks and
+ * an injectable clock.
  *
  * The Prometheus adapter lives in the `@kubets/workqueue/prometheus` subpath.
  * @packageDocumentation
@@ -14,6 +15,7 @@ export {
 } from './delaying-queue.js';
 export {
   type CounterMetric,
+  type DepthMetricWithPriority,
   type GaugeMetric,
   getMetricsProvider,
   type HistogramMetric,
@@ -24,6 +26,14 @@ export {
   setMetricsProvider,
   UNFINISHED_WORK_UPDATE_PERIOD_MS,
 } from './metrics.js';
+export {
+  type AddOptions,
+  newPriorityQueue,
+  type PriorityGetResult,
+  PriorityQueue,
+  type PriorityQueueOptions,
+  type PriorityWorkQueue,
+} from './priority-queue.js';
 export { type GetResult, newQueue, Queue, type WorkQueue } from './queue.js';
 export {
   BucketRateLimiter,

@@ -31,6 +31,21 @@ export interface MetricsProvider {
   newLongestRunningProcessorSecondsMetric(name: string): SettableGauge;
   /** Calls to `addAfter` (and so `addRateLimited`) the delaying queue accepted. */
   newRetriesMetric(name: string): Counter;
+  /**
+   * Optional: the depth of a priority queue by priority (controller-runtime's
+   * `MetricsProviderWithPriority`). The priority queue uses it when the provider has it,
+   * {@link MetricsProvider.newDepthMetric} (every priority in one gauge) otherwise; the other
+   * queues never call it.
+   */
+  newDepthMetricWithPriority?(name: string): DepthMetricWithPriority;
+}
+
+/** A queue's depth told apart by priority (controller-runtime's `DepthMetricWithPriority`). */
+export interface DepthMetricWithPriority {
+  /** One more item waiting at `priority`. */
+  inc(priority: number): void;
+  /** One item fewer waiting at `priority`. */
+  dec(priority: number): void;
 }
 
 const queueMetricsSetting = metricsProviderSetting<MetricsProvider>();
@@ -51,6 +66,12 @@ export const getMetricsProvider = queueMetricsSetting.get;
 /** How often unfinished-work and longest-running gauges are refreshed, as in client-go. */
 export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
 
+/** A plain depth gauge as a depth by priority that adds every priority up. */
+function priorityBlind(depth: Gauge): DepthMetricWithPriority {
+  // Never pass the priority on: prom-client's `inc(n)` would take it for an amount.
+  return { inc: () => depth.inc(), dec: () => depth.dec() };
+}
+
 /**
  * The per-queue bookkeeping behind the metrics. Internal: queues create it only when they
  * have a name and a provider other than the no-op one.
@@ -58,7 +79,7 @@ export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
  */
 export class QueueMetrics<T> {
   readonly #clock: Clock;
-  readonly #depth: Gauge;
+  readonly #depth: DepthMetricWithPriority;
   readonly #adds: Counter;
   readonly #latency: Histogram;
   readonly #workDuration: Histogram;
@@ -68,9 +89,12 @@ export class QueueMetrics<T> {
   readonly #processingStartTimes = new Map<T, number>();
   #timer: ClockTimer | undefined;
 
-  constructor(name: string, provider: MetricsProvider, clock: Clock) {
+  /** @param byPriority - whether depth is reported by priority when the provider can. */
+  constructor(name: string, provider: MetricsProvider, clock: Clock, byPriority = false) {
     this.#clock = clock;
-    this.#depth = provider.newDepthMetric(name);
+    this.#depth =
+      (byPriority ? provider.newDepthMetricWithPriority?.(name) : undefined) ??
+      priorityBlind(provider.newDepthMetric(name));
     this.#adds = provider.newAddsMetric(name);
     this.#latency = provider.newLatencyMetric(name);
     this.#workDuration = provider.newWorkDurationMetric(name);
@@ -78,21 +102,29 @@ export class QueueMetrics<T> {
     this.#longestRunning = provider.newLongestRunningProcessorSecondsMetric(name);
   }
 
-  add(item: T): void {
+  /** `item` is waiting now (at `priority` in a priority queue). */
+  add(item: T, priority = 0): void {
     this.#adds.inc();
-    this.#depth.inc();
+    this.#depth.inc(priority);
     if (!this.#addTimes.has(item)) this.#addTimes.set(item, this.#clock.now());
   }
 
-  get(item: T): void {
+  /** `get` handed `item` (waiting at `priority`) out. */
+  get(item: T, priority = 0): void {
     const now = this.#clock.now();
-    this.#depth.dec();
+    this.#depth.dec(priority);
     const addedAt = this.#addTimes.get(item);
     if (addedAt !== undefined) {
       this.#latency.observe((now - addedAt) / 1000);
       this.#addTimes.delete(item);
     }
     this.#processingStartTimes.set(item, now);
+  }
+
+  /** A waiting item moved from one priority to another. */
+  changePriority(from: number, to: number): void {
+    this.#depth.dec(from);
+    this.#depth.inc(to);
   }
 
   done(item: T): void {

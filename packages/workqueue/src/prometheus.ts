@@ -9,15 +9,21 @@
  * ```
  * @packageDocumentation
  */
+import type { GaugeMetric } from '@kubets/apimachinery';
 import {
   metricSpecsOf,
   type PrometheusProviderClass,
   type PrometheusProviderOptions,
   perNameMetricsProvider,
+  registeredMetric,
 } from '@kubets/apimachinery/prometheus';
-import type { MetricsProvider } from './metrics.js';
+import { Gauge, register } from 'prom-client';
+import type { DepthMetricWithPriority, MetricsProvider } from './metrics.js';
 
-/** client-go's workqueue metric names (subsystem `workqueue`, label `name`). */
+/**
+ * client-go's workqueue metric names (subsystem `workqueue`, label `name`; the depth of a
+ * priority queue also has controller-runtime's label `priority`).
+ */
 export const WORKQUEUE_METRIC_NAMES = {
   depth: 'workqueue_depth',
   adds: 'workqueue_adds_total',
@@ -58,24 +64,91 @@ export type PrometheusMetricsProviderOptions = PrometheusProviderOptions;
 const workqueueMetric = metricSpecsOf(WORKQUEUE_METRIC_NAMES, WORKQUEUE_METRIC_HELP);
 
 /**
+ * controller-runtime's bound on the distinct priorities a depth reports: beyond it, every
+ * priority is reported under {@link PRIORITY_CARDINALITY_EXCEEDED}.
+ */
+export const MAX_REPORTED_PRIORITIES = 25;
+
+/** The `priority` label of a depth that has seen more than {@link MAX_REPORTED_PRIORITIES}. */
+export const PRIORITY_CARDINALITY_EXCEEDED = 'exceeded_cardinality_limit';
+
+type DepthLabel = 'name' | 'priority';
+const depthLabels: readonly DepthLabel[] = ['name', 'priority'];
+
+/** One queue's depth by priority, with controller-runtime's bound on the label's values. */
+class DepthByPriority implements DepthMetricWithPriority {
+  readonly #depth: Gauge<DepthLabel>;
+  readonly #name: string;
+  #seen: Set<number> | undefined = new Set();
+
+  constructor(depth: Gauge<DepthLabel>, name: string) {
+    this.#depth = depth;
+    this.#name = name;
+  }
+
+  inc(priority: number): void {
+    this.#depth.inc({ name: this.#name, priority: this.#label(priority) });
+  }
+
+  dec(priority: number): void {
+    this.#depth.dec({ name: this.#name, priority: this.#label(priority) });
+  }
+
+  #label(priority: number): string {
+    if (this.#seen === undefined) return PRIORITY_CARDINALITY_EXCEEDED;
+    this.#seen.add(priority);
+    if (this.#seen.size <= MAX_REPORTED_PRIORITIES) return String(priority);
+    this.#seen = undefined;
+    return PRIORITY_CARDINALITY_EXCEEDED;
+  }
+}
+
+const PerNamePrometheusProvider = perNameMetricsProvider<
+  Omit<MetricsProvider, 'newDepthMetric' | 'newDepthMetricWithPriority'>
+>({
+  newAddsMetric: workqueueMetric('counter', 'adds'),
+  newLatencyMetric: workqueueMetric('histogram', 'latency', WORKQUEUE_DURATION_BUCKETS),
+  newWorkDurationMetric: workqueueMetric('histogram', 'workDuration', WORKQUEUE_DURATION_BUCKETS),
+  newUnfinishedWorkSecondsMetric: workqueueMetric('gauge', 'unfinishedWork'),
+  newLongestRunningProcessorSecondsMetric: workqueueMetric('gauge', 'longestRunningProcessor'),
+  newRetriesMetric: workqueueMetric('counter', 'retries'),
+});
+
+/**
  * A {@link MetricsProvider} backed by prom-client, with client-go's metric names, help and
- * buckets; each queue is one `name` label value. Metrics already registered under these
- * names in the registry (by another provider on the same registry) are reused; a metric of
- * another type under one of the names is refused with a `TypeError`.
+ * buckets; each queue is one `name` label value. A priority queue's depth is reported per
+ * priority too (the `priority` label, as controller-runtime does); the other queues' depth
+ * series have no `priority` label. Metrics already registered under these names in the
+ * registry (by another provider on the same registry) are reused; a metric of another type
+ * under one of the names is refused with a `TypeError`.
  *
  * `new PrometheusMetricsProvider({ registry })`, or with no options for prom-client's global
  * registry.
  */
-export const PrometheusMetricsProvider: PrometheusProviderClass<MetricsProvider> =
-  perNameMetricsProvider<MetricsProvider>({
-    newDepthMetric: workqueueMetric('gauge', 'depth'),
-    newAddsMetric: workqueueMetric('counter', 'adds'),
-    newLatencyMetric: workqueueMetric('histogram', 'latency', WORKQUEUE_DURATION_BUCKETS),
-    newWorkDurationMetric: workqueueMetric('histogram', 'workDuration', WORKQUEUE_DURATION_BUCKETS),
-    newUnfinishedWorkSecondsMetric: workqueueMetric('gauge', 'unfinishedWork'),
-    newLongestRunningProcessorSecondsMetric: workqueueMetric('gauge', 'longestRunningProcessor'),
-    newRetriesMetric: workqueueMetric('counter', 'retries'),
-  });
+export const PrometheusMetricsProvider: PrometheusProviderClass<MetricsProvider> = class
+  extends PerNamePrometheusProvider
+  implements MetricsProvider
+{
+  readonly #depth: Gauge<DepthLabel>;
+
+  constructor(options: PrometheusProviderOptions = {}) {
+    super(options);
+    const { name, help } = workqueueMetric('gauge', 'depth');
+    this.#depth = registeredMetric(options.registry ?? register, Gauge<DepthLabel>, {
+      name,
+      help,
+      labelNames: depthLabels,
+    });
+  }
+
+  newDepthMetric(name: string): GaugeMetric {
+    return this.#depth.labels({ name });
+  }
+
+  newDepthMetricWithPriority(name: string): DepthMetricWithPriority {
+    return new DepthByPriority(this.#depth, name);
+  }
+};
 
 /** A provider made by {@link PrometheusMetricsProvider}: a {@link MetricsProvider}. */
 export type PrometheusMetricsProvider = MetricsProvider;

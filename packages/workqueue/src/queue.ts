@@ -1,5 +1,6 @@
 import { type Clock, RingBuffer, realClock } from '@kubets/apimachinery';
 import { activeProvider, QueueMetrics, type QueueOptions } from './metrics.js';
+import { InFlight, WaitingGets } from './waiters.js';
 
 /**
  * What {@link WorkQueue.get} resolves to: an item to process, or the news that the queue is
@@ -58,15 +59,6 @@ export interface WorkQueue<T> {
   shuttingDown(): boolean;
 }
 
-interface Waiter<T> {
-  resolve: (result: GetResult<T>) => void;
-  reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-  prev: Waiter<T> | undefined;
-  next: Waiter<T> | undefined;
-}
-
 const SHUTDOWN: GetResult<never> = Object.freeze({ item: undefined, shutdown: true });
 
 /**
@@ -84,11 +76,9 @@ export class Queue<T> implements WorkQueue<T> {
   protected readonly clock: Clock;
   readonly #queue = new RingBuffer<T>();
   readonly #dirty = new Set<T>();
-  readonly #processing = new Set<T>();
+  readonly #processing = new InFlight<T>();
   readonly #metrics: QueueMetrics<T> | undefined;
-  #waitHead: Waiter<T> | undefined;
-  #waitTail: Waiter<T> | undefined;
-  #drainWaiters: (() => void)[] = [];
+  readonly #gets = new WaitingGets<GetResult<T>>();
   #shuttingDown = false;
 
   constructor(options: QueueOptions = {}) {
@@ -117,61 +107,27 @@ export class Queue<T> implements WorkQueue<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#queue.length > 0) return Promise.resolve(this.#take());
     if (this.#shuttingDown) return Promise.resolve(SHUTDOWN);
-    return new Promise<GetResult<T>>((resolve, reject) => {
-      const waiter: Waiter<T> = {
-        resolve,
-        reject,
-        signal,
-        onAbort: undefined,
-        prev: this.#waitTail,
-        next: undefined,
-      };
-      if (this.#waitTail) this.#waitTail.next = waiter;
-      else this.#waitHead = waiter;
-      this.#waitTail = waiter;
-      if (signal !== undefined) {
-        waiter.onAbort = () => {
-          this.#unlink(waiter);
-          reject(signal.reason);
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
-    });
+    return this.#gets.wait(signal);
   }
 
   done(item: T): void {
-    if (!this.#processing.delete(item)) return;
+    if (!this.#processing.finish(item)) return;
     this.#metrics?.done(item);
     if (this.#dirty.has(item)) {
       this.#queue.push(item);
       this.#wakeOne();
     }
-    if (this.#processing.size === 0 && this.#drainWaiters.length > 0) this.#releaseDrain();
   }
 
   shutDown(): void {
     this.#beginShutdown();
     // client-go: ShutDown stops a ShutDownWithDrain that is still waiting.
-    this.#releaseDrain();
+    this.#processing.release();
   }
 
   shutDownWithDrain(signal?: AbortSignal): Promise<void> {
     this.#beginShutdown();
-    if (this.#processing.size === 0) return Promise.resolve();
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        const i = this.#drainWaiters.indexOf(release);
-        if (i >= 0) this.#drainWaiters.splice(i, 1);
-        reject(signal?.reason);
-      };
-      const release = (): void => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      this.#drainWaiters.push(release);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return this.#processing.drained(signal);
   }
 
   shuttingDown(): boolean {
@@ -186,19 +142,8 @@ export class Queue<T> implements WorkQueue<T> {
     this.#shuttingDown = true;
     this.#metrics?.stop();
     this.onShutDown();
-    // Waiters exist only while the queue is empty: they all learn about the shutdown now.
-    for (let w = this.#waitHead; w !== undefined; w = w.next) {
-      this.#detachSignal(w);
-      w.resolve(SHUTDOWN);
-    }
-    this.#waitHead = undefined;
-    this.#waitTail = undefined;
-  }
-
-  #releaseDrain(): void {
-    const waiters = this.#drainWaiters;
-    this.#drainWaiters = [];
-    for (const release of waiters) release();
+    // Gets wait only while the queue is empty: they all learn about the shutdown now.
+    this.#gets.resolveAll(SHUTDOWN);
   }
 
   #take(): GetResult<T> {
@@ -210,27 +155,8 @@ export class Queue<T> implements WorkQueue<T> {
   }
 
   #wakeOne(): void {
-    const waiter = this.#waitHead;
-    if (waiter === undefined) return;
-    this.#unlink(waiter);
-    this.#detachSignal(waiter);
     // The item moves to processing now, synchronously: no other get can take it.
-    waiter.resolve(this.#take());
-  }
-
-  #unlink(waiter: Waiter<T>): void {
-    if (waiter.prev) waiter.prev.next = waiter.next;
-    else if (this.#waitHead === waiter) this.#waitHead = waiter.next;
-    if (waiter.next) waiter.next.prev = waiter.prev;
-    else if (this.#waitTail === waiter) this.#waitTail = waiter.prev;
-    waiter.prev = undefined;
-    waiter.next = undefined;
-  }
-
-  #detachSignal(waiter: Waiter<T>): void {
-    if (waiter.signal !== undefined && waiter.onAbort !== undefined) {
-      waiter.signal.removeEventListener('abort', waiter.onAbort);
-    }
+    this.#gets.resolveNext(() => this.#take());
   }
 }
 
