@@ -10,6 +10,7 @@ import {
 } from '@kubets/test-utils';
 import { ItemExponentialFailureRateLimiter } from '@kubets/workqueue';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { countReconcilesPerUpdate } from '../test/reconciles-per-update.js';
 import { useSharedApiServer } from '../test/server.js';
 import {
   controller,
@@ -212,7 +213,23 @@ describe('bad input', () => {
         controller(mgr())
           .for(coreV1Resources.configMaps)
           .watches(coreV1Resources.pods, undefined as never),
-      message: 'watches(pods): mapToRequests must be a function',
+      message: 'watches(pods): the handler must be a map function',
+    },
+    {
+      name: 'watches with an event handler lacking functions',
+      build: () =>
+        controller(mgr())
+          .for(coreV1Resources.configMaps)
+          .watches(coreV1Resources.pods, { create: () => {} } as never),
+      message: 'watches(pods): the handler must be a map function',
+    },
+    {
+      name: 'watchesSource without a source',
+      build: () =>
+        controller(mgr())
+          .for(coreV1Resources.configMaps)
+          .watchesSource({} as never, () => []),
+      message: 'watchesSource(source): source must be an event source',
     },
     {
       name: 'a predicate that is not one',
@@ -302,5 +319,17 @@ describe('Manager', () => {
     );
     abort.abort();
     await running;
+  });
+});
+
+describe('one reconcile per change', () => {
+  it('one update of a watched object reconciles it once; one update of an owned object reconciles its owner once', async () => {
+    const namespace = await shared.createNamespace(`ns-${++counter}`);
+    const counts = await countReconcilesPerUpdate(
+      { host: shared.server.host, qps: -1 },
+      namespace,
+      3,
+    );
+    expect(counts).toEqual({ watched: 3, owner: 3 });
   });
 });
