@@ -13,6 +13,7 @@ import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { countReconcilesPerUpdate } from '../test/reconciles-per-update.js';
 import { useSharedApiServer } from '../test/server.js';
 import {
+  ChannelSource,
   controller,
   generationChanged,
   labelSelectorPredicate,
@@ -331,5 +332,24 @@ describe('one reconcile per change', () => {
       3,
     );
     expect(counts).toEqual({ watched: 3, owner: 3 });
+  });
+});
+
+describe('watchesSource', () => {
+  it('reconciles what a ChannelSource emits, through the generic predicates and the handler, events before the start included', async () => {
+    const { mgr, namespace, reconciled, record, start } = await newManager();
+    const source = new ChannelSource<{ target: string }>();
+    source.emit({ target: 'early' });
+    controller(mgr)
+      .for(coreV1Resources.configMaps)
+      .watchesSource(source, (event) => [{ namespace, name: event.target }], {
+        predicates: [predicateFuncs({ generic: (e) => e.object.target !== 'dropped' })],
+      })
+      .complete(record);
+    void start();
+    await eventually(() => reconciled.includes(`${namespace}/early`));
+    await source.emitFrom(['dropped', 'late'].map((target) => ({ target })));
+    await eventually(() => reconciled.includes(`${namespace}/late`));
+    expect(reconciled).not.toContain(`${namespace}/dropped`);
   });
 });

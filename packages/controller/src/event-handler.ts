@@ -1,9 +1,4 @@
-import {
-  getControllerOf,
-  type HasObjectMeta,
-  type OwnerReference,
-  parseGroupVersion,
-} from '@kubets/apimachinery';
+import { getControllerOf, type HasObjectMeta, type OwnerReference } from '@kubets/apimachinery';
 import type { ResourceEventHandler } from '@kubets/cache';
 import {
   type DeletedFinalStateUnknown,
@@ -146,12 +141,8 @@ export function enqueueRequestForOwner(
       : (object.metadata?.ownerReferences ?? []);
     const requests: Request[] = [];
     for (const ref of refs) {
-      let group: string;
-      try {
-        group = parseGroupVersion(ref.apiVersion).group;
-      } catch {
-        return requests;
-      }
+      const group = groupOfReference(ref.apiVersion);
+      if (group === undefined) return requests;
       if (ref.kind !== owner.kind || group !== owner.group) continue;
       requests.push({
         namespace: owner.namespaced ? (object.metadata?.namespace ?? '') : '',
@@ -240,6 +231,14 @@ export function mapToCachedControllerOwner(
       (namespace ? cachedObject(primaryLister, { namespace: '', name: ref.name }) : undefined);
     return owner?.metadata?.uid === ref.uid ? [requestFor(owner)] : [];
   };
+}
+
+// The group of an owner reference's apiVersion as controller-runtime reads it: `v1` and ``
+// are the core group, `apps/v1` is `apps`; undefined for more than one `/`.
+function groupOfReference(apiVersion: string | undefined): string | undefined {
+  const parts = (apiVersion ?? '').split('/');
+  if (parts.length > 2) return undefined;
+  return parts.length === 2 ? parts[0] : '';
 }
 
 function addDistinct(queue: RequestQueue, requests: readonly Request[]): void {
