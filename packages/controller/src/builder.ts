@@ -165,6 +165,7 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
   readonly #deps: ControllerDeps;
   readonly #primary: ResolvedResource;
   readonly #watches: Watch[] = [];
+  readonly #eventFilters: Predicate<ObjectWithMeta>[] = [];
   #options: BuilderOptions = {};
   #completed = false;
 
@@ -275,6 +276,20 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
     return this;
   }
 
+  /**
+   * Adds predicates every event of `for`, `owns` and `watches` must pass, before the
+   * watch's own (controller-runtime's `WithEventFilter`); `watchesSource` events are not
+   * filtered by them.
+   *
+   * @throws {TypeError} for a predicate that is not one.
+   */
+  withEventFilter(...predicates: Predicate<ObjectWithMeta>[]): this {
+    for (const [i, p] of predicates.entries())
+      checkPredicate(p, `withEventFilter: predicates[${i}]`);
+    this.#eventFilters.push(...predicates);
+    return this;
+  }
+
   /** Sets the controller's concurrency, rate limiter and logger. */
   withOptions(options: BuilderOptions): this {
     this.#options = { ...this.#options, ...options };
@@ -321,7 +336,9 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
         const registration = w.source
           .informer()
           .informer()
-          .addEventHandler(informerEventHandler(handler, w.predicates, queue));
+          .addEventHandler(
+            informerEventHandler(handler, [...this.#eventFilters, ...w.predicates], queue),
+          );
         cacheSyncs.push(() => registration.hasSynced());
       } else {
         w.source.subscribe((event) => {
