@@ -202,21 +202,31 @@ describe('Controllerutil', () => {
       expect(thrownBy(() => setControllerReference(dep, rs))).toBeInstanceOf(AlreadyOwnedError);
     });
 
-    it('should not duplicate existing owner reference', () => {
-      const rsOwners = [depRef({ controller: false, blockOwnerDeletion: true })];
-      const rs = replicaSet({ name: 'foo', namespace: 'default', ownerReferences: rsOwners });
-      const dep = deployment({ name: 'foo', namespace: 'default', uid: 'foo-uid' });
-      setControllerReference(dep, rs);
-      expect(rs.metadata.ownerReferences).toEqual([
-        depRef({ controller: true, blockOwnerDeletion: true }),
-      ]);
-    });
-
-    it("should replace the owner reference if it's already present", () => {
-      const rsOwners = [
-        depRef({ apiVersion: 'extensions/v1alpha1', controller: true, blockOwnerDeletion: true }),
-      ];
-      const rs = replicaSet({ name: 'foo', namespace: 'default', ownerReferences: rsOwners });
+    // An existing reference to the same owner is replaced by the controller reference, whose
+    // apiVersion is the new owner's.
+    it.each([
+      {
+        name: 'should not duplicate existing owner reference',
+        existing: depRef({ controller: false, blockOwnerDeletion: true }),
+      },
+      {
+        name: "should replace the owner reference if it's already present",
+        existing: depRef({
+          apiVersion: 'extensions/v1alpha1',
+          controller: true,
+          blockOwnerDeletion: true,
+        }),
+      },
+      {
+        name: 'should not return any error if the existing owner has a different version',
+        existing: depRef({
+          apiVersion: 'extensions/v1alpha1',
+          controller: false,
+          blockOwnerDeletion: true,
+        }),
+      },
+    ])('$name', ({ existing }) => {
+      const rs = replicaSet({ name: 'foo', namespace: 'default', ownerReferences: [existing] });
       const dep = deployment({ name: 'foo', namespace: 'default', uid: 'foo-uid' });
       setControllerReference(dep, rs);
       expect(rs.metadata.ownerReferences).toEqual([
@@ -242,19 +252,6 @@ describe('Controllerutil', () => {
       expect(String(thrownBy(() => setControllerReference(pod, pv)))).toContain(
         'cluster-scoped resource must not have a namespace-scoped owner',
       );
-    });
-
-    it('should not return any error if the existing owner has a different version', () => {
-      const rsOwners = [
-        depRef({ apiVersion: 'extensions/v1alpha1', controller: false, blockOwnerDeletion: true }),
-      ];
-      const rs = replicaSet({ name: 'foo', namespace: 'default', ownerReferences: rsOwners });
-      const dep = deployment({ name: 'foo', namespace: 'default', uid: 'foo-uid' });
-      setControllerReference(dep, rs);
-      // The apiVersion is the new owner's.
-      expect(rs.metadata.ownerReferences).toEqual([
-        depRef({ controller: true, blockOwnerDeletion: true }),
-      ]);
     });
 
     it('should set the BlockOwnerDeletion if it is specified as an option', () => {
