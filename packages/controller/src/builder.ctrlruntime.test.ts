@@ -6,29 +6,18 @@
 import type { HasObjectMeta } from '@kubets/apimachinery';
 import { appsV1Resources, type appsv1 } from '@kubets/clientset';
 import { eventually } from '@kubets/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { type TestManager, useManagers } from '../test/managers.js';
 import { useSharedApiServer } from '../test/server.js';
 import {
   controller,
   enqueueRequestForOwner,
-  Manager,
   predicateFuncs,
-  type Request,
-  requestKey,
   type TypedControllerBuilder,
 } from './index.js';
 
 const shared = useSharedApiServer();
-let counter = 0;
-const stops: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop();
-});
-
-async function newManager() {
-  const namespace = await shared.createNamespace(`builder-${++counter}`);
-  return { mgr: new Manager({ host: shared.server.host, qps: -1 }, { namespace }), namespace };
-}
+const newManager = useManagers(shared);
 
 /**
  * Go's doReconcileTest: completes `builder` with a reconciler recording its requests, starts
@@ -36,20 +25,11 @@ async function newManager() {
  * it controls and waits for the Deployment's next reconcile.
  */
 async function doReconcileTest(
-  mgr: Manager,
-  namespace: string,
+  { mgr, namespace, reconciled: requests, record, start }: TestManager,
   builder: TypedControllerBuilder<appsv1.Deployment>,
 ) {
-  const requests: string[] = [];
-  builder.complete((request: Request) => {
-    requests.push(requestKey(request));
-  });
-  const abort = new AbortController();
-  const running = mgr.start(abort.signal);
-  stops.push(async () => {
-    abort.abort();
-    await running;
-  });
+  builder.complete(record);
+  void start();
 
   const deployName = 'deploy-name';
   const deployKey = `${namespace}/${deployName}`;
@@ -118,25 +98,28 @@ describe('application', () => {
 
   describe('Start with ControllerManagedBy', () => {
     it('should Reconcile Owns objects', async () => {
-      const { mgr, namespace } = await newManager();
+      const test = await newManager();
+      const { mgr } = test;
       const bldr = controller(mgr)
         .for(appsV1Resources.deployments)
         .named('deployment-0')
         .owns(appsV1Resources.replicaSets);
-      await doReconcileTest(mgr, namespace, bldr);
+      await doReconcileTest(test, bldr);
     });
 
     it('should Reconcile Owns objects for every owner', async () => {
-      const { mgr, namespace } = await newManager();
+      const test = await newManager();
+      const { mgr } = test;
       const bldr = controller(mgr)
         .for(appsV1Resources.deployments)
         .named('deployment-1')
         .owns(appsV1Resources.replicaSets, { matchEveryOwner: true });
-      await doReconcileTest(mgr, namespace, bldr);
+      await doReconcileTest(test, bldr);
     });
 
     it('should Reconcile Watches objects', async () => {
-      const { mgr, namespace } = await newManager();
+      const test = await newManager();
+      const { mgr } = test;
       const bldr = controller(mgr)
         .for(appsV1Resources.deployments)
         .watches(
@@ -144,13 +127,14 @@ describe('application', () => {
           appsV1Resources.replicaSets,
           enqueueRequestForOwner(appsV1Resources.deployments, { onlyControllerOwner: true }),
         );
-      await doReconcileTest(mgr, namespace, bldr);
+      await doReconcileTest(test, bldr);
     });
   });
 
   describe('Set custom predicates', () => {
     it('should execute registered predicates only for assigned kind', async () => {
-      const { mgr, namespace } = await newManager();
+      const test = await newManager();
+      const { mgr } = test;
       let deployPrctExecuted = false;
       let replicaSetPrctExecuted = false;
       let allPrctExecuted = 0;
@@ -185,7 +169,7 @@ describe('application', () => {
         .named('deployment-3')
         .owns(appsV1Resources.replicaSets, { predicates: [replicaSetPrct] })
         .withEventFilter(allPrct);
-      await doReconcileTest(mgr, namespace, bldr);
+      await doReconcileTest(test, bldr);
       expect(deployPrctExecuted).toBe(true);
       expect(replicaSetPrctExecuted).toBe(true);
       expect(allPrctExecuted).toBeGreaterThanOrEqual(2);

@@ -9,7 +9,8 @@ import {
   thrownBy,
 } from '@kubets/test-utils';
 import { ItemExponentialFailureRateLimiter } from '@kubets/workqueue';
-import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { useManagers } from '../test/managers.js';
 import { countReconcilesPerUpdate } from '../test/reconciles-per-update.js';
 import { useSharedApiServer } from '../test/server.js';
 import {
@@ -19,38 +20,13 @@ import {
   labelSelectorPredicate,
   Manager,
   predicateFuncs,
-  type Request,
   setControllerReference,
 } from './index.js';
 
 const shared = useSharedApiServer();
 
+const newManager = useManagers(shared);
 let counter = 0;
-const stops: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop();
-});
-
-/** A manager on a namespace of its own, and what its controllers reconciled. */
-async function newManager() {
-  const namespace = await shared.createNamespace(`ns-${++counter}`);
-  const mgr = new Manager({ host: shared.server.host, qps: -1 }, { namespace });
-  const reconciled: string[] = [];
-  const record = (request: Request) => {
-    reconciled.push(`${request.namespace}/${request.name}`);
-  };
-  const abort = new AbortController();
-  let running: Promise<void> | undefined;
-  const start = () => {
-    running = mgr.start(abort.signal);
-    return running;
-  };
-  stops.push(async () => {
-    abort.abort();
-    await running?.catch(() => {});
-  });
-  return { mgr, namespace, reconciled, record, start, abort };
-}
 
 describe('controller(...).for', () => {
   it('reconciles each object of the primary resource, through add, update and delete', async () => {
@@ -167,7 +143,7 @@ describe('owns and watches', () => {
 
 describe('the builder without a manager', () => {
   it('runs on an informer factory the caller starts', async () => {
-    const namespace = await shared.createNamespace(`ns-${++counter}`);
+    const namespace = await shared.createNamespace(`ns-other-${++counter}`);
     const factory = newSharedInformerFactory(shared.clientset, { defaultResyncMs: 0, namespace });
     const reconciled: string[] = [];
     const ctl = controller({ informers: factory })
@@ -325,7 +301,7 @@ describe('Manager', () => {
 
 describe('one reconcile per change', () => {
   it('one update of a watched object reconciles it once; one update of an owned object reconciles its owner once', async () => {
-    const namespace = await shared.createNamespace(`ns-${++counter}`);
+    const namespace = await shared.createNamespace(`ns-other-${++counter}`);
     const counts = await countReconcilesPerUpdate(
       { host: shared.server.host, qps: -1 },
       namespace,

@@ -393,7 +393,8 @@ describe('Controllerutil', () => {
       await assertLocalDeployWasUpdated();
     });
 
-    it('patches resource and status', async () => {
+    /** Go's "patches resource and status", which "patches resource and not empty status" begins with. */
+    const patchesResourceAndStatus = async () => {
       expect(await createOrPatch(deployments(), deploy, specr)).toBe('created');
       const status = { readyReplicas: 1, replicas: 3 };
       expect(
@@ -403,18 +404,12 @@ describe('Controllerutil', () => {
         }),
       ).toBe('updatedStatus');
       await assertLocalDeployWasUpdated();
-    });
+    };
+
+    it('patches resource and status', patchesResourceAndStatus);
 
     it('patches resource and not empty status', async () => {
-      expect(await createOrPatch(deployments(), deploy, specr)).toBe('created');
-      const status = { readyReplicas: 1, replicas: 3 };
-      expect(
-        await createOrPatch(deployments(), deploy, (d) => {
-          deploymentScaler(3)(d);
-          deploymentStatusr(status)(d);
-        }),
-      ).toBe('updatedStatus');
-      await assertLocalDeployWasUpdated();
+      await patchesResourceAndStatus();
       expect(
         await createOrPatch(deployments(), deploy, (d) => {
           deploymentScaler(5)(d);
