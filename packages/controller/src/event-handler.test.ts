@@ -26,7 +26,7 @@ describe('informerEventHandler', () => {
     const seen: string[] = [];
     const spy = predicateFuncs<HasObjectMeta>({
       create: (e) => {
-        seen.push('create');
+        seen.push(`create initial=${e.isInInitialList}`);
         return predicate.create(e);
       },
       update: (e) => {
@@ -47,12 +47,19 @@ describe('informerEventHandler', () => {
   it('maps adds, the new side of updates, deletes and tombstones to requests', () => {
     const { handler, queued, seen } = handlerWith();
     handler.onAdd?.(named('a', 'ns'), false);
+    handler.onAdd?.(named('listed', 'ns'), true);
     handler.onUpdate?.(named('old', 'ns'), named('new', 'ns'));
     handler.onDelete?.(named('d'));
     handler.onDelete?.(deletedFinalStateUnknown('ns/t', named('t', 'ns')));
     handler.onDelete?.(deletedFinalStateUnknown<HasObjectMeta>('ns/empty', undefined));
-    expect(queued).toEqual(['ns/a', 'ns/new', 'd', 'ns/t']);
-    expect(seen).toEqual(['create', 'update', 'delete unknown=false', 'delete unknown=true']);
+    expect(queued).toEqual(['ns/a', 'ns/listed', 'ns/new', 'd', 'ns/t']);
+    expect(seen).toEqual([
+      'create initial=false',
+      'create initial=true',
+      'update',
+      'delete unknown=false',
+      'delete unknown=true',
+    ]);
   });
 
   it.each([

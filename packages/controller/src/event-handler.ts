@@ -194,8 +194,8 @@ export function informerEventHandler<O>(
   queue: RequestQueue,
 ): ResourceEventHandler<O> {
   return {
-    onAdd: (object) => {
-      const event = { object };
+    onAdd: (object, isInInitialList) => {
+      const event = { object, isInInitialList };
       if (predicates.every((p) => p.create(event))) handler.create(event, queue);
     },
     onUpdate: (objectOld, objectNew) => {

@@ -10,6 +10,11 @@ import {
 export interface CreateEvent<T> {
   /** The new object. */
   readonly object: T;
+  /**
+   * True when the object came with the informer's initial list rather than a later watch
+   * event (controller-runtime's `IsInInitialList`); unset for events made by hand.
+   */
+  readonly isInInitialList?: boolean;
 }
 
 /** An object changed, or a resync re-delivered it (informer update). */
