@@ -3,13 +3,18 @@
 // the in-memory API server where Go runs envtest; each case has a namespace of its own where
 // Go tells its objects apart by a name suffix. The cases of webhooks, metadata projections,
 // custom request types and Go's type checks are listed in docs/fidelity.md.
-import type { HasObjectMeta } from '@kubets/apimachinery';
+import type { HasObjectMeta, Logger } from '@kubets/apimachinery';
 import { appsV1Resources, type appsv1 } from '@kubets/clientset';
+import { newSharedInformerFactory } from '@kubets/informers';
 import { eventually } from '@kubets/test-utils';
+import type { RateLimiter } from '@kubets/workqueue';
 import { describe, expect, it } from 'vitest';
 import { type TestManager, useManagers } from '../test/managers.js';
 import { useSharedApiServer } from '../test/server.js';
 import {
+  type Controller,
+  type ControllerDeps,
+  type ControllerMetricsRecorder,
   controller,
   enqueueRequestForOwner,
   predicateFuncs,
@@ -18,6 +23,7 @@ import {
 
 const shared = useSharedApiServer();
 const newManager = useManagers(shared);
+let optionsCounter = 0;
 
 /**
  * Go's doReconcileTest: completes `builder` with a reconciler recording its requests, starts
@@ -93,6 +99,113 @@ describe('application', () => {
         .owns(appsV1Resources.replicaSets)
         .complete(() => {});
       expect([ctrl1.name, ctrl2.name]).toEqual(['deployment', 'test-default-validator-1']);
+    });
+  });
+
+  describe('New, the options of the built controller', () => {
+    // Go checks the options a fake controller constructor is given at Build; kubets' builder
+    // has none to replace, so each case runs the built controller on an informer factory and
+    // sees the option at work.
+    const runBuilt = async (
+      build: (deps: ControllerDeps) => Controller<appsv1.ReplicaSet>,
+      until: () => boolean,
+      metrics?: ControllerMetricsRecorder,
+    ) => {
+      const namespace = await shared.createNamespace(`options-${++optionsCounter}`);
+      const informers = newSharedInformerFactory(shared.clientset, {
+        defaultResyncMs: 0,
+        namespace,
+      });
+      const ctl = build({ informers, ...(metrics ? { controllerMetrics: metrics } : {}) });
+      const abort = new AbortController();
+      informers.start(abort.signal);
+      const running = ctl.run(abort.signal);
+      await shared.clientset
+        .appsV1()
+        .replicaSets(namespace)
+        .create({
+          metadata: { name: 'rs', namespace },
+          spec: {
+            selector: { matchLabels: { foo: 'bar' } },
+            template: {
+              metadata: { labels: { foo: 'bar' } },
+              spec: { containers: [{ name: 'nginx', image: 'nginx' }] },
+            },
+          },
+        });
+      try {
+        await eventually(until);
+      } finally {
+        abort.abort();
+        await running;
+        await informers.shutdown();
+      }
+    };
+    const noop = () => {};
+
+    it('should override max concurrent reconcilers during creation of controller', async () => {
+      const maxConcurrentReconciles = 5;
+      const started: [string, number][] = [];
+      const metrics: ControllerMetricsRecorder = {
+        started: (name, workers) => void started.push([name, workers]),
+        activeWorkers: noop,
+        reconciled: noop,
+      };
+      await runBuilt(
+        (deps) =>
+          controller(deps)
+            .for(appsV1Resources.replicaSets)
+            .named('replicaset-4')
+            .owns(appsV1Resources.replicaSets)
+            .withOptions({ maxConcurrentReconciles })
+            .complete(noop),
+        () => started.length > 0,
+        metrics,
+      );
+      expect(started).toEqual([['replicaset-4', maxConcurrentReconciles]]);
+    });
+
+    it('should override rate limiter during creation of controller', async () => {
+      const limited: string[] = [];
+      const rateLimiter: RateLimiter<string> = {
+        when: (item) => {
+          limited.push(item);
+          return 60_000;
+        },
+        forget: noop,
+        numRequeues: () => 0,
+      };
+      await runBuilt(
+        (deps) =>
+          controller(deps)
+            .for(appsV1Resources.replicaSets)
+            .named('replicaset-2')
+            .owns(appsV1Resources.replicaSets)
+            .withOptions({ rateLimiter })
+            .complete(() => ({ requeue: true })),
+        () => limited.length > 0,
+      );
+      expect(limited[0]).toMatch(/\/rs$/);
+    });
+
+    it('should override logger during creation of controller', async () => {
+      const lines: string[] = [];
+      const logger: Logger = {
+        debug: noop,
+        info: (message, fields) => void lines.push(`${message} ${fields?.controller}`),
+        warn: noop,
+        error: noop,
+      };
+      await runBuilt(
+        (deps) =>
+          controller(deps)
+            .for(appsV1Resources.replicaSets)
+            .named('replicaset-0')
+            .owns(appsV1Resources.replicaSets)
+            .withOptions({ logger })
+            .complete(noop),
+        () => lines.includes('Starting workers replicaset-0'),
+      );
     });
   });
 
