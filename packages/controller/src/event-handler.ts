@@ -61,13 +61,13 @@ function addSelf(object: HasObjectMeta | null | undefined, queue: RequestQueue):
  * `for` watches with). An update queues the new object only, or the old one when the new
  * one is missing: both are the same object, so one request is all a change needs.
  */
-export const enqueueRequestForObject: EventHandler<HasObjectMeta> = {
+export const enqueueRequestForObject: EventHandler<HasObjectMeta> = Object.freeze({
   create: (event, queue) => addSelf(event.object, queue),
   update: (event, queue) =>
     addSelf(isMissing(event.objectNew) ? event.objectOld : event.objectNew, queue),
   delete: (event, queue) => addSelf(event.object, queue),
   generic: (event, queue) => addSelf(event.object, queue),
-};
+} satisfies EventHandler<HasObjectMeta>);
 
 /**
  * Queues the requests `map` gives for the event's object (controller-runtime's
