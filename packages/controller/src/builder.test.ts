@@ -9,46 +9,24 @@ import {
   thrownBy,
 } from '@kubets/test-utils';
 import { ItemExponentialFailureRateLimiter } from '@kubets/workqueue';
-import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { useManagers } from '../test/managers.js';
+import { countReconcilesPerUpdate } from '../test/reconciles-per-update.js';
 import { useSharedApiServer } from '../test/server.js';
 import {
+  ChannelSource,
   controller,
   generationChanged,
   labelSelectorPredicate,
   Manager,
   predicateFuncs,
-  type Request,
   setControllerReference,
 } from './index.js';
 
 const shared = useSharedApiServer();
 
+const newManager = useManagers(shared);
 let counter = 0;
-const stops: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop();
-});
-
-/** A manager on a namespace of its own, and what its controllers reconciled. */
-async function newManager() {
-  const namespace = await shared.createNamespace(`ns-${++counter}`);
-  const mgr = new Manager({ host: shared.server.host, qps: -1 }, { namespace });
-  const reconciled: string[] = [];
-  const record = (request: Request) => {
-    reconciled.push(`${request.namespace}/${request.name}`);
-  };
-  const abort = new AbortController();
-  let running: Promise<void> | undefined;
-  const start = () => {
-    running = mgr.start(abort.signal);
-    return running;
-  };
-  stops.push(async () => {
-    abort.abort();
-    await running?.catch(() => {});
-  });
-  return { mgr, namespace, reconciled, record, start, abort };
-}
 
 describe('controller(...).for', () => {
   it('reconciles each object of the primary resource, through add, update and delete', async () => {
@@ -165,7 +143,7 @@ describe('owns and watches', () => {
 
 describe('the builder without a manager', () => {
   it('runs on an informer factory the caller starts', async () => {
-    const namespace = await shared.createNamespace(`ns-${++counter}`);
+    const namespace = await shared.createNamespace(`ns-other-${++counter}`);
     const factory = newSharedInformerFactory(shared.clientset, { defaultResyncMs: 0, namespace });
     const reconciled: string[] = [];
     const ctl = controller({ informers: factory })
@@ -212,7 +190,23 @@ describe('bad input', () => {
         controller(mgr())
           .for(coreV1Resources.configMaps)
           .watches(coreV1Resources.pods, undefined as never),
-      message: 'watches(pods): mapToRequests must be a function',
+      message: 'watches(pods): the handler must be a map function',
+    },
+    {
+      name: 'watches with an event handler lacking functions',
+      build: () =>
+        controller(mgr())
+          .for(coreV1Resources.configMaps)
+          .watches(coreV1Resources.pods, { create: () => {} } as never),
+      message: 'watches(pods): the handler must be a map function',
+    },
+    {
+      name: 'watchesSource without a source',
+      build: () =>
+        controller(mgr())
+          .for(coreV1Resources.configMaps)
+          .watchesSource({} as never, () => []),
+      message: 'watchesSource(source): source must be an event source',
     },
     {
       name: 'a predicate that is not one',
@@ -302,5 +296,36 @@ describe('Manager', () => {
     );
     abort.abort();
     await running;
+  });
+});
+
+describe('one reconcile per change', () => {
+  it('one update of a watched object reconciles it once; one update of an owned object reconciles its owner once', async () => {
+    const namespace = await shared.createNamespace(`ns-other-${++counter}`);
+    const counts = await countReconcilesPerUpdate(
+      { host: shared.server.host, qps: -1 },
+      namespace,
+      3,
+    );
+    expect(counts).toEqual({ watched: 3, owner: 3 });
+  });
+});
+
+describe('watchesSource', () => {
+  it('reconciles what a ChannelSource emits, through the generic predicates and the handler, events before the start included', async () => {
+    const { mgr, namespace, reconciled, record, start } = await newManager();
+    const source = new ChannelSource<{ target: string }>();
+    source.emit({ target: 'early' });
+    controller(mgr)
+      .for(coreV1Resources.configMaps)
+      .watchesSource(source, (event) => [{ namespace, name: event.target }], {
+        predicates: [predicateFuncs({ generic: (e) => e.object.target !== 'dropped' })],
+      })
+      .complete(record);
+    void start();
+    await eventually(() => reconciled.includes(`${namespace}/early`));
+    await source.emitFrom(['dropped', 'late'].map((target) => ({ target })));
+    await eventually(() => reconciled.includes(`${namespace}/late`));
+    expect(reconciled).not.toContain(`${namespace}/dropped`);
   });
 });

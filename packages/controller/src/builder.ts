@@ -4,19 +4,23 @@ import type { Unstructured } from '@kubets/dynamic';
 import type { GenericLister } from '@kubets/listers';
 import type { EventRecorder } from '@kubets/record';
 import type { MetricsProvider, RateLimiter } from '@kubets/workqueue';
+import type { EventSource } from './channel-source.js';
 import { Controller } from './controller.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import {
-  enqueueingHandler,
+  type EventHandler,
+  enqueueRequestForObject,
+  enqueueRequestForOwner,
+  enqueueRequestsFromMapFunc,
+  informerEventHandler,
+  isEventHandler,
   type MapFunc,
   mapToCachedControllerOwner,
-  mapToControllerOwner,
-  mapToSelf,
+  type RequestQueue,
 } from './event-handler.js';
 import { checkPredicate, type Predicate } from './predicates.js';
 import { withLowPriorityWhenUnchanged } from './priority.js';
 import type { Reconciler } from './reconciler.js';
-import type { Request } from './request.js';
 import type { Runnable } from './runnable.js';
 import {
   type DynamicInformerProvider,
@@ -56,6 +60,15 @@ export interface ControllerDeps {
 export interface WatchOptions<O> {
   /** Every predicate must pass for an event to be enqueued. */
   predicates?: readonly Predicate<O>[];
+}
+
+/** Options of an `owns` watch. */
+export interface OwnsOptions<O> extends WatchOptions<O> {
+  /**
+   * Reconcile every owner of the primary kind, not only the controller owner
+   * (controller-runtime's `builder.MatchEveryOwner`). Applies to typed primary resources.
+   */
+  matchEveryOwner?: boolean;
 }
 
 /** Settings of the built controller. */
@@ -148,9 +161,9 @@ export class ControllerBuilder extends NamedBuilder {
 }
 
 interface Watch {
-  readonly source: ResolvedResource;
-  /** The map function, given the primary resource's lister once it exists. */
-  readonly map: (primaryLister: GenericLister<HasObjectMeta>) => MapFunc<ObjectWithMeta>;
+  readonly source: ResolvedResource | EventSource<ObjectWithMeta>;
+  /** The event handler, given the primary resource's lister once it exists. */
+  readonly handler: (primaryLister: GenericLister<HasObjectMeta>) => EventHandler<ObjectWithMeta>;
   readonly predicates: readonly Predicate<ObjectWithMeta>[];
 }
 
@@ -159,6 +172,7 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
   readonly #deps: ControllerDeps;
   readonly #primary: ResolvedResource;
   readonly #watches: Watch[] = [];
+  readonly #eventFilters: Predicate<ObjectWithMeta>[] = [];
   #options: BuilderOptions = {};
   #completed = false;
 
@@ -173,37 +187,44 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
     this.#deps = deps;
     this.#primary = primary;
     this.givenName = name;
-    this.#add(primary, () => mapToSelf, options, 'for');
+    this.#add(primary, () => enqueueRequestForObject, options, 'for');
   }
 
   /**
    * Watches objects the primary objects create and control: an event of an owned object
    * reconciles its controller owner (the owner reference with `controller: true` whose
-   * group and kind are the primary resource's). Set it with `setControllerReference`. When
-   * the primary resource is known only by group/version/resource, its kind is not known
-   * up front: the owner reference is matched by group and uid against the primary's cache.
+   * group and kind are the primary resource's), or with `matchEveryOwner` each owner of
+   * that group and kind. Set it with `setControllerReference`. An update reconciles the
+   * owners of the old and the new object, each once. When the primary resource is known
+   * only by group/version/resource, its kind is not known up front: the controller
+   * reference is matched by group and uid against the primary's cache.
+   *
+   * @throws {TypeError} for `matchEveryOwner` with a primary known only by
+   *   group/version/resource.
    */
   owns<O extends ObjectWithMeta>(
     descriptor: ResourceDescriptor<O, unknown>,
-    options?: WatchOptions<O>,
+    options?: OwnsOptions<O>,
   ): this;
   owns<O extends Unstructured = Unstructured>(
     gvr: GroupVersionResource | string,
-    options?: WatchOptions<O>,
+    options?: OwnsOptions<O>,
   ): this;
-  owns<O extends ObjectWithMeta>(
-    resource: WatchedResource<O>,
-    options: WatchOptions<O> = {},
-  ): this {
+  owns<O extends ObjectWithMeta>(resource: WatchedResource<O>, options: OwnsOptions<O> = {}): this {
     const owned = resolveResource(resource, 'owns', this.#deps);
     const primary = this.#primary;
     const descriptor = primary.descriptor;
+    if (options.matchEveryOwner === true && descriptor === undefined) {
+      throw new TypeError(
+        `owns(${owned.resource}): matchEveryOwner needs the primary's kind; give for() a resource descriptor`,
+      );
+    }
     this.#add(
       owned,
       (primaryLister) =>
         descriptor
-          ? mapToControllerOwner(descriptor)
-          : mapToCachedControllerOwner(primary.group, primaryLister),
+          ? enqueueRequestForOwner(descriptor, { onlyControllerOwner: !options.matchEveryOwner })
+          : enqueueRequestsFromMapFunc(mapToCachedControllerOwner(primary.group, primaryLister)),
       options,
       'owns',
     );
@@ -211,29 +232,68 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
   }
 
   /**
-   * Watches any resource and maps each of its objects to the requests to reconcile (for
-   * an update, the old and the new object are both mapped).
+   * Watches any resource: `handler` turns its events into requests to reconcile. A map
+   * function is wrapped in `enqueueRequestsFromMapFunc` (an update maps the old and the
+   * new object and reconciles each request once); an {@link EventHandler} (e.g.
+   * `enqueueRequestForOwner(...)`, `handlerFuncs({...})`) is used as is.
+   *
+   * @throws {TypeError} for a handler that is neither.
    */
   watches<O extends ObjectWithMeta>(
     descriptor: ResourceDescriptor<O, unknown>,
-    mapToRequests: (object: O) => readonly Request[],
+    handler: MapFunc<O> | EventHandler<O>,
     options?: WatchOptions<O>,
   ): this;
   watches<O extends Unstructured = Unstructured>(
     gvr: GroupVersionResource | string,
-    mapToRequests: (object: O) => readonly Request[],
+    handler: MapFunc<O> | EventHandler<O>,
     options?: WatchOptions<O>,
   ): this;
   watches<O extends ObjectWithMeta>(
     resource: WatchedResource<O>,
-    mapToRequests: (object: O) => readonly Request[],
+    handler: MapFunc<O> | EventHandler<O>,
     options: WatchOptions<O> = {},
   ): this {
     const watched = resolveResource(resource, 'watches', this.#deps);
-    if (typeof mapToRequests !== 'function') {
-      throw new TypeError(`watches(${watched.resource}): mapToRequests must be a function`);
+    const eventHandler = eventHandlerOf(handler, `watches(${watched.resource})`);
+    this.#add(watched, () => eventHandler, options, 'watches');
+    return this;
+  }
+
+  /**
+   * Watches events from outside the cluster (controller-runtime's `WatchesRawSource` with a
+   * `source.Channel`): each event a {@link ChannelSource} emits goes through the generic
+   * predicates and then `handler` (a map function or an {@link EventHandler}, as in
+   * {@link watches}) to the queue.
+   *
+   * @throws {TypeError} for a source without `subscribe`, or a handler that is none.
+   */
+  watchesSource<O>(
+    source: EventSource<O>,
+    handler: MapFunc<O> | EventHandler<O>,
+    options: WatchOptions<O> = {},
+  ): this {
+    if (typeof source?.subscribe !== 'function') {
+      throw new TypeError(
+        'watchesSource(source): source must be an event source (e.g. new ChannelSource())',
+      );
     }
-    this.#add(watched, () => mapToRequests, options, 'watches');
+    const eventHandler = eventHandlerOf(handler, 'watchesSource(...)');
+    this.#add(source, () => eventHandler, options, 'watchesSource');
+    return this;
+  }
+
+  /**
+   * Adds predicates every event of `for`, `owns` and `watches` must pass, before the
+   * watch's own (controller-runtime's `WithEventFilter`); `watchesSource` events are not
+   * filtered by them.
+   *
+   * @throws {TypeError} for a predicate that is not one.
+   */
+  withEventFilter(...predicates: Predicate<ObjectWithMeta>[]): this {
+    for (const [i, p] of predicates.entries())
+      checkPredicate(p, `withEventFilter: predicates[${i}]`);
+    this.#eventFilters.push(...predicates);
     return this;
   }
 
@@ -277,40 +337,64 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
     });
     this.#deps.add?.(ctl);
     this.#completed = true;
+    const queue: RequestQueue = { add: (request) => ctl.enqueue(request) };
     for (const w of this.#watches) {
-      const registration = w.source
-        .informer()
-        .informer()
-        .addEventHandler(
-          withLowPriorityWhenUnchanged((priority) =>
-            enqueueingHandler(
-              (request) => ctl.enqueue(request, priority),
-              w.map(primaryLister as GenericLister<HasObjectMeta>),
-              w.predicates,
+      const handler = w.handler(primaryLister as GenericLister<HasObjectMeta>);
+      if (isResolvedResource(w.source)) {
+        const predicates = [...this.#eventFilters, ...w.predicates];
+        const registration = w.source
+          .informer()
+          .informer()
+          .addEventHandler(
+            withLowPriorityWhenUnchanged((priority) =>
+              informerEventHandler(handler, predicates, {
+                add: (request) => ctl.enqueue(request, priority),
+              }),
             ),
-          ),
-        );
-      cacheSyncs.push(() => registration.hasSynced());
+          );
+        cacheSyncs.push(() => registration.hasSynced());
+      } else {
+        w.source.subscribe((event) => {
+          if (w.predicates.every((p) => p.generic(event))) handler.generic(event, queue);
+        });
+      }
     }
     return ctl;
   }
 
-  #add<O extends ObjectWithMeta>(
-    source: ResolvedResource,
-    map: (primaryLister: GenericLister<HasObjectMeta>) => MapFunc<O> | MapFunc<HasObjectMeta>,
+  #add<O>(
+    source: ResolvedResource | EventSource<O>,
+    handler: (
+      primaryLister: GenericLister<HasObjectMeta>,
+    ) => EventHandler<O> | EventHandler<HasObjectMeta>,
     options: WatchOptions<O>,
     what: string,
   ): void {
     const predicates = options.predicates ?? [];
+    const named = isResolvedResource(source) ? `${what}(${source.resource})` : what;
     for (const [i, p] of predicates.entries()) {
-      checkPredicate(p, `${what}(${source.resource}): predicates[${i}]`);
+      checkPredicate(p, `${named}: predicates[${i}]`);
     }
     this.#watches.push({
-      source,
-      map: map as Watch['map'],
+      source: source as Watch['source'],
+      handler: handler as Watch['handler'],
       predicates: predicates as readonly Predicate<ObjectWithMeta>[],
     });
   }
+}
+
+function isResolvedResource(
+  source: ResolvedResource | EventSource<unknown>,
+): source is ResolvedResource {
+  return typeof (source as Partial<ResolvedResource>).informer === 'function';
+}
+
+function eventHandlerOf<O>(handler: MapFunc<O> | EventHandler<O>, what: string): EventHandler<O> {
+  if (typeof handler === 'function') return enqueueRequestsFromMapFunc(handler);
+  if (isEventHandler(handler)) return handler;
+  throw new TypeError(
+    `${what}: the handler must be a map function (object => requests) or an event handler with create, update, delete and generic functions (handlerFuncs fills in the missing ones)`,
+  );
 }
 
 function defaultName(primary: ResolvedResource): string {

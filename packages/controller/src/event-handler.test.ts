@@ -2,21 +2,31 @@ import type { HasObjectMeta } from '@kubets/apimachinery';
 import { deletedFinalStateUnknown } from '@kubets/cache';
 import { thrownBy } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
-import { enqueueingHandler, mapToControllerOwner, mapToSelf } from './event-handler.js';
-import { predicateFuncs, type Request, requestFor, requestFromKey, requestKey } from './index.js';
+import {
+  type EventHandler,
+  enqueueRequestForObject,
+  enqueueRequestForOwner,
+  informerEventHandler,
+  type OwnerType,
+  predicateFuncs,
+  type Request,
+  requestFor,
+  requestFromKey,
+  requestKey,
+} from './index.js';
 
 const named = (name: string, namespace?: string): HasObjectMeta => ({
   metadata: { name, ...(namespace ? { namespace } : {}) },
 });
 
-describe('enqueueingHandler', () => {
-  /** A handler mapping each object to itself, behind `predicate`; what it enqueued. */
+describe('informerEventHandler', () => {
+  /** A watch of each object itself, behind `predicate`; what it enqueued. */
   function handlerWith(predicate = predicateFuncs<HasObjectMeta>({})) {
     const queued: string[] = [];
     const seen: string[] = [];
     const spy = predicateFuncs<HasObjectMeta>({
       create: (e) => {
-        seen.push('create');
+        seen.push(`create initial=${e.isInInitialList}`);
         return predicate.create(e);
       },
       update: (e) => {
@@ -28,21 +38,28 @@ describe('enqueueingHandler', () => {
         return predicate.delete(e);
       },
     });
-    const handler = enqueueingHandler((r: Request) => void queued.push(requestKey(r)), mapToSelf, [
-      spy,
-    ]);
+    const handler = informerEventHandler(enqueueRequestForObject, [spy], {
+      add: (r: Request) => void queued.push(requestKey(r)),
+    });
     return { handler, queued, seen };
   }
 
-  it('maps adds, both sides of updates, deletes and tombstones to requests', () => {
+  it('maps adds, the new side of updates, deletes and tombstones to requests', () => {
     const { handler, queued, seen } = handlerWith();
     handler.onAdd?.(named('a', 'ns'), false);
+    handler.onAdd?.(named('listed', 'ns'), true);
     handler.onUpdate?.(named('old', 'ns'), named('new', 'ns'));
     handler.onDelete?.(named('d'));
     handler.onDelete?.(deletedFinalStateUnknown('ns/t', named('t', 'ns')));
     handler.onDelete?.(deletedFinalStateUnknown<HasObjectMeta>('ns/empty', undefined));
-    expect(queued).toEqual(['ns/a', 'ns/old', 'ns/new', 'd', 'ns/t']);
-    expect(seen).toEqual(['create', 'update', 'delete unknown=false', 'delete unknown=true']);
+    expect(queued).toEqual(['ns/a', 'ns/listed', 'ns/new', 'd', 'ns/t']);
+    expect(seen).toEqual([
+      'create initial=false',
+      'create initial=true',
+      'update',
+      'delete unknown=false',
+      'delete unknown=true',
+    ]);
   });
 
   it.each([
@@ -65,11 +82,22 @@ describe('enqueueingHandler', () => {
   });
 });
 
-describe('mapToSelf and mapToControllerOwner', () => {
-  it('mapToSelf: the object itself; nothing for an object without a name', () => {
-    expect(mapToSelf(named('a', 'ns'))).toEqual([{ namespace: 'ns', name: 'a' }]);
-    expect(mapToSelf(named('node'))).toEqual([{ namespace: '', name: 'node' }]);
-    expect(mapToSelf({})).toEqual([]);
+describe('enqueueRequestForObject and enqueueRequestForOwner', () => {
+  /** The requests `handler` queues for one create of `object`. */
+  const createRequests = (handler: EventHandler<HasObjectMeta>, object: HasObjectMeta) => {
+    const queued: Request[] = [];
+    handler.create({ object }, { add: (r) => void queued.push(r) });
+    return queued;
+  };
+
+  it('enqueueRequestForObject: the object itself; nothing for an object without a name', () => {
+    expect(createRequests(enqueueRequestForObject, named('a', 'ns'))).toEqual([
+      { namespace: 'ns', name: 'a' },
+    ]);
+    expect(createRequests(enqueueRequestForObject, named('node'))).toEqual([
+      { namespace: '', name: 'node' },
+    ]);
+    expect(createRequests(enqueueRequestForObject, {})).toEqual([]);
   });
 
   const owned = (apiVersion: string, kind: string, controller: boolean): HasObjectMeta => ({
@@ -117,9 +145,18 @@ describe('mapToSelf and mapToControllerOwner', () => {
       requests: [],
     },
     { name: 'no owner', object: named('rs', 'ns'), namespaced: true, requests: [] },
-  ])('mapToControllerOwner: $name', ({ object, namespaced, requests }) => {
-    const map = mapToControllerOwner({ group: 'apps', kind: 'Deployment', namespaced });
-    expect(map(object)).toEqual(requests);
+  ])('enqueueRequestForOwner, only the controller: $name', ({ object, namespaced, requests }) => {
+    const handler = enqueueRequestForOwner(
+      { group: 'apps', kind: 'Deployment', namespaced },
+      { onlyControllerOwner: true },
+    );
+    expect(createRequests(handler, object)).toEqual(requests);
+  });
+
+  it('enqueueRequestForOwner refuses an owner type without a kind', () => {
+    expect(
+      String(thrownBy(() => enqueueRequestForOwner({ group: 'apps' } as unknown as OwnerType))),
+    ).toContain('owner must name a group, a kind and whether it is namespaced');
   });
 });
 

@@ -1,3 +1,11 @@
+import {
+  findStatusError,
+  isConflict,
+  isInvalid,
+  type Status,
+  StatusError,
+  type StatusReason,
+} from '@kubets/apimachinery';
 import type { corev1 } from '@kubets/clientset';
 import { configMapOf, rejectionOf } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +42,16 @@ async function deleting(cm: corev1.ConfigMap): Promise<corev1.ConfigMap> {
   const marked = await configMaps().get(name);
   expect(marked.metadata?.deletionTimestamp).toBeTruthy();
   return marked;
+}
+
+/** `err` is a Conflict naming `stale` and what was refused, the server's answer its cause. */
+function expectChangedSinceRead(err: unknown, stale: corev1.ConfigMap, what: string) {
+  expect(isConflict(err)).toBe(true);
+  expect(String(err)).toContain(
+    `${stale.metadata?.namespace}/${stale.metadata?.name}: the object changed since it was read (at resourceVersion ${stale.metadata?.resourceVersion})`,
+  );
+  expect(String(err)).toContain(`the guarded patch to ${what} was refused`);
+  expect(isInvalid((err as Error).cause)).toBe(true);
 }
 
 // The states of kube-runtime's FinalizerState, each with what must happen.
@@ -118,7 +136,7 @@ describe('finalizer', () => {
     await configMaps().update(live);
     const { calls, handlers } = recorder();
     const err = await rejectionOf(finalizer(configMaps(), stale, FIN, handlers));
-    expect(String(err)).toMatch(/test/);
+    expectChangedSinceRead(err, stale, `add the finalizer ${FIN}`);
     expect(calls).toEqual([]);
   });
 
@@ -131,7 +149,7 @@ describe('finalizer', () => {
       finalizer(configMaps(), stale, FIN, { apply: () => 1, cleanup: () => 2 }),
     );
     // Index 1 is gone: the patch is refused rather than removing whatever sits there.
-    expect(String(err)).toMatch(/\/metadata\/finalizers\/1/);
+    expectChangedSinceRead(err, stale, `remove the finalizer ${FIN}`);
     expect((await configMaps().get(stale.metadata?.name ?? '')).metadata?.finalizers).toEqual([
       FIN,
     ]);
@@ -155,5 +173,71 @@ describe('finalizer', () => {
       finalizer(configMaps(), obj, fin, { apply: () => 1, cleanup: () => 2 }),
     );
     expect(String(err)).toContain(message);
+  });
+
+  describe('a refused patch', () => {
+    const stale: corev1.ConfigMap = {
+      kind: 'ConfigMap',
+      metadata: { name: 'web', namespace: 'ns', resourceVersion: '7' },
+    };
+    const rejecting = (status: Status) => ({
+      patch: () => Promise.reject(new StatusError(status)),
+    });
+    const failure = (
+      code: number,
+      reason: StatusReason,
+      message: string,
+      causes = [] as string[],
+    ) =>
+      ({
+        kind: 'Status',
+        status: 'Failure',
+        code,
+        ...(reason ? { reason } : {}),
+        message,
+        details: { causes: causes.map((m) => ({ message: m })) },
+      }) satisfies Status;
+
+    it.each([
+      {
+        name: "kube-apiserver's answer to a failed test (422, generic message)",
+        status: failure(
+          422,
+          'Invalid',
+          'the server rejected our request due to an error in our request',
+          ['testing value /metadata/resourceVersion failed: test failed'],
+        ),
+      },
+      {
+        name: 'a failed test answered 500 without a reason',
+        status: failure(500, '', 'testing value /metadata/finalizers failed: test failed'),
+      },
+    ])('becomes a Conflict naming the object: $name', async ({ status }) => {
+      const err = await rejectionOf(
+        finalizer(rejecting(status), stale, FIN, { apply: () => 1, cleanup: () => 2 }),
+      );
+      expect(isConflict(err)).toBe(true);
+      expect(String(err)).toContain(
+        'Operation cannot be fulfilled on ConfigMap ns/web: the object changed since it was read (at resourceVersion 7)',
+      );
+      expect(findStatusError((err as Error).cause)?.status).toEqual(status);
+    });
+
+    it('that is a validation failure propagates unchanged', async () => {
+      const refusal = new StatusError(
+        failure(
+          422,
+          'Invalid',
+          'ConfigMap "web" is invalid: metadata.finalizers[0]: Invalid value: "Bad Name"',
+        ),
+      );
+      const err = await rejectionOf(
+        finalizer({ patch: () => Promise.reject(refusal) }, stale, 'Bad Name', {
+          apply: () => 1,
+          cleanup: () => 2,
+        }),
+      );
+      expect(err).toBe(refusal);
+    });
   });
 });

@@ -1,4 +1,10 @@
-import type { HasObjectMeta } from '@kubets/apimachinery';
+import {
+  findStatusError,
+  type HasObjectMeta,
+  isInternalError,
+  isInvalid,
+  StatusError,
+} from '@kubets/apimachinery';
 import { PatchType } from '@kubets/rest';
 import { containsFinalizer } from './finalizers.js';
 
@@ -36,12 +42,16 @@ export interface FinalizerHandlers<T, R> {
  * The patches carry `test` operations as kube-runtime's do (no full-object update, so they
  * never conflict with writers of other fields): the removal tests that the finalizer is still
  * at its index; the addition tests the current finalizer list, or the resourceVersion when
- * there is none. When the list changed meanwhile the server refuses the patch and the error
- * propagates, so the reconcile is retried on fresh data. Errors of `apply` and `cleanup`
+ * there is none. When the object changed meanwhile the server refuses the patch (a JSON
+ * patch whose `test` fails is answered 422 with a bare "the server rejected our request due
+ * to an error in our request"): `finalizer` then throws a Conflict `StatusError`
+ * (`isConflict(err)` is true, the server's answer is its `cause`) naming the object, so the
+ * reconcile is retried on fresh data. Errors of `apply` and `cleanup`
  * propagate unchanged (a `TerminalError` stays terminal); a failed `cleanup` leaves the
  * finalizer in place.
  *
  * @returns what `apply` or `cleanup` returned, e.g. a `Result` for the reconcile loop.
+ * @throws {StatusError} a Conflict when the object changed since it was read.
  * @throws {TypeError} when `name` is empty or `obj` has no `metadata.name`.
  */
 export async function finalizer<T extends HasObjectMeta, R>(
@@ -61,7 +71,7 @@ export async function finalizer<T extends HasObjectMeta, R>(
     // Only other finalizers hold the object: our cleanup already ran, or never had to.
     if (index < 0) return undefined;
     const result = await handlers.cleanup(obj);
-    await client.patch(objName, PatchType.JSONPatch, [
+    await guardedPatch(client, obj, `remove the finalizer ${name}`, [
       { op: 'test', path: `/metadata/finalizers/${index}`, value: name },
       { op: 'remove', path: `/metadata/finalizers/${index}` },
     ]);
@@ -69,8 +79,56 @@ export async function finalizer<T extends HasObjectMeta, R>(
   }
 
   if (containsFinalizer(obj, name)) return handlers.apply(obj);
-  const patched = await client.patch(objName, PatchType.JSONPatch, addPatch(obj, name));
+  const patched = await guardedPatch(client, obj, `add the finalizer ${name}`, addPatch(obj, name));
   return handlers.apply(patched);
+}
+
+// Sends a JSON patch guarded by `test` operations; a refusal because the object no longer
+// is what was read becomes a Conflict that says so.
+async function guardedPatch<T extends HasObjectMeta>(
+  client: FinalizerClient<T>,
+  obj: T,
+  what: string,
+  patch: object[],
+): Promise<T> {
+  try {
+    return await client.patch(obj.metadata?.name ?? '', PatchType.JSONPatch, patch);
+  } catch (err) {
+    if (!isRefusedJsonPatch(err)) throw err;
+    const meta = obj.metadata;
+    const kind = (obj as { kind?: unknown }).kind;
+    const named = `${typeof kind === 'string' && kind ? `${kind} ` : ''}${meta?.namespace ? `${meta.namespace}/` : ''}${meta?.name}`;
+    throw new StatusError(
+      {
+        apiVersion: 'v1',
+        kind: 'Status',
+        status: 'Failure',
+        code: 409,
+        reason: 'Conflict',
+        message: `Operation cannot be fulfilled on ${named}: the object changed since it was read (at resourceVersion ${meta?.resourceVersion ?? 'unknown'}), so the guarded patch to ${what} was refused; read it again and retry`,
+        details: { ...(typeof kind === 'string' && kind ? { kind } : {}), name: meta?.name ?? '' },
+      },
+      { cause: err },
+    );
+  }
+}
+
+// kube-apiserver answers a JSON patch it cannot apply (a failed `test`, a path that is gone)
+// with 422 and a bare generic message, the operation's error only in the causes; other
+// servers (and strategic-merge failures) with 500. Validation failures of the patched
+// object are 422 too, but name the object and field instead.
+const genericPatchRefusal = 'the server rejected our request due to an error in our request';
+const failedPatchOperation =
+  /testing value .* failed|error in test for path|unable to remove nonexistent|doc is missing path|missing value/i;
+
+function isRefusedJsonPatch(err: unknown): boolean {
+  if (!isInvalid(err) && !isInternalError(err)) return false;
+  const status = findStatusError(err)?.status;
+  const messages = [
+    status?.message ?? '',
+    ...(status?.details?.causes ?? []).map((c) => c.message ?? ''),
+  ];
+  return messages.some((m) => m === genericPatchRefusal || failedPatchOperation.test(m));
 }
 
 function addPatch(obj: HasObjectMeta, name: string): object[] {

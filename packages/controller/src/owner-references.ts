@@ -94,15 +94,24 @@ export function setOwnerReference(
 /**
  * Removes the reference to `owner` from `object`; returns whether there was one
  * (controller-runtime's `RemoveOwnerReference`, which returns an error instead).
+ *
+ * @throws {TypeError} as {@link setControllerReference}, for an owner that is not one.
  */
 export function removeOwnerReference(owner: OwnerObject, object: HasObjectMeta): boolean {
-  const refs = object.metadata?.ownerReferences;
-  if (refs === undefined) return false;
   const target = referenceTo(owner, object);
-  const kept = refs.filter((r) => !sameOwner(r, target));
-  if (kept.length === refs.length) return false;
-  (object.metadata as ObjectMeta).ownerReferences = kept;
-  return true;
+  return removeReference(object, (r) => sameOwner(r, target));
+}
+
+/**
+ * Removes the controller reference to `owner` from `object`; returns whether there was one
+ * (controller-runtime's `RemoveControllerReference`, which returns an error instead). A
+ * plain owner reference to `owner` stays: only the controller reference is removed.
+ *
+ * @throws {TypeError} as {@link setControllerReference}, for an owner that is not one.
+ */
+export function removeControllerReference(owner: OwnerObject, object: HasObjectMeta): boolean {
+  const target = referenceTo(owner, object);
+  return removeReference(object, (r) => r.controller === true && sameOwner(r, target));
 }
 
 /** Whether `object` has an owner reference to `owner` (compared by group, kind and name). */
@@ -111,7 +120,32 @@ export function hasOwnerReference(owner: OwnerObject, object: HasObjectMeta): bo
   return object.metadata?.ownerReferences?.some((r) => sameOwner(r, target)) ?? false;
 }
 
+/**
+ * Whether `object` has a controller reference (`controller: true`), to any owner
+ * (controller-runtime's `HasControllerReference`).
+ */
+export function hasControllerReference(object: HasObjectMeta): boolean {
+  return object?.metadata?.ownerReferences?.some((r) => r.controller === true) ?? false;
+}
+
+function removeReference(
+  object: HasObjectMeta,
+  matches: (ref: OwnerReference) => boolean,
+): boolean {
+  const refs = object.metadata?.ownerReferences;
+  if (refs === undefined) return false;
+  const kept = refs.filter((r) => !matches(r));
+  if (kept.length === refs.length) return false;
+  (object.metadata as ObjectMeta).ownerReferences = kept;
+  return true;
+}
+
 function referenceTo(owner: OwnerObject, object: HasObjectMeta): OwnerReference {
+  if (typeof owner !== 'object' || owner === null) {
+    throw new TypeError(
+      `the owner must be an object with apiVersion, kind, metadata.name and metadata.uid, got ${owner === null ? 'null' : typeof owner}`,
+    );
+  }
   const { apiVersion, kind } = owner;
   const name = owner.metadata?.name;
   const uid = owner.metadata?.uid;

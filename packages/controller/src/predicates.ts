@@ -1,9 +1,20 @@
-import { type HasObjectMeta, parseSelector, type Selector } from '@kubets/apimachinery';
+import {
+  type HasObjectMeta,
+  type LabelSelector,
+  labelSelectorAsSelector,
+  parseSelector,
+  type Selector,
+} from '@kubets/apimachinery';
 
 /** An object appeared (informer add). */
 export interface CreateEvent<T> {
   /** The new object. */
   readonly object: T;
+  /**
+   * True when the object came with the informer's initial list rather than a later watch
+   * event (controller-runtime's `IsInInitialList`); unset for events made by hand.
+   */
+  readonly isInInitialList?: boolean;
 }
 
 /** An object changed, or a resync re-delivered it (informer update). */
@@ -58,24 +69,35 @@ export function predicateFuncs<T>(funcs: Partial<Predicate<T>>): Predicate<T> {
   };
 }
 
+const isMissing = (object: unknown): object is null | undefined =>
+  object === undefined || object === null;
+
 /**
  * A predicate that lets through the events whose object passes `filter`; for updates, the
- * new object (controller-runtime's `predicate.NewPredicateFuncs`).
+ * new object (controller-runtime's `predicate.NewPredicateFuncs`). An event whose object is
+ * missing (`undefined` or `null`) does not pass, and `filter` is not called with it.
  */
 export function objectPredicate<T>(filter: (object: T) => boolean): Predicate<T> {
+  if (typeof filter !== 'function') {
+    throw new TypeError('objectPredicate(filter): filter must be a function');
+  }
+  const passes = (object: T): boolean => !isMissing(object) && filter(object);
   return {
-    create: (e) => filter(e.object),
-    update: (e) => filter(e.objectNew),
-    delete: (e) => filter(e.object),
-    generic: (e) => filter(e.object),
+    create: (e) => passes(e.object),
+    update: (e) => passes(e.objectNew),
+    delete: (e) => passes(e.object),
+    generic: (e) => passes(e.object),
   };
 }
 
+// Updates pass when `changed` says so; an update missing either object does not (there is
+// nothing to compare), every other event does.
 function onUpdateOnly(
   changed: (oldObj: HasObjectMeta, newObj: HasObjectMeta) => boolean,
 ): Predicate<HasObjectMeta> {
   return predicateFuncs<HasObjectMeta>({
-    update: (e) => changed(e.objectOld, e.objectNew),
+    update: (e) =>
+      !isMissing(e.objectOld) && !isMissing(e.objectNew) && changed(e.objectOld, e.objectNew),
   });
 }
 
@@ -107,25 +129,39 @@ export const resourceVersionChanged: Predicate<HasObjectMeta> = onUpdateOnly(
 );
 
 /**
- * Lets through the events whose object's labels match `selector` (`app=web,tier!=db`, or a
- * parsed selector); for updates, the new object (controller-runtime's
- * `LabelSelectorPredicate`).
+ * Lets through the events whose object's labels match `selector`: a string
+ * (`app=web,tier!=db`), a parsed selector, or a `metav1.LabelSelector`
+ * (`{ matchLabels, matchExpressions }`); for updates, the new object (controller-runtime's
+ * `LabelSelectorPredicate`). An event whose object is missing does not pass.
  *
- * @throws {Error} for a selector that does not parse, naming the problem.
+ * @throws {Error} for a selector that does not parse or is not valid, naming the problem.
  */
-export function labelSelectorPredicate(selector: string | Selector): Predicate<HasObjectMeta> {
-  const parsed = typeof selector === 'string' ? parseSelector(selector) : selector;
+export function labelSelectorPredicate(
+  selector: string | Selector | LabelSelector,
+): Predicate<HasObjectMeta> {
+  const parsed =
+    typeof selector === 'string'
+      ? parseSelector(selector)
+      : typeof (selector as Partial<Selector>)?.matches === 'function'
+        ? (selector as Selector)
+        : labelSelectorAsSelector(selector as LabelSelector);
   return objectPredicate((object: HasObjectMeta) => parsed.matches(object.metadata?.labels ?? {}));
 }
 
-/** Passes an event when every predicate does (true for none). */
+/**
+ * Passes an event when every predicate does (true for none); asks them in order and stops
+ * at the first that rejects it.
+ */
 export function and<T>(...predicates: Predicate<T>[]): Predicate<T> {
-  return combine(predicates, (results) => results.every(Boolean));
+  return combine(predicates, (ask) => predicates.every(ask));
 }
 
-/** Passes an event when at least one predicate does (false for none). */
+/**
+ * Passes an event when at least one predicate does (false for none); asks them in order and
+ * stops at the first that passes it.
+ */
 export function or<T>(...predicates: Predicate<T>[]): Predicate<T> {
-  return combine(predicates, (results) => results.some(Boolean));
+  return combine(predicates, (ask) => predicates.some(ask));
 }
 
 /** Passes the events `predicate` rejects. */
@@ -140,14 +176,14 @@ export function not<T>(predicate: Predicate<T>): Predicate<T> {
 
 function combine<T>(
   predicates: Predicate<T>[],
-  join: (results: boolean[]) => boolean,
+  join: (ask: (p: Predicate<T>) => boolean) => boolean,
 ): Predicate<T> {
   for (const [i, p] of predicates.entries()) checkPredicate(p, `predicate ${i}`);
   return {
-    create: (e) => join(predicates.map((p) => p.create(e))),
-    update: (e) => join(predicates.map((p) => p.update(e))),
-    delete: (e) => join(predicates.map((p) => p.delete(e))),
-    generic: (e) => join(predicates.map((p) => p.generic(e))),
+    create: (e) => join((p) => p.create(e)),
+    update: (e) => join((p) => p.update(e)),
+    delete: (e) => join((p) => p.delete(e)),
+    generic: (e) => join((p) => p.generic(e)),
   };
 }
 
