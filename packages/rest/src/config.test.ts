@@ -7,15 +7,10 @@ import { delimiter, join } from 'node:path';
 import { type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
-import {
-  type Config,
-  configFromKubeConfig,
-  configSource,
-  defaultUserAgent,
-  inClusterConfig,
-  loadConfig,
-} from './config.js';
+import { configFromKubeconfig, configSource, loadConfig } from './clientcmd.js';
+import { type Config, defaultUserAgent, inClusterConfig } from './config.js';
 import { ConfigError, CredentialsError, isConfigError } from './errors.js';
+import { parseKubeconfig } from './kubeconfig.js';
 
 let dir: string;
 beforeAll(() => {
@@ -575,11 +570,11 @@ describe('authentication through client-node', () => {
     expect(server.requests[0]?.headers.authorization).toBe('Bearer from-exec-plugin');
   });
 
-  it('configFromKubeConfig also takes a KubeConfig loaded by client-node itself', async () => {
+  it('configFromKubeconfig also takes a kubeconfig exported by client-node itself', async () => {
     const { KubeConfig } = await import('@kubernetes/client-node');
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromString(simpleKubeconfig);
-    const config = configFromKubeConfig(kubeConfig);
+    const config = configFromKubeconfig(parseKubeconfig(kubeConfig.exportConfig()));
     expect(config.host).toBe('https://dev.example:6443');
     expect(config.bearerToken).toBe('dev-token');
     expect(config.namespace).toBe('team-a');
