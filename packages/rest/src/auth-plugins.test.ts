@@ -40,6 +40,24 @@ describe("client-node's file layout under the pinned range", () => {
     },
   );
 
+  it('a missing client-node, file or export is reported as such', async () => {
+    const exec = authPlugins.find((plugin) => plugin.name === 'exec');
+    if (!exec) throw new Error('no exec plugin');
+    await expect(loadAuthPlugin(exec, '@kubets/no-such-package')).rejects.toThrow(
+      'the exec auth plugin needs @kubets/no-such-package ~2.0 installed beside @kubets/rest',
+    );
+    await expect(
+      loadAuthPlugin({ ...exec, module: { file: 'dist/moved_auth.js', exportName: 'ExecAuth' } }),
+    ).rejects.toThrow(
+      `${clientNodePackage}/dist/moved_auth.js does not exist: an unsupported ${clientNodePackage} version`,
+    );
+    await expect(
+      loadAuthPlugin({ ...exec, module: { file: 'dist/exec_auth.js', exportName: 'Renamed' } }),
+    ).rejects.toThrow(
+      `${clientNodePackage}/dist/exec_auth.js has no export Renamed: an unsupported ${clientNodePackage} version`,
+    );
+  });
+
   it('plugins are chosen in the order of KubeConfig.applyAuthorizationHeader', () => {
     expect(authPlugins.map((plugin) => plugin.name)).toEqual([
       'azure',

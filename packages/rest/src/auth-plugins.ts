@@ -7,6 +7,7 @@
 // auth-plugins.test.ts fails when they move). The order and the tests are those of
 // `KubeConfig.applyAuthorizationHeader` (azure, gcp, exec, tokenFile, oidc).
 import type { User } from '@kubernetes/client-node';
+import { requireModule } from './builtins.js';
 import type { KubeconfigAuthInfo } from './clientcmd-api.js';
 
 /** The request options an authenticator writes to: headers, and a client certificate. */
@@ -104,22 +105,39 @@ export const authPlugins: readonly AuthPlugin[] = [
   },
 ];
 
+function resolves(specifier: string): boolean {
+  try {
+    requireModule.resolve(specifier);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Imports the plugin's client-node file and constructs its authenticator. A missing
- * client-node (it is an optional peer) is reported as such.
+ * client-node (it is an optional peer) and a file or export that moved are reported as such.
+ * `packageName` is client-node's; tests name another.
  */
-export async function loadAuthPlugin(plugin: AuthPlugin): Promise<Authenticator> {
-  const specifier = `${clientNodePackage}/${plugin.module.file}`;
+export async function loadAuthPlugin(
+  plugin: AuthPlugin,
+  packageName = clientNodePackage,
+): Promise<Authenticator> {
+  const specifier = `${packageName}/${plugin.module.file}`;
   let loaded: Record<string, unknown>;
   try {
     loaded = (await import(specifier)) as Record<string, unknown>;
   } catch (err) {
-    const code = (err as { code?: unknown } | undefined)?.code;
-    if (code === 'ERR_MODULE_NOT_FOUND' && !String(err).includes(plugin.module.file)) {
+    if (!resolves(`${packageName}/package.json`)) {
       throw new Error(
-        `the ${plugin.name} auth plugin needs ${clientNodePackage} ~2.0 installed beside @kubets/rest`,
+        `the ${plugin.name} auth plugin needs ${packageName} ~2.0 installed beside @kubets/rest`,
         { cause: err },
       );
+    }
+    if (!resolves(specifier)) {
+      throw new Error(`${specifier} does not exist: an unsupported ${packageName} version`, {
+        cause: err,
+      });
     }
     throw err;
   }
@@ -128,7 +146,7 @@ export async function loadAuthPlugin(plugin: AuthPlugin): Promise<Authenticator>
     | undefined;
   if (typeof Authenticator !== 'function') {
     throw new Error(
-      `${specifier} has no export ${plugin.module.exportName}: an unsupported ${clientNodePackage} version`,
+      `${specifier} has no export ${plugin.module.exportName}: an unsupported ${packageName} version`,
     );
   }
   const authenticator = new Authenticator();

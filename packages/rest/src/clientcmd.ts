@@ -6,6 +6,7 @@
 import { delimiter, join } from 'node:path';
 import {
   type AppliedAuthentication,
+  type Authenticator,
   type AuthPlugin,
   authPluginFor,
   authPluginNames,
@@ -505,7 +506,7 @@ export function kubeconfigAuthProvider(
   const plugin: AuthPlugin | undefined = authPluginFor(user);
   // One authenticator instance per "generation": each has its own credential cache (exec),
   // so replacing it after a 401 forgets cached credentials. Loaded on first use.
-  type Generation = Promise<Awaited<ReturnType<typeof loadAuthPlugin>> | undefined>;
+  type Generation = Promise<Authenticator | undefined>;
   const newGeneration = (): Generation =>
     plugin ? loadAuthPlugin(plugin) : Promise.resolve(undefined);
   let generation: Generation | undefined;

@@ -8,7 +8,6 @@ import type {
   Kubeconfig,
   KubeconfigAuthInfo,
   KubeconfigCluster,
-  KubeconfigContext,
   KubeconfigNamedAuthInfo,
   KubeconfigNamedCluster,
   KubeconfigNamedContext,
@@ -94,9 +93,10 @@ function namedEntries<T>(
  * Parses the text of one kubeconfig file into client-go's v1 types, with the checks every
  * later step relies on: a mapping at the top, `clusters`/`users`/`contexts` lists of named
  * entries (a name given twice is refused, as clientcmd does), each cluster with a `server`
- * and each context with a `cluster`. Relative file references stay as written
- * ({@link resolveKubeconfigPaths}). The values inside the entries are checked when a
- * context uses them ({@link configFromKubeconfig}), so the error can name the context too.
+ * and each context with a `cluster`. Relative file references stay as written (relative to
+ * the working directory; {@link loadKubeconfig} resolves them against each file's
+ * directory). The values inside the entries are checked when a context uses them
+ * ({@link configFromKubeconfig}), so the error can name the context too.
  *
  * @param file how error messages name the text, usually its path.
  * @throws {ConfigError} `invalid kubeconfig <file>: <what is wrong>`, in one line.
@@ -190,9 +190,3 @@ export function findNamed<T extends { name: string }>(
 ): T | undefined {
   return name ? entries.find((entry) => entry.name === name) : undefined;
 }
-
-/** The context named `name`, or undefined. */
-export const findContext = (
-  kubeconfig: Kubeconfig,
-  name: string | undefined,
-): KubeconfigContext | undefined => findNamed(kubeconfig.contexts, name)?.context;
