@@ -59,6 +59,9 @@ export interface LoadConfigOptions {
   serviceAccountDir?: string | undefined;
 }
 
+/** Where {@link loadKubeconfig} looks for kubeconfig files: the options of {@link loadConfig} that say so. */
+export type KubeconfigLoadingOptions = Pick<LoadConfigOptions, 'kubeconfig' | 'env' | 'homeDir'>;
+
 /**
  * Where {@link loadConfig} takes its configuration from, in the order it looks:
  * `explicit` (a `kubeconfig` path, a `master` URL or `inCluster: true`), the files in
@@ -94,7 +97,7 @@ export function kubeconfigEnvFiles(env: Readonly<Record<string, string | undefin
  * `GetLoadingPrecedence`: the explicit path alone, else the `KUBECONFIG` files, else
  * `~/.kube/config`.
  */
-export function kubeconfigPrecedence(options: LoadConfigOptions = {}): string[] {
+export function kubeconfigPrecedence(options: KubeconfigLoadingOptions = {}): string[] {
   if (options.kubeconfig) return [options.kubeconfig];
   const fromEnv = kubeconfigEnvFiles(options.env ?? process.env);
   if (fromEnv.length > 0) return fromEnv;
@@ -102,7 +105,7 @@ export function kubeconfigPrecedence(options: LoadConfigOptions = {}): string[] 
   return home ? [home] : [];
 }
 
-function homeKubeconfig(options: LoadConfigOptions): string | undefined {
+function homeKubeconfig(options: KubeconfigLoadingOptions): string | undefined {
   const home = options.homeDir ?? safeHomedir();
   return home ? join(home, '.kube', 'config') : undefined;
 }
@@ -158,7 +161,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
  * @throws {ConfigError} naming the file: unreadable, not a kubeconfig, a malformed entry;
  * or when none of the files exists.
  */
-export function loadKubeconfig(options: LoadConfigOptions = {}): Kubeconfig {
+export function loadKubeconfig(options: KubeconfigLoadingOptions = {}): Kubeconfig {
   const files = kubeconfigPrecedence(options);
   // Like clientcmd, files listed in KUBECONFIG that do not exist are skipped; an explicit
   // path must exist.

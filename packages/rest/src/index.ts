@@ -7,6 +7,7 @@ export {
   configFromKubeconfig,
   configSource,
   type FromKubeconfigOptions,
+  type KubeconfigLoadingOptions,
   kubeconfigAuthProvider,
   type LoadConfigOptions,
   loadConfig,
