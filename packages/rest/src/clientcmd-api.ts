@@ -115,7 +115,7 @@ export interface KubeconfigExecConfig {
   /** Its arguments. */
   args?: string[];
   /** Environment variables added for it. */
-  env?: { name: string; value: string }[];
+  env?: KubeconfigExecEnvVar[];
   /** The `client.authentication.k8s.io` version of the ExecCredential it prints. */
   apiVersion?: string;
   /** Shown when the program cannot be found. */
@@ -124,6 +124,14 @@ export interface KubeconfigExecConfig {
   provideClusterInfo?: boolean;
   /** Whether the plugin may prompt: `Never`, `IfAvailable` or `Always`. */
   interactiveMode?: string;
+}
+
+/** An environment variable of an exec plugin (`clientcmd/api/v1.ExecEnvVar`). */
+export interface KubeconfigExecEnvVar {
+  /** The variable's name. */
+  name: string;
+  /** Its value. */
+  value: string;
 }
 
 /** One entry of `contexts` (`clientcmd/api/v1.NamedContext`). */

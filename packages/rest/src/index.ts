@@ -20,6 +20,7 @@ export type {
   KubeconfigCluster,
   KubeconfigContext,
   KubeconfigExecConfig,
+  KubeconfigExecEnvVar,
   KubeconfigNamedAuthInfo,
   KubeconfigNamedCluster,
   KubeconfigNamedContext,
