@@ -414,6 +414,56 @@ describe('loadConfig rejects values of the wrong shape, naming the field and the
     expect(error.field).toBe(`users[u1].${field}`);
   });
 
+  it.each([
+    [
+      'as-groups',
+      { as: 'jane', 'as-groups': 'admins' },
+      'expected a list of strings, got a string',
+    ],
+    ['tokenFile', { tokenFile: 7 }, 'expected a string, got a number'],
+  ])('%s of the wrong type', (field, user, problem) => {
+    const file = withEntries({}, user);
+    const error = expectLoadError(
+      file,
+      new RegExp(`^invalid users\\[u1\\]\\.${field} .*${escapeRe(file)}.*: ${problem}$`),
+    );
+    expect(error.field).toBe(`users[u1].${field}`);
+  });
+
+  it.each([
+    [
+      'clusters that is not a list',
+      { clusters: { a: 1 } },
+      'clusters is not a list (got an object)',
+    ],
+    [
+      'a cluster without a name',
+      { clusters: [{ cluster: { server: 'https://k' } }] },
+      'clusters[0].name is missing',
+    ],
+    [
+      'a user that is not a mapping',
+      { users: [{ name: 'u', user: 'token' }] },
+      'users[0].user is not a mapping',
+    ],
+    [
+      'a context without a cluster',
+      { contexts: [{ name: 'c', context: {} }] },
+      'contexts[0].context.cluster is missing',
+    ],
+    [
+      'a current-context that is not a string',
+      { 'current-context': ['a'] },
+      'current-context must be a string, got a list',
+    ],
+  ])('%s names the entry', (_what, document, problem) => {
+    const file = writeFile('config', JSON.stringify(document));
+    expectLoadError(
+      file,
+      new RegExp(`^invalid kubeconfig ${escapeRe(file)}: ${escapeRe(problem)}$`),
+    );
+  });
+
   const dataFields = [
     ['clusters[c1].certificate-authority-data', 'certificate-authority-data', 'cluster'],
     ['users[u1].client-certificate-data', 'client-certificate-data', 'user'],
