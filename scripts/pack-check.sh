@@ -215,8 +215,7 @@ for mode in "nodenext nodenext" "esnext bundler"; do
   tsconfig "$1" "$2" >"tsconfig.$2.json"
   if ! npx --no-install tsc -p "tsconfig.$2.json" >"$tmp/tsc.log" 2>&1; then
     # Every error fails, those in third-party declarations our types pull in too: a consumer
-    # type-checking with skipLibCheck off sees them (rest depends on @types/ws for this:
-    # client-node's declarations import isomorphic-ws, whose types need ws's).
+    # type-checking with skipLibCheck off sees them.
     sed 's/^/  /' "$tmp/tsc.log" >&2
     fail "type-check failed (module $1, moduleResolution $2)"
   fi

@@ -1,5 +1,5 @@
 // Which of @kubernetes/client-node's modules a process loads, per kubeconfig user: a token or
-// client-certificate kubeconfig loads only client-node's config_types.js (and js-yaml); each
+// client-certificate kubeconfig loads none (kubets reads the file itself, with yaml); each
 // auth plugin loads its own module on the first credentials() call, OIDC (client-node's API
 // client and openid-client) only for an oidc user. And which of Node's heavy built-ins: none
 // of HTTP, TLS, streams or undici until the first request, and undici not even then.
@@ -17,8 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Built-ins a process should not pay for before it needs them: HTTP, TLS and sockets until
 // the first request; undici (Node's fetch, pulled in by an ES module import of node:http)
-// never. Streams and crypto only once something needs them (client-node's config_types.js
-// imports node:fs, which brings streams).
+// never. Streams and crypto only once something needs them.
 const undici = 'internal/deps/undici/undici';
 const untilFirstRequest = ['http', 'https', 'http2', 'tls', 'net', 'zlib', undici];
 const heavyBuiltins = [...untilFirstRequest, 'stream', 'crypto'];
@@ -28,7 +27,7 @@ let work: string;
 let bundle: string;
 
 beforeAll(async () => {
-  // Inside the package, so the bundle resolves @kubernetes/client-node and js-yaml as dist/ does.
+  // Inside the package, so the bundle resolves @kubernetes/client-node and yaml as dist/ does.
   const cache = join(packageDir, 'node_modules', '.cache');
   mkdirSync(cache, { recursive: true });
   work = mkdtempSync(join(cache, 'kubets-footprint-'));
@@ -42,7 +41,7 @@ beforeAll(async () => {
     sourcemap: false,
     silent: true,
     config: false,
-    external: [/^@kubernetes\/client-node/, /^@kubets\//, 'js-yaml'],
+    external: [/^@kubernetes\/client-node/, /^@kubets\//, 'yaml'],
   });
   bundle = join(work, 'index.js');
 }, 60_000);
@@ -76,7 +75,7 @@ if (request === 'request') {
 process.stdout.write(JSON.stringify({
   afterLoad,
   afterCredentials: clientNode(),
-  yaml: loaded.some((url) => url.includes('/js-yaml/')),
+  yaml: loaded.some((url) => url.includes('/node_modules/yaml/')),
   authorization: credentials?.headers?.Authorization ?? null,
   bearerToken: config.bearerToken ?? null,
   builtinsAfterImport: afterImport,
@@ -123,19 +122,19 @@ const idToken = [{ alg: 'none' }, { exp: 4_102_444_800, sub: 'jane' }, 'signatur
   .join('.');
 
 describe('client-node modules a process loads, by kubeconfig user', () => {
-  it('a token kubeconfig loads config_types.js alone', () => {
+  it('a token kubeconfig loads no client-node module', () => {
     const report = loadIn({ token: 'static-token' });
-    expect(report.afterCredentials).toEqual(['dist/config_types.js']);
+    expect(report.afterCredentials).toEqual([]);
     expect(report.yaml).toBe(true);
     expect(report.bearerToken).toBe('static-token');
   });
 
-  it('a client-certificate kubeconfig loads config_types.js alone', () => {
+  it('a client-certificate kubeconfig loads no client-node module', () => {
     const report = loadIn({
       'client-certificate-data': fakePemData('CERTIFICATE'),
       'client-key-data': fakePemData('PRIVATE KEY'),
     });
-    expect(report.afterCredentials).toEqual(['dist/config_types.js']);
+    expect(report.afterCredentials).toEqual([]);
   });
 
   it('an exec user loads exec_auth.js at the first credentials() call', () => {
@@ -151,8 +150,8 @@ describe('client-node modules a process loads, by kubeconfig user', () => {
         args: ['-e', `process.stdout.write(${JSON.stringify(credential)})`],
       },
     });
-    expect(report.afterLoad).toEqual(['dist/config_types.js']);
-    expect(report.afterCredentials).toEqual(['dist/config_types.js', 'dist/exec_auth.js']);
+    expect(report.afterLoad).toEqual([]);
+    expect(report.afterCredentials).toEqual(['dist/exec_auth.js']);
     expect(report.authorization).toBe('Bearer from-exec');
   });
 
@@ -160,8 +159,8 @@ describe('client-node modules a process loads, by kubeconfig user', () => {
     const tokenFile = join(work, 'token');
     writeFileSync(tokenFile, 'from-file');
     const report = loadIn({ 'auth-provider': { name: 'file', config: { tokenFile } } });
-    expect(report.afterLoad).toEqual(['dist/config_types.js']);
-    expect(report.afterCredentials).toEqual(['dist/config_types.js', 'dist/file_auth.js']);
+    expect(report.afterLoad).toEqual([]);
+    expect(report.afterCredentials).toEqual(['dist/file_auth.js']);
     expect(report.authorization).toBe('Bearer from-file');
   });
 
@@ -172,7 +171,7 @@ describe('client-node modules a process loads, by kubeconfig user', () => {
         config: { 'client-id': 'kubectl', 'id-token': idToken, 'idp-issuer-url': 'https://idp' },
       },
     });
-    expect(report.afterLoad).toEqual(['dist/config_types.js']);
+    expect(report.afterLoad).toEqual([]);
     expect(report.afterCredentials).toContain('dist/oidc_auth.js');
     expect(report.afterCredentials).toContain('dist/gen/index.js');
     expect(report.authorization).toBe(`Bearer ${idToken}`);
@@ -185,8 +184,8 @@ describe('client-node modules a process loads, by kubeconfig user', () => {
     const report = loadIn({
       'auth-provider': { name, config: { 'access-token': `${name}-token` } },
     });
-    expect(report.afterLoad).toEqual(['dist/config_types.js']);
-    expect(report.afterCredentials).toEqual(['dist/config_types.js', module]);
+    expect(report.afterLoad).toEqual([]);
+    expect(report.afterCredentials).toEqual([module]);
     expect(report.authorization).toBe(`Bearer ${name}-token`);
   });
 });

@@ -101,7 +101,7 @@ export class RESTClient {
   readonly groupVersion: GroupVersion | undefined;
   /** The limiter every request waits on; `undefined` when throttling is disabled. */
   readonly rateLimiter: RateLimiter | undefined;
-  private readonly runtime: RequestRuntime;
+  readonly #runtime: RequestRuntime;
 
   constructor(config: Config, options: RESTClientOptions = {}) {
     const baseUrl = serverUrl(config);
@@ -143,7 +143,7 @@ export class RESTClient {
     const credentials = new CredentialSource(config, { tokenFile: { clock } });
     const tls = config.tls ?? {};
     const protocol = baseUrl.protocol;
-    this.runtime = {
+    this.#runtime = {
       baseUrl,
       versionedPath,
       rateLimiter: this.rateLimiter,
@@ -173,7 +173,7 @@ export class RESTClient {
 
   /** The server URL requests go to (scheme, host, base path). */
   get baseUrl(): string {
-    return this.runtime.baseUrl.href.replace(/\/$/, '');
+    return this.#runtime.baseUrl.href.replace(/\/$/, '');
   }
 
   /**
@@ -182,7 +182,7 @@ export class RESTClient {
    */
   toJSON(): Record<string, unknown> {
     return {
-      baseUrl: redactedHref(this.runtime.baseUrl).replace(/\/$/, ''),
+      baseUrl: redactedHref(this.#runtime.baseUrl).replace(/\/$/, ''),
       groupVersion: this.groupVersion,
       config: redactConfig(this.config),
     };
@@ -190,7 +190,7 @@ export class RESTClient {
 
   /** Starts a request with any HTTP method. */
   verb(method: string): Request {
-    return new Request(this.runtime, method);
+    return new Request(this.#runtime, method);
   }
 
   /** Starts a GET (read, list, watch, logs). */
@@ -210,7 +210,7 @@ export class RESTClient {
 
   /** Starts a PATCH whose body is interpreted as `patchType`. */
   patch(patchType: PatchType): Request {
-    return new Request(this.runtime, 'PATCH', patchType);
+    return new Request(this.#runtime, 'PATCH', patchType);
   }
 
   /** Starts a DELETE. */

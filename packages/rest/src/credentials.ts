@@ -61,17 +61,17 @@ export const defaultTokenFileRecheckMs = 10_000;
 export class TokenFile {
   /** The file the token is read from. */
   readonly path: string;
-  private cached: CachedToken | undefined;
-  private readonly clock: Clock;
-  private readonly recheckIntervalMs: number;
+  #cached: CachedToken | undefined;
+  readonly #clock: Clock;
+  readonly #recheckIntervalMs: number;
   // When the file was last looked at (clock time), or undefined to look on the next use.
-  private checkedAt: number | undefined;
-  private pending: Promise<string> | undefined;
+  #checkedAt: number | undefined;
+  #pending: Promise<string> | undefined;
 
   constructor(path: string, options: TokenFileOptions = {}) {
     this.path = path;
-    this.clock = options.clock ?? realClock;
-    this.recheckIntervalMs = Math.max(0, options.recheckIntervalMs ?? defaultTokenFileRecheckMs);
+    this.#clock = options.clock ?? realClock;
+    this.#recheckIntervalMs = Math.max(0, options.recheckIntervalMs ?? defaultTokenFileRecheckMs);
   }
 
   /** What `JSON.stringify` shows: the path, never the token read from it. */
@@ -81,7 +81,7 @@ export class TokenFile {
 
   /** Makes the next {@link TokenFile.token} call look at the file, e.g. after a 401 answer. */
   invalidate(): void {
-    this.checkedAt = undefined;
+    this.#checkedAt = undefined;
   }
 
   /**
@@ -91,44 +91,44 @@ export class TokenFile {
    * neither a fallback nor an earlier token.
    */
   async token(fallback?: string): Promise<string> {
-    const cached = this.cached;
+    const cached = this.#cached;
     if (
       cached &&
-      this.checkedAt !== undefined &&
-      this.clock.now() - this.checkedAt < this.recheckIntervalMs
+      this.#checkedAt !== undefined &&
+      this.#clock.now() - this.#checkedAt < this.#recheckIntervalMs
     ) {
       return cached.token;
     }
     // Concurrent requests share one look at the file.
-    this.pending ??= this.check(fallback).finally(() => {
-      this.pending = undefined;
+    this.#pending ??= this.#check(fallback).finally(() => {
+      this.#pending = undefined;
     });
-    return this.pending;
+    return this.#pending;
   }
 
-  private async check(fallback: string | undefined): Promise<string> {
-    const checkedAt = this.clock.now();
+  async #check(fallback: string | undefined): Promise<string> {
+    const checkedAt = this.#clock.now();
     try {
       const info = await nodeFsPromises().stat(this.path);
-      const cached = this.cached;
+      const cached = this.#cached;
       if (
         cached &&
         cached.inode === info.ino &&
         cached.mtimeMs === info.mtimeMs &&
         cached.size === info.size
       ) {
-        this.checkedAt = checkedAt;
+        this.#checkedAt = checkedAt;
         return cached.token;
       }
       const token = (await nodeFsPromises().readFile(this.path, 'utf8')).trim();
       if (!token) throw new Error('the file is empty');
-      this.cached = { token, inode: info.ino, mtimeMs: info.mtimeMs, size: info.size };
-      this.checkedAt = checkedAt;
+      this.#cached = { token, inode: info.ino, mtimeMs: info.mtimeMs, size: info.size };
+      this.#checkedAt = checkedAt;
       return token;
     } catch (err) {
       // A rotation in progress can leave the file briefly missing; keep what worked (and
       // look again on the next use).
-      const usable = this.cached?.token ?? fallback;
+      const usable = this.#cached?.token ?? fallback;
       if (usable) return usable;
       const reason = err instanceof Error ? err.message : String(err);
       throw new CredentialsError(`cannot read the bearer token file ${this.path}: ${reason}`, {
@@ -190,21 +190,21 @@ export interface CredentialSourceOptions {
  * retried: the caller sees the 401.
  */
 export class CredentialSource {
-  private readonly config: Config;
-  private readonly tokenFile: TokenFile | undefined;
-  private readonly staticHeaders: Record<string, string | string[]>;
+  readonly #config: Config;
+  readonly #tokenFile: TokenFile | undefined;
+  readonly #staticHeaders: Record<string, string | string[]>;
 
   constructor(config: Config, options: CredentialSourceOptions = {}) {
-    this.config = config;
-    this.tokenFile = config.bearerTokenFile
+    this.#config = config;
+    this.#tokenFile = config.bearerTokenFile
       ? new TokenFile(config.bearerTokenFile, options.tokenFile)
       : undefined;
-    this.staticHeaders = impersonationHeaders(config.impersonate);
+    this.#staticHeaders = impersonationHeaders(config.impersonate);
   }
 
   /** What `JSON.stringify` shows: the config with its secrets redacted (see {@link redactConfig}). */
   toJSON(): Record<string, unknown> {
-    return { config: redactConfig(this.config) };
+    return { config: redactConfig(this.#config) };
   }
 
   /**
@@ -212,8 +212,8 @@ export class CredentialSource {
    * cannot be obtained.
    */
   async resolve(signal?: AbortSignal): Promise<ResolvedCredentials> {
-    const resolved: ResolvedCredentials = { headers: { ...this.staticHeaders } };
-    const { authProvider } = this.config;
+    const resolved: ResolvedCredentials = { headers: { ...this.#staticHeaders } };
+    const { authProvider } = this.#config;
     let provided: RequestCredentials | undefined;
     if (authProvider) {
       try {
@@ -228,17 +228,17 @@ export class CredentialSource {
       if (provided.keyData) resolved.keyData = provided.keyData;
     }
     if (!hasAuthorization(resolved.headers)) {
-      const token = this.tokenFile
-        ? await this.tokenFile.token(this.config.bearerToken)
-        : this.config.bearerToken;
+      const token = this.#tokenFile
+        ? await this.#tokenFile.token(this.#config.bearerToken)
+        : this.#config.bearerToken;
       if (token) {
         resolved.headers.Authorization = `Bearer ${token}`;
-      } else if (this.config.username || this.config.password) {
-        const basic = Buffer.from(`${this.config.username ?? ''}:${this.config.password ?? ''}`);
+      } else if (this.#config.username || this.#config.password) {
+        const basic = Buffer.from(`${this.#config.username ?? ''}:${this.#config.password ?? ''}`);
         resolved.headers.Authorization = `Basic ${basic.toString('base64')}`;
       }
     }
-    const tokenFile = this.tokenFile;
+    const tokenFile = this.#tokenFile;
     if (tokenFile || authProvider?.onUnauthorized) {
       resolved.onUnauthorized = () => {
         tokenFile?.invalidate();

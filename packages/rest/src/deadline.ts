@@ -3,11 +3,11 @@ import { isTransportError, type TransportError } from './errors.js';
 // The stopwatch behind a request's timeout and its caller's abort signal.
 export class Deadline {
   readonly signal: AbortSignal;
-  private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  private readonly callerSignal: AbortSignal | undefined;
-  private readonly onCallerAbort = (): void => {
-    this.controller.abort(this.callerSignal?.reason);
+  readonly #controller = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  readonly #callerSignal: AbortSignal | undefined;
+  readonly #onCallerAbort = (): void => {
+    this.#controller.abort(this.#callerSignal?.reason);
   };
 
   constructor(
@@ -15,27 +15,27 @@ export class Deadline {
     timeoutMs: number,
     describe: () => TransportError,
   ) {
-    this.signal = this.controller.signal;
-    this.callerSignal = callerSignal;
+    this.signal = this.#controller.signal;
+    this.#callerSignal = callerSignal;
     if (callerSignal?.aborted) {
-      this.controller.abort(callerSignal.reason);
+      this.#controller.abort(callerSignal.reason);
     } else {
-      callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
+      callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
     }
     if (timeoutMs > 0 && !this.signal.aborted) {
-      this.timer = setTimeout(() => this.controller.abort(describe()), timeoutMs);
+      this.#timer = setTimeout(() => this.#controller.abort(describe()), timeoutMs);
     }
   }
 
   /** Stops the timeout (a watch or stream has started) but keeps the caller's signal. */
   stopTimer(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   dispose(): void {
     this.stopTimer();
-    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+    this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
   }
 
   /**

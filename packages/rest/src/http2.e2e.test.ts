@@ -6,7 +6,8 @@ import { FakeClock } from '@kubets/apimachinery/testing';
 import { ChaosProxy, eventually, MemoryLogger, useEnvtest } from '@kubets/test-utils';
 import { expect, it } from 'vitest';
 import { RESTClient } from './client.js';
-import { type Config, loadConfig } from './config.js';
+import { loadConfig } from './clientcmd.js';
+import type { Config } from './config.js';
 import {
   defaultPingTimeoutMs,
   defaultReadIdleTimeoutMs,

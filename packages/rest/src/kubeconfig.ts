@@ -1,114 +1,192 @@
-// Kubeconfig parsing without the weight of @kubernetes/client-node's main entry: its
-// `index.js` (and `config.js`, which defines `KubeConfig`) load the generated API client and
-// the OIDC library, about 90 MB and hundreds of milliseconds. Parsing needs only js-yaml and
-// client-node's `config_types.js` (the kubeconfig → Cluster/User/Context conversion
-// `KubeConfig.loadFromString` uses), imported by its file path. That deep import is why
-// @kubets/rest accepts client-node only within one minor version (package.json, README).
-// Both are loaded on the first parse, not on import: an in-cluster process never needs them.
-// `loadConfig` is synchronous, so they are required (Node ≥ 22.12 requires ES modules).
-import { isAbsolute, join } from 'node:path';
-import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node';
+// Reading one kubeconfig document into client-go's v1 types (clientcmd-api.ts), as clientcmd's
+// `Load` does before merging. The YAML parser is required on the first parse, not on import:
+// an in-cluster process never needs it. `loadConfig` is synchronous, so it is required (Node
+// ≥ 22.12 requires ES modules).
+import { dirname, isAbsolute, join, sep } from 'node:path';
 import { requireModule } from './builtins.js';
+import type {
+  Kubeconfig,
+  KubeconfigAuthInfo,
+  KubeconfigCluster,
+  KubeconfigNamedAuthInfo,
+  KubeconfigNamedCluster,
+  KubeconfigNamedContext,
+} from './clientcmd-api.js';
+import { ConfigError } from './errors.js';
 
-type ConfigTypes = typeof import('@kubernetes/client-node/dist/config_types.js');
-type Yaml = typeof import('js-yaml');
+type Yaml = typeof import('yaml');
 
-let parsers: { yaml: Yaml; types: ConfigTypes } | undefined;
+let yaml: Yaml | undefined;
 
-function loadParsers(): { yaml: Yaml; types: ConfigTypes } {
-  parsers ??= {
-    yaml: requireModule('js-yaml') as Yaml,
-    types: requireModule('@kubernetes/client-node/dist/config_types.js') as ConfigTypes,
-  };
-  return parsers;
+/** How an error message names the type of a value that is not what it should be. */
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  const type = typeof value;
+  return type === 'object' || type === 'undefined' ? `an ${type}` : `a ${type}`;
+}
+
+// A kubeconfig whose shape is wrong, before the file is known; parseKubeconfig names the file.
+class ShapeError extends Error {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function list(document: Record<string, unknown>, key: string): unknown[] {
+  const value = document[key];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    throw new ShapeError(`${key} is not a list (got ${kindOf(value)})`, key);
+  }
+  return value;
+}
+
+// What is checked here is what every later step relies on: the names, the nesting, and the
+// fields whose absence makes an entry meaningless. Values of the entries a context uses are
+// checked when the context is used (configFromKubeconfig), naming the context too.
+function namedEntries<T>(
+  document: Record<string, unknown>,
+  key: 'clusters' | 'users' | 'contexts',
+  body: 'cluster' | 'user' | 'context',
+  required: string | undefined,
+): T[] {
+  const seen = new Set<string>();
+  return list(document, key).map((entry, index) => {
+    const at = `${key}[${index}]`;
+    if (!isRecord(entry)) throw new ShapeError(`${at} is not a mapping`, at);
+    if (!entry.name) throw new ShapeError(`${at}.name is missing`, `${at}.name`);
+    if (typeof entry.name !== 'string') {
+      throw new ShapeError(`${at}.name must be a string, got ${kindOf(entry.name)}`, `${at}.name`);
+    }
+    // clientcmd decodes the lists into maps and refuses a name given twice in one file.
+    if (seen.has(entry.name)) {
+      throw new ShapeError(`duplicate name "${entry.name}" in ${key}`, at);
+    }
+    seen.add(entry.name);
+    const value = entry[body];
+    if (body === 'user' && (value === undefined || value === null)) {
+      return { ...entry, user: {} } as T;
+    }
+    if (!isRecord(value)) {
+      throw new ShapeError(
+        value === undefined || value === null
+          ? `${at}.${body} is missing`
+          : `${at}.${body} is not a mapping`,
+        `${at}.${body}`,
+      );
+    }
+    if (required && !value[required]) {
+      throw new ShapeError(`${at}.${body}.${required} is missing`, `${at}.${body}.${required}`);
+    }
+    return entry as T;
+  });
 }
 
 /**
- * What kubets reads from a kubeconfig: the methods of `@kubernetes/client-node`'s
- * `KubeConfig` that {@link configFromKubeConfig} and {@link kubeConfigAuthProvider} call.
- * A `KubeConfig` you loaded yourself is one; {@link loadConfig} uses a lighter object that
- * parses the file the same way without loading client-node's API client.
+ * Parses the text of one kubeconfig file into client-go's v1 types, with the checks every
+ * later step relies on: a mapping at the top, `clusters`/`users`/`contexts` lists of named
+ * entries (a name given twice is refused, as clientcmd does), each cluster with a `server`
+ * and each context with a `cluster`. Relative file references stay as written (relative to
+ * the working directory; {@link loadKubeconfig} resolves them against each file's
+ * directory). The values inside the entries are checked when a context uses them
+ * ({@link configFromKubeconfig}), so the error can name the context too.
+ *
+ * @param file how error messages name the text, usually its path.
+ * @throws {ConfigError} `invalid kubeconfig <file>: <what is wrong>`, in one line.
  */
-export type KubeConfigLike = Pick<
-  KubeConfig,
-  | 'getClusters'
-  | 'getUsers'
-  | 'getContexts'
-  | 'getCurrentContext'
-  | 'getContextObject'
-  | 'getCluster'
-  | 'getUser'
->;
-
-/** Clusters, users and contexts of a kubeconfig, as client-node's `KubeConfig` holds them. */
-export interface KubeconfigEntries {
-  clusters: Cluster[];
-  users: User[];
-  contexts: Context[];
-  currentContext: string;
-}
-
-/** A parsed kubeconfig with the lookups of client-node's `KubeConfig` (internal). */
-export class ParsedKubeConfig implements KubeConfigLike {
-  readonly #entries: KubeconfigEntries;
-
-  constructor(entries: KubeconfigEntries) {
-    this.#entries = entries;
-  }
-
-  getClusters(): Cluster[] {
-    return this.#entries.clusters;
-  }
-
-  getUsers(): User[] {
-    return this.#entries.users;
-  }
-
-  getContexts(): Context[] {
-    return this.#entries.contexts;
-  }
-
-  getCurrentContext(): string {
-    return this.#entries.currentContext;
-  }
-
-  getContextObject(name: string): Context | null {
-    return this.#entries.contexts.find((context) => context.name === name) ?? null;
-  }
-
-  getCluster(name: string): Cluster | null {
-    return this.#entries.clusters.find((cluster) => cluster.name === name) ?? null;
-  }
-
-  getUser(name: string): User | null {
-    return this.#entries.users.find((user) => user.name === name) ?? null;
+export function parseKubeconfig(text: string, file = '(text)'): Kubeconfig {
+  try {
+    return parseDocument(text);
+  } catch (err) {
+    const field = err instanceof ShapeError ? err.field : undefined;
+    const reason = err instanceof Error ? firstLine(err.message) : String(err);
+    throw new ConfigError(
+      `invalid kubeconfig ${file}: ${reason}`,
+      field ? { file, field } : { file },
+      { cause: err },
+    );
   }
 }
 
-/**
- * Parses kubeconfig text as `KubeConfig.loadFromString` does (js-yaml's `load`, then
- * client-node's `newClusters`/`newUsers`/`newContexts`, which throw on a missing name or
- * server). A document that is not a mapping throws a TypeError, as in client-node.
- */
-export function parseKubeconfig(text: string): KubeconfigEntries {
-  const { yaml, types } = loadParsers();
-  const document = yaml.load(text) as Record<string, unknown>;
+/** The first line of a message, trimmed: parser errors go on with an excerpt of the text. */
+export function firstLine(message: string): string {
+  const line = message.split('\n', 1)[0] ?? message;
+  return line.trim();
+}
+
+function parseDocument(text: string): Kubeconfig {
+  yaml ??= requireModule('yaml') as Yaml;
+  const document: unknown = yaml.parse(text);
+  if (!isRecord(document)) {
+    throw new ShapeError(
+      'not a kubeconfig (expected a YAML mapping with clusters, contexts and users)',
+    );
+  }
+  const current = document['current-context'];
+  if (current !== undefined && current !== null && typeof current !== 'string') {
+    throw new ShapeError(
+      `current-context must be a string, got ${kindOf(current)}`,
+      'current-context',
+    );
+  }
   return {
-    clusters: types.newClusters(document.clusters),
-    users: types.newUsers(document.users),
-    contexts: types.newContexts(document.contexts),
-    currentContext: document['current-context'] as string,
+    ...document,
+    clusters: namedEntries<KubeconfigNamedCluster>(document, 'clusters', 'cluster', 'server'),
+    users: namedEntries<KubeconfigNamedAuthInfo>(document, 'users', 'user', undefined),
+    contexts: namedEntries<KubeconfigNamedContext>(document, 'contexts', 'context', 'cluster'),
+    'current-context': current ?? '',
   };
 }
 
-/** Resolves relative certificate paths against `directory`, as `KubeConfig.makePathsAbsolute`. */
-export function makePathsAbsolute(entries: KubeconfigEntries, directory: string): void {
-  const absolute = (file: string): string => (isAbsolute(file) ? file : join(directory, file));
-  for (const cluster of entries.clusters) {
-    if (cluster.caFile) cluster.caFile = absolute(cluster.caFile);
+/**
+ * Makes the file references of a kubeconfig read from `file` absolute against its directory,
+ * as clientcmd's `ResolvePaths`: certificate and key files, `tokenFile`, and an exec command
+ * that contains a path separator (one without is looked up on `PATH`).
+ *
+ * @throws {ConfigError} for a reference that is not a string, naming its field and `file`.
+ */
+export function resolveKubeconfigPaths(kubeconfig: Kubeconfig, file: string): void {
+  const directory = dirname(file);
+  const resolve = <T extends object>(target: T, key: keyof T & string, field: string): void => {
+    const value: unknown = target[key];
+    if (value === undefined || value === null || value === '') return;
+    if (typeof value !== 'string') {
+      throw new ConfigError(
+        `invalid ${field} in kubeconfig ${file}: expected a string, got ${kindOf(value)}`,
+        { file, field },
+      );
+    }
+    if (!isAbsolute(value)) (target as Record<string, unknown>)[key] = join(directory, value);
+  };
+  for (const { name, cluster } of kubeconfig.clusters) {
+    resolve<KubeconfigCluster>(
+      cluster,
+      'certificate-authority',
+      `clusters[${name}].certificate-authority`,
+    );
   }
-  for (const user of entries.users) {
-    if (user.certFile) user.certFile = absolute(user.certFile);
-    if (user.keyFile) user.keyFile = absolute(user.keyFile);
+  for (const { name, user } of kubeconfig.users) {
+    resolve<KubeconfigAuthInfo>(user, 'client-certificate', `users[${name}].client-certificate`);
+    resolve<KubeconfigAuthInfo>(user, 'client-key', `users[${name}].client-key`);
+    resolve<KubeconfigAuthInfo>(user, 'tokenFile', `users[${name}].tokenFile`);
+    const exec: unknown = user.exec;
+    if (isRecord(exec) && typeof exec.command === 'string' && exec.command.includes(sep)) {
+      resolve(exec, 'command', `users[${name}].exec.command`);
+    }
   }
+}
+
+/** The entry named `name` of one of a kubeconfig's lists. */
+export function findNamed<T extends { name: string }>(
+  entries: readonly T[],
+  name: string | undefined,
+): T | undefined {
+  return name ? entries.find((entry) => entry.name === name) : undefined;
 }

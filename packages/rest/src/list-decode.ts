@@ -163,75 +163,75 @@ function isTypeMetaValue(value: string): boolean {
  * push-based source.
  */
 export class ListStreamDecoder<T> {
-  private readonly onItem: ((item: T) => void) | undefined;
-  private readonly reuseItem: ((identity: ListItemIdentity) => T | undefined) | undefined;
-  private readonly prepareItem: ((item: T) => void) | undefined;
-  private readonly setItemTypeMeta: boolean;
+  readonly #onItem: ((item: T) => void) | undefined;
+  readonly #reuseItem: ((identity: ListItemIdentity) => T | undefined) | undefined;
+  readonly #prepareItem: ((item: T) => void) | undefined;
+  readonly #setItemTypeMeta: boolean;
   /** `"kind":…,"apiVersion":…` of the list's items, once known (see `setItemTypeMeta`). */
-  private itemTypeMetaFields: string | undefined;
-  private readonly collect: boolean;
-  private readonly maxItemBytes: number;
-  private readonly context: ListDecodeContext;
-  private readonly result: Record<string, unknown> = {};
-  private items: T[] = [];
-  private itemCount = 0;
-  private finished = false;
+  #itemTypeMetaFields: string | undefined;
+  readonly #collect: boolean;
+  readonly #maxItemBytes: number;
+  readonly #context: ListDecodeContext;
+  readonly #result: Record<string, unknown> = {};
+  #items: T[] = [];
+  #itemCount = 0;
+  #finished = false;
 
   /** Bytes of the body before the current chunk. */
-  private offset = 0;
-  private phase: Phase = Phase.Start;
-  private key = '';
+  #offset = 0;
+  #phase: Phase = Phase.Start;
+  #key = '';
 
   // The value being captured, if any.
-  private capturing = false;
-  private target: Target = 'value';
-  private shape: Shape = 'container';
+  #capturing = false;
+  #target: Target = 'value';
+  #shape: Shape = 'container';
   /** Absolute offset of the captured value's first byte. */
-  private captureOffset = 0;
+  #captureOffset = 0;
   /** Where the captured value starts in the current chunk (0 once it spans chunks). */
-  private captureStart = 0;
+  #captureStart = 0;
   /** The captured value's bytes from earlier chunks. */
-  private parts: Buffer[] = [];
-  private depth = 0;
-  private inString = false;
-  private escapePending = false;
+  #parts: Buffer[] = [];
+  #depth = 0;
+  #inString = false;
+  #escapePending = false;
 
   constructor(options: ListDecodeOptions<T> = {}, context: ListDecodeContext = {}) {
-    this.onItem = options.onItem;
-    this.reuseItem = options.reuseItem;
-    this.prepareItem = options.prepareItem;
-    this.setItemTypeMeta = options.setItemTypeMeta === true;
-    this.collect = options.collectItems !== false;
+    this.#onItem = options.onItem;
+    this.#reuseItem = options.reuseItem;
+    this.#prepareItem = options.prepareItem;
+    this.#setItemTypeMeta = options.setItemTypeMeta === true;
+    this.#collect = options.collectItems !== false;
     const maxItemBytes = options.maxItemBytes ?? defaultMaxListItemBytes;
     if (!(maxItemBytes > 0)) {
       throw new RangeError(
         `maxItemBytes must be a positive number of bytes (or Infinity), not ${maxItemBytes}`,
       );
     }
-    this.maxItemBytes = maxItemBytes;
-    this.context = context;
+    this.#maxItemBytes = maxItemBytes;
+    this.#context = context;
   }
 
   /** How many items have been decoded so far. */
   get itemsDecoded(): number {
-    return this.itemCount;
+    return this.#itemCount;
   }
 
-  private fail(message: string, offset: number, cause?: unknown): ResponseDecodeError {
-    this.finished = true;
+  #fail(message: string, offset: number, cause?: unknown): ResponseDecodeError {
+    this.#finished = true;
     return new ResponseDecodeError(
-      `${this.context.messagePrefix ?? ''}cannot decode the list body: ${message}`,
+      `${this.#context.messagePrefix ?? ''}cannot decode the list body: ${message}`,
       {
-        statusCode: this.context.statusCode ?? 0,
-        contentType: this.context.contentType,
+        statusCode: this.#context.statusCode ?? 0,
+        contentType: this.#context.contentType,
         offset,
       },
       cause === undefined ? undefined : { cause },
     );
   }
 
-  private unexpected(c: number, at: number, expected: string): ResponseDecodeError {
-    return this.fail(`unexpected ${describeByte(c)} at byte ${at}, expected ${expected}`, at);
+  #unexpected(c: number, at: number, expected: string): ResponseDecodeError {
+    return this.#fail(`unexpected ${describeByte(c)} at byte ${at}, expected ${expected}`, at);
   }
 
   /**
@@ -241,16 +241,16 @@ export class ListStreamDecoder<T> {
    * @throws {ResponseDecodeError} when the bytes cannot be part of a list body.
    */
   write(chunk: Uint8Array): void {
-    if (this.finished) throw new Error('ListStreamDecoder: write() after end() or an error');
+    if (this.#finished) throw new Error('ListStreamDecoder: write() after end() or an error');
     const buf = asBuffer(chunk);
     const n = buf.length;
     let i = 0;
     while (i < n) {
-      if (this.capturing) {
-        const end = this.shape === 'scalar' ? this.scanScalar(buf, i, n) : this.scan(buf, i, n);
+      if (this.#capturing) {
+        const end = this.#shape === 'scalar' ? this.#scanScalar(buf, i, n) : this.#scan(buf, i, n);
         if (end < 0) break;
-        this.checkCaptureSize(this.offset + end);
-        this.complete(buf, this.captureStart, end);
+        this.#checkCaptureSize(this.#offset + end);
+        this.#complete(buf, this.#captureStart, end);
         i = end;
         continue;
       }
@@ -259,62 +259,63 @@ export class ListStreamDecoder<T> {
         i++;
         continue;
       }
-      const at = this.offset + i;
-      switch (this.phase) {
+      const at = this.#offset + i;
+      switch (this.#phase) {
         case Phase.Start:
           if (c !== OPEN_BRACE) {
-            throw this.fail(`expected a JSON object, found ${describeByte(c)} at byte ${at}`, at);
+            throw this.#fail(`expected a JSON object, found ${describeByte(c)} at byte ${at}`, at);
           }
-          this.phase = Phase.FirstKey;
+          this.#phase = Phase.FirstKey;
           break;
         case Phase.FirstKey:
         case Phase.Key:
-          if (c === QUOTE) this.startCapture('key', 'string', at, i);
-          else if (c === CLOSE_BRACE && this.phase === Phase.FirstKey) this.phase = Phase.Done;
-          else throw this.unexpected(c, at, 'a field name');
+          if (c === QUOTE) this.#startCapture('key', 'string', at, i);
+          else if (c === CLOSE_BRACE && this.#phase === Phase.FirstKey) this.#phase = Phase.Done;
+          else throw this.#unexpected(c, at, 'a field name');
           break;
         case Phase.Colon:
-          if (c !== COLON) throw this.unexpected(c, at, "':'");
-          this.phase = Phase.Value;
+          if (c !== COLON) throw this.#unexpected(c, at, "':'");
+          this.#phase = Phase.Value;
           break;
         case Phase.Value:
-          if (this.key === 'items' && c === OPEN_BRACKET) {
-            this.startItems();
-            this.phase = Phase.FirstItem;
+          if (this.#key === 'items' && c === OPEN_BRACKET) {
+            this.#startItems();
+            this.#phase = Phase.FirstItem;
           } else {
-            this.startValue('value', c, at, i);
+            this.#startValue('value', c, at, i);
           }
           break;
         case Phase.AfterValue:
-          if (c === COMMA) this.phase = Phase.Key;
-          else if (c === CLOSE_BRACE) this.phase = Phase.Done;
-          else throw this.unexpected(c, at, "',' or '}' after a field");
+          if (c === COMMA) this.#phase = Phase.Key;
+          else if (c === CLOSE_BRACE) this.#phase = Phase.Done;
+          else throw this.#unexpected(c, at, "',' or '}' after a field");
           break;
         case Phase.FirstItem:
         case Phase.Item:
-          if (c === CLOSE_BRACKET && this.phase === Phase.FirstItem) this.phase = Phase.AfterValue;
-          else this.startValue('item', c, at, i);
+          if (c === CLOSE_BRACKET && this.#phase === Phase.FirstItem)
+            this.#phase = Phase.AfterValue;
+          else this.#startValue('item', c, at, i);
           break;
         case Phase.AfterItem:
-          if (c === COMMA) this.phase = Phase.Item;
-          else if (c === CLOSE_BRACKET) this.phase = Phase.AfterValue;
-          else throw this.unexpected(c, at, `',' or ']' after items[${this.itemCount - 1}]`);
+          if (c === COMMA) this.#phase = Phase.Item;
+          else if (c === CLOSE_BRACKET) this.#phase = Phase.AfterValue;
+          else throw this.#unexpected(c, at, `',' or ']' after items[${this.#itemCount - 1}]`);
           break;
         case Phase.Done:
-          throw this.fail(`unexpected ${describeByte(c)} at byte ${at} after the list`, at);
+          throw this.#fail(`unexpected ${describeByte(c)} at byte ${at} after the list`, at);
       }
       // Every step takes one byte: a structural one, or the first of a value being captured
       // (never the whole value: the scanner above reads the rest).
       i++;
     }
-    if (this.capturing) {
-      this.checkCaptureSize(this.offset + n);
+    if (this.#capturing) {
+      this.#checkCaptureSize(this.#offset + n);
       // The value goes on in the next chunk: keep its bytes from this one.
-      const from = this.captureStart;
-      this.parts.push(from === 0 ? buf : buf.subarray(from, n));
-      this.captureStart = 0;
+      const from = this.#captureStart;
+      this.#parts.push(from === 0 ? buf : buf.subarray(from, n));
+      this.#captureStart = 0;
     }
-    this.offset += n;
+    this.#offset += n;
   }
 
   /**
@@ -324,31 +325,31 @@ export class ListStreamDecoder<T> {
    * @throws {ResponseDecodeError} when the body was empty or cut short.
    */
   end(): ObjectList<T> {
-    if (this.finished) throw new Error('ListStreamDecoder: end() called twice or after an error');
-    if (this.phase !== Phase.Done) {
-      const at = this.offset;
-      if (at === 0) throw this.fail('the body is empty', 0);
-      if (this.capturing && this.target === 'item') {
-        throw this.fail(
-          `the body ended at byte ${at} inside items[${this.itemCount}] (which started at byte ${this.captureOffset})`,
+    if (this.#finished) throw new Error('ListStreamDecoder: end() called twice or after an error');
+    if (this.#phase !== Phase.Done) {
+      const at = this.#offset;
+      if (at === 0) throw this.#fail('the body is empty', 0);
+      if (this.#capturing && this.#target === 'item') {
+        throw this.#fail(
+          `the body ended at byte ${at} inside items[${this.#itemCount}] (which started at byte ${this.#captureOffset})`,
           at,
         );
       }
-      throw this.fail(`the body ended at byte ${at} before the list was complete`, at);
+      throw this.#fail(`the body ended at byte ${at} before the list was complete`, at);
     }
-    this.finished = true;
-    if (!('items' in this.result)) this.result.items = this.items;
-    return this.result as unknown as ObjectList<T>;
+    this.#finished = true;
+    if (!('items' in this.#result)) this.#result.items = this.#items;
+    return this.#result as unknown as ObjectList<T>;
   }
 
-  private startItems(): void {
+  #startItems(): void {
     // A repeated `items` replaces the earlier one, as JSON.parse does.
-    this.items = [];
-    this.result.items = this.items;
-    const { kind, apiVersion } = this.result;
+    this.#items = [];
+    this.#result.items = this.#items;
+    const { kind, apiVersion } = this.#result;
     const itemKind = typeof kind === 'string' ? kind.replace(/List$/, '') : '';
-    this.itemTypeMetaFields =
-      this.setItemTypeMeta &&
+    this.#itemTypeMetaFields =
+      this.#setItemTypeMeta &&
       isTypeMetaValue(itemKind) &&
       typeof apiVersion === 'string' &&
       isTypeMetaValue(apiVersion)
@@ -360,7 +361,7 @@ export class ListStreamDecoder<T> {
    * The item's text with the list's type meta as its first fields. JSON.parse keeps a
    * repeated key's last value, so fields the item has of its own win.
    */
-  private withTypeMeta(text: string, fields: string): string {
+  #withTypeMeta(text: string, fields: string): string {
     if (text.charCodeAt(0) !== OPEN_BRACE) return text; // not an object: JSON.parse says why
     let i = 1;
     while (i < text.length && isWhitespace(text.charCodeAt(i))) i++;
@@ -368,33 +369,33 @@ export class ListStreamDecoder<T> {
     return `{${fields}${empty ? '' : ','}${text.slice(1)}`;
   }
 
-  private startCapture(target: Target, shape: Shape, at: number, index: number): void {
-    this.capturing = true;
-    this.captureStart = index;
-    this.target = target;
-    this.shape = shape;
-    this.captureOffset = at;
-    this.depth = shape === 'container' ? 1 : 0;
-    this.inString = shape === 'string';
-    this.escapePending = false;
+  #startCapture(target: Target, shape: Shape, at: number, index: number): void {
+    this.#capturing = true;
+    this.#captureStart = index;
+    this.#target = target;
+    this.#shape = shape;
+    this.#captureOffset = at;
+    this.#depth = shape === 'container' ? 1 : 0;
+    this.#inString = shape === 'string';
+    this.#escapePending = false;
   }
 
   /** Starts capturing a value whose first byte `c` is at `i`. */
-  private startValue(target: Target, c: number, at: number, i: number): void {
+  #startValue(target: Target, c: number, at: number, i: number): void {
     if (opensContainer(c)) {
-      this.startCapture(target, 'container', at, i);
+      this.#startCapture(target, 'container', at, i);
     } else if (c === QUOTE) {
-      this.startCapture(target, 'string', at, i);
+      this.#startCapture(target, 'string', at, i);
     } else if (isDelimiter(c)) {
-      throw this.unexpected(
+      throw this.#unexpected(
         c,
         at,
-        target === 'item' ? `items[${this.itemCount}]` : `the value of "${this.key}"`,
+        target === 'item' ? `items[${this.#itemCount}]` : `the value of "${this.#key}"`,
       );
     } else {
       // A number or literal: its first byte is not a delimiter, so the scanner reads on from
       // the next one to find its end.
-      this.startCapture(target, 'scalar', at, i);
+      this.#startCapture(target, 'scalar', at, i);
     }
   }
 
@@ -402,22 +403,22 @@ export class ListStreamDecoder<T> {
    * Scans an object, array or string from `i` for the byte that completes it. Returns the
    * index after that byte, or -1 when the chunk ends first (the state is kept).
    */
-  private scan(buf: Buffer, start: number, n: number): number {
+  #scan(buf: Buffer, start: number, n: number): number {
     let i = start;
-    let depth = this.depth;
-    let inString = this.inString;
-    if (this.escapePending) {
-      this.escapePending = false;
+    let depth = this.#depth;
+    let inString = this.#inString;
+    if (this.#escapePending) {
+      this.#escapePending = false;
       i++;
     }
     for (;;) {
       if (inString) {
         for (;;) {
-          if (i >= n) return this.suspendScan(depth, true, false);
+          if (i >= n) return this.#suspendScan(depth, true, false);
           const c = buf[i++] as number;
           if (c === QUOTE) break;
           if (c === BACKSLASH) {
-            if (i >= n) return this.suspendScan(depth, true, true);
+            if (i >= n) return this.#suspendScan(depth, true, true);
             i++;
           }
         }
@@ -425,7 +426,7 @@ export class ListStreamDecoder<T> {
         if (depth === 0) return i;
       }
       for (;;) {
-        if (i >= n) return this.suspendScan(depth, false, false);
+        if (i >= n) return this.#suspendScan(depth, false, false);
         const c = buf[i++] as number;
         if (c === QUOTE) {
           inString = true;
@@ -442,15 +443,15 @@ export class ListStreamDecoder<T> {
   }
 
   /** Keeps where {@link scan} stopped, at the end of a chunk, for the next; returns -1. */
-  private suspendScan(depth: number, inString: boolean, escapePending: boolean): number {
-    this.depth = depth;
-    this.inString = inString;
-    this.escapePending = escapePending;
+  #suspendScan(depth: number, inString: boolean, escapePending: boolean): number {
+    this.#depth = depth;
+    this.#inString = inString;
+    this.#escapePending = escapePending;
     return -1;
   }
 
   /** Finds the end of a number or literal: the index of the delimiter after it, or -1. */
-  private scanScalar(buf: Buffer, start: number, n: number): number {
+  #scanScalar(buf: Buffer, start: number, n: number): number {
     for (let i = start; i < n; i++) {
       const c = buf[i] as number;
       if (isDelimiter(c) || isWhitespace(c)) return i;
@@ -458,59 +459,59 @@ export class ListStreamDecoder<T> {
     return -1;
   }
 
-  private fileItem(item: T): void {
-    this.itemCount++;
-    this.phase = Phase.AfterItem;
-    if (this.collect) this.items.push(item);
-    this.onItem?.(item);
+  #fileItem(item: T): void {
+    this.#itemCount++;
+    this.#phase = Phase.AfterItem;
+    if (this.#collect) this.#items.push(item);
+    this.#onItem?.(item);
   }
 
   /** What the captured value is, for messages. */
-  private describeCapture(): string {
-    return this.target === 'item'
-      ? `items[${this.itemCount}]`
-      : this.target === 'key'
+  #describeCapture(): string {
+    return this.#target === 'item'
+      ? `items[${this.#itemCount}]`
+      : this.#target === 'key'
         ? 'a field name'
-        : `the value of "${this.key}"`;
+        : `the value of "${this.#key}"`;
   }
 
   /** Fails once the captured value, read up to absolute offset `end`, exceeds the cap. */
-  private checkCaptureSize(end: number): void {
-    if (end - this.captureOffset <= this.maxItemBytes) return;
-    this.parts = [];
-    throw this.fail(
-      `${this.describeCapture()} (from byte ${this.captureOffset}) is larger than ` +
-        `${this.maxItemBytes} bytes, the most one item may have`,
-      this.captureOffset,
+  #checkCaptureSize(end: number): void {
+    if (end - this.#captureOffset <= this.#maxItemBytes) return;
+    this.#parts = [];
+    throw this.#fail(
+      `${this.#describeCapture()} (from byte ${this.#captureOffset}) is larger than ` +
+        `${this.#maxItemBytes} bytes, the most one item may have`,
+      this.#captureOffset,
     );
   }
 
   /** Parses the captured value, which ends at `end` in `buf`, and files it. */
-  private complete(buf: Buffer, start: number, end: number): void {
-    this.capturing = false;
+  #complete(buf: Buffer, start: number, end: number): void {
+    this.#capturing = false;
     let bytes: Buffer;
-    if (this.parts.length === 0) {
+    if (this.#parts.length === 0) {
       bytes = buf.subarray(start, end);
     } else {
-      this.parts.push(buf.subarray(0, end));
-      bytes = Buffer.concat(this.parts);
-      this.parts = [];
+      this.#parts.push(buf.subarray(0, end));
+      bytes = Buffer.concat(this.#parts);
+      this.#parts = [];
     }
-    if (this.target === 'item' && this.reuseItem !== undefined) {
+    if (this.#target === 'item' && this.#reuseItem !== undefined) {
       const identity = readItemIdentity(bytes);
-      const held = identity === undefined ? undefined : this.reuseItem(identity);
+      const held = identity === undefined ? undefined : this.#reuseItem(identity);
       if (held !== undefined) {
-        this.fileItem(held);
+        this.#fileItem(held);
         return;
       }
     }
     const text = bytes.toString('utf8');
-    const endOffset = this.offset + end;
+    const endOffset = this.#offset + end;
     let value: unknown;
     try {
       value = JSON.parse(
-        this.target === 'item' && this.itemTypeMetaFields !== undefined
-          ? this.withTypeMeta(text, this.itemTypeMetaFields)
+        this.#target === 'item' && this.#itemTypeMetaFields !== undefined
+          ? this.#withTypeMeta(text, this.#itemTypeMetaFields)
           : text,
       );
     } catch (parseError) {
@@ -522,33 +523,33 @@ export class ListStreamDecoder<T> {
         err = own;
       }
       const reason = err instanceof Error ? err.message : String(err);
-      throw this.fail(
-        `invalid JSON in ${this.describeCapture()} at bytes ${this.captureOffset}-${endOffset - 1}: ${reason}`,
-        this.captureOffset,
+      throw this.#fail(
+        `invalid JSON in ${this.#describeCapture()} at bytes ${this.#captureOffset}-${endOffset - 1}: ${reason}`,
+        this.#captureOffset,
         err,
       );
     }
-    switch (this.target) {
+    switch (this.#target) {
       case 'item':
-        this.prepareItem?.(value as T);
-        this.fileItem(value as T);
+        this.#prepareItem?.(value as T);
+        this.#fileItem(value as T);
         break;
       case 'key':
-        this.key = value as string;
-        this.phase = Phase.Colon;
+        this.#key = value as string;
+        this.#phase = Phase.Colon;
         break;
       case 'value':
-        this.phase = Phase.AfterValue;
-        if (this.key === 'items') {
+        this.#phase = Phase.AfterValue;
+        if (this.#key === 'items') {
           if (value !== null) {
-            throw this.fail(
-              `"items" at byte ${this.captureOffset} is ${typeName(value)}, not an array`,
-              this.captureOffset,
+            throw this.#fail(
+              `"items" at byte ${this.#captureOffset} is ${typeName(value)}, not an array`,
+              this.#captureOffset,
             );
           }
-          this.startItems();
+          this.#startItems();
         } else {
-          this.result[this.key] = value;
+          this.#result[this.#key] = value;
         }
         break;
     }

@@ -39,12 +39,12 @@ export class TokenBucketRateLimiter implements RateLimiter {
   readonly qps: number;
   /** The bucket's size: how many requests may go out at once after a quiet period. */
   readonly burst: number;
-  private readonly clock: Clock;
-  private tokens: number;
-  private lastRefill: number;
-  private readonly queue: Waiter[] = [];
-  private dispatching = false;
-  private dispatchSleep: AbortController | undefined;
+  readonly #clock: Clock;
+  #tokens: number;
+  #lastRefill: number;
+  readonly #queue: Waiter[] = [];
+  #dispatching = false;
+  #dispatchSleep: AbortController | undefined;
 
   constructor(qps: number, burst: number, options: TokenBucketOptions = {}) {
     if (!(qps > 0) || !Number.isFinite(qps)) {
@@ -55,16 +55,16 @@ export class TokenBucketRateLimiter implements RateLimiter {
     }
     this.qps = qps;
     this.burst = Math.floor(burst);
-    this.clock = options.clock ?? realClock;
-    this.tokens = this.burst;
-    this.lastRefill = this.clock.now();
+    this.#clock = options.clock ?? realClock;
+    this.#tokens = this.burst;
+    this.#lastRefill = this.#clock.now();
   }
 
   tryAccept(): boolean {
-    if (this.queue.length > 0) return false;
-    this.refill();
-    if (this.tokens + tokenEpsilon < 1) return false;
-    this.tokens -= 1;
+    if (this.#queue.length > 0) return false;
+    this.#refill();
+    if (this.#tokens + tokenEpsilon < 1) return false;
+    this.#tokens -= 1;
     return true;
   }
 
@@ -73,10 +73,10 @@ export class TokenBucketRateLimiter implements RateLimiter {
     if (this.tryAccept()) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
-        const index = this.queue.indexOf(waiter);
-        if (index >= 0) this.queue.splice(index, 1);
+        const index = this.#queue.indexOf(waiter);
+        if (index >= 0) this.#queue.splice(index, 1);
         // Nobody left to serve: stop the dispatcher's timer so nothing lingers.
-        if (this.queue.length === 0) this.dispatchSleep?.abort();
+        if (this.#queue.length === 0) this.#dispatchSleep?.abort();
         reject(signal?.reason);
       };
       const waiter: Waiter = {
@@ -86,45 +86,45 @@ export class TokenBucketRateLimiter implements RateLimiter {
         },
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(waiter);
-      void this.dispatch();
+      this.#queue.push(waiter);
+      void this.#dispatch();
     });
   }
 
-  private refill(): void {
-    const now = this.clock.now();
-    const elapsedMs = now - this.lastRefill;
+  #refill(): void {
+    const now = this.#clock.now();
+    const elapsedMs = now - this.#lastRefill;
     if (elapsedMs > 0) {
-      this.tokens = Math.min(this.burst, this.tokens + (elapsedMs * this.qps) / 1000);
-      this.lastRefill = now;
+      this.#tokens = Math.min(this.burst, this.#tokens + (elapsedMs * this.qps) / 1000);
+      this.#lastRefill = now;
     }
   }
 
   // One loop at a time hands tokens to the queue head, sleeping until the next token is due.
-  private async dispatch(): Promise<void> {
-    if (this.dispatching) return;
-    this.dispatching = true;
+  async #dispatch(): Promise<void> {
+    if (this.#dispatching) return;
+    this.#dispatching = true;
     try {
-      while (this.queue.length > 0) {
-        this.refill();
-        while (this.queue.length > 0 && this.tokens + tokenEpsilon >= 1) {
-          this.tokens -= 1;
-          this.queue.shift()?.grant();
+      while (this.#queue.length > 0) {
+        this.#refill();
+        while (this.#queue.length > 0 && this.#tokens + tokenEpsilon >= 1) {
+          this.#tokens -= 1;
+          this.#queue.shift()?.grant();
         }
-        if (this.queue.length === 0) break;
-        const untilNextTokenMs = Math.ceil(((1 - this.tokens) * 1000) / this.qps);
+        if (this.#queue.length === 0) break;
+        const untilNextTokenMs = Math.ceil(((1 - this.#tokens) * 1000) / this.qps);
         const sleep = new AbortController();
-        this.dispatchSleep = sleep;
+        this.#dispatchSleep = sleep;
         try {
-          await this.clock.sleep(Math.max(1, untilNextTokenMs), sleep.signal);
+          await this.#clock.sleep(Math.max(1, untilNextTokenMs), sleep.signal);
         } catch {
           // Aborted because the queue emptied; the loop condition ends the dispatcher.
         } finally {
-          this.dispatchSleep = undefined;
+          this.#dispatchSleep = undefined;
         }
       }
     } finally {
-      this.dispatching = false;
+      this.#dispatching = false;
     }
   }
 }

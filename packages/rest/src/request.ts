@@ -98,49 +98,49 @@ export interface RawResponse {
 export class Request {
   /** The HTTP method. */
   readonly verb: string;
-  private readonly runtime: RequestRuntime;
-  private error: InvalidRequestError | undefined;
+  readonly #runtime: RequestRuntime;
+  #error: InvalidRequestError | undefined;
   // Escaped segments below the server's base path: the versioned API path, or absPath's.
-  private prefixSegments: string[];
-  private trailingSlash = false;
-  private namespaceValue: string | undefined;
-  private resourceValue: string | undefined;
-  private nameValue: string | undefined;
-  private subresourceValue: string | undefined;
-  private suffixSegments: string[] = [];
-  private readonly query: [string, string][] = [];
-  private readonly extraHeaders = new Map<string, { name: string; value: string | string[] }>();
-  private bodyBytes: Buffer | undefined;
-  private contentType: string | undefined;
-  private timeoutMs: number | undefined;
-  private callerSignal: AbortSignal | undefined;
+  #prefixSegments: string[];
+  #trailingSlash = false;
+  #namespaceValue: string | undefined;
+  #resourceValue: string | undefined;
+  #nameValue: string | undefined;
+  #subresourceValue: string | undefined;
+  #suffixSegments: string[] = [];
+  readonly #query: [string, string][] = [];
+  readonly #extraHeaders = new Map<string, { name: string; value: string | string[] }>();
+  #bodyBytes: Buffer | undefined;
+  #contentType: string | undefined;
+  #timeoutMs: number | undefined;
+  #callerSignal: AbortSignal | undefined;
 
   /** Use the `RESTClient` verbs (`get()`, `post()`, ...) rather than this constructor. */
   constructor(runtime: RequestRuntime, verb: string, contentType?: string) {
-    this.runtime = runtime;
+    this.#runtime = runtime;
     this.verb = verb.toUpperCase();
-    this.contentType = contentType;
-    this.prefixSegments = this.segmentsOf('path', runtime.versionedPath);
+    this.#contentType = contentType;
+    this.#prefixSegments = this.#segmentsOf('path', runtime.versionedPath);
   }
 
-  private segmentsOf(part: string, ...paths: string[]): string[] {
+  #segmentsOf(part: string, ...paths: string[]): string[] {
     try {
       return escapedSegmentsOf(part, ...paths);
     } catch (err) {
-      this.error ??= err as InvalidRequestError;
+      this.#error ??= err as InvalidRequestError;
       return [];
     }
   }
 
-  private fail(part: string, value: string, message: string): this {
-    this.error ??= new InvalidRequestError(part, value, message);
+  #fail(part: string, value: string, message: string): this {
+    this.#error ??= new InvalidRequestError(part, value, message);
     return this;
   }
 
-  private checkSegment(part: string, value: string): boolean {
+  #checkSegment(part: string, value: string): boolean {
     const problems = pathSegmentProblems(value);
     if (problems.length === 0) return true;
-    this.fail(part, value, `invalid ${part} ${describeValue(value)}: ${problems.join(', ')}`);
+    this.#fail(part, value, `invalid ${part} ${describeValue(value)}: ${problems.join(', ')}`);
     return false;
   }
 
@@ -150,7 +150,7 @@ export class Request {
    * it, and every segment must be a valid path segment. A refusal is remembered as the
    * request's error.
    */
-  private settable(
+  #settable(
     part: string,
     label: string,
     current: string | undefined,
@@ -158,47 +158,47 @@ export class Request {
     segments: readonly string[] = [value],
   ): boolean {
     if (current !== undefined) {
-      this.fail(part, value, `${label} already set to "${current}", cannot change to "${value}"`);
+      this.#fail(part, value, `${label} already set to "${current}", cannot change to "${value}"`);
       return false;
     }
     for (const segment of segments) {
-      if (!this.checkSegment(part, segment)) return false;
+      if (!this.#checkSegment(part, segment)) return false;
     }
     return true;
   }
 
   /** The namespace of the object(s); `''` means all namespaces. Set once. */
   namespace(namespace: string): this {
-    if (this.error) return this;
-    if (this.settable('namespace', 'namespace', this.namespaceValue, namespace)) {
-      this.namespaceValue = namespace;
+    if (this.#error) return this;
+    if (this.#settable('namespace', 'namespace', this.#namespaceValue, namespace)) {
+      this.#namespaceValue = namespace;
     }
     return this;
   }
 
   /** The resource (plural, lower case), e.g. `configmaps`. Set once. */
   resource(resource: string): this {
-    if (this.error) return this;
-    if (this.settable('resource', 'resource', this.resourceValue, resource)) {
-      this.resourceValue = resource;
+    if (this.#error) return this;
+    if (this.#settable('resource', 'resource', this.#resourceValue, resource)) {
+      this.#resourceValue = resource;
     }
     return this;
   }
 
   /** The object's name. Must not be empty. Set once. */
   name(name: string): this {
-    if (this.error) return this;
-    if (name.length === 0) return this.fail('name', name, 'resource name may not be empty');
-    if (this.settable('name', 'resource name', this.nameValue, name)) this.nameValue = name;
+    if (this.#error) return this;
+    if (name.length === 0) return this.#fail('name', name, 'resource name may not be empty');
+    if (this.#settable('name', 'resource name', this.#nameValue, name)) this.#nameValue = name;
     return this;
   }
 
   /** The subresource, e.g. `status`, `scale` or `log`; several parts are joined by `/`. Set once. */
   subresource(...parts: string[]): this {
-    if (this.error) return this;
+    if (this.#error) return this;
     const joined = parts.join('/');
-    if (this.settable('subresource', 'subresource', this.subresourceValue, joined, parts)) {
-      this.subresourceValue = joined;
+    if (this.#settable('subresource', 'subresource', this.#subresourceValue, joined, parts)) {
+      this.#subresourceValue = joined;
     }
     return this;
   }
@@ -208,8 +208,8 @@ export class Request {
    * part may hold several `/`-separated segments; `.` and `..` are refused.
    */
   suffix(...segments: string[]): this {
-    if (this.error) return this;
-    this.suffixSegments.push(...this.segmentsOf('suffix', ...segments));
+    if (this.#error) return this;
+    this.#suffixSegments.push(...this.#segmentsOf('suffix', ...segments));
     return this;
   }
 
@@ -219,9 +219,9 @@ export class Request {
    * hold several `/`-separated segments; `.` and `..` are refused rather than resolved.
    */
   absPath(...segments: string[]): this {
-    if (this.error) return this;
-    this.prefixSegments = this.segmentsOf('absPath', ...segments);
-    this.trailingSlash = segments.at(-1)?.endsWith('/') ?? false;
+    if (this.#error) return this;
+    this.#prefixSegments = this.#segmentsOf('absPath', ...segments);
+    this.#trailingSlash = segments.at(-1)?.endsWith('/') ?? false;
     return this;
   }
 
@@ -233,7 +233,7 @@ export class Request {
    * `.` and `..` segments are refused, as in `absPath`.
    */
   requestURI(uri: string): this {
-    if (this.error) return this;
+    if (this.#error) return this;
     const [pathAndQuery = ''] = uri.split('#', 1);
     const queryStart = pathAndQuery.indexOf('?');
     const path = queryStart < 0 ? pathAndQuery : pathAndQuery.slice(0, queryStart);
@@ -242,27 +242,27 @@ export class Request {
     try {
       decoded = path.split('/').map(decodeURIComponent).join('/');
     } catch {
-      return this.fail(
+      return this.#fail(
         'requestURI',
         uri,
         `invalid requestURI ${describeValue(uri)}: malformed percent-escape`,
       );
     }
-    const segments = this.segmentsOf('requestURI', decoded);
-    if (this.error) return this;
-    this.prefixSegments = segments;
-    this.trailingSlash = decoded.endsWith('/');
-    this.query.length = 0;
-    for (const [name, value] of new URLSearchParams(query)) this.query.push([name, value]);
+    const segments = this.#segmentsOf('requestURI', decoded);
+    if (this.#error) return this;
+    this.#prefixSegments = segments;
+    this.#trailingSlash = decoded.endsWith('/');
+    this.#query.length = 0;
+    for (const [name, value] of new URLSearchParams(query)) this.#query.push([name, value]);
     return this;
   }
 
   /** Adds a query parameter; repeating a name sends it several times. */
   param(name: string, value: ParamValue): this {
-    if (this.error) return this;
+    if (this.#error) return this;
     if (name.length === 0)
-      return this.fail('param', String(value), 'parameter name may not be empty');
-    this.query.push([name, String(value)]);
+      return this.#fail('param', String(value), 'parameter name may not be empty');
+    this.#query.push([name, String(value)]);
     return this;
   }
 
@@ -281,7 +281,7 @@ export class Request {
 
   /** Sets a request header, replacing the default or earlier value of the same name. */
   setHeader(name: string, value: string | readonly string[]): this {
-    this.extraHeaders.set(name.toLowerCase(), {
+    this.#extraHeaders.set(name.toLowerCase(), {
       name,
       value: typeof value === 'string' ? value : [...value],
     });
@@ -290,10 +290,10 @@ export class Request {
 
   /** The body: objects are sent as JSON; strings and bytes as they are. */
   body(body: RequestBody): this {
-    if (this.error) return this;
-    if (typeof body === 'string') this.bodyBytes = Buffer.from(body, 'utf8');
-    else if (body instanceof Uint8Array) this.bodyBytes = Buffer.from(body);
-    else this.bodyBytes = Buffer.from(JSON.stringify(body), 'utf8');
+    if (this.#error) return this;
+    if (typeof body === 'string') this.#bodyBytes = Buffer.from(body, 'utf8');
+    else if (body instanceof Uint8Array) this.#bodyBytes = Buffer.from(body);
+    else this.#bodyBytes = Buffer.from(JSON.stringify(body), 'utf8');
     return this;
   }
 
@@ -303,14 +303,14 @@ export class Request {
    * watch or stream the limit covers getting the response started.
    */
   timeout(ms: number): this {
-    if (this.error) return this;
-    this.timeoutMs = ms;
+    if (this.#error) return this;
+    this.#timeoutMs = ms;
     return this;
   }
 
   /** Aborting the signal cancels the request (or ends the watch/stream). */
   signal(signal: AbortSignal): this {
-    this.callerSignal = signal;
+    this.#callerSignal = signal;
     return this;
   }
 
@@ -319,45 +319,45 @@ export class Request {
    * exactly the namespace, resource, name and subresource that were set.
    */
   url(): URL {
-    const segments = [...this.prefixSegments];
-    if (this.namespaceValue) segments.push('namespaces', escapePathSegment(this.namespaceValue));
-    if (this.resourceValue) segments.push(escapePathSegment(this.resourceValue.toLowerCase()));
-    if (this.nameValue) segments.push(escapePathSegment(this.nameValue));
-    if (this.subresourceValue) {
-      for (const part of this.subresourceValue.split('/')) {
+    const segments = [...this.#prefixSegments];
+    if (this.#namespaceValue) segments.push('namespaces', escapePathSegment(this.#namespaceValue));
+    if (this.#resourceValue) segments.push(escapePathSegment(this.#resourceValue.toLowerCase()));
+    if (this.#nameValue) segments.push(escapePathSegment(this.#nameValue));
+    if (this.#subresourceValue) {
+      for (const part of this.#subresourceValue.split('/')) {
         if (part !== '') segments.push(escapePathSegment(part));
       }
     }
-    segments.push(...this.suffixSegments);
-    const base = this.runtime.baseUrl.pathname.replace(/\/+$/, '');
-    const url = new URL(this.runtime.baseUrl.href);
+    segments.push(...this.#suffixSegments);
+    const base = this.#runtime.baseUrl.pathname.replace(/\/+$/, '');
+    const url = new URL(this.#runtime.baseUrl.href);
     // As client-go: absPath's trailing slash survives only when nothing follows it.
     const keepSlash =
-      this.trailingSlash && segments.length > 0 && segments.length === this.prefixSegments.length;
+      this.#trailingSlash && segments.length > 0 && segments.length === this.#prefixSegments.length;
     // An empty absPath names the base path itself, as Go's path.Join does: no slash added.
-    const bare = segments.length === 0 && !this.trailingSlash && base !== '';
+    const bare = segments.length === 0 && !this.#trailingSlash && base !== '';
     url.pathname = bare ? base : `${base}/${segments.join('/')}${keepSlash ? '/' : ''}`;
-    const query = new URLSearchParams(this.query);
-    if (this.timeoutMs !== undefined && this.timeoutMs > 0 && !query.has('timeout')) {
-      query.set('timeout', goDurationStringOfMs(this.timeoutMs));
+    const query = new URLSearchParams(this.#query);
+    if (this.#timeoutMs !== undefined && this.#timeoutMs > 0 && !query.has('timeout')) {
+      query.set('timeout', goDurationStringOfMs(this.#timeoutMs));
     }
     url.search = query.toString();
     return url;
   }
 
-  private failedRequest(): FailedRequest {
+  #failedRequest(): FailedRequest {
     // The group of a versioned path `/apis/<group>/<version>`; the core group has none.
-    const group = /^\/?apis\/([^/]+)\/[^/]+\/?$/.exec(this.runtime.versionedPath)?.[1] ?? '';
+    const group = /^\/?apis\/([^/]+)\/[^/]+\/?$/.exec(this.#runtime.versionedPath)?.[1] ?? '';
     return {
       method: this.verb,
-      resource: this.resourceValue,
+      resource: this.#resourceValue,
       group,
-      name: this.nameValue,
+      name: this.#nameValue,
     };
   }
 
   // The URL for messages and logs, without a password the server URL may carry.
-  private safeHref(): string {
+  #safeHref(): string {
     return redactedHref(this.url());
   }
 
@@ -368,43 +368,43 @@ export class Request {
    */
   toJSON(): Record<string, unknown> {
     const headers: Record<string, string | string[]> = {};
-    for (const { name, value } of this.extraHeaders.values()) {
+    for (const { name, value } of this.#extraHeaders.values()) {
       headers[name] = /^(proxy-)?authorization$/i.test(name) ? '--- REDACTED ---' : value;
     }
     return {
       verb: this.verb,
-      url: this.safeHref(),
+      url: this.#safeHref(),
       headers,
-      ...(this.bodyBytes ? { bodyBytes: this.bodyBytes.length } : {}),
+      ...(this.#bodyBytes ? { bodyBytes: this.#bodyBytes.length } : {}),
     };
   }
 
-  private startDeadline(): Deadline {
-    const timeoutMs = this.timeoutMs ?? this.runtime.timeoutMs;
+  #startDeadline(): Deadline {
+    const timeoutMs = this.#timeoutMs ?? this.#runtime.timeoutMs;
     return new Deadline(
-      this.callerSignal,
+      this.#callerSignal,
       timeoutMs,
       () =>
-        new TransportError(`${this.verb} ${this.safeHref()}: timed out after ${timeoutMs} ms`, {
+        new TransportError(`${this.verb} ${this.#safeHref()}: timed out after ${timeoutMs} ms`, {
           method: this.verb,
-          url: this.safeHref(),
+          url: this.#safeHref(),
           code: 'ETIMEDOUT',
           timedOut: true,
         }),
     );
   }
 
-  private buildHeaders(credentials: Record<string, string | string[]>): OutgoingHttpHeaders {
+  #buildHeaders(credentials: Record<string, string | string[]>): OutgoingHttpHeaders {
     const headers: OutgoingHttpHeaders = {
       Accept: 'application/json, */*',
-      'User-Agent': this.runtime.userAgent,
+      'User-Agent': this.#runtime.userAgent,
     };
-    if (this.bodyBytes) {
-      headers['Content-Type'] = this.contentType ?? 'application/json';
-      headers['Content-Length'] = this.bodyBytes.length;
+    if (this.#bodyBytes) {
+      headers['Content-Type'] = this.#contentType ?? 'application/json';
+      headers['Content-Length'] = this.#bodyBytes.length;
     }
     Object.assign(headers, credentials);
-    for (const { name, value } of this.extraHeaders.values()) {
+    for (const { name, value } of this.#extraHeaders.values()) {
       for (const existing of Object.keys(headers)) {
         if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
       }
@@ -419,8 +419,8 @@ export class Request {
    */
   // client-go's check of `Do`/`DoRaw` (not `Watch`/`Stream`) for an empty namespace set
   // explicitly where one must be named.
-  private preflightError(): InvalidRequestError | undefined {
-    if (this.namespaceValue !== '') return undefined;
+  #preflightError(): InvalidRequestError | undefined {
+    if (this.#namespaceValue !== '') return undefined;
     if (this.verb === 'POST') {
       return new InvalidRequestError(
         'namespace',
@@ -428,7 +428,7 @@ export class Request {
         'an empty namespace may not be set during creation',
       );
     }
-    if (['GET', 'PUT', 'DELETE'].includes(this.verb) && this.nameValue) {
+    if (['GET', 'PUT', 'DELETE'].includes(this.verb) && this.#nameValue) {
       return new InvalidRequestError(
         'namespace',
         '',
@@ -438,23 +438,23 @@ export class Request {
     return undefined;
   }
 
-  private send(deadline: Deadline, kind: SendKind = 'request'): Promise<HttpResponse> {
-    if (this.error) return Promise.reject(this.error);
-    const preflight = kind === 'request' ? this.preflightError() : undefined;
+  #send(deadline: Deadline, kind: SendKind = 'request'): Promise<HttpResponse> {
+    if (this.#error) return Promise.reject(this.#error);
+    const preflight = kind === 'request' ? this.#preflightError() : undefined;
     if (preflight) return Promise.reject(preflight);
-    return sendWithRetries(this.runtime, {
+    return sendWithRetries(this.#runtime, {
       kind,
       method: this.verb,
       url: this.url(),
-      headers: (credentials) => this.buildHeaders(credentials),
-      body: this.bodyBytes,
+      headers: (credentials) => this.#buildHeaders(credentials),
+      body: this.#bodyBytes,
       signal: deadline.signal,
     });
   }
 
-  private readFailure(err: unknown, deadline: Deadline): unknown {
+  #readFailure(err: unknown, deadline: Deadline): unknown {
     if (deadline.signal.aborted) return deadline.signal.reason;
-    const url = this.safeHref();
+    const url = this.#safeHref();
     const reason = networkErrorMessage(err);
     const code = networkErrorCode(err);
     return new TransportError(
@@ -464,11 +464,11 @@ export class Request {
     );
   }
 
-  private async readWhole(response: HttpResponse, deadline: Deadline): Promise<Buffer> {
+  async #readWhole(response: HttpResponse, deadline: Deadline): Promise<Buffer> {
     try {
       return await readBody(response);
     } catch (err) {
-      throw this.readFailure(err, deadline);
+      throw this.#readFailure(err, deadline);
     }
   }
 
@@ -477,10 +477,10 @@ export class Request {
    * retries), body included. Network failures still reject.
    */
   async doRaw(): Promise<RawResponse> {
-    const deadline = this.startDeadline();
+    const deadline = this.#startDeadline();
     try {
-      const response = await this.send(deadline);
-      const body = await this.readWhole(response, deadline);
+      const response = await this.#send(deadline);
+      const body = await this.#readWhole(response, deadline);
       return {
         statusCode: response.statusCode,
         headers: response.headers,
@@ -504,16 +504,16 @@ export class Request {
    * aborted.
    */
   async do<T = unknown>(): Promise<T> {
-    const deadline = this.startDeadline();
+    const deadline = this.#startDeadline();
     try {
-      const response = await this.send(deadline);
-      const body = await this.readWhole(response, deadline);
+      const response = await this.#send(deadline);
+      const body = await this.#readWhole(response, deadline);
       const statusCode = response.statusCode;
-      if (!isSuccess(statusCode)) throw errorFromResponse(response, body, this.failedRequest());
+      if (!isSuccess(statusCode)) throw errorFromResponse(response, body, this.#failedRequest());
       const contentType = response.headers['content-type'];
       if (body.length === 0) {
         throw new ResponseDecodeError(
-          `${this.verb} ${this.safeHref()}: 0-length response with status code ${statusCode}`,
+          `${this.verb} ${this.#safeHref()}: 0-length response with status code ${statusCode}`,
           { statusCode, contentType },
         );
       }
@@ -522,7 +522,7 @@ export class Request {
         decoded = JSON.parse(body.toString('utf8'));
       } catch (err) {
         throw new ResponseDecodeError(
-          `${this.verb} ${this.safeHref()}: the response is not JSON (content type ${contentType ?? 'unknown'})`,
+          `${this.verb} ${this.#safeHref()}: the response is not JSON (content type ${contentType ?? 'unknown'})`,
           { statusCode, contentType },
           { cause: err },
         );
@@ -558,12 +558,12 @@ export class Request {
    * connection.
    */
   async doList<T = unknown>(options: ListDecodeOptions<T> = {}): Promise<ObjectList<T>> {
-    const deadline = this.startDeadline();
+    const deadline = this.#startDeadline();
     try {
-      const response = await this.sendForStream(deadline);
+      const response = await this.#sendForStream(deadline);
       const statusCode = response.statusCode;
       const decoder = new ListStreamDecoder<T>(options, {
-        messagePrefix: `${this.verb} ${this.safeHref()}: `,
+        messagePrefix: `${this.verb} ${this.#safeHref()}: `,
         statusCode,
         contentType: response.headers['content-type'],
       });
@@ -575,7 +575,7 @@ export class Request {
           try {
             next = await chunks.next();
           } catch (err) {
-            throw this.readFailure(err, deadline);
+            throw this.#readFailure(err, deadline);
           }
           if (next.done) break;
           decoder.write(next.value as Buffer);
@@ -598,25 +598,22 @@ export class Request {
 
   // The callers read a successful body as a stream, so only a failure's body is read whole,
   // to be thrown as its Status.
-  private async sendForStream(
-    deadline: Deadline,
-    kind: SendKind = 'request',
-  ): Promise<HttpResponse> {
-    const response = await this.send(deadline, kind);
+  async #sendForStream(deadline: Deadline, kind: SendKind = 'request'): Promise<HttpResponse> {
+    const response = await this.#send(deadline, kind);
     if (!isSuccess(response.statusCode)) {
       throw errorFromResponse(
         response,
-        await this.readWhole(response, deadline),
-        this.failedRequest(),
+        await this.#readWhole(response, deadline),
+        this.#failedRequest(),
       );
     }
     return response;
   }
 
-  private async open(kind: SendKind): Promise<{ response: HttpResponse; deadline: Deadline }> {
-    const deadline = this.startDeadline();
+  async #open(kind: SendKind): Promise<{ response: HttpResponse; deadline: Deadline }> {
+    const deadline = this.#startDeadline();
     try {
-      const response = await this.sendForStream(deadline, kind);
+      const response = await this.#sendForStream(deadline, kind);
       deadline.stopTimer();
       return { response, deadline };
     } catch (err) {
@@ -643,12 +640,12 @@ export class Request {
   async watch<T = unknown>(options: WatchRequestOptions = {}): Promise<WatchStream<T>> {
     // Checked before the request is sent, so a bad setting cannot leave a connection open.
     const maxEventBytes = resolveMaxWatchEventBytes(
-      options.maxEventBytes ?? this.runtime.maxWatchEventBytes,
+      options.maxEventBytes ?? this.#runtime.maxWatchEventBytes,
     );
-    if (!this.query.some(([name]) => name === 'watch')) this.query.push(['watch', 'true']);
-    let opened: Awaited<ReturnType<Request['open']>>;
+    if (!this.#query.some(([name]) => name === 'watch')) this.#query.push(['watch', 'true']);
+    let opened: { response: HttpResponse; deadline: Deadline };
     try {
-      opened = await this.open('watch');
+      opened = await this.#open('watch');
     } catch (err) {
       // As client-go: a watch whose connection kept closing or timing out, retries spent,
       // is an empty watch, which its caller (a reflector) simply starts again.
@@ -662,7 +659,7 @@ export class Request {
     // watch stream, and reading it as one would hand the caller an empty or garbled watch.
     if (response.statusCode !== 200) {
       try {
-        throw await this.notAWatch(response, deadline);
+        throw await this.#notAWatch(response, deadline);
       } finally {
         deadline.dispose();
       }
@@ -674,7 +671,7 @@ export class Request {
       response.body.destroy();
       deadline.dispose();
       throw new ResponseDecodeError(
-        `${this.verb} ${this.safeHref()}: no stream serializers registered for ${media}`,
+        `${this.verb} ${this.#safeHref()}: no stream serializers registered for ${media}`,
         { statusCode: response.statusCode, contentType: response.headers['content-type'] },
       );
     }
@@ -691,9 +688,9 @@ export class Request {
    * The error for a success other than 200 answering a watch, as client-go's: the Status in
    * its body when that reports a Failure, otherwise the status code.
    */
-  private async notAWatch(response: HttpResponse, deadline: Deadline): Promise<Error> {
+  async #notAWatch(response: HttpResponse, deadline: Deadline): Promise<Error> {
     const statusCode = response.statusCode;
-    const body = await this.readWhole(response, deadline);
+    const body = await this.#readWhole(response, deadline);
     let decoded: unknown;
     try {
       decoded = JSON.parse(body.toString('utf8'));
@@ -702,7 +699,7 @@ export class Request {
     }
     return (
       failureInSuccess(decoded, statusCode) ??
-      new ResponseDecodeError(`for request ${this.safeHref()}, got status: ${statusCode}`, {
+      new ResponseDecodeError(`for request ${this.#safeHref()}, got status: ${statusCode}`, {
         statusCode,
         contentType: response.headers['content-type'],
       })
@@ -718,7 +715,7 @@ export class Request {
    * @throws {StatusError} when the server answers with an error.
    */
   async stream(): Promise<Readable> {
-    const { response, deadline } = await this.open('stream');
+    const { response, deadline } = await this.#open('stream');
     response.body.once('close', () => deadline.dispose());
     return response.body;
   }

@@ -13,7 +13,7 @@ import { rejectionOf } from '@kubets/test-utils';
 import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCertChain } from '../test/tls.js';
-import { loadConfig } from './config.js';
+import { loadConfig } from './clientcmd.js';
 import { PatchType, RESTClient, type RequestBody, TransportError } from './index.js';
 
 interface ConfigMap {

@@ -20,7 +20,8 @@ import {
   type TlsServer,
 } from '../test/tls.js';
 import { RESTClient } from './client.js';
-import { type Config, copyConfig, loadConfig, redactConfig } from './config.js';
+import { loadConfig } from './clientcmd.js';
+import { type Config, copyConfig, redactConfig } from './config.js';
 import { CredentialSource, TokenFile } from './credentials.js';
 import { CredentialsError, isTransportError, TransportError } from './errors.js';
 

@@ -10,16 +10,19 @@ export const extraLongThrottleLatencyMs = 1000;
 
 /** Lets one message through per `intervalMs` of the caller's clock. */
 export class LogThrottle {
-  private lastLoggedAt: number | undefined;
+  #lastLoggedAt: number | undefined;
+  readonly #intervalMs: number;
 
-  constructor(private readonly intervalMs: number) {}
+  constructor(intervalMs: number) {
+    this.#intervalMs = intervalMs;
+  }
 
   /** Whether a message may be logged at `nowMs`; if so, the interval starts again. */
   attempt(nowMs: number): boolean {
-    const last = this.lastLoggedAt;
+    const last = this.#lastLoggedAt;
     // A time before the last message comes from another clock (a test's fake one): log.
-    if (last !== undefined && nowMs >= last && nowMs - last < this.intervalMs) return false;
-    this.lastLoggedAt = nowMs;
+    if (last !== undefined && nowMs >= last && nowMs - last < this.#intervalMs) return false;
+    this.#lastLoggedAt = nowMs;
     return true;
   }
 }
