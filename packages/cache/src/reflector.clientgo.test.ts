@@ -10,6 +10,7 @@ import {
   type WatchEvent,
 } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
+import { TransportError } from '@kubets/rest';
 import { eventually } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import type { TestPod } from '../test/helpers.js';
@@ -73,7 +74,11 @@ function connectionRefused(): Error {
   const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), {
     code: 'ECONNREFUSED',
   });
-  return new Error('request failed', { cause });
+  return new TransportError(
+    'request failed',
+    { method: 'GET', url: 'https://127.0.0.1:6443/api/v1/pods' },
+    { cause },
+  );
 }
 
 /** client-go's `fakeDelayFunc`: counts backoff delays and waits none. */

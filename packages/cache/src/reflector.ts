@@ -18,6 +18,7 @@ import {
   type WatchEvent,
   watchErrorToStatusError,
 } from '@kubets/apimachinery';
+import { isConnectionRefused, isWatchStreamBroken } from '@kubets/rest';
 import {
   checkDataConsistency,
   DataInconsistencyError,
@@ -620,7 +621,7 @@ export class Reflector<T> {
               break;
             case 'ERROR': {
               const err = watchErrorToStatusError(event);
-              if (isBrokenStream(err)) {
+              if (isWatchStreamBroken(err)) {
                 // A broken connection ends the stream, as in client-go's stream watcher; it is
                 // no event, so a server that keeps dropping it is not asked again at once.
                 events--;
@@ -785,7 +786,7 @@ export class Reflector<T> {
         continue;
       }
       const err = result.error;
-      if (isBrokenStream(err)) {
+      if (isWatchStreamBroken(err)) {
         // A dropped connection, not a server's verdict: resume from the last resourceVersion.
         this.#reportError(err);
         if (!(await this.#sleepBackoff(signal))) return;
@@ -1091,32 +1092,3 @@ function isTooLargeRV(err: unknown): boolean {
 
 /** The text by which servers older than 1.18.6 say that a resourceVersion is too large. */
 const tooLargeResourceVersionText = 'Too large resource version';
-
-/**
- * A watch whose connection broke, or ended in the middle of an event: `@kubets/rest` reports
- * it as an InternalError ERROR event whose message says so, where client-go's stream watcher
- * ends the watch quietly (a probable EOF) and re-watches instead of relisting.
- */
-function isBrokenStream(err: unknown): boolean {
-  if (!isStatusError(err) || !isInternalError(err)) return false;
-  const message = err.status.message ?? '';
-  return brokenStreamMessages.some((prefix) => message.startsWith(prefix));
-}
-
-/** How `@kubets/rest` words a broken watch stream (see {@link isBrokenStream}). */
-const brokenStreamMessages = [
-  'the watch stream broke',
-  'the watch stream ended in the middle of an event',
-];
-
-/**
- * The connection to the server was refused (its Node error code, on the error or on one of
- * its causes): the server is down, and a watch can resume where it was once it is back.
- */
-function isConnectionRefused(err: unknown): boolean {
-  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 8; depth++) {
-    if ((e as { code?: unknown }).code === 'ECONNREFUSED') return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-}

@@ -22,6 +22,7 @@ export * from './list-decode.js';
 export * from './ratelimit.js';
 export * from './request.js';
 export type { RequestRuntime } from './runtime.js';
+export { isConnectionRefused, isRetryableConnectionError } from './transport.js';
 export { redactedHref } from './url.js';
 export * from './warnings.js';
 export * from './watch.js';

@@ -1,5 +1,11 @@
 import type { Readable } from 'node:stream';
-import { parseWatchEvent, RingBuffer, type Status, type WatchEvent } from '@kubets/apimachinery';
+import {
+  isStatusError,
+  parseWatchEvent,
+  RingBuffer,
+  type Status,
+  type WatchEvent,
+} from '@kubets/apimachinery';
 import { nodeStream, nodeStringDecoder } from './builtins.js';
 import { inspectAsJSON } from './inspect.js';
 
@@ -24,6 +30,40 @@ export function watchDecodeFailure(message: string, excerpt?: string): Status {
   };
 }
 
+// Marks the Status of an ERROR event this package makes up for a stream that broke (see
+// isWatchStreamBroken). A registry symbol, so that another copy of this package recognises it;
+// defined non-enumerable, so that it is neither serialised nor compared.
+const watchStreamBrokenBrand = Symbol.for('kubets.rest.watchStreamBroken');
+
+/**
+ * The ERROR event a {@link WatchStream} yields when its connection breaks or the stream ends
+ * in the middle of an event: an InternalError Status with `message`, marked so that
+ * {@link isWatchStreamBroken} recognises it. Fakes of a watch use it to act out a dropped
+ * connection.
+ */
+export function watchStreamBrokenEvent<T>(message: string, excerpt?: string): WatchEvent<T> {
+  const status = watchDecodeFailure(message, excerpt);
+  Object.defineProperty(status, watchStreamBrokenBrand, { value: true });
+  return { type: 'ERROR', object: status };
+}
+
+/**
+ * True when `value` reports a watch stream that broke rather than an answer of the server:
+ * the ERROR event made by {@link watchStreamBrokenEvent} (a connection that broke, a stream
+ * that ended in the middle of an event), its Status, or the `StatusError` built from it
+ * (`watchErrorToStatusError`). A reflector watches again from where it was instead of
+ * relisting, as client-go's stream watcher ends such a watch quietly.
+ */
+export function isWatchStreamBroken(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  let status: unknown = value;
+  if (isStatusError(value)) status = value.status;
+  else if ((value as Partial<WatchEvent<unknown>>).type === 'ERROR') {
+    status = (value as { object?: unknown }).object;
+  }
+  return typeof status === 'object' && status !== null && watchStreamBrokenBrand in status;
+}
+
 const excerptLength = 200;
 
 function excerptOf(line: string): string {
@@ -36,10 +76,19 @@ function decodeLine<T>(line: string, truncated: boolean): WatchEvent<T> {
     parsed = JSON.parse(line);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    const message = truncated
-      ? `the watch stream ended in the middle of an event: ${reason}`
-      : `unable to decode an event from the watch stream: ${reason}`;
-    return { type: 'ERROR', object: watchDecodeFailure(message, excerptOf(line)) };
+    if (truncated) {
+      return watchStreamBrokenEvent(
+        `the watch stream ended in the middle of an event: ${reason}`,
+        excerptOf(line),
+      );
+    }
+    return {
+      type: 'ERROR',
+      object: watchDecodeFailure(
+        `unable to decode an event from the watch stream: ${reason}`,
+        excerptOf(line),
+      ),
+    };
   }
   try {
     return parseWatchEvent<T>(parsed);
@@ -388,10 +437,7 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
     this.ended = true;
     if (!this.stopped) {
       const reason = err instanceof Error ? err.message : String(err);
-      this.pending.push({
-        type: 'ERROR',
-        object: watchDecodeFailure(`the watch stream broke: ${reason}`),
-      });
+      this.pending.push(watchStreamBrokenEvent(`the watch stream broke: ${reason}`));
     }
     this.deliver();
   }
