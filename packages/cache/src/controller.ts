@@ -11,7 +11,8 @@ import {
   processDeltaBatch,
   processDeltas,
 } from './process-deltas.js';
-import { Reflector, type WatchErrorHandler } from './reflector.js';
+import { Reflector } from './reflector.js';
+import type { WatchErrorHandler } from './reflector-options.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
 import { type FIFODelta, type ProcessBatchFunc, RealFIFO } from './the-real-fifo.js';
 import type { Indexers } from './thread-safe-store.js';

@@ -61,6 +61,7 @@ describe('package entry', () => {
       'newStore',
       'newStoreResourceVersionMetric',
       'newestDelta',
+      'nextReflectorAction',
       'noopInformerMetricsProvider',
       'noopReflectorMetricsProvider',
       'objectKey',

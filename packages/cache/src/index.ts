@@ -38,6 +38,19 @@ export {
   type SummaryMetric,
   setReflectorMetricsProvider,
 } from './reflector-metrics.js';
+export type {
+  BackoffManager,
+  ReflectorInfo,
+  ReflectorOptions,
+  ReflectorStore,
+  WatchErrorHandler,
+} from './reflector-options.js';
+export {
+  nextReflectorAction,
+  type ReflectorAction,
+  type ReflectorOutcome,
+  type ReflectorReport,
+} from './reflector-policy.js';
 export * from './shared-informer.js';
 export * from './store.js';
 export * from './the-real-fifo.js';

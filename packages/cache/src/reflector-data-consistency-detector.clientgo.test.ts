@@ -11,7 +11,8 @@ import {
   watchListInconsistencyDetectorEnvVar,
 } from './data-consistency-detector.js';
 import { DeltaFIFO } from './delta-fifo.js';
-import { Reflector, type ReflectorStore } from './reflector.js';
+import { Reflector } from './reflector.js';
+import type { ReflectorStore } from './reflector-options.js';
 import { newStore } from './store.js';
 import { RealFIFO } from './the-real-fifo.js';
 

@@ -10,7 +10,8 @@ import { RESTClient } from '@kubets/rest';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestPod } from '../test/helpers.js';
 import { listWatchFromClient } from './listwatch-client.js';
-import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
+import { Reflector } from './reflector.js';
+import type { ReflectorOptions, ReflectorStore } from './reflector-options.js';
 import { newSharedIndexInformer } from './shared-informer.js';
 
 /** Generous: these tests wait on conditions, and a shared CI machine may be slow. */

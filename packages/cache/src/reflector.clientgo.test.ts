@@ -28,12 +28,8 @@ import {
 import { type Delta, DeltaFIFO } from './delta-fifo.js';
 import { metaNamespaceKeyFunc } from './keys.js';
 import type { ListOptions } from './listwatch.js';
-import {
-  type BackoffManager,
-  Reflector,
-  type ReflectorOptions,
-  type ReflectorStore,
-} from './reflector.js';
+import { Reflector } from './reflector.js';
+import type { BackoffManager, ReflectorOptions, ReflectorStore } from './reflector-options.js';
 import { type CacheIndexer, newStore, type Store } from './store.js';
 import { RealFIFO } from './the-real-fifo.js';
 

@@ -15,7 +15,8 @@ import {
   statusError,
 } from '../test/helpers.js';
 import type { ListerWatcher } from './listwatch.js';
-import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
+import { Reflector } from './reflector.js';
+import type { ReflectorOptions, ReflectorStore } from './reflector-options.js';
 import { CacheIndexer } from './store.js';
 
 class RecordingStore implements ReflectorStore<TestPod> {

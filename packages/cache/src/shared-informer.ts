@@ -24,7 +24,7 @@ import {
   processDeltaBatch,
   processDeltas,
 } from './process-deltas.js';
-import type { WatchErrorHandler } from './reflector.js';
+import type { WatchErrorHandler } from './reflector-options.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
 import type { Indexers } from './thread-safe-store.js';
 import { pickTuning, type ReflectorTuning } from './tuning.js';

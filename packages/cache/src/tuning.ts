@@ -1,6 +1,6 @@
 import type { RandomSource } from '@kubets/apimachinery';
-import type { BackoffManager } from './reflector.js';
 import type { ReflectorMetricsProvider } from './reflector-metrics.js';
+import type { BackoffManager } from './reflector-options.js';
 
 /** Reflector settings an informer passes through. */
 export interface ReflectorTuning {
