@@ -45,7 +45,7 @@ declare -A known=(
   [workqueue]=DelayingQueue
 )
 # Subpath exports: "specifier export".
-subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/cache/prometheus PrometheusInformerMetricsProvider" "@kubets/apimachinery/testing FakeClock" "@kubets/apimachinery/prometheus perNameMetricsProvider" "@kubets/controller/testing newTestContext")
+subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/cache/prometheus PrometheusInformerMetricsProvider" "@kubets/cache/testing setCacheMutationDetectorDefault" "@kubets/apimachinery/testing FakeClock" "@kubets/apimachinery/prometheus perNameMetricsProvider" "@kubets/controller/testing newTestContext")
 
 fail() {
   echo "pack-check: FAIL: $*" >&2

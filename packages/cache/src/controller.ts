@@ -5,6 +5,7 @@ import type { HandlerEvent, ResourceEventHandler } from './handler.js';
 import { informerFIFO } from './informer-fifo.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
 import { type ListerWatcher, reusingCachedItems } from './listwatch.js';
+import { isCacheMutationDetectorEnabled } from './mutation-detector.js';
 import {
   type DeltaHandler,
   isPromiseLike,
@@ -180,6 +181,8 @@ export interface InformerOptions<T> extends ReflectorTuning {
   keyFunc?: KeyFunc | undefined;
   /** Applied to every object before it is stored (see {@link RealFIFOOptions.transformer}). */
   transform?: ((obj: T) => T) | undefined;
+  /** As {@link SharedIndexInformerOptions.detectMutations}. */
+  detectMutations?: boolean | undefined;
   /** Called when a handler throws or rejects; the informer goes on either way. */
   onHandlerError?: ((error: unknown, event: HandlerEvent) => void) | undefined;
   /** Called when a list or watch fails, before the reflector backs off and retries. */
@@ -251,7 +254,11 @@ function newInformerController<T>(
   options: InformerOptions<T>,
 ): Controller<T> {
   const logger = options.logger ?? silentLogger;
-  const queue = informerFIFO(store, options.transform);
+  const queue = informerFIFO(
+    store,
+    options.transform,
+    options.detectMutations ?? isCacheMutationDetectorEnabled(),
+  );
   const reporting = reportingHandler(handler, (error, event) => {
     logger.error('Event handler failed', { event, error: String(error) });
     try {

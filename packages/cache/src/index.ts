@@ -26,6 +26,10 @@ export * from './keys.js';
 export * from './listwatch.js';
 export * from './listwatch-client.js';
 export * from './managed-fields.js';
+export {
+  cacheMutationDetectorEnv,
+  isCacheMutationDetectorEnabled,
+} from './mutation-detector.js';
 export * from './pager.js';
 export * from './reflector.js';
 export {

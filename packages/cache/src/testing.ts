@@ -1,0 +1,3 @@
+// Settings for tests and test environments, kept out of the main entry: what a production
+// informer must never need.
+export { setCacheMutationDetectorDefault } from './mutation-detector.js';
