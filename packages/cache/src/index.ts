@@ -4,8 +4,9 @@ export { type LogFields, type Logger, silentLogger } from '@kubets/apimachinery'
 export * from './clock.js';
 export * from './controller.js';
 export * from './data-consistency-detector.js';
-export * from './delta-fifo.js';
+export type { Delta, DeltaType } from './delta.js';
 export * from './factory.js';
+export { FIFOClosedError, isFIFOClosedError } from './fifo-lifecycle.js';
 export * from './handler.js';
 export {
   anonymousInformerIdentity,

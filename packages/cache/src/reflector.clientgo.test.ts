@@ -25,7 +25,8 @@ import {
   statusError,
   stepThrough,
 } from '../test/helpers.js';
-import { type Delta, DeltaFIFO } from './delta-fifo.js';
+import { DeltaFIFO } from './compat.js';
+import type { Delta } from './delta.js';
 import { metaNamespaceKeyFunc } from './keys.js';
 import type { ListOptions } from './listwatch.js';
 import { Reflector } from './reflector.js';

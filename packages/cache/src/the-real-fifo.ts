@@ -1,4 +1,4 @@
-import type { Delta, DeltaType, KnownObjects } from './delta-fifo.js';
+import type { Delta, DeltaType, KnownObjects } from './delta.js';
 import { FIFOLifecycle } from './fifo-lifecycle.js';
 import type { InformerNameAndResource } from './identity.js';
 import {
