@@ -89,15 +89,10 @@ export interface ReflectorOptions {
   /**
    * Watches ask the server to end them after a random time in [min, 2×min) seconds. Default
    * and minimum 300: a smaller value is raised to 300, as in client-go, so that watches are
-   * not restarted more often than the API server is built for.
+   * not restarted more often than the API server is built for (tests lower the floor with
+   * `setMinWatchTimeoutFloorSeconds` from `@kubets/cache/testing`).
    */
   minWatchTimeoutSeconds?: number | undefined;
-  /**
-   * The smallest {@link ReflectorOptions.minWatchTimeoutSeconds} honoured (300). Tests that
-   * need a watch deadline within seconds (chaos tests against a real API server) lower it.
-   * @internal
-   */
-  minWatchTimeoutFloorSeconds?: number | undefined;
   /**
    * For how long, in milliseconds, a watch ending with an InternalError (HTTP 500, e.g.
    * `etcdserver: no leader`) is answered by watching again at once from the last

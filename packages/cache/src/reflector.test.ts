@@ -10,6 +10,7 @@ import {
   expiredError,
   expiredStatus,
   listOf,
+  lowerWatchTimeoutFloor,
   pod,
   runFakes,
   statusError,
@@ -613,9 +614,9 @@ describe('Reflector watch deadline', () => {
   });
 
   it('a watch that keeps delivering events is still cut at its deadline', async () => {
+    lowerWatchTimeoutFloor(10);
     const { lw, store, start } = setup({
       minWatchTimeoutSeconds: 10,
-      minWatchTimeoutFloorSeconds: 10,
     });
     void start();
     const w1 = await lw.watchNumber(1);
@@ -646,11 +647,11 @@ describe('Reflector watch deadline', () => {
       },
     };
     const ac = abortedAfterTest();
+    lowerWatchTimeoutFloor(10);
     const reflector = new Reflector(lw, new RecordingStore(), {
       clock: new FakeClock(),
       random: () => 0,
       minWatchTimeoutSeconds: 10,
-      minWatchTimeoutFloorSeconds: 10,
       watchDeadlineGraceSeconds: 2,
       watchErrorHandler: (err) => errors.push(err),
       useStreamingList: false,
@@ -691,11 +692,11 @@ describe('Reflector watch deadline', () => {
     };
     const clock = new FakeClock();
     const ac = abortedAfterTest();
+    lowerWatchTimeoutFloor(60);
     const reflector = new Reflector(lw, new RecordingStore(), {
       clock,
       random: () => 0,
       minWatchTimeoutSeconds: 60,
-      minWatchTimeoutFloorSeconds: 60,
       watchErrorHandler: (err) => errors.push(err),
       useStreamingList: false,
     });
@@ -732,10 +733,10 @@ describe('Reflector watch deadline', () => {
   });
 
   it('covers a streaming list that stalls: falls back to a paged list', async () => {
+    lowerWatchTimeoutFloor(10);
     const { lw, store, start } = setup({
       useStreamingList: true,
       minWatchTimeoutSeconds: 10,
-      minWatchTimeoutFloorSeconds: 10,
     });
     lw.listFn = () => listOf([pod('a', '3')], '3');
     void start();

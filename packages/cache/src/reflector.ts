@@ -49,12 +49,10 @@ import {
 } from './request-deadline.js';
 import { RetryWithDeadline } from './retry-with-deadline.js';
 import { handleWatchEvents, type WatchEventTarget, type WatchResult } from './watch-handler.js';
+import { minWatchTimeoutFloorSeconds } from './watch-timeout-floor.js';
 
 /** A clean end of a watch that lasted less than this, with no events, counts as a failure. */
 const veryShortWatchMs = 1000;
-
-/** The default and smallest watch timeout, in seconds (client-go `defaultMinWatchTimeout`). */
-const defaultMinWatchTimeoutSeconds = 300;
 
 /** A pause without InternalErrors this long starts a new run of retries, in milliseconds. */
 const internalErrorRetryResetMs = 60_000;
@@ -143,7 +141,7 @@ export class Reflector<T> {
     this.#useStreamingList =
       (options.useStreamingList ?? watchListClientEnabled()) &&
       !doesClientNotSupportWatchListSemantics(lw);
-    const floor = options.minWatchTimeoutFloorSeconds ?? defaultMinWatchTimeoutSeconds;
+    const floor = minWatchTimeoutFloorSeconds();
     this.#minWatchTimeoutSeconds = Math.max(floor, options.minWatchTimeoutSeconds ?? floor);
     this.#maxInternalErrorRetryDurationMs = options.maxInternalErrorRetryDurationMs ?? 0;
     this.#watchDeadlineGraceSeconds = options.watchDeadlineGraceSeconds;

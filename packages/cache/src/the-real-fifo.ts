@@ -161,8 +161,8 @@ export class RealFIFO<T> {
   readonly #emitBookmarks: boolean;
   readonly #isTransformed: ((obj: T) => boolean) | undefined;
   #transformer: ((obj: T) => T) | undefined;
-  /** Most deltas one batch holds (client-go tests change it). */
-  batchSize: number;
+  /** Most deltas one batch holds ({@link RealFIFOOptions.batchSize}). */
+  readonly batchSize: number;
 
   // The queue: deltas and their keys side by side, live from #head on.
   #deltas: (FIFODelta<T> | undefined)[] = [];
