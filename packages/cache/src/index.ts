@@ -19,7 +19,7 @@ export {
   isDataConsistencyDetectionForWatchListEnabled,
   watchListInconsistencyDetectorEnvVar,
 } from './data-consistency-detector.js';
-export type { Delta, DeltaType } from './delta.js';
+export type { Delta, DeltaType, KnownObjects } from './delta.js';
 export {
   type FilteredInformerFactoryArgs,
   filteredInformerFactoryOptions,
@@ -118,8 +118,10 @@ export type {
 export {
   nextReflectorAction,
   type ReflectorAction,
+  type ReflectorActionKind,
   type ReflectorOutcome,
   type ReflectorReport,
+  type ReflectorStep,
 } from './reflector-policy.js';
 export {
   type AddEventHandlerOptions,

@@ -16,7 +16,7 @@ interface MutationDetectorGlobal {
  * Whether informers created now freeze what they cache (see
  * `SharedIndexInformerOptions.detectMutations`): as the environment variable
  * `KUBE_CACHE_MUTATION_DETECTOR` says when it holds a boolean (Go's `strconv.ParseBool`
- * spellings), else as {@link setCacheMutationDetectorDefault} set it (off unless set).
+ * spellings), else as `setCacheMutationDetectorDefault` (`@kubets/cache/testing`) set it (off unless set).
  */
 export function isCacheMutationDetectorEnabled(): boolean {
   const value = typeof process === 'undefined' ? undefined : process.env[cacheMutationDetectorEnv];

@@ -4,7 +4,7 @@ import type { ListerWatcher } from './listwatch.js';
 import type { ReflectorMetricsProvider } from './reflector-metrics.js';
 
 /**
- * What a {@link Reflector} writes into: usually a {@link DeltaFIFO}, or any {@link Store}.
+ * What a {@link Reflector} writes into: usually an informer's {@link RealFIFO}, or any {@link Store}.
  */
 export interface ReflectorStore<T> {
   /** An object was added by the watch. */

@@ -9,54 +9,45 @@ import { isConnectionRefused, isWatchStreamBroken } from '@kubets/rest';
 import { DataInconsistencyError } from './data-consistency-detector.js';
 
 /**
- * What a {@link Reflector} was doing when something ended, with what it knows about how it
- * ended: the input of {@link nextReflectorAction}.
+ * What a {@link Reflector} was doing when a list or watch ended:
  *
- * - `list`: a paged list (at a resourceVersion other than the latest) failed with `error`.
- * - `streaming-list`: a streaming list failed with `error` (its request, an ERROR event,
- *   reading its stream), or, with no `error`, ended before its initial-events-end bookmark.
- * - `watch-request`: asking for a watch failed with `error`.
- * - `watch-stream`: reading an open watch failed with `error` (the stream threw).
- * - `watch-end`: an open watch ended: cleanly (no `error`) or with the Status of an ERROR
- *   event (`error`, a `StatusError`).
- *
- * `stopped`: the reflector was stopped meanwhile. `deadlineExpired`: the request was aborted
- * at its client-side deadline (see `watchDeadlineGraceSeconds`). `veryShort`: the stream
- * ended within a second with no events. `watchedSinceList`: a watch delivered an event or
- * bookmark since the last list. `retryInternalError`: an InternalError is within
- * `maxInternalErrorRetryDurationMs` of the first of its run.
+ * - `list`: a paged list (at a resourceVersion other than the latest) failed;
+ * - `streaming-list`: a streaming list failed (its request, an ERROR event, reading its
+ *   stream), or, with no `error`, ended before its initial-events-end bookmark;
+ * - `watch-request`: asking for a watch failed;
+ * - `watch-stream`: reading an open watch failed (the stream threw);
+ * - `watch-end`: an open watch ended, cleanly or with an ERROR event.
  */
-export type ReflectorOutcome =
-  | { readonly step: 'list'; readonly error: unknown; readonly stopped?: boolean }
-  | {
-      readonly step: 'streaming-list';
-      readonly error?: unknown;
-      readonly stopped?: boolean;
-      readonly deadlineExpired?: boolean;
-      readonly veryShort?: boolean;
-    }
-  | {
-      readonly step: 'watch-request';
-      readonly error: unknown;
-      readonly stopped?: boolean;
-      readonly deadlineExpired?: boolean;
-      readonly watchedSinceList?: boolean;
-    }
-  | {
-      readonly step: 'watch-stream';
-      readonly error: unknown;
-      readonly stopped?: boolean;
-      readonly deadlineExpired?: boolean;
-    }
-  | {
-      readonly step: 'watch-end';
-      readonly error?: unknown;
-      readonly stopped?: boolean;
-      readonly deadlineExpired?: boolean;
-      readonly veryShort?: boolean;
-      readonly watchedSinceList?: boolean;
-      readonly retryInternalError?: boolean;
-    };
+export type ReflectorStep =
+  | 'list'
+  | 'streaming-list'
+  | 'watch-request'
+  | 'watch-stream'
+  | 'watch-end';
+
+/** How a list or watch ended, with what the reflector knows about it: the input of {@link nextReflectorAction}. */
+export interface ReflectorOutcome {
+  /** What ended. */
+  readonly step: ReflectorStep;
+  /**
+   * What failed: the error thrown, or for `watch-end` the `StatusError` of an ERROR event;
+   * `undefined` for a clean end.
+   */
+  readonly error?: unknown;
+  /** The reflector was stopped meanwhile. */
+  readonly stopped?: boolean | undefined;
+  /** The request was aborted at its client-side deadline. */
+  readonly deadlineExpired?: boolean | undefined;
+  /** The stream ended within a second with no events. */
+  readonly veryShort?: boolean | undefined;
+  /** A watch delivered an event or bookmark since the last list. */
+  readonly watchedSinceList?: boolean | undefined;
+  /**
+   * An InternalError is within `maxInternalErrorRetryDurationMs` of the first of its run
+   * (client-go `MaxInternalErrorRetryDuration`).
+   */
+  readonly retryInternalError?: boolean | undefined;
+}
 
 /**
  * How the reflector reports what happened before it acts:
@@ -83,34 +74,38 @@ export type ReflectorReport =
  * and `watch` loops as one decision):
  *
  * - `stop`: the reflector was stopped; nothing more.
- * - `watch`: watch again from the last resourceVersion, at once or after a backoff.
- * - `relist`: end this list-and-watch; `run` lists again after its backoff, at the latest
- *   resourceVersion when `atLatest`.
+ * - `watch`: watch again from the last resourceVersion.
+ * - `relist`: end this list-and-watch; `run` lists again after its backoff.
  * - `fail`: `listAndWatch` rejects with the error (`run` reports it and lists again after
- *   its backoff, at the latest resourceVersion when `atLatest`).
+ *   its backoff).
  * - `list-at-latest`: the resourceVersion listed at is gone: list the latest at once.
- * - `streaming-list`: ask for a streaming list again, at once or after a backoff, from the
- *   latest state when `atLatest`.
+ * - `streaming-list`: ask for a streaming list again.
  * - `paged-list`: this list is a paged list instead of a streaming one (the next list tries
  *   streaming again).
  */
-export type ReflectorAction =
-  | { readonly kind: 'stop' }
-  | {
-      readonly kind: 'watch';
-      readonly after: 'now' | 'backoff';
-      readonly report: ReflectorReport;
-    }
-  | { readonly kind: 'relist'; readonly atLatest: boolean; readonly report: ReflectorReport }
-  | { readonly kind: 'fail'; readonly atLatest: boolean }
-  | { readonly kind: 'list-at-latest' }
-  | {
-      readonly kind: 'streaming-list';
-      readonly after: 'now' | 'backoff';
-      readonly atLatest: boolean;
-      readonly report: ReflectorReport;
-    }
-  | { readonly kind: 'paged-list' };
+export type ReflectorActionKind =
+  | 'stop'
+  | 'watch'
+  | 'relist'
+  | 'fail'
+  | 'list-at-latest'
+  | 'streaming-list'
+  | 'paged-list';
+
+/** What {@link nextReflectorAction} decides. */
+export interface ReflectorAction {
+  /** What to do. */
+  readonly kind: ReflectorActionKind;
+  /** For `watch` and `streaming-list`: at once, or after a backoff. */
+  readonly after?: 'now' | 'backoff';
+  /**
+   * For `relist`, `fail` and `streaming-list`: the next list is at the latest
+   * resourceVersion (`""`), the one listed at being older than what the server can serve.
+   */
+  readonly atLatest?: boolean;
+  /** For `watch`, `relist` and `streaming-list`: how to report what happened. */
+  readonly report?: ReflectorReport;
+}
 
 const stop: ReflectorAction = { kind: 'stop' };
 const watchNow: ReflectorAction = { kind: 'watch', after: 'now', report: 'none' };

@@ -75,10 +75,7 @@ interface Ended {
   readonly reason: unknown;
 }
 
-function ended(
-  outcome: ReflectorOutcome & { readonly deadlineExpired?: boolean },
-  deadline: RequestDeadline,
-): Ended {
+function ended(outcome: ReflectorOutcome, deadline: RequestDeadline): Ended {
   return { outcome, reason: outcome.deadlineExpired ? deadline.signal.reason : outcome.error };
 }
 
@@ -282,15 +279,13 @@ export class Reflector<T> {
         return true;
       case 'relist':
         if (action.atLatest) this.#lastSyncResourceVersionUnavailable = true;
-        this.#report(action.report, reason);
+        this.#report(action.report ?? 'none', reason);
         return true;
       case 'streaming-list':
       case 'watch':
-        if (action.kind === 'streaming-list' && action.atLatest) {
-          this.#lastSyncResourceVersionUnavailable = true;
-        }
-        this.#report(action.report, reason);
-        return action.after === 'now' ? !signal.aborted : this.#sleepBackoff(signal);
+        if (action.atLatest) this.#lastSyncResourceVersionUnavailable = true;
+        this.#report(action.report ?? 'none', reason);
+        return action.after === 'backoff' ? this.#sleepBackoff(signal) : !signal.aborted;
     }
   }
 

@@ -1,6 +1,21 @@
 import type { ReflectorOptions } from './reflector-options.js';
 
-/** The names of the reflector settings an informer passes through to its reflector. */
+/** Reflector settings an informer passes through (see {@link ReflectorOptions}). */
+export type ReflectorTuning = Pick<
+  ReflectorOptions,
+  | 'useStreamingList'
+  | 'pageSize'
+  | 'minWatchTimeoutSeconds'
+  | 'maxInternalErrorRetryDurationMs'
+  | 'watchDeadlineGraceSeconds'
+  | 'listTimeoutSeconds'
+  | 'backoff'
+  | 'random'
+  | 'metricsProvider'
+>;
+
+// Every key of ReflectorTuning, checked both ways: a name that is no key does not compile,
+// nor does a key left out (`complete`).
 const tuningKeys = [
   'useStreamingList',
   'pageSize',
@@ -11,10 +26,11 @@ const tuningKeys = [
   'backoff',
   'random',
   'metricsProvider',
-] as const satisfies readonly (keyof ReflectorOptions)[];
-
-/** Reflector settings an informer passes through (see {@link ReflectorOptions}). */
-export type ReflectorTuning = Pick<ReflectorOptions, (typeof tuningKeys)[number]>;
+] as const satisfies readonly (keyof ReflectorTuning)[];
+const complete: Exclude<keyof ReflectorTuning, (typeof tuningKeys)[number]> extends never
+  ? true
+  : never = true;
+void complete;
 
 /** The reflector settings among `options`, without undefined values (internal). */
 export function pickTuning(options: ReflectorTuning): ReflectorTuning {
