@@ -350,9 +350,7 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
   // Decoded events not yet taken.
   readonly #pending = new RingBuffer<WatchEvent<T>>();
   // `next()` calls waiting for an event, oldest first.
-  readonly #waiters = new RingBuffer<(result: IteratorResult<WatchEvent<T>, void>) => void>(
-    1,
-  );
+  readonly #waiters = new RingBuffer<(result: IteratorResult<WatchEvent<T>, void>) => void>(1);
   #ended = false;
   #stoppedByCaller = false;
   #finished = false;
