@@ -30,7 +30,7 @@ VITEST_VERSION="$(node -p 'require("./package.json").devDependencies.vitest')"
 # Package dir -> an export that must exist (value) in its main entry.
 declare -A known=(
   [apimachinery]=Backoff
-  [cache]=DeltaFIFO
+  [cache]=Reflector
   [clientset]=Clientset
   [codegen]=CodegenError
   [controller]=Manager
@@ -45,7 +45,7 @@ declare -A known=(
   [workqueue]=DelayingQueue
 )
 # Subpath exports: "specifier export".
-subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/cache/prometheus PrometheusInformerMetricsProvider" "@kubets/apimachinery/testing FakeClock" "@kubets/apimachinery/prometheus perNameMetricsProvider" "@kubets/controller/testing newTestContext")
+subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/cache/prometheus PrometheusInformerMetricsProvider" "@kubets/cache/testing setCacheMutationDetectorDefault" "@kubets/cache/compat DeltaFIFO" "@kubets/apimachinery/testing FakeClock" "@kubets/apimachinery/prometheus perNameMetricsProvider" "@kubets/controller/testing newTestContext")
 
 fail() {
   echo "pack-check: FAIL: $*" >&2

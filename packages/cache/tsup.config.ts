@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/prometheus.ts'],
+  entry: ['src/index.ts', 'src/compat.ts', 'src/prometheus.ts', 'src/testing.ts'],
   format: ['esm'],
   dts: true,
   sourcemap: true,

@@ -2,7 +2,7 @@
 // Each benchmark function handles a fixed batch of 10k objects, so ops/s × 10k = objects/s.
 import { test } from 'vitest';
 import { FakeListerWatcher, listOf, type TestPod } from '../test/helpers.js';
-import { DeltaFIFO } from './delta-fifo.js';
+import { DeltaFIFO } from './compat.js';
 import { newSharedIndexInformer } from './shared-informer.js';
 import { newIndexer } from './store.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './thread-safe-store.js';

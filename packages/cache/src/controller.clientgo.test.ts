@@ -7,6 +7,7 @@ import { eventually } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import { FakeControllerSource } from '../test/fake-controller-source.js';
 import { abortedAfterTest, type TestPod } from '../test/helpers.js';
+import { processDeltaBatchInTransaction } from './compat.js';
 import { Controller, newInformer } from './controller.js';
 import {
   type DeletedFinalStateUnknown,
@@ -444,8 +445,8 @@ describe('client-go controller_test.go', () => {
         onUpdate: (_old, obj) => void received.push(obj),
         onDelete: (obj) => void received.push(obj),
       };
-      const keys = tc.deltaList.map((d) => metaNamespaceKeyFunc(d.object));
-      const run = () => processDeltaBatch(dummyListener, mockStore, tc.deltaList, true, keys);
+      const run = () =>
+        processDeltaBatchInTransaction(dummyListener, mockStore, tc.deltaList, true);
       if (tc.expectedError === undefined) expect(run).not.toThrow();
       else expect(run).toThrow(tc.expectedError);
       expect(mockStore.succeedCount).toBe(tc.expectedSuccessCount);

@@ -12,8 +12,8 @@ import {
   pod,
   type TestPod,
 } from '../test/helpers.js';
+import { DeltaFIFO, RequeueError } from './compat.js';
 import { Controller, newIndexerInformer, newInformer } from './controller.js';
-import { DeltaFIFO, RequeueError } from './delta-fifo.js';
 import { isDeletedFinalStateUnknown, metaNamespaceKeyFunc } from './keys.js';
 import { RealFIFO } from './the-real-fifo.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './thread-safe-store.js';

@@ -1,24 +1,26 @@
 import type { Clock } from '@kubets/apimachinery';
 import { type Logger, silentLogger } from '@kubets/apimachinery';
-import { type DeltaFIFO, isFIFOClosedError } from './delta-fifo.js';
+import { isFIFOClosedError } from './fifo-lifecycle.js';
 import type { HandlerEvent, ResourceEventHandler } from './handler.js';
 import { informerFIFO } from './informer-fifo.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
 import { type ListerWatcher, reusingCachedItems } from './listwatch.js';
+import { isCacheMutationDetectorEnabled } from './mutation-detector.js';
 import {
   type DeltaHandler,
   isPromiseLike,
   processDeltaBatch,
   processDeltas,
 } from './process-deltas.js';
-import { Reflector, type WatchErrorHandler } from './reflector.js';
+import { Reflector } from './reflector.js';
+import type { ReflectorStore, WatchErrorHandler } from './reflector-options.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
 import { type FIFODelta, type ProcessBatchFunc, RealFIFO } from './the-real-fifo.js';
 import type { Indexers } from './thread-safe-store.js';
 import { pickTuning, type ReflectorTuning } from './tuning.js';
 
 /**
- * Handles what a controller pops: one key's deltas from a {@link DeltaFIFO}, or one delta
+ * Handles what a controller pops: one key's deltas from a `DeltaFIFO`, or one delta
  * (possibly a whole relist or resync) from a {@link RealFIFO}, with the key it was queued
  * under.
  */
@@ -28,15 +30,30 @@ export type ProcessFunc<T> = (
   key: string,
 ) => void | Promise<void>;
 
+/**
+ * The queue a {@link Controller} runs a reflector into and pops: the informers' atomic
+ * {@link RealFIFO}, or a queue of the same shape (the `DeltaFIFO` of `@kubets/cache/compat`).
+ */
+export interface ControllerQueue<T> extends ReflectorStore<T> {
+  /** Pops and processes what is queued, if anything; `undefined` when empty. */
+  tryPop(process: ProcessFunc<T>): unknown;
+  /** Resolves once something is queued; rejects with `FIFOClosedError` once closed. */
+  whenItems(): Promise<void>;
+  /** Closes the queue: waits end, pops of an empty queue fail. */
+  close(): void;
+  /** True once every object of the first list has been popped and processed. */
+  hasSynced(): boolean;
+}
+
 /** Settings of a {@link Controller}. */
 export interface ControllerConfig<T> extends ReflectorTuning {
   /** The queue the reflector fills and the controller pops. */
-  queue: DeltaFIFO<T> | RealFIFO<T>;
+  queue: ControllerQueue<T>;
   /** Lists and watches the objects that feed the queue. */
   listerWatcher: ListerWatcher<T>;
   /**
-   * Handles what is popped. Errors are logged; with a {@link DeltaFIFO}, throw
-   * {@link RequeueError} to retry.
+   * Handles what is popped. Errors are logged; with a `DeltaFIFO`, throw its `RequeueError`
+   * to retry.
    */
   process: ProcessFunc<T>;
   /**
@@ -64,7 +81,7 @@ export interface ControllerConfig<T> extends ReflectorTuning {
 const yieldEveryKeys = 64;
 
 /**
- * Runs a reflector into a queue ({@link RealFIFO} for informers, or a {@link DeltaFIFO}) and
+ * Runs a reflector into a queue ({@link RealFIFO} for informers, or a `DeltaFIFO`) and
  * pops it into a process function (client-go `cache.Controller`); the engine of every
  * informer.
  */
@@ -179,6 +196,8 @@ export interface InformerOptions<T> extends ReflectorTuning {
   keyFunc?: KeyFunc | undefined;
   /** Applied to every object before it is stored (see {@link RealFIFOOptions.transformer}). */
   transform?: ((obj: T) => T) | undefined;
+  /** As {@link SharedIndexInformerOptions.detectMutations}. */
+  detectMutations?: boolean | undefined;
   /** Called when a handler throws or rejects; the informer goes on either way. */
   onHandlerError?: ((error: unknown, event: HandlerEvent) => void) | undefined;
   /** Called when a list or watch fails, before the reflector backs off and retries. */
@@ -250,7 +269,11 @@ function newInformerController<T>(
   options: InformerOptions<T>,
 ): Controller<T> {
   const logger = options.logger ?? silentLogger;
-  const queue = informerFIFO(store, options.transform);
+  const queue = informerFIFO(
+    store,
+    options.transform,
+    options.detectMutations ?? isCacheMutationDetectorEnabled(),
+  );
   const reporting = reportingHandler(handler, (error, event) => {
     logger.error('Event handler failed', { event, error: String(error) });
     try {

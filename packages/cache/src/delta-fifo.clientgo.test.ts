@@ -24,7 +24,8 @@ import {
   tombstone,
   transformerFixture,
 } from '../test/fifo.js';
-import { DeltaFIFO, type DeltaFIFOOptions, type Deltas, type DeltaType } from './delta-fifo.js';
+import { DeltaFIFO, type DeltaFIFOOptions, type Deltas } from './compat.js';
+import type { DeltaType } from './delta.js';
 import type { DeletedFinalStateUnknown } from './keys.js';
 
 function newFIFO(options: Omit<DeltaFIFOOptions<FifoObj>, 'keyFunction'> = {}) {

@@ -1,15 +1,8 @@
 import { flush } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import { pod, type TestPod } from '../test/helpers.js';
-import {
-  DeltaFIFO,
-  type Deltas,
-  FIFOClosedError,
-  isFIFOClosedError,
-  newestDelta,
-  oldestDelta,
-  RequeueError,
-} from './delta-fifo.js';
+import { DeltaFIFO, type Deltas, newestDelta, oldestDelta, RequeueError } from './compat.js';
+import { FIFOClosedError, isFIFOClosedError } from './fifo-lifecycle.js';
 import { deletedFinalStateUnknown, isDeletedFinalStateUnknown } from './keys.js';
 import { newStore } from './store.js';
 

@@ -264,15 +264,3 @@ export function filteredInformerFactoryOptions(
 ): Pick<KeyedInformerFactoryOptions, 'defaultResyncMs' | 'namespace' | 'tweakListOptions'> {
   return { defaultResyncMs, namespace, ...(tweakListOptions ? { tweakListOptions } : {}) };
 }
-
-/**
- * @deprecated Use {@link newKeyedInformerFactory}: `newSharedInformerFactory` of
- * `@kubets/informers` is the typed factory, with another signature.
- */
-export const newSharedInformerFactory = newKeyedInformerFactory;
-
-/** @deprecated Use {@link KeyedInformerFactory}. */
-export type SharedInformerFactory = KeyedInformerFactory;
-
-/** @deprecated Use {@link KeyedInformerFactoryOptions}. */
-export type SharedInformerFactoryOptions = KeyedInformerFactoryOptions;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pod, type TestPod } from '../test/helpers.js';
-import { DeltaFIFO } from './delta-fifo.js';
+import { DeltaFIFO } from './compat.js';
 import { isFIFOClosedError } from './fifo-lifecycle.js';
 import { RealFIFO } from './the-real-fifo.js';
 

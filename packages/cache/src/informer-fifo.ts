@@ -1,3 +1,4 @@
+import { freezingTransform } from './mutation-detector.js';
 import type { CacheIndexer } from './store.js';
 import { RealFIFO, type RealFIFOOptions } from './the-real-fifo.js';
 
@@ -5,11 +6,13 @@ import { RealFIFO, type RealFIFOOptions } from './the-real-fifo.js';
  * The queue of an informer over `store` (client-go `newQueueFIFO` with `InOrderInformers`
  * and `AtomicFIFO`): in-order delivery, relists and resyncs as single deltas, watch bookmarks
  * handed on to the store in order (`EmitDeltaTypeBookmark`). Objects a
- * relist hands back from the store itself were transformed already.
+ * relist hands back from the store itself were transformed already. With `detectMutations`
+ * every object is deep-frozen after the transform, before it reaches the store.
  */
 export function informerFIFO<T>(
   store: CacheIndexer<T>,
   transform: ((obj: T) => T) | undefined,
+  detectMutations: boolean,
   metrics: Pick<RealFIFOOptions<T>, 'identifier' | 'metricsProvider'> = {},
 ): RealFIFO<T> {
   const keyFunc = store.keyFunc;
@@ -17,7 +20,7 @@ export function informerFIFO<T>(
     atomicEvents: true,
     emitDeltaTypeBookmark: true,
     keyFunction: keyFunc,
-    transformer: transform,
+    transformer: freezingTransform(transform, detectMutations),
     isTransformed: (obj) => store.getByKey(keyFunc(obj)) === obj,
     identifier: metrics.identifier,
     metricsProvider: metrics.metricsProvider,

@@ -8,6 +8,8 @@
 // compared with the trees its manager wrote last (no allocation, about a quarter of the
 // cost of serialising it), and only serialised to find its pooled twin when that fails.
 
+import { deepFreeze } from './mutation-detector.js';
+
 interface ManagedFieldsEntryLike {
   manager?: string;
   fieldsType?: string;
@@ -16,12 +18,6 @@ interface ManagedFieldsEntryLike {
 
 interface WithManagedFields {
   metadata?: { managedFields?: ManagedFieldsEntryLike[] | null } | null;
-}
-
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
 }
 
 /** How many recently pooled trees per manager are compared before serialising a tree. */

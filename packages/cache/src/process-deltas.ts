@@ -1,14 +1,8 @@
-import type { Delta, DeltaType } from './delta-fifo.js';
+import type { Delta, DeltaType } from './delta.js';
 import type { ResourceEventHandler } from './handler.js';
 import type { DeletedFinalStateUnknown } from './keys.js';
 import { deletedFinalStateUnknown } from './keys.js';
-import {
-  CacheIndexer,
-  isTransactionStore,
-  type Store,
-  type Transaction,
-  type TransactionStore,
-} from './store.js';
+import type { CacheIndexer } from './store.js';
 import type { FIFODelta, ReplacedAllInfo } from './the-real-fifo.js';
 
 /**
@@ -46,12 +40,12 @@ export interface DeltaHandler<T> extends ResourceEventHandler<T> {
  * notification waits for it, as the handler contract promises. Handler errors propagate;
  * wrap the handler to report them.
  *
- * `key` is the key the FIFO filed the deltas under; given with a {@link CacheIndexer}, the
- * store is accessed by it rather than by computing every object's key again.
+ * `key` is the key the FIFO filed the deltas under: the indexer is accessed by it rather than
+ * by computing every object's key again (computed when not given).
  */
 export function processDeltas<T>(
   handler: DeltaHandler<T>,
-  clientState: Store<T>,
+  clientState: CacheIndexer<T>,
   deltas: readonly FIFODelta<T>[],
   isInInitialList = false,
   key?: string,
@@ -62,7 +56,7 @@ export function processDeltas<T>(
     if (delta.type === 'ReplacedAll') {
       handled = processReplacedAll(handler, clientState, delta.object, isInInitialList);
     } else if (delta.type === 'Bookmark') {
-      clientState.bookmark?.(delta.object.resourceVersion);
+      clientState.bookmark(delta.object.resourceVersion);
       continue;
     } else if (delta.type === 'SyncAll') {
       const objs = clientState.list();
@@ -79,34 +73,19 @@ export function processDeltas<T>(
 
 /**
  * Applies a batch of deltas of distinct keys (client-go `processDeltasInBatch`);
- * `keys[i]` is the key of `deltas[i]`.
- *
- * A store that takes transactions ({@link TransactionStore}, such as every store of this
- * package) gets the whole batch as one transaction, and only then are the handlers notified,
- * in order: a handler sees the store with the whole batch applied. When some writes of the
- * transaction fail, only those that succeeded are notified, then the result rejects (or
- * throws) with an error naming the {@link TransactionError}. A store without transactions
- * gets each delta applied and notified in turn, as {@link processDeltas} would one by one.
+ * `keys[i]` is the key of `deltas[i]`. The indexer takes the whole batch (its transaction,
+ * by the keys the FIFO computed: every write first), and only then are the handlers
+ * notified, in order: a handler sees the indexer with the whole batch applied.
  */
 export function processDeltaBatch<T>(
   handler: DeltaHandler<T>,
-  clientState: Store<T>,
+  indexer: CacheIndexer<T>,
   deltas: readonly Delta<T>[],
   isInInitialList: boolean,
   keys: readonly string[],
 ): void | Promise<void> {
-  if (!(clientState instanceof CacheIndexer)) {
-    if (isTransactionStore(clientState)) {
-      return processTransaction(handler, clientState, deltas, isInInitialList);
-    }
-    return runEach(deltas.length, (i) =>
-      processDelta(handler, clientState, deltas[i]!, isInInitialList, keys[i]),
-    );
-  }
-  // The indexer's transaction, by the keys the FIFO computed: every write first, then every
-  // notification. The writes cannot fail (no key to compute), so they go to the indexer
-  // directly, without a transaction record per delta.
-  const indexer = clientState;
+  // The writes cannot fail (no key to compute), so they go to the indexer directly,
+  // without a transaction record per delta.
   const olds = new Array<T | undefined>(deltas.length);
   for (let i = 0; i < deltas.length; i++) {
     const delta = deltas[i]!;
@@ -122,40 +101,8 @@ export function processDeltaBatch<T>(
   return runEach(deltas.length, (i) => notify(handler, deltas[i]!, olds[i], isInInitialList));
 }
 
-/** {@link processDeltaBatch} through any {@link TransactionStore}'s `transaction`. */
-function processTransaction<T>(
-  handler: DeltaHandler<T>,
-  store: TransactionStore<T>,
-  deltas: readonly Delta<T>[],
-  isInInitialList: boolean,
-): void | Promise<void> {
-  const olds = new Array<T | undefined>(deltas.length);
-  const txns = deltas.map((delta, i): Transaction<T> => {
-    if (delta.type === 'Deleted') return { type: 'Delete', object: delta.object as T };
-    const old = store.get(delta.object);
-    olds[i] = old;
-    return { type: old === undefined ? 'Add' : 'Update', object: delta.object as T };
-  });
-  const failed = store.transaction(...txns);
-  if (failed === undefined) {
-    return runEach(deltas.length, (i) => notify(handler, deltas[i]!, olds[i], isInInitialList));
-  }
-  const applied = failed.successfulIndices.filter((i) => i < deltas.length);
-  const batchError = () =>
-    new Error(`not all items in the batch successfully processed: ${failed.message}`, {
-      cause: failed,
-    });
-  const notified = runEach(applied.length, (j) =>
-    notify(handler, deltas[applied[j]!]!, olds[applied[j]!], isInInitialList),
-  );
-  if (notified === undefined) throw batchError();
-  return notified.then(() => {
-    throw batchError();
-  });
-}
-
 /** Notifies `handler` of one delta already applied to the store, over `old`. */
-function notify<T>(
+export function notify<T>(
   handler: DeltaHandler<T>,
   delta: Delta<T>,
   old: T | undefined,
@@ -172,7 +119,7 @@ function notify<T>(
 async function processRest<T>(
   handled: PromiseLike<unknown>,
   handler: DeltaHandler<T>,
-  clientState: Store<T>,
+  clientState: CacheIndexer<T>,
   deltas: readonly FIFODelta<T>[],
   from: number,
   isInInitialList: boolean,
@@ -189,17 +136,14 @@ async function processRest<T>(
  */
 function processReplacedAll<T>(
   handler: DeltaHandler<T>,
-  clientState: Store<T>,
+  clientState: CacheIndexer<T>,
   info: ReplacedAllInfo<T>,
   isInInitialList: boolean,
 ): unknown {
   const objects = info.objects;
   const olds = new Array<T | undefined>(objects.length);
   // The store reflects the list before any handler hears of it.
-  const deletions =
-    clientState instanceof CacheIndexer
-      ? replaceInIndexer(clientState, info, olds)
-      : replaceInStore(clientState, info, olds);
+  const deletions = replaceInIndexer(clientState, info, olds);
   const deleted = deletions.length;
   return runEach(deleted + objects.length, (i) => {
     if (i < deleted) return handler.onDelete?.(deletions[i]!);
@@ -240,30 +184,11 @@ function replaceInIndexer<T>(
   return deletions;
 }
 
-/** {@link replaceInIndexer} for any {@link Store}, through its `replace`. */
-function replaceInStore<T>(
-  store: Store<T>,
-  info: ReplacedAllInfo<T>,
-  olds: (T | undefined)[],
-): DeletedFinalStateUnknown<T>[] {
-  const known = store.listKeys();
-  const before = known.map((key) => store.getByKey(key));
-  info.objects.forEach((obj, i) => {
-    olds[i] = store.get(obj);
-  });
-  store.replace([...info.objects], info.resourceVersion);
-  const deletions: DeletedFinalStateUnknown<T>[] = [];
-  known.forEach((key, i) => {
-    if (store.getByKey(key) === undefined) deletions.push(deletedFinalStateUnknown(key, before[i]));
-  });
-  return deletions;
-}
-
 /**
  * Calls `notify(0)` … `notify(count - 1)` in turn; once one returns a promise, the rest
  * wait for it, and the result is a promise.
  */
-function runEach(count: number, notify: (i: number) => unknown): void | Promise<void> {
+export function runEach(count: number, notify: (i: number) => unknown): void | Promise<void> {
   for (let i = 0; i < count; i++) {
     const handled = notify(i);
     if (isPromiseLike(handled)) return runRest(handled, count, notify, i + 1);
@@ -286,28 +211,23 @@ async function runRest(
 
 function processDelta<T>(
   handler: DeltaHandler<T>,
-  clientState: Store<T>,
+  indexer: CacheIndexer<T>,
   delta: Delta<T>,
   isInInitialList: boolean,
-  key: string | undefined,
+  filedUnder: string | undefined,
 ): unknown {
-  const byKey = key !== undefined && clientState instanceof CacheIndexer ? clientState : undefined;
+  const key = filedUnder ?? indexer.keyFunc(delta.object);
   if (delta.type === 'Deleted') {
-    if (byKey !== undefined) byKey.deleteByKey(key as string, delta.object);
-    else clientState.delete(delta.object);
+    indexer.deleteByKey(key, delta.object);
     return handler.onDelete?.(delta.object);
   }
   const obj = delta.object as T;
-  const old = byKey !== undefined ? byKey.getByKey(key as string) : clientState.get(obj);
+  const old = indexer.getByKey(key);
   if (old === undefined) {
-    if (byKey !== undefined) byKey.setByKey(key as string, obj);
-    else clientState.add(obj);
+    indexer.setByKey(key, obj);
     return handler.onAdd?.(obj, isInInitialList);
   }
-  if (old !== obj) {
-    if (byKey !== undefined) byKey.setByKey(key as string, obj);
-    else clientState.update(obj);
-  }
+  if (old !== obj) indexer.setByKey(key, obj);
   return handler.onUpdate?.(old, obj, delta.type);
 }
 

@@ -67,13 +67,6 @@ const REFLECTOR_METRIC_HELP: Readonly<Record<keyof typeof REFLECTOR_METRIC_NAMES
   lastResourceVersion: 'Last resource version seen for the reflectors',
 };
 
-/**
- * Options of the Prometheus providers.
- * @deprecated Use `PrometheusProviderOptions` from `@kubets/apimachinery/prometheus`, the
- *   same options.
- */
-export type PrometheusCacheMetricsOptions = PrometheusProviderOptions;
-
 type InformerLabel = 'name' | 'group' | 'version' | 'resource';
 const informerLabels: readonly InformerLabel[] = ['name', 'group', 'version', 'resource'];
 

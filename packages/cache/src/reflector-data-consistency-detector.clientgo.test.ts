@@ -6,12 +6,13 @@ import { FakeClock } from '@kubets/apimachinery/testing';
 import { eventually } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { abortedAfterTest, FakeListerWatcher, listOf, type TestPod } from '../test/helpers.js';
+import { DeltaFIFO } from './compat.js';
 import {
   DataInconsistencyError,
   watchListInconsistencyDetectorEnvVar,
 } from './data-consistency-detector.js';
-import { DeltaFIFO } from './delta-fifo.js';
-import { Reflector, type ReflectorStore } from './reflector.js';
+import { Reflector } from './reflector.js';
+import type { ReflectorStore } from './reflector-options.js';
 import { newStore } from './store.js';
 import { RealFIFO } from './the-real-fifo.js';
 

@@ -8,9 +8,10 @@ import type { Logger } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { RESTClient } from '@kubets/rest';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TestPod } from '../test/helpers.js';
+import { lowerWatchTimeoutFloor, type TestPod } from '../test/helpers.js';
 import { listWatchFromClient } from './listwatch-client.js';
-import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
+import { Reflector } from './reflector.js';
+import type { ReflectorOptions, ReflectorStore } from './reflector-options.js';
 import { newSharedIndexInformer } from './shared-informer.js';
 
 /** Generous: these tests wait on conditions, and a shared CI machine may be slow. */
@@ -330,10 +331,10 @@ describe('Reflector list deadline against a misbehaving server', () => {
     'covers a streaming list that stalls with the watch deadline, then lists',
     async () => {
       const server = await startServer();
+      lowerWatchTimeoutFloor(1);
       const { store, clock, entries } = startReflector(server, {
         useStreamingList: true,
         minWatchTimeoutSeconds: 1,
-        minWatchTimeoutFloorSeconds: 1,
         watchDeadlineGraceSeconds: 0.2,
         listTimeoutSeconds: 0.3,
       });

@@ -1,7 +1,6 @@
 import {
   type Clock,
   type CounterMetric as Counter,
-  type HistogramMetric as Histogram,
   metricsProviderSetting,
   type SettableGaugeMetric,
   type SummaryMetric as Summary,
@@ -122,17 +121,3 @@ export const setReflectorMetricsProvider = reflectorMetricsSetting.set;
 
 /** The provider set by {@link setReflectorMetricsProvider} (the no-op one until then). */
 export const getReflectorMetricsProvider = reflectorMetricsSetting.get;
-
-// The metric interfaces' names before they moved to @kubets/apimachinery.
-/**
- * A value that is set (client-go `cache.GaugeMetric`).
- * @deprecated Use `SettableGaugeMetric` from `@kubets/apimachinery`, the same interface
- *   (its `GaugeMetric` is the workqueue's gauge, moved by one).
- */
-export type GaugeMetric = SettableGaugeMetric;
-/** @deprecated Use `CounterMetric` from `@kubets/apimachinery`, the same interface. */
-export type CounterMetric = Counter;
-/** @deprecated Use `SummaryMetric` from `@kubets/apimachinery`, the same interface. */
-export type SummaryMetric = Summary;
-/** @deprecated Use `HistogramMetric` from `@kubets/apimachinery`, the same interface. */
-export type HistogramMetric = Histogram;

@@ -10,6 +10,7 @@ import {
   type WatchEvent,
 } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
+import { TransportError } from '@kubets/rest';
 import { eventually } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import type { TestPod } from '../test/helpers.js';
@@ -24,15 +25,12 @@ import {
   statusError,
   stepThrough,
 } from '../test/helpers.js';
-import { type Delta, DeltaFIFO } from './delta-fifo.js';
+import { DeltaFIFO } from './compat.js';
+import type { Delta } from './delta.js';
 import { metaNamespaceKeyFunc } from './keys.js';
 import type { ListOptions } from './listwatch.js';
-import {
-  type BackoffManager,
-  Reflector,
-  type ReflectorOptions,
-  type ReflectorStore,
-} from './reflector.js';
+import { Reflector } from './reflector.js';
+import type { BackoffManager, ReflectorOptions, ReflectorStore } from './reflector-options.js';
 import { type CacheIndexer, newStore, type Store } from './store.js';
 import { RealFIFO } from './the-real-fifo.js';
 
@@ -73,7 +71,11 @@ function connectionRefused(): Error {
   const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), {
     code: 'ECONNREFUSED',
   });
-  return new Error('request failed', { cause });
+  return new TransportError(
+    'request failed',
+    { method: 'GET', url: 'https://127.0.0.1:6443/api/v1/pods' },
+    { cause },
+  );
 }
 
 /** client-go's `fakeDelayFunc`: counts backoff delays and waits none. */

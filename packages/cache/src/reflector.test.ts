@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Logger, WatchEvent } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
-import { WatchStream } from '@kubets/rest';
+import { TransportError, WatchStream, watchStreamBrokenEvent } from '@kubets/rest';
 import { type EventuallyOptions, eventually, flush, MemoryLogger } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TestPod } from '../test/helpers.js';
@@ -10,12 +10,14 @@ import {
   expiredError,
   expiredStatus,
   listOf,
+  lowerWatchTimeoutFloor,
   pod,
   runFakes,
   statusError,
 } from '../test/helpers.js';
 import type { ListerWatcher } from './listwatch.js';
-import { Reflector, type ReflectorOptions, type ReflectorStore } from './reflector.js';
+import { Reflector } from './reflector.js';
+import type { ReflectorOptions, ReflectorStore } from './reflector-options.js';
 import { CacheIndexer } from './store.js';
 
 class RecordingStore implements ReflectorStore<TestPod> {
@@ -43,7 +45,7 @@ class RecordingStore implements ReflectorStore<TestPod> {
   }
 }
 
-/** The ERROR event by which @kubets/rest reports a broken or undecodable watch stream. */
+/** The ERROR event by which @kubets/rest reports an undecodable watch stream. */
 const decodeFailure = (message: string): WatchEvent<TestPod> => ({
   type: 'ERROR',
   object: { kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message },
@@ -298,9 +300,11 @@ describe('Reflector watch', () => {
     const { lw, clock, start, errors } = setup();
     lw.listFn = () => listOf([], '7');
     const refused = (): Error =>
-      new Error('watch failed', {
-        cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }),
-      });
+      new TransportError(
+        'watch failed',
+        { method: 'GET', url: 'http://127.0.0.1:6443/api/v1/pods' },
+        { cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) },
+      );
     const failures = [
       refused(),
       statusError(429, 'TooManyRequests'),
@@ -333,11 +337,13 @@ describe('Reflector watch', () => {
     void start();
     const w1 = await lw.watchNumber(1);
     w1.push({ type: 'ADDED', object: pod('q', '8') });
-    w1.push(decodeFailure('the watch stream broke: socket hang up'));
+    w1.push(watchStreamBrokenEvent<TestPod>('the watch stream broke: socket hang up'));
     await endBackoff(clock);
     const w2 = await lw.watchNumber(2);
     expect(w2.options.resourceVersion).toBe('8');
-    w2.push(decodeFailure('the watch stream ended in the middle of an event: bad JSON'));
+    w2.push(
+      watchStreamBrokenEvent<TestPod>('the watch stream ended in the middle of an event: bad JSON'),
+    );
     await endBackoff(clock);
     const w3 = await lw.watchNumber(3);
     expect(lw.listCalls).toHaveLength(1);
@@ -508,7 +514,7 @@ describe('Reflector streaming list', () => {
     const { lw, store, start } = setup({ useStreamingList: true });
     lw.onWatch = (w) => {
       if (w.options.sendInitialEvents)
-        w.push(decodeFailure('the watch stream broke: socket hang up'));
+        w.push(watchStreamBrokenEvent<TestPod>('the watch stream broke: socket hang up'));
     };
     lw.listFn = () => listOf([pod('a')], '8');
     void start();
@@ -608,9 +614,9 @@ describe('Reflector watch deadline', () => {
   });
 
   it('a watch that keeps delivering events is still cut at its deadline', async () => {
+    lowerWatchTimeoutFloor(10);
     const { lw, store, start } = setup({
       minWatchTimeoutSeconds: 10,
-      minWatchTimeoutFloorSeconds: 10,
     });
     void start();
     const w1 = await lw.watchNumber(1);
@@ -641,11 +647,11 @@ describe('Reflector watch deadline', () => {
       },
     };
     const ac = abortedAfterTest();
+    lowerWatchTimeoutFloor(10);
     const reflector = new Reflector(lw, new RecordingStore(), {
       clock: new FakeClock(),
       random: () => 0,
       minWatchTimeoutSeconds: 10,
-      minWatchTimeoutFloorSeconds: 10,
       watchDeadlineGraceSeconds: 2,
       watchErrorHandler: (err) => errors.push(err),
       useStreamingList: false,
@@ -686,11 +692,11 @@ describe('Reflector watch deadline', () => {
     };
     const clock = new FakeClock();
     const ac = abortedAfterTest();
+    lowerWatchTimeoutFloor(60);
     const reflector = new Reflector(lw, new RecordingStore(), {
       clock,
       random: () => 0,
       minWatchTimeoutSeconds: 60,
-      minWatchTimeoutFloorSeconds: 60,
       watchErrorHandler: (err) => errors.push(err),
       useStreamingList: false,
     });
@@ -727,10 +733,10 @@ describe('Reflector watch deadline', () => {
   });
 
   it('covers a streaming list that stalls: falls back to a paged list', async () => {
+    lowerWatchTimeoutFloor(10);
     const { lw, store, start } = setup({
       useStreamingList: true,
       minWatchTimeoutSeconds: 10,
-      minWatchTimeoutFloorSeconds: 10,
     });
     lw.listFn = () => listOf([pod('a', '3')], '3');
     void start();

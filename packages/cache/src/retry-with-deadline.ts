@@ -40,6 +40,15 @@ export class RetryWithDeadline {
     this.#lastErrorAt = now;
   }
 
+  /**
+   * Records `err` (as {@link RetryWithDeadline.after}) and tells whether it is retryable and
+   * its run still within its duration.
+   */
+  retryNow(err: unknown): boolean {
+    this.after(err);
+    return err !== undefined && this.#options.isRetryable(err) && this.shouldRetry();
+  }
+
   /** True while the current run of retryable errors is within its duration. */
   shouldRetry(): boolean {
     const { maxRetryDurationMs, clock } = this.#options;

@@ -18,13 +18,14 @@ import {
 } from './keys.js';
 import { type ListerWatcher, reusingCachedItems } from './listwatch.js';
 import { shareManagedFields } from './managed-fields.js';
+import { isCacheMutationDetectorEnabled } from './mutation-detector.js';
 import {
   type DeltaHandler,
   isPromiseLike,
   processDeltaBatch,
   processDeltas,
 } from './process-deltas.js';
-import type { WatchErrorHandler } from './reflector.js';
+import type { WatchErrorHandler } from './reflector-options.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
 import type { Indexers } from './thread-safe-store.js';
 import { pickTuning, type ReflectorTuning } from './tuning.js';
@@ -66,6 +67,15 @@ export interface SharedIndexInformerOptions<T> extends ReflectorTuning {
    * are frozen; cached objects are read-only either way.
    */
   shareManagedFields?: boolean | undefined;
+  /**
+   * Deep-freeze every object before it is cached (client-go's `KUBE_CACHE_MUTATION_DETECTOR`),
+   * so that code mutating a cached object (one from the lister, the store or a handler's
+   * arguments) throws a `TypeError` at the line that does it, instead of corrupting the cache
+   * unseen. Default: as {@link isCacheMutationDetectorEnabled} says when the informer is
+   * created (the environment variable `KUBE_CACHE_MUTATION_DETECTOR=true`, or on by default
+   * in test environments). Copy an object (`structuredClone`) before changing it.
+   */
+  detectMutations?: boolean | undefined;
   /**
    * This informer's identity for metrics (client-go `Identifier`), from
    * `newInformerName(...).withResource(gvr)`; without it, no informer metrics are recorded.
@@ -398,6 +408,7 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
   readonly #defaultEventHandlerResyncPeriodMs: number;
   #resyncCheckPeriodMs: number;
   #transform: ((obj: T) => T) | undefined;
+  readonly #detectMutations: boolean;
   #watchErrorHandler: WatchErrorHandler | undefined;
   #controller: Controller<T> | undefined;
   #started = false;
@@ -409,6 +420,7 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
     this.#options = options;
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? silentLogger;
+    this.#detectMutations = options.detectMutations ?? isCacheMutationDetectorEnabled();
     this.#indexer = new CacheIndexer<T>(
       options.keyFunc ?? deletionHandlingMetaNamespaceKeyFunc,
       options.indexers ?? {},
@@ -487,7 +499,7 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
     }
     const controller = new Controller<T>({
       ...pickTuning(this.#options),
-      queue: informerFIFO(this.#indexer, this.#cacheTransform(), {
+      queue: informerFIFO(this.#indexer, this.#cacheTransform(), this.#detectMutations, {
         identifier: this.#options.identifier,
         metricsProvider: this.#options.informerMetricsProvider,
       }),

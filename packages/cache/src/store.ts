@@ -56,7 +56,7 @@ export class TransactionError extends Error {
 
 /**
  * A keyed collection of objects (client-go `cache.Store`). Informers keep their cache in
- * one; the reflector writes into one (a {@link DeltaFIFO} or a plain store).
+ * one; the reflector writes into one (a FIFO or a plain store).
  */
 export interface Store<T> {
   /** Inserts the object, or replaces the one with the same key. */

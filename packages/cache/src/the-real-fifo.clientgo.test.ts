@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import * as fx from '../test/fifo.js';
-import type { Delta } from './delta-fifo.js';
+import type { Delta } from './delta.js';
 import { type FIFODelta, RealFIFO, type RealFIFOOptions } from './the-real-fifo.js';
 
 function newFIFO(options: Omit<RealFIFOOptions<FifoObj>, 'keyFunction'> = {}): RealFIFO<FifoObj> {

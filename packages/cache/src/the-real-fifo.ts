@@ -1,4 +1,4 @@
-import type { Delta, DeltaType, KnownObjects } from './delta-fifo.js';
+import type { Delta, DeltaType, KnownObjects } from './delta.js';
 import { FIFOLifecycle } from './fifo-lifecycle.js';
 import type { InformerNameAndResource } from './identity.js';
 import {
@@ -161,8 +161,8 @@ export class RealFIFO<T> {
   readonly #emitBookmarks: boolean;
   readonly #isTransformed: ((obj: T) => boolean) | undefined;
   #transformer: ((obj: T) => T) | undefined;
-  /** Most deltas one batch holds (client-go tests change it). */
-  batchSize: number;
+  /** Most deltas one batch holds ({@link RealFIFOOptions.batchSize}). */
+  readonly batchSize: number;
 
   // The queue: deltas and their keys side by side, live from #head on.
   #deltas: (FIFODelta<T> | undefined)[] = [];

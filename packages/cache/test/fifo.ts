@@ -2,7 +2,7 @@
 // their ports: the same objects and the same operation tables feed both FIFOs.
 
 import { expect } from 'vitest';
-import type { Delta, DeltaType, KnownObjects } from '../src/delta-fifo.js';
+import type { Delta, DeltaType, KnownObjects } from '../src/delta.js';
 import { isFIFOClosedError } from '../src/fifo-lifecycle.js';
 import { type DeletedFinalStateUnknown, deletedFinalStateUnknown } from '../src/keys.js';
 

@@ -8,6 +8,7 @@ import { onTestFinished } from 'vitest';
 import { metaNamespaceKeyFunc } from '../src/keys.js';
 import type { ListerWatcher, ListHints, ListOptions, WatchOptions } from '../src/listwatch.js';
 import type { Store } from '../src/store.js';
+import { setMinWatchTimeoutFloorSeconds } from '../src/testing.js';
 
 /** A ConfigMap as the tests create it on a server. */
 export interface TestConfigMap {
@@ -267,4 +268,12 @@ export async function stepThrough<R>(clock: FakeClock, promise: Promise<R>): Pro
     return settled;
   });
   return done;
+}
+
+/** Lowers the reflectors' watch timeout floor for the current test; restored after it. */
+export function lowerWatchTimeoutFloor(seconds: number): void {
+  const previous = setMinWatchTimeoutFloorSeconds(seconds);
+  onTestFinished(() => {
+    setMinWatchTimeoutFloorSeconds(previous);
+  });
 }

@@ -92,6 +92,7 @@ export {
   type WatchRequestOptions,
 } from './request.js';
 export type { RequestRuntime } from './runtime.js';
+export { isConnectionRefused, isRetryableConnectionError } from './transport.js';
 export { redactedHref } from './url.js';
 export {
   deduplicateWarnings,

@@ -1,8 +1,10 @@
 import { type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESTClient } from './client.js';
+import { TransportError } from './errors.js';
 import {
   agentFor,
+  isConnectionRefused,
   isRetryableConnectionError,
   isRetryableWatchError,
   networkErrorMessage,
@@ -63,6 +65,51 @@ describe('isRetryableConnectionError and isRetryableWatchError', () => {
   ])('$code: request $request, watch $watch', ({ code, request, watch }) => {
     expect(isRetryableConnectionError(withCode(code))).toBe(request);
     expect(isRetryableWatchError(withCode(code))).toBe(watch);
+  });
+});
+
+describe('isConnectionRefused', () => {
+  const transportError = (cause: unknown, code?: string) =>
+    new TransportError(
+      'GET http://127.0.0.1:1/api: failed',
+      { method: 'GET', url: 'http://127.0.0.1:1/api', ...(code ? { code } : {}) },
+      { cause },
+    );
+
+  it.each([
+    { what: 'a Node error ECONNREFUSED', err: withCode('ECONNREFUSED'), refused: true },
+    {
+      what: 'a TransportError with the code',
+      err: transportError(withCode('ECONNREFUSED'), 'ECONNREFUSED'),
+      refused: true,
+    },
+    {
+      what: 'a TransportError whose cause has the code',
+      err: transportError(withCode('ECONNREFUSED')),
+      refused: true,
+    },
+    { what: 'a reset connection', err: transportError(withCode('ECONNRESET')), refused: false },
+    {
+      what: 'another error whose cause is refused',
+      err: new Error('wrapped', { cause: withCode('ECONNREFUSED') }),
+      refused: false,
+    },
+    { what: 'no error', err: undefined, refused: false },
+  ])('$what: $refused', ({ err, refused }) => {
+    expect(isConnectionRefused(err)).toBe(refused);
+  });
+
+  it('recognises a request to a port nothing listens on', async () => {
+    const server = await startStubServer((_request, response) => sendJson(response, 200, {}));
+    const url = server.url;
+    await server.close();
+    const client = new RESTClient({ host: url, qps: -1 }, { groupVersion: 'v1' });
+    const err = await client
+      .get()
+      .resource('pods')
+      .do()
+      .catch((e: unknown) => e);
+    expect(isConnectionRefused(err)).toBe(true);
   });
 });
 

@@ -2,6 +2,7 @@ import type { Agent, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders }
 import type { Readable } from 'node:stream';
 import { nodeCrypto, nodeHttp, nodeHttps } from './builtins.js';
 import type { PemData } from './config.js';
+import { isTransportError } from './errors.js';
 
 /** The TLS settings a pooled connection is made with. */
 export interface TransportTLS {
@@ -187,6 +188,18 @@ const connectionLostCodes: ReadonlySet<string> = new Set([
 export function isRetryableConnectionError(err: unknown): boolean {
   return hasNetworkErrorCodeIn(err, connectionLostCodes);
 }
+
+/**
+ * True when the connection to the server was refused (`ECONNREFUSED`, on the error or, for a
+ * `TransportError`, on its Node cause): nothing listens there, the server is down or
+ * restarting. A reflector resumes its watch once it is back instead of relisting.
+ */
+export function isConnectionRefused(err: unknown): boolean {
+  if (networkErrorCode(err) === refusedCode) return true;
+  return isTransportError(err) && networkErrorCode(err.cause) === refusedCode;
+}
+
+const refusedCode = 'ECONNREFUSED';
 
 /**
  * Errors client-go's `Watch` retries, and after the last retry answers with an empty watch

@@ -1,7 +1,13 @@
 import { PassThrough } from 'node:stream';
 import { isStatusError, watchErrorToStatusError } from '@kubets/apimachinery';
 import { describe, expect, it } from 'vitest';
-import { decodeWatchEvents, type WatchEvent, WatchStream } from './watch.js';
+import {
+  decodeWatchEvents,
+  isWatchStreamBroken,
+  type WatchEvent,
+  WatchStream,
+  watchStreamBrokenEvent,
+} from './watch.js';
 
 interface Named {
   metadata: { name: string };
@@ -109,6 +115,7 @@ describe('decodeWatchEvents', () => {
       reason: 'InternalError',
       message: expect.stringMatching(/^the watch stream ended in the middle of an event/),
     });
+    expect(isWatchStreamBroken(events[1])).toBe(true);
   });
 
   it('reports events of the wrong shape or an unknown type', async () => {
@@ -202,6 +209,25 @@ describe('WatchStream', () => {
     const events = await collect(new WatchStream<Named>({ body: body(), close: () => {} }));
     expect(events.map((event) => event.type)).toEqual(['ADDED', 'ERROR']);
     expect(events[1]?.object).toMatchObject({ message: 'the watch stream broke: aborted' });
+    expect(isWatchStreamBroken(events[1])).toBe(true);
+  });
+
+  it('marks the ERROR events it makes up for a broken stream, and only those', async () => {
+    const [undecodable] = await collect(decodeWatchEvents<Named>(chunks('{"type":\n')));
+    const broken = watchStreamBrokenEvent<Named>('the watch stream broke: socket hang up');
+    if (broken.type !== 'ERROR') throw new Error('expected an ERROR event');
+    const fromServer: WatchEvent<Named> = { type: 'ERROR', object: { ...broken.object } };
+    expect(undecodable?.type).toBe('ERROR');
+    expect(isWatchStreamBroken(undecodable)).toBe(false);
+    // The same words from a server (a copied Status) are the server's verdict, not a break.
+    expect(isWatchStreamBroken(fromServer)).toBe(false);
+    expect(isWatchStreamBroken(broken)).toBe(true);
+    expect(isWatchStreamBroken(broken.object)).toBe(true);
+    expect(isWatchStreamBroken(watchErrorToStatusError(broken))).toBe(true);
+    // The mark is not part of the Status as serialised or compared.
+    expect(JSON.parse(JSON.stringify(broken.object))).toEqual(broken.object);
+    expect(isWatchStreamBroken(undefined)).toBe(false);
+    expect(isWatchStreamBroken(new Error('the watch stream broke'))).toBe(false);
   });
 
   it('decodes every event of a chunk at once and pauses reading while many wait', async () => {

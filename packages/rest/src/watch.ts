@@ -1,5 +1,11 @@
 import type { Readable } from 'node:stream';
-import { parseWatchEvent, RingBuffer, type Status, type WatchEvent } from '@kubets/apimachinery';
+import {
+  isStatusError,
+  parseWatchEvent,
+  RingBuffer,
+  type Status,
+  type WatchEvent,
+} from '@kubets/apimachinery';
 import { nodeStream, nodeStringDecoder } from './builtins.js';
 import { inspectAsJSON } from './inspect.js';
 
@@ -24,6 +30,40 @@ export function watchDecodeFailure(message: string, excerpt?: string): Status {
   };
 }
 
+// Marks the Status of an ERROR event this package makes up for a stream that broke (see
+// isWatchStreamBroken). A registry symbol, so that another copy of this package recognises it;
+// defined non-enumerable, so that it is neither serialised nor compared.
+const watchStreamBrokenBrand = Symbol.for('kubets.rest.watchStreamBroken');
+
+/**
+ * The ERROR event a {@link WatchStream} yields when its connection breaks or the stream ends
+ * in the middle of an event: an InternalError Status with `message`, marked so that
+ * {@link isWatchStreamBroken} recognises it. Fakes of a watch use it to act out a dropped
+ * connection.
+ */
+export function watchStreamBrokenEvent<T>(message: string, excerpt?: string): WatchEvent<T> {
+  const status = watchDecodeFailure(message, excerpt);
+  Object.defineProperty(status, watchStreamBrokenBrand, { value: true });
+  return { type: 'ERROR', object: status };
+}
+
+/**
+ * True when `value` reports a watch stream that broke rather than an answer of the server:
+ * the ERROR event made by {@link watchStreamBrokenEvent} (a connection that broke, a stream
+ * that ended in the middle of an event), its Status, or the `StatusError` built from it
+ * (`watchErrorToStatusError`). A reflector watches again from where it was instead of
+ * relisting, as client-go's stream watcher ends such a watch quietly.
+ */
+export function isWatchStreamBroken(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  let status: unknown = value;
+  if (isStatusError(value)) status = value.status;
+  else if ((value as Partial<WatchEvent<unknown>>).type === 'ERROR') {
+    status = (value as { object?: unknown }).object;
+  }
+  return typeof status === 'object' && status !== null && watchStreamBrokenBrand in status;
+}
+
 const excerptLength = 200;
 
 function excerptOf(line: string): string {
@@ -36,10 +76,19 @@ function decodeLine<T>(line: string, truncated: boolean): WatchEvent<T> {
     parsed = JSON.parse(line);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    const message = truncated
-      ? `the watch stream ended in the middle of an event: ${reason}`
-      : `unable to decode an event from the watch stream: ${reason}`;
-    return { type: 'ERROR', object: watchDecodeFailure(message, excerptOf(line)) };
+    if (truncated) {
+      return watchStreamBrokenEvent(
+        `the watch stream ended in the middle of an event: ${reason}`,
+        excerptOf(line),
+      );
+    }
+    return {
+      type: 'ERROR',
+      object: watchDecodeFailure(
+        `unable to decode an event from the watch stream: ${reason}`,
+        excerptOf(line),
+      ),
+    };
   }
   try {
     return parseWatchEvent<T>(parsed);
@@ -295,39 +344,37 @@ const doneResult: IteratorResult<never, void> = Object.freeze({ done: true, valu
  * none escapes as an exception.
  */
 export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void>, AsyncDisposable {
-  private readonly connection: WatchConnection;
-  private readonly body: Readable;
-  private readonly lines: WatchLineDecoder<T>;
+  readonly #connection: WatchConnection;
+  readonly #body: Readable;
+  readonly #lines: WatchLineDecoder<T>;
   // Decoded events not yet taken.
-  private readonly pending = new RingBuffer<WatchEvent<T>>();
+  readonly #pending = new RingBuffer<WatchEvent<T>>();
   // `next()` calls waiting for an event, oldest first.
-  private readonly waiters = new RingBuffer<(result: IteratorResult<WatchEvent<T>, void>) => void>(
-    1,
-  );
-  private ended = false;
-  private stoppedByCaller = false;
-  private finished = false;
-  private readonly onAbort = (): void => {
-    this.endQuietly();
-    this.finish();
+  readonly #waiters = new RingBuffer<(result: IteratorResult<WatchEvent<T>, void>) => void>(1);
+  #ended = false;
+  #stoppedByCaller = false;
+  #finished = false;
+  readonly #onAbort = (): void => {
+    this.#endQuietly();
+    this.#finish();
   };
 
   constructor(connection: WatchConnection) {
-    this.lines = new WatchLineDecoder<T>(resolveMaxWatchEventBytes(connection.maxEventBytes));
-    this.connection = connection;
+    this.#lines = new WatchLineDecoder<T>(resolveMaxWatchEventBytes(connection.maxEventBytes));
+    this.#connection = connection;
     const body = connection.body;
     const { Readable } = nodeStream();
-    this.body = body instanceof Readable ? body : Readable.from(body, { objectMode: true });
-    this.body.on('data', (chunk: Buffer | string) => this.onData(chunk));
-    this.body.on('end', () => this.onEnd());
-    this.body.on('error', (err: unknown) => this.onBroken(err));
-    this.body.on('close', () => this.onBroken(new Error('the connection closed')));
-    connection.signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.#body = body instanceof Readable ? body : Readable.from(body, { objectMode: true });
+    this.#body.on('data', (chunk: Buffer | string) => this.#onData(chunk));
+    this.#body.on('end', () => this.#onEnd());
+    this.#body.on('error', (err: unknown) => this.#onBroken(err));
+    this.#body.on('close', () => this.#onBroken(new Error('the connection closed')));
+    connection.signal?.addEventListener('abort', this.#onAbort, { once: true });
   }
 
   /** True once the watch was stopped or its signal aborted. */
   get stopped(): boolean {
-    return this.stoppedByCaller || this.connection.signal?.aborted === true;
+    return this.#stoppedByCaller || this.#connection.signal?.aborted === true;
   }
 
   /**
@@ -335,104 +382,101 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
    * wait. Not the connection, whose request carries the `Authorization` header.
    */
   toJSON(): Record<string, unknown> {
-    return { stopped: this.stopped, ended: this.ended, buffered: this.pending.length };
+    return { stopped: this.stopped, ended: this.#ended, buffered: this.#pending.length };
   }
 
   // Runs in the body's 'data' event: an exception here would be uncaught and end the
   // process, so every failure becomes an ERROR event instead.
-  private onData(chunk: Buffer | string): void {
-    if (this.ended) return;
+  #onData(chunk: Buffer | string): void {
+    if (this.#ended) return;
     try {
-      this.lines.write(chunk, this.pending);
+      this.#lines.write(chunk, this.#pending);
     } catch (err) {
-      this.failDecoding(err);
+      this.#failDecoding(err);
       return;
     }
-    if (this.lines.overflowed) {
+    if (this.#lines.overflowed) {
       // The event will never be complete: stop the download instead of discarding it.
-      this.ended = true;
-      this.deliver();
-      this.finish();
+      this.#ended = true;
+      this.#deliver();
+      this.#finish();
       return;
     }
-    this.deliver();
-    if (this.pending.length >= readAheadEvents) this.body.pause();
+    this.#deliver();
+    if (this.#pending.length >= readAheadEvents) this.#body.pause();
   }
 
-  private onEnd(): void {
-    if (this.ended) return;
+  #onEnd(): void {
+    if (this.#ended) return;
     try {
-      this.lines.end(this.pending);
+      this.#lines.end(this.#pending);
     } catch (err) {
-      this.failDecoding(err);
+      this.#failDecoding(err);
       return;
     }
-    this.ended = true;
-    this.deliver();
+    this.#ended = true;
+    this.#deliver();
   }
 
   /** Decoding threw (it should not): report it as the stream's last event and close. */
-  private failDecoding(err: unknown): void {
+  #failDecoding(err: unknown): void {
     const reason = err instanceof Error ? err.message : String(err);
-    this.pending.push({
+    this.#pending.push({
       type: 'ERROR',
       object: watchDecodeFailure(`unable to decode the watch stream: ${reason}`),
     });
-    this.ended = true;
-    this.deliver();
-    this.finish();
+    this.#ended = true;
+    this.#deliver();
+    this.#finish();
   }
 
-  private onBroken(err: unknown): void {
-    if (this.ended) return;
-    this.ended = true;
+  #onBroken(err: unknown): void {
+    if (this.#ended) return;
+    this.#ended = true;
     if (!this.stopped) {
       const reason = err instanceof Error ? err.message : String(err);
-      this.pending.push({
-        type: 'ERROR',
-        object: watchDecodeFailure(`the watch stream broke: ${reason}`),
-      });
+      this.#pending.push(watchStreamBrokenEvent(`the watch stream broke: ${reason}`));
     }
-    this.deliver();
+    this.#deliver();
   }
 
   /** Ends the iteration without reporting anything: the caller stopped or aborted. */
-  private endQuietly(): void {
-    this.ended = true;
-    this.pending.clear();
-    this.deliver();
+  #endQuietly(): void {
+    this.#ended = true;
+    this.#pending.clear();
+    this.#deliver();
   }
 
   /** Hands decoded events (or the end) to waiting `next()` calls. */
-  private deliver(): void {
-    while (this.waiters.length > 0) {
-      const result = this.take();
+  #deliver(): void {
+    while (this.#waiters.length > 0) {
+      const result = this.#take();
       if (result === undefined) return;
-      this.waiters.shift()?.(result);
+      this.#waiters.shift()?.(result);
     }
   }
 
-  private take(): IteratorResult<WatchEvent<T>, void> | undefined {
-    if (this.pending.length > 0) {
-      const value = this.pending.shift() as WatchEvent<T>;
-      if (this.pending.length === 0 && !this.ended && this.body.isPaused()) this.body.resume();
+  #take(): IteratorResult<WatchEvent<T>, void> | undefined {
+    if (this.#pending.length > 0) {
+      const value = this.#pending.shift() as WatchEvent<T>;
+      if (this.#pending.length === 0 && !this.#ended && this.#body.isPaused()) this.#body.resume();
       return { done: false, value };
     }
-    if (this.ended) {
-      this.finish();
+    if (this.#ended) {
+      this.#finish();
       return doneResult;
     }
     return undefined;
   }
 
-  private finish(): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.connection.signal?.removeEventListener('abort', this.onAbort);
-    this.connection.close();
+  #finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#connection.signal?.removeEventListener('abort', this.#onAbort);
+    this.#connection.close();
     // A body we wrapped ourselves is not closed by the connection: stop reading it.
-    if (this.body !== this.connection.body) this.body.destroy();
-    this.connection.onFinished?.();
+    if (this.#body !== this.#connection.body) this.#body.destroy();
+    this.#connection.onFinished?.();
   }
 
   /**
@@ -442,19 +486,19 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
    * per event.
    */
   tryNext(): WatchEvent<T> | undefined {
-    if (this.waiters.length > 0 || this.pending.length === 0) return undefined;
-    const value = this.pending.shift() as WatchEvent<T>;
-    if (this.pending.length === 0 && !this.ended && this.body.isPaused()) this.body.resume();
+    if (this.#waiters.length > 0 || this.#pending.length === 0) return undefined;
+    const value = this.#pending.shift() as WatchEvent<T>;
+    if (this.#pending.length === 0 && !this.#ended && this.#body.isPaused()) this.#body.resume();
     return value;
   }
 
   /** The next event; resolves as done once the watch has ended. */
   next(): Promise<IteratorResult<WatchEvent<T>, void>> {
-    if (this.waiters.length === 0) {
-      const result = this.take();
+    if (this.#waiters.length === 0) {
+      const result = this.#take();
       if (result !== undefined) return Promise.resolve(result);
     }
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
   /**
@@ -463,7 +507,7 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
    */
   async return(): Promise<IteratorResult<WatchEvent<T>, void>> {
     this.stop();
-    this.finish();
+    this.#finish();
     return doneResult;
   }
 
@@ -477,10 +521,10 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
    * Safe to call more than once.
    */
   stop(): void {
-    if (this.stoppedByCaller) return;
-    this.stoppedByCaller = true;
-    this.endQuietly();
-    this.finish();
+    if (this.#stoppedByCaller) return;
+    this.#stoppedByCaller = true;
+    this.#endQuietly();
+    this.#finish();
   }
 
   /** Stops the watch when an `await using` binding goes out of scope. */

@@ -18,6 +18,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { newKeyedInformerFactory } from '../../src/factory.js';
 import { listWatchFromClient } from '../../src/listwatch-client.js';
 import { newSharedIndexInformer, type SharedIndexInformer } from '../../src/shared-informer.js';
+import { setMinWatchTimeoutFloorSeconds } from '../../src/testing.js';
 import {
   churn,
   configMaps,
@@ -241,11 +242,14 @@ describe('a. kube-apiserver SIGKILLed and restarted three times', () => {
 
 describe('b. a stalled kube-apiserver and a blackholed connection', () => {
   // Watches ask for 4–8 s; a watch not over 2 s after that is presumed dead.
-  const tuning = {
-    minWatchTimeoutSeconds: 4,
-    minWatchTimeoutFloorSeconds: 4,
-    watchDeadlineGraceSeconds: 2,
-  };
+  const tuning = { minWatchTimeoutSeconds: 4, watchDeadlineGraceSeconds: 2 };
+  let floor: number | undefined;
+  beforeAll(() => {
+    floor = setMinWatchTimeoutFloorSeconds(4);
+  });
+  afterAll(() => {
+    setMinWatchTimeoutFloorSeconds(floor);
+  });
 
   it('SIGSTOP for longer than the watch timeout, then SIGCONT: the stalled watch is replaced', async () => {
     const ns = await newNamespace('chaos-b1');
