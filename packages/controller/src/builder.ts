@@ -4,6 +4,7 @@ import type { Unstructured } from '@kubets/dynamic';
 import type { GenericLister } from '@kubets/listers';
 import type { EventRecorder } from '@kubets/record';
 import type { MetricsProvider, RateLimiter } from '@kubets/workqueue';
+import { type CacheSyncSource, cacheSyncSource } from './cache-sync.js';
 import { Controller } from './controller.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import {
@@ -49,6 +50,8 @@ export interface ControllerDeps {
   add?(runnable: Runnable): void;
   /** The event recorder of a controller, by its name (a manager's `eventRecorderFor`). */
   eventRecorderFor?(name: string): EventRecorder;
+  /** The controllers' default `cacheSyncTimeoutMs` (a manager's). */
+  readonly cacheSyncTimeoutMs?: number | undefined;
 }
 
 /** Options of a watch: which events of it reach the queue. */
@@ -65,6 +68,10 @@ export interface BuilderOptions {
   rateLimiter?: RateLimiter<string>;
   /** Overrides the logger of the deps. */
   logger?: Logger;
+  /** How long the controller waits for its caches to sync; default the manager's, or 2 minutes. */
+  cacheSyncTimeoutMs?: number;
+  /** Aborts each reconcile's signal after this many milliseconds; default 0, no limit. */
+  reconcileTimeoutMs?: number;
 }
 
 /**
@@ -251,7 +258,9 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
     const logger = this.#options.logger ?? this.#deps.logger;
     // Filled once the controller exists and the manager took it: a bad option or a taken
     // name must leave no handler behind on the shared informers.
-    const cacheSyncs: (() => boolean)[] = [];
+    const cacheSyncs: CacheSyncSource[] = [];
+    const cacheSyncTimeoutMs = this.#options.cacheSyncTimeoutMs ?? this.#deps.cacheSyncTimeoutMs;
+    const { reconcileTimeoutMs } = this.#options;
     const ctl = new Controller<T>({
       name,
       reconciler,
@@ -266,6 +275,8 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
       ...(this.#deps.workqueueMetrics ? { workqueueMetrics: this.#deps.workqueueMetrics } : {}),
       ...(this.#deps.eventRecorderFor ? { recorder: this.#deps.eventRecorderFor(name) } : {}),
       cacheSyncs,
+      ...(cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs } : {}),
+      ...(reconcileTimeoutMs !== undefined ? { reconcileTimeoutMs } : {}),
     });
     this.#deps.add?.(ctl);
     this.#completed = true;
@@ -280,7 +291,8 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
             w.predicates,
           ),
         );
-      cacheSyncs.push(() => registration.hasSynced());
+      // The same shared informer again: the factory hands out one per resource.
+      cacheSyncs.push(cacheSyncSource(w.source, w.source.informer().informer(), registration));
     }
     return ctl;
   }

@@ -10,6 +10,11 @@
 
 export * from './apply.js';
 export * from './builder.js';
+export {
+  type CacheSyncSource,
+  CacheSyncTimeoutError,
+  defaultCacheSyncTimeoutMs,
+} from './cache-sync.js';
 export * from './conditions.js';
 export * from './controller.js';
 export * from './controller-metrics.js';

@@ -18,6 +18,13 @@ import type { EventRecorder } from '@kubets/record';
 import type { Config } from '@kubets/rest';
 import type { MetricsProvider } from '@kubets/workqueue';
 import type { ControllerDeps } from './builder.js';
+import {
+  type CacheSyncSource,
+  CacheSyncTimeoutError,
+  defaultCacheSyncTimeoutMs,
+  describeUnsynced,
+  formatDuration,
+} from './cache-sync.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import { EventRecorderProvider } from './event-recorder.js';
 import { type HealthChecker, HealthChecks, healthProbeHandler } from './health-checks.js';
@@ -91,6 +98,13 @@ export interface ManagerOptions {
    * resolves); a negative value or `Infinity` waits as long as it takes.
    */
   gracefulShutdownTimeoutMs?: number;
+  /**
+   * How long `start` waits for the informers to sync before it fails with a
+   * `CacheSyncTimeoutError` naming the resources not synced and their last list errors
+   * (controller-runtime's `CacheSyncTimeout`), e.g. when a CRD is not installed. Also the
+   * default of every controller built on this manager. Default 2 minutes.
+   */
+  cacheSyncTimeoutMs?: number;
 }
 
 /**
@@ -138,6 +152,8 @@ export class Manager implements ControllerDeps {
   readonly controllerMetrics: ControllerMetricsRecorder | undefined;
   /** @internal Read by `controller(mgr)`. */
   readonly workqueueMetrics: MetricsProvider | undefined;
+  /** How long `start` and the controllers wait for caches to sync, in milliseconds. */
+  readonly cacheSyncTimeoutMs: number;
   readonly #metricsBind: BindAddress | undefined;
   #metricsEndpoint: Endpoint | undefined;
   readonly #healthBind: BindAddress | undefined;
@@ -191,12 +207,25 @@ export class Manager implements ControllerDeps {
       );
     }
     this.#gracefulShutdownMs = grace;
+    const syncTimeout = options.cacheSyncTimeoutMs ?? defaultCacheSyncTimeoutMs;
+    if (!(typeof syncTimeout === 'number' && syncTimeout > 0 && Number.isFinite(syncTimeout))) {
+      throw new RangeError(
+        `manager cacheSyncTimeoutMs must be a finite number of milliseconds > 0, got ${String(syncTimeout)}`,
+      );
+    }
+    this.cacheSyncTimeoutMs = syncTimeout;
     this.#healthBind = parseBindAddress(
       options.healthProbeBindAddress ?? '0',
       'healthProbeBindAddress',
     );
     this.#readyz.add('informers-synced', () => {
-      if (!this.#synced) throw new Error('the informers have not synced yet');
+      if (this.#synced) return;
+      const unsynced = this.#cacheSyncSources().filter((s) => !s.hasSynced());
+      throw new Error(
+        unsynced.length === 0
+          ? 'the informers have not synced yet'
+          : `informers not synced: ${describeUnsynced(unsynced)}`,
+      );
     });
     if (options.leaderElection) {
       this.#healthz.add('leader-election', () => {
@@ -278,13 +307,10 @@ export class Manager implements ControllerDeps {
       }
       this.informers.start(stop.signal);
       this.dynamicInformers.start(stop.signal);
-      const synced = await Promise.all([
-        this.informers.waitForCacheSync(stop.signal),
-        this.dynamicInformers.waitForCacheSync(stop.signal),
-      ]);
+      const informers = await this.#waitForCacheSync(stop.signal);
       if (stop.signal.aborted) return;
       this.#synced = true;
-      this.logger.info('Caches synced', { informers: synced.reduce((n, m) => n + m.size, 0) });
+      this.logger.info('Caches synced', { informers });
       const runAll = (runSignal: AbortSignal): Promise<unknown> =>
         Promise.all(
           this.#runnables.map((r) =>
@@ -367,6 +393,53 @@ export class Manager implements ControllerDeps {
   /** Where `/healthz` and `/readyz` are served while the manager runs, as {@link Manager.metricsAddress}. */
   healthProbeAddress(): BindAddress | undefined {
     return this.#healthEndpoint?.address;
+  }
+
+  // The caches the controllers added so far wait for, one per resource.
+  #cacheSyncSources(): CacheSyncSource[] {
+    const byResource = new Map<string, CacheSyncSource>();
+    for (const r of this.#runnables) {
+      const sources = (r as Partial<CacheSyncing>).cacheSyncSources?.() ?? [];
+      for (const s of sources) if (!byResource.has(s.resource)) byResource.set(s.resource, s);
+    }
+    return [...byResource.values()];
+  }
+
+  // Waits for every informer of both factories; past the cache sync timeout, throws naming
+  // those not synced (by the controllers' sources where they know their last list error).
+  async #waitForCacheSync(stop: AbortSignal): Promise<number> {
+    const deadline = new AbortController();
+    const onStop = (): void => deadline.abort();
+    stop.addEventListener('abort', onStop, { once: true });
+    let timedOut = false;
+    const timer = (this.clock ?? realClock).setTimeout(() => {
+      timedOut = true;
+      deadline.abort();
+    }, this.cacheSyncTimeoutMs);
+    timer.unref?.();
+    try {
+      const results = await Promise.all([
+        this.informers.waitForCacheSync(deadline.signal),
+        this.dynamicInformers.waitForCacheSync(deadline.signal),
+      ]);
+      const unsynced = results.flatMap((m) => [...m].filter(([, ok]) => !ok).map(([key]) => key));
+      if (stop.aborted || !timedOut || unsynced.length === 0) {
+        return results.reduce((n, m) => n + m.size, 0);
+      }
+      const known = new Map(this.#cacheSyncSources().map((s) => [s.resource, s]));
+      const sources = unsynced.map(
+        (key): CacheSyncSource => known.get(key) ?? { resource: key, hasSynced: () => false },
+      );
+      const lastError = sources.map((s) => s.lastListError?.()).find((e) => e !== undefined);
+      throw new CacheSyncTimeoutError(
+        `failed to wait for caches to sync: timed out after ${formatDuration(this.cacheSyncTimeoutMs)}: ${describeUnsynced(sources)}`,
+        unsynced,
+        lastError === undefined ? undefined : { cause: lastError },
+      );
+    } finally {
+      timer.cancel();
+      stop.removeEventListener('abort', onStop);
+    }
   }
 
   // Settles when the drain after `stop` aborts has taken too long: rejects past a positive
@@ -477,6 +550,11 @@ export class Manager implements ControllerDeps {
     );
     await running;
   }
+}
+
+/** A runnable that knows which caches it waits for (a `Controller`). */
+interface CacheSyncing {
+  cacheSyncSources(): readonly CacheSyncSource[];
 }
 
 // Informer names are unique per process (client-go's registry); each metrics-serving manager

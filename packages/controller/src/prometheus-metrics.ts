@@ -49,6 +49,9 @@ export function newPrometheusControllerMetrics(
       'Total number of terminal reconciliation errors per controller',
     ),
   );
+  const timeouts = new prom.Counter(
+    named('reconcile_timeouts_total', 'Total number of reconciliation timeouts per controller'),
+  );
   const maxConcurrent = new prom.Gauge(
     named('max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller'),
   );
@@ -62,8 +65,12 @@ export function newPrometheusControllerMetrics(
       for (const result of results) total.inc({ controller, result }, 0);
       errors.inc({ controller }, 0);
       terminal.inc({ controller }, 0);
+      timeouts.inc({ controller }, 0);
       active.set({ controller }, 0);
       maxConcurrent.set({ controller }, workers);
+    },
+    reconcileTimedOut(controller) {
+      timeouts.inc({ controller });
     },
     activeWorkers(controller, delta) {
       active.inc({ controller }, delta);
