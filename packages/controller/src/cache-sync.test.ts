@@ -45,7 +45,7 @@ describe('cache sync timeout', () => {
     const err = await failure;
     expect(err).toBeInstanceOf(CacheSyncTimeoutError);
     expect((err as Error).message).toBe(
-      'controller widgets: failed to wait for caches to sync: timed out after 2m0s waiting for caches to sync: example.com/v1/widgets (last list error: the server could not find the requested resource)',
+      'failed to wait for widgets caches to sync: timed out after 2m0s waiting for caches to sync: example.com/v1/widgets (last list error: the server could not find the requested resource)',
     );
     expect((err as CacheSyncTimeoutError).resources).toEqual(['example.com/v1/widgets']);
     expect((err as Error).cause).toBe(notFound);

@@ -208,7 +208,7 @@ export class Controller<T> {
         signal,
         clock: this.#clock,
         timeoutMs: this.#cacheSyncTimeoutMs,
-        what: `controller ${this.name}: failed to wait for caches to sync`,
+        what: `failed to wait for ${this.name} caches to sync`,
       });
       if (!synced) return;
       this.#logger.info('Starting workers', { workerCount: this.#workers });
