@@ -22,6 +22,7 @@ export * from './create-or-update.js';
 export * from './event-handler.js';
 export * from './finalizer-machine.js';
 export * from './finalizers.js';
+export * from './get-config.js';
 export type { HealthChecker } from './health-checks.js';
 export * from './manager.js';
 export * from './object.js';
