@@ -142,7 +142,7 @@ describe('controller', () => {
     it('should time out if ReconciliationTimeout is set', async () => {
       const { ctl, start, logger, clock } = newController(
         (_req, ctx) =>
-          new Promise((_, reject) =>
+          new Promise<undefined>((_, reject) =>
             ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
           ),
         { reconcileTimeoutMs: 1 },
@@ -182,7 +182,7 @@ describe('controller', () => {
         let clock!: FakeClock;
         const fixture = newController(
           (_req, ctx) =>
-            new Promise((_, reject) => {
+            new Promise<undefined>((_, reject) => {
               // The user's own, shorter deadline, with a cause of its own.
               const user = new AbortController();
               clock.setTimeout(() => user.abort(userCancelCause), 1);
