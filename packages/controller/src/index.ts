@@ -4,7 +4,8 @@
  * manager over shared informers, and the controllerutil helpers (owner references,
  * finalizers, create-or-update, retry on conflict, status conditions).
  *
- * Test support for reconcilers is in the `@kubets/controller/testing` subpath.
+ * Test support for reconcilers is in the `@kubets/controller/testing` subpath, the pino
+ * adapter of the logger in `@kubets/controller/pino`.
  * @packageDocumentation
  */
 

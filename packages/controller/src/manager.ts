@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type Clock, type Logger, realClock, silentLogger } from '@kubets/apimachinery';
+import { type Clock, type Logger, newTextLogger, realClock } from '@kubets/apimachinery';
 import {
   type InformerName,
   type KeyedInformerFactoryOptions,
@@ -74,7 +74,12 @@ export interface ManagerOptions {
    * this often. Default 10 hours, as controller-runtime's `SyncPeriod`; 0 for never.
    */
   resyncMs?: number;
-  /** Where the manager, its informers and its controllers log. Default silent. */
+  /**
+   * Where the manager, its clients, informers and controllers log. Default klog's text
+   * format on stderr (`newTextLogger()` of `@kubets/apimachinery`), as an operator's
+   * manager logs; pass `silentLogger` for none, or an adapter of your logger (pino:
+   * `@kubets/controller/pino`).
+   */
   logger?: Logger;
   /** Time source of the controllers' work queues and the clients; a `FakeClock` in tests. */
   clock?: Clock;
@@ -234,7 +239,7 @@ export class Manager implements ControllerDeps {
     }
     this.config = config;
     this.#leaderElection = options.leaderElection;
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger ?? newTextLogger();
     this.clock = options.clock;
     this.clientset = new Clientset(config, options.clock ? { clock: options.clock } : {});
     this.dynamicClient = new DynamicClient(config);
