@@ -15,7 +15,7 @@ import {
 import { newSharedInformerFactory, type SharedInformerFactory } from '@kubets/informers';
 import { LeaseLock, runLeaderElection } from '@kubets/leaderelection';
 import type { EventRecorder } from '@kubets/record';
-import type { Config } from '@kubets/rest';
+import { type Config, copyConfig } from '@kubets/rest';
 import type { MetricsProvider } from '@kubets/workqueue';
 import type { ControllerDeps } from './builder.js';
 import {
@@ -29,7 +29,11 @@ import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import { EventRecorderProvider } from './event-recorder.js';
 import { type HealthChecker, HealthChecks, healthProbeHandler } from './health-checks.js';
 import { loadPromClient } from './prom-client.js';
-import { newPrometheusControllerMetrics } from './prometheus-metrics.js';
+import {
+  type ManagerMetricsRecorder,
+  newPrometheusControllerMetrics,
+  newPrometheusManagerMetrics,
+} from './prometheus-metrics.js';
 import type { Runnable } from './runnable.js';
 import {
   type BindAddress,
@@ -88,7 +92,10 @@ export interface ManagerOptions {
    * interface), or `'0'` to disable. Default `'0'` (controller-runtime's default is
    * `':8080'`; a library opens no port unasked). Needs the optional peer dependency
    * `prom-client`. The registry holds controller-runtime's `controller_runtime_*` metrics of
-   * every controller of this manager and client-go's `workqueue_*` metrics of their queues.
+   * every controller of this manager, client-go's `workqueue_*` metrics of their queues, the
+   * informers' and reflectors' metrics, `leader_election_master_status`,
+   * `rest_client_requests_total` of the manager's clients, and the process metrics
+   * (prom-client's default collectors).
    */
   metricsBindAddress?: string;
   /**
@@ -134,7 +141,10 @@ const defaultResyncMs = 10 * 60 * 60 * 1000;
  * `signal` aborts.
  */
 export class Manager implements ControllerDeps {
-  /** The REST configuration the clients are built from. */
+  /**
+   * The REST configuration the clients are built from: the one given, or, when metrics are
+   * served, a copy whose `onRequestResult` also counts `rest_client_requests_total`.
+   */
   readonly config: Config;
   /** The typed clientset. */
   readonly clientset: Clientset;
@@ -159,6 +169,7 @@ export class Manager implements ControllerDeps {
   readonly workqueueMetrics: MetricsProvider | undefined;
   /** How long `start` and the controllers wait for caches to sync, in milliseconds. */
   readonly cacheSyncTimeoutMs: number;
+  readonly #managerMetrics: ManagerMetricsRecorder | undefined;
   readonly #metricsBind: BindAddress | undefined;
   #metricsEndpoint: Endpoint | undefined;
   readonly #healthBind: BindAddress | undefined;
@@ -193,6 +204,7 @@ export class Manager implements ControllerDeps {
       const registry = new prom.Registry();
       this.metricsRegistry = registry;
       this.controllerMetrics = newPrometheusControllerMetrics(prom, registry);
+      this.#managerMetrics = newPrometheusManagerMetrics(prom, registry);
       this.workqueueMetrics = newWorkqueueProvider(registry);
       this.#informerName = reserveInformerName();
       informerMetrics = {
@@ -204,6 +216,7 @@ export class Manager implements ControllerDeps {
       this.metricsRegistry = undefined;
       this.controllerMetrics = undefined;
       this.workqueueMetrics = undefined;
+      this.#managerMetrics = undefined;
     }
     const grace = options.gracefulShutdownTimeoutMs ?? 30_000;
     if (typeof grace !== 'number' || Number.isNaN(grace)) {
@@ -235,6 +248,17 @@ export class Manager implements ControllerDeps {
     if (options.leaderElection) {
       this.#healthz.add('leader-election', () => {
         if (this.#leaseLost) throw new Error('leader election lost');
+      });
+    }
+    const managerMetrics = this.#managerMetrics;
+    if (managerMetrics !== undefined) {
+      // The clients' requests are counted, and then handed to the config's own hook.
+      const own = config.onRequestResult;
+      config = copyConfig(config, {
+        onRequestResult: (result) => {
+          managerMetrics.requestResult(result);
+          own?.(result);
+        },
       });
     }
     this.config = config;
@@ -515,6 +539,7 @@ export class Manager implements ControllerDeps {
     const election = this.#leaderElection as ManagerLeaderElection;
     const identity = election.identity ?? `${hostname()}_${randomUUID()}`;
     let running: Promise<unknown> | undefined;
+    this.#managerMetrics?.leader(election.name, false);
     await runLeaderElection(
       {
         lock: new LeaseLock({
@@ -532,11 +557,13 @@ export class Manager implements ControllerDeps {
         callbacks: {
           onStartedLeading: (leading) => {
             this.#leading = true;
+            this.#managerMetrics?.leader(election.name, true);
             this.logger.info('Became leader; starting controllers', { identity });
             running = runAll(leading);
           },
           onStoppedLeading: () => {
             this.#leading = false;
+            this.#managerMetrics?.leader(election.name, false);
             // Losing the Lease while still meant to run: another replica may be acting
             // already, so this one must stop, as controller-runtime's manager exits.
             if (!stop.signal.aborted) {
