@@ -60,9 +60,8 @@ export interface ManagerLeaderElection {
   /** Time between attempts to acquire or renew (default 2 s). */
   retryPeriodMs?: number;
   /**
-   * Give the Lease up on shutdown so another replica takes over at once, instead of after
-   * the lease expired. Default false: the controllers may still be draining when it is
-   * released.
+   * Give the Lease up on shutdown, once the controllers have finished, so another replica
+   * takes over at once instead of after the lease expired. Default false.
    */
   releaseOnCancel?: boolean;
 }
@@ -185,8 +184,18 @@ export class Manager implements ControllerDeps {
   readonly #informerName: InformerName | undefined;
   #started = false;
   #leading = false;
+  // Ends the leader election at once: when start stops waiting for the runnables to drain.
+  #endElection: (() => void) | undefined;
 
+  /**
+   * @throws {TypeError} without a REST config; `RangeError` for an option out of range.
+   */
   constructor(config: Config, options: ManagerOptions = {}) {
+    if (typeof config !== 'object' || config === null) {
+      throw new TypeError(
+        'a Manager needs a REST config: new Manager(getConfig(), options), or { host } for a local server',
+      );
+    }
     const resyncMs = options.resyncMs ?? defaultResyncMs;
     if (!(Number.isFinite(resyncMs) && resyncMs >= 0)) {
       throw new RangeError(
@@ -344,6 +353,9 @@ export class Manager implements ControllerDeps {
         Promise.all(
           this.#runnables.map((r) =>
             r.run(runSignal).catch((error: unknown) => {
+              // A runnable that passes on the abort of its stop did not fail (controller-runtime
+              // drops context.Canceled the same way).
+              if (runSignal.aborted && isAbortOf(error, runSignal)) return;
               this.logger.error('Runnable failed; stopping the manager', {
                 runnable: r.name,
                 error,
@@ -366,6 +378,8 @@ export class Manager implements ControllerDeps {
       }
     } finally {
       drain.cancel();
+      this.#endElection?.();
+      this.#endElection = undefined;
       signal.removeEventListener('abort', onAbort);
       this.#leading = false;
       stop.abort();
@@ -539,6 +553,15 @@ export class Manager implements ControllerDeps {
     const election = this.#leaderElection as ManagerLeaderElection;
     const identity = election.identity ?? `${hostname()}_${randomUUID()}`;
     let running: Promise<unknown> | undefined;
+    // As controller-runtime: the election ends (and with releaseOnCancel the Lease is given
+    // up) only once the runnables have finished, so no other replica acts while they drain.
+    const electionStop = new AbortController();
+    const endElection = (): void => {
+      void Promise.resolve(running).finally(() => electionStop.abort());
+    };
+    if (stop.signal.aborted) endElection();
+    else stop.signal.addEventListener('abort', endElection, { once: true });
+    this.#endElection = () => electionStop.abort();
     this.#managerMetrics?.leader(election.name, false);
     await runLeaderElection(
       {
@@ -559,7 +582,7 @@ export class Manager implements ControllerDeps {
             this.#leading = true;
             this.#managerMetrics?.leader(election.name, true);
             this.logger.info('Became leader; starting controllers', { identity });
-            running = runAll(leading);
+            running = runAll(AbortSignal.any([leading, stop.signal]));
           },
           onStoppedLeading: () => {
             this.#leading = false;
@@ -578,10 +601,16 @@ export class Manager implements ControllerDeps {
           },
         },
       },
-      stop.signal,
+      electionStop.signal,
     );
+    stop.signal.removeEventListener('abort', endElection);
     await running;
   }
+}
+
+// The signal's own reason, or an AbortError.
+function isAbortOf(error: unknown, signal: AbortSignal): boolean {
+  return error === signal.reason || (error instanceof Error && error.name === 'AbortError');
 }
 
 /** A runnable that knows which caches it waits for (a `Controller`). */
