@@ -54,20 +54,32 @@ export function formatKlogField(key: string, value: unknown): string {
  * frame's file) is false, looking at most `limit` frames up; `???:1` when there is none.
  */
 export function klogCallerLocation(skipFrame: (file: string) => boolean, limit = 20): string {
+  return (
+    firstFrame((file, line) =>
+      skipFrame(file) ? undefined : `${file.slice(file.lastIndexOf('/') + 1)}:${line}`,
+    ) ?? '???:1'
+  );
+}
+
+// The first answer `name` gives for a frame of the current stack, innermost first.
+function firstFrame(
+  name: (file: string, line: number) => string | undefined,
+  limit = 20,
+): string | undefined {
   const savedLimit = Error.stackTraceLimit;
   const savedPrepare = Error.prepareStackTrace;
   const holder: { stack?: unknown } = {};
   try {
     Error.stackTraceLimit = limit;
     Error.prepareStackTrace = (_error, frames) => frames;
-    Error.captureStackTrace(holder, klogCallerLocation);
-    const frames = (holder.stack as NodeJS.CallSite[] | undefined) ?? [];
-    for (const frame of frames) {
+    Error.captureStackTrace(holder, firstFrame);
+    for (const frame of (holder.stack as NodeJS.CallSite[] | undefined) ?? []) {
       const file = frame.getFileName();
-      if (!file || skipFrame(file)) continue;
-      return `${file.slice(file.lastIndexOf('/') + 1)}:${frame.getLineNumber() ?? 0}`;
+      if (!file) continue;
+      const named = name(file, frame.getLineNumber() ?? 0);
+      if (named !== undefined) return named;
     }
-    return '???:1';
+    return undefined;
   } finally {
     Error.stackTraceLimit = savedLimit;
     Error.prepareStackTrace = savedPrepare;
@@ -87,8 +99,8 @@ export interface TextLoggerOptions {
   write?: (line: string, severity: KlogSeverity) => void;
   /**
    * Names the line's origin instead of the caller's `file:line`, e.g. `"manager"`. Without
-   * it, the first stack frame outside the kubets packages (or, for a line a kubets library
-   * writes on its own, outside this logger) is named.
+   * it, the first stack frame outside the kubets packages and Node is named, or, for a line
+   * a kubets library writes on its own, the library (`@kubets/cache`).
    */
   source?: string;
   /** Fields added to every line (after the message, before the call's own). */
@@ -97,10 +109,25 @@ export interface TextLoggerOptions {
   now?: () => number;
 }
 
-// Frames in this file, and in the built kubets packages: a line is attributed to the code that
-// called into them.
+// Frames in this file, in Node itself and in the built kubets packages are not named: a line
+// is attributed to the code that called into kubets, or, for a line a kubets library writes
+// on its own, to that library (`@kubets/cache`), as the example apps name them.
 const thisFile = decodeURIComponent(import.meta.url.replace(/^file:\/\//, ''));
-const kubetsDist = /[\\/](?:@kubets|packages)[\\/][^\\/]+[\\/]dist[\\/]/;
+const kubetsDist = /[\\/](?:@kubets|packages)[\\/]([^\\/]+)[\\/]dist[\\/]/;
+
+function callerOrLibrary(): string {
+  const caller = firstFrame((file, line) =>
+    file === thisFile || file.startsWith('node:') || kubetsDist.test(file)
+      ? undefined
+      : `${file.slice(file.lastIndexOf('/') + 1)}:${line}`,
+  );
+  if (caller !== undefined) return caller;
+  const library = firstFrame((file) => {
+    const pkg = file === thisFile ? undefined : kubetsDist.exec(file)?.[1];
+    return pkg === undefined ? undefined : `@kubets/${pkg}`;
+  });
+  return library ?? '???:1';
+}
 
 /**
  * A {@link Logger} that writes klog's text format (what a manager logs unless given another
@@ -121,13 +148,8 @@ export function newTextLogger(options: TextLoggerOptions = {}): Logger {
     });
   const now = options.now ?? (() => performance.timeOrigin + performance.now());
   const base = options.fields ?? {};
-  const location =
-    options.source !== undefined
-      ? () => options.source as string
-      : () => {
-          const outside = klogCallerLocation((file) => file === thisFile || kubetsDist.test(file));
-          return outside !== '???:1' ? outside : klogCallerLocation((file) => file === thisFile);
-        };
+  const source = options.source;
+  const location = source !== undefined ? () => source : callerOrLibrary;
   const line =
     (severity: KlogSeverity) =>
     (message: string, fields?: LogFields): void => {

@@ -40,6 +40,22 @@ function recordingRunnable(name: string, log: string[], stopping?: Promise<void>
   };
 }
 
+/** A started manager serving metrics or health probes on a free loopback port, and its URL. */
+async function servingManager(what: 'metrics' | 'health') {
+  const mgr = newManager(
+    what === 'metrics'
+      ? { metricsBindAddress: '127.0.0.1:0' }
+      : { healthProbeBindAddress: '127.0.0.1:0' },
+  );
+  mgr.add(idleRunnable);
+  const abort = new AbortController();
+  const done = mgr.start(abort.signal);
+  const address = () => (what === 'metrics' ? mgr.metricsAddress() : mgr.healthProbeAddress());
+  await eventually(() => address() !== undefined);
+  const { host, port } = address() ?? { host: '', port: 0 };
+  return { mgr, abort, done, url: `http://${host}:${port}` };
+}
+
 /** A TCP port on loopback held until `close`. */
 async function heldPort(): Promise<{ port: number; close(): Promise<void> }> {
   const server = createServer();
@@ -394,15 +410,7 @@ describe('manger.Manager', () => {
     });
 
     describe('should start serving metrics', () => {
-      async function serving() {
-        const mgr = newManager({ metricsBindAddress: '127.0.0.1:0' });
-        mgr.add(idleRunnable);
-        const abort = new AbortController();
-        const done = mgr.start(abort.signal);
-        await eventually(() => mgr.metricsAddress() !== undefined);
-        const { host, port } = mgr.metricsAddress() ?? { host: '', port: 0 };
-        return { mgr, abort, done, url: `http://${host}:${port}` };
-      }
+      const serving = () => servingManager('metrics');
 
       it('should stop serving metrics when stop is called', async () => {
         const { abort, done, url } = await serving();
@@ -446,15 +454,7 @@ describe('manger.Manager', () => {
   });
 
   describe('should start serving health probes', () => {
-    async function serving(options: ManagerOptions = {}) {
-      const mgr = newManager({ healthProbeBindAddress: '127.0.0.1:0', ...options });
-      mgr.add(idleRunnable);
-      const abort = new AbortController();
-      const done = mgr.start(abort.signal);
-      await eventually(() => mgr.healthProbeAddress() !== undefined);
-      const { host, port } = mgr.healthProbeAddress() ?? { host: '', port: 0 };
-      return { mgr, abort, done, url: `http://${host}:${port}` };
-    }
+    const serving = () => servingManager('health');
 
     it('should stop serving health probes when stop is called', async () => {
       const { abort, done, url } = await serving();
