@@ -114,7 +114,14 @@ describe('manger.Manager', () => {
         const namespace = await shared.createNamespace('mgr-le-3');
         const election = { namespace, name: 'test-leader-election-id-3', ...fastElection };
         const leaderLog: string[] = [];
-        const leader = newManager({ leaderElection: { ...election, identity: 'leader' } });
+        const leader = newManager({
+          leaderElection: {
+            ...election,
+            identity: 'leader',
+            leaseDurationMs: 15_000,
+            renewDeadlineMs: 10_000,
+          },
+        });
         leader.add(recordingRunnable('work', leaderLog));
         const stopLeader = new AbortController();
         const leaderDone = leader.start(stopLeader.signal);
@@ -534,7 +541,17 @@ describe('manger.Manager', () => {
       .configMaps(namespace)
       .create({ metadata: { name: 'warm' } });
     const election = { namespace, name: 'test-leader-election-warmup', ...fastElection };
-    const holder = newManager({ leaderElection: { ...election, identity: 'holder' } });
+    // The holder's Lease lasts 15 s (a stall of the holder hands nothing over) and is given
+    // up when it stops.
+    const holder = newManager({
+      leaderElection: {
+        ...election,
+        identity: 'holder',
+        leaseDurationMs: 15_000,
+        renewDeadlineMs: 10_000,
+        releaseOnCancel: true,
+      },
+    });
     holder.add(idleRunnable);
     const stopHolder = new AbortController();
     const holderDone = holder.start(stopHolder.signal);
