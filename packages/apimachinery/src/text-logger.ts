@@ -55,8 +55,10 @@ export function formatKlogField(key: string, value: unknown): string {
  */
 export function klogCallerLocation(skipFrame: (file: string) => boolean, limit = 20): string {
   return (
-    firstFrame((file, line) =>
-      skipFrame(file) ? undefined : `${file.slice(file.lastIndexOf('/') + 1)}:${line}`,
+    firstFrame(
+      (file, line) =>
+        skipFrame(file) ? undefined : `${file.slice(file.lastIndexOf('/') + 1)}:${line}`,
+      limit,
     ) ?? '???:1'
   );
 }
