@@ -59,14 +59,17 @@ export function klogCallerLocation(skipFrame: (file: string) => boolean, limit =
       (file, line) =>
         skipFrame(file) ? undefined : `${file.slice(file.lastIndexOf('/') + 1)}:${line}`,
       limit,
+      klogCallerLocation,
     ) ?? '???:1'
   );
 }
 
-// The first answer `name` gives for a frame of the current stack, innermost first.
+// The first answer `name` gives for a frame of the current stack, innermost first, from the
+// caller of `below` on.
 function firstFrame(
   name: (file: string, line: number) => string | undefined,
   limit = 20,
+  below: (...args: never[]) => unknown = firstFrame,
 ): string | undefined {
   const savedLimit = Error.stackTraceLimit;
   const savedPrepare = Error.prepareStackTrace;
@@ -74,7 +77,7 @@ function firstFrame(
   try {
     Error.stackTraceLimit = limit;
     Error.prepareStackTrace = (_error, frames) => frames;
-    Error.captureStackTrace(holder, firstFrame);
+    Error.captureStackTrace(holder, below);
     for (const frame of (holder.stack as NodeJS.CallSite[] | undefined) ?? []) {
       const file = frame.getFileName();
       if (!file) continue;
