@@ -16,10 +16,11 @@
  * 42 of the TypeScript source.
  */
 
+import { formatKlogField, formatKlogHeader, type KlogSeverity } from '@kubets/apimachinery';
 import type { LogFields, Logger } from '@kubets/rest';
 
 /** klog's severities. */
-export type Severity = 'I' | 'W' | 'E' | 'F';
+export type Severity = KlogSeverity;
 
 /** Where formatted lines go; stderr by default. */
 export type LogSink = (line: string, severity: Severity) => void;
@@ -86,30 +87,11 @@ export function setLogSink(next: LogSink): LogSink {
   return previous;
 }
 
-const pad = (value: number, width: number, fill = '0'): string =>
-  String(value).padStart(width, fill);
-
 /**
- * The klog header for a line: `I1122 12:00:00.123456    1234 main.ts:42] `.
- *
- * @param epochMs milliseconds since the epoch, with a fraction for microseconds
- *   (`performance.timeOrigin + performance.now()`).
+ * The klog header for a line: `I1122 12:00:00.123456    1234 main.ts:42] ` (the libraries'
+ * text logger writes the same).
  */
-export function formatHeader(
-  severity: Severity,
-  epochMs: number,
-  pid: number,
-  location: string,
-): string {
-  const wholeMs = Math.floor(epochMs);
-  const date = new Date(wholeMs);
-  const micros = (wholeMs % 1000) * 1000 + Math.floor((epochMs - wholeMs) * 1000);
-  return (
-    `${severity}${pad(date.getMonth() + 1, 2)}${pad(date.getDate(), 2)} ` +
-    `${pad(date.getHours(), 2)}:${pad(date.getMinutes(), 2)}:${pad(date.getSeconds(), 2)}.${pad(micros, 6)} ` +
-    `${pad(pid, 7, ' ')} ${location}] `
-  );
-}
+export const formatHeader = formatKlogHeader;
 
 /**
  * `file:line` of a frame on the current stack: 0 is the function calling `callerLocation`,
@@ -148,21 +130,6 @@ function writeAt(severity: Severity, location: string, message: string): void {
   );
 }
 
-/** One field of a library's log line, as klog's structured logging prints it: `key="value"`. */
-function formatField(key: string, value: unknown): string {
-  let text: string;
-  if (value instanceof Error) text = JSON.stringify(String(value));
-  else if (typeof value === 'bigint') text = String(value);
-  else {
-    try {
-      text = JSON.stringify(value) ?? String(value);
-    } catch {
-      text = JSON.stringify(String(value)); // cyclic objects
-    }
-  }
-  return `${key}=${text}`;
-}
-
 /** Options of {@link klogLogger}. */
 export interface KlogLoggerOptions {
   /**
@@ -198,7 +165,9 @@ export function klogLogger(source: string, options: KlogLoggerOptions = {}): Log
     (severity: Severity | undefined) =>
     (message: string, fields?: LogFields): void => {
       if (severity === undefined || omit.has(message)) return;
-      const rendered = Object.entries(fields ?? {}).map(([key, value]) => formatField(key, value));
+      const rendered = Object.entries(fields ?? {}).map(([key, value]) =>
+        formatKlogField(key, value),
+      );
       writeAt(severity, source, [message, ...rendered].join(' '));
     };
   const debugLevel = options.debugLevel ?? 4;

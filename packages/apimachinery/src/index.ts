@@ -10,4 +10,5 @@ export * from './meta.js';
 export * from './metrics.js';
 export * from './ring-buffer.js';
 export * from './status.js';
+export * from './text-logger.js';
 export * from './watch.js';

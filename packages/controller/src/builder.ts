@@ -5,6 +5,7 @@ import type { GenericLister } from '@kubets/listers';
 import type { EventRecorder } from '@kubets/record';
 import type { MetricsProvider, RateLimiter } from '@kubets/workqueue';
 import type { EventSource } from './channel-source.js';
+import { type CacheSyncSource, cacheSyncSource } from './cache-sync.js';
 import { Controller } from './controller.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import {
@@ -54,6 +55,8 @@ export interface ControllerDeps {
   add?(runnable: Runnable): void;
   /** The event recorder of a controller, by its name (a manager's `eventRecorderFor`). */
   eventRecorderFor?(name: string): EventRecorder;
+  /** The controllers' default `cacheSyncTimeoutMs` (a manager's). */
+  readonly cacheSyncTimeoutMs?: number | undefined;
 }
 
 /** Options of a watch: which events of it reach the queue. */
@@ -85,6 +88,10 @@ export interface BuilderOptions {
   usePriorityQueue?: boolean;
   /** Overrides the logger of the deps. */
   logger?: Logger;
+  /** How long the controller waits for its caches to sync; default the manager's, or 2 minutes. */
+  cacheSyncTimeoutMs?: number;
+  /** Aborts each reconcile's signal after this many milliseconds; default 0, no limit. */
+  reconcileTimeoutMs?: number;
 }
 
 /**
@@ -318,7 +325,9 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
     const logger = this.#options.logger ?? this.#deps.logger;
     // Filled once the controller exists and the manager took it: a bad option or a taken
     // name must leave no handler behind on the shared informers.
-    const cacheSyncs: (() => boolean)[] = [];
+    const cacheSyncs: CacheSyncSource[] = [];
+    const cacheSyncTimeoutMs = this.#options.cacheSyncTimeoutMs ?? this.#deps.cacheSyncTimeoutMs;
+    const { reconcileTimeoutMs } = this.#options;
     const ctl = new Controller<T>({
       name,
       reconciler,
@@ -334,6 +343,8 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
       ...(this.#deps.workqueueMetrics ? { workqueueMetrics: this.#deps.workqueueMetrics } : {}),
       ...(this.#deps.eventRecorderFor ? { recorder: this.#deps.eventRecorderFor(name) } : {}),
       cacheSyncs,
+      ...(cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs } : {}),
+      ...(reconcileTimeoutMs !== undefined ? { reconcileTimeoutMs } : {}),
     });
     this.#deps.add?.(ctl);
     this.#completed = true;
@@ -352,7 +363,7 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
               }),
             ),
           );
-        cacheSyncs.push(() => registration.hasSynced());
+        cacheSyncs.push(cacheSyncSource(w.source, w.source.informer().informer(), registration));
       } else {
         w.source.subscribe((event) => {
           if (w.predicates.every((p) => p.generic(event))) handler.generic(event, queue);

@@ -21,4 +21,9 @@ export interface ControllerMetricsRecorder {
     seconds: number,
     terminal: boolean,
   ): void;
+  /**
+   * A reconcile's `reconcileTimeoutMs` ran out (`controller_runtime_reconcile_timeouts_total`).
+   * Optional, so recorders written before it keep working.
+   */
+  reconcileTimedOut?(controller: string): void;
 }

@@ -364,7 +364,7 @@ describe('Controller: workers', () => {
   it('reconciles nothing until its caches have synced', async () => {
     let synced = false;
     const calls: string[] = [];
-    const { ctl } = start(
+    const { ctl, clock } = start(
       answering(calls, () => undefined),
       { cacheSyncs: [() => synced] },
     );
@@ -372,6 +372,8 @@ describe('Controller: workers', () => {
     await eventually(() => ctl.queue.len() === 1);
     expect(calls).toEqual([]);
     synced = true;
+    // The caches are checked every 100 ms of the controller's clock.
+    await clock.advance(100);
     await eventually(() => calls.length === 1, { what: 'the reconcile after the sync' });
   });
 

@@ -1,5 +1,5 @@
+import { randomUUID } from 'node:crypto';
 import { type Clock, type Logger, realClock, silentLogger } from '@kubets/apimachinery';
-import { waitForCacheSync } from '@kubets/cache';
 import type { GenericLister } from '@kubets/listers';
 import type { EventRecorder } from '@kubets/record';
 import {
@@ -8,6 +8,12 @@ import {
   type RateLimiter,
   RateLimitingQueue,
 } from '@kubets/workqueue';
+import {
+  type CacheSyncSource,
+  defaultCacheSyncTimeoutMs,
+  formatDuration,
+  waitForSourcesSynced,
+} from './cache-sync.js';
 import { cachedObject } from './cached.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import { findInErrorChain } from './error-chain.js';
@@ -47,8 +53,23 @@ export interface ControllerOptions<T> {
   clock?: Clock;
   /** The lister handed to reconcilers as `ctx.lister`, over the primary resource's cache. */
   lister: GenericLister<T>;
-  /** Caches to wait for before the first reconcile (each informer's `hasSynced`). */
-  cacheSyncs?: readonly (() => boolean)[];
+  /**
+   * Caches to wait for before the first reconcile: each watched resource's
+   * {@link CacheSyncSource} (the builder passes them), or a bare `hasSynced` function.
+   */
+  cacheSyncs?: readonly (CacheSyncSource | (() => boolean))[];
+  /**
+   * How long `run` waits for the caches to sync before it fails with a
+   * {@link CacheSyncTimeoutError} naming the resources not synced and their last list error
+   * (controller-runtime's `CacheSyncTimeout`). Default 2 minutes.
+   */
+  cacheSyncTimeoutMs?: number;
+  /**
+   * Aborts each reconcile's `ctx.signal` this many milliseconds after it began
+   * (controller-runtime's `ReconciliationTimeout`); a reconcile that then fails is retried
+   * as any failed one. Default 0: no limit.
+   */
+  reconcileTimeoutMs?: number;
   /** Records controller-runtime's reconcile metrics; default none. */
   metrics?: ControllerMetricsRecorder;
   /** Records the work queue's metrics (client-go's `workqueue_*`); default the workqueue's global provider. */
@@ -79,6 +100,16 @@ export interface ControllerStats {
   readonly terminalReconcileErrors: number;
   /** Reconciles running now (`controller_runtime_active_workers`). */
   readonly activeWorkers: number;
+  /** Reconciles whose `reconcileTimeoutMs` ran out (`controller_runtime_reconcile_timeouts_total`). */
+  readonly reconcileTimeouts: number;
+}
+
+/** The reason a reconcile's `ctx.signal` aborts with when its `reconcileTimeoutMs` ran out. */
+export class ReconcileTimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TimeoutError';
+  }
 }
 
 /**
@@ -96,7 +127,9 @@ export class Controller<T> {
   readonly #workers: number;
   readonly #logger: Logger;
   readonly #lister: GenericLister<T>;
-  readonly #cacheSyncs: readonly (() => boolean)[];
+  readonly #cacheSyncs: readonly (CacheSyncSource | (() => boolean))[];
+  readonly #cacheSyncTimeoutMs: number;
+  readonly #reconcileTimeoutMs: number;
   readonly #metrics: ControllerMetricsRecorder | undefined;
   readonly #clock: Clock;
   readonly #recorder: EventRecorder;
@@ -104,6 +137,7 @@ export class Controller<T> {
   #errors = 0;
   #terminal = 0;
   #active = 0;
+  #timeouts = 0;
   #started = false;
 
   /**
@@ -124,6 +158,18 @@ export class Controller<T> {
       );
     }
     this.#workers = workers;
+    this.#cacheSyncTimeoutMs = durationOption(
+      options.cacheSyncTimeoutMs,
+      defaultCacheSyncTimeoutMs,
+      'cacheSyncTimeoutMs',
+      options.name,
+    );
+    this.#reconcileTimeoutMs = durationOption(
+      options.reconcileTimeoutMs,
+      0,
+      'reconcileTimeoutMs',
+      options.name,
+    );
     this.#logger = withFields(options.logger ?? silentLogger, { controller: options.name });
     this.#lister = options.lister;
     this.#cacheSyncs = options.cacheSyncs ?? [];
@@ -158,6 +204,7 @@ export class Controller<T> {
       reconcileErrors: this.#errors,
       terminalReconcileErrors: this.#terminal,
       activeWorkers: this.#active,
+      reconcileTimeouts: this.#timeouts,
     };
   }
 
@@ -167,6 +214,8 @@ export class Controller<T> {
    * awaited. Resolves once every worker has stopped.
    *
    * @throws {Error} when the controller was already started (a controller runs once).
+   * @throws {CacheSyncTimeoutError} when the caches have not synced within
+   *   `cacheSyncTimeoutMs`.
    */
   async run(signal: AbortSignal): Promise<void> {
     if (this.#started) throw new Error(`controller ${this.name} was already started`);
@@ -175,7 +224,13 @@ export class Controller<T> {
     if (signal.aborted) stop();
     else signal.addEventListener('abort', stop, { once: true });
     try {
-      if (!(await waitForCacheSync(signal, ...this.#cacheSyncs))) return;
+      const synced = await waitForSourcesSynced(this.cacheSyncSources(), {
+        signal,
+        clock: this.#clock,
+        timeoutMs: this.#cacheSyncTimeoutMs,
+        what: `failed to wait for ${this.name} caches to sync`,
+      });
+      if (!synced) return;
       this.#logger.info('Starting workers', { workerCount: this.#workers });
       this.#metrics?.started(this.name, this.#workers);
       await Promise.all(Array.from({ length: this.#workers }, () => this.#worker(signal)));
@@ -184,6 +239,13 @@ export class Controller<T> {
       signal.removeEventListener('abort', stop);
       stop();
     }
+  }
+
+  /** The caches this controller waits for before its first reconcile. */
+  cacheSyncSources(): readonly CacheSyncSource[] {
+    return this.#cacheSyncs.map((s, i) =>
+      typeof s === 'function' ? { resource: `cache ${i + 1}`, hasSynced: s } : s,
+    );
   }
 
   async #worker(signal: AbortSignal): Promise<void> {
@@ -205,9 +267,16 @@ export class Controller<T> {
 
   async #reconcileHandler(key: string, signal: AbortSignal): Promise<void> {
     const request = requestFromKey(key);
-    const logger = withFields(this.#logger, { namespace: request.namespace, name: request.name });
+    const reconcileID = randomUUID();
+    const logger = withFields(this.#logger, {
+      namespace: request.namespace,
+      name: request.name,
+      reconcileID,
+    });
+    const timeout = this.#reconcileDeadline(signal);
     const ctx: ReconcileContext<T> = {
-      signal,
+      signal: timeout.signal,
+      reconcileID,
       logger,
       controller: this.name,
       lister: this.#lister,
@@ -249,6 +318,11 @@ export class Controller<T> {
       }
       return;
     } finally {
+      timeout.cancel();
+      if (timeout.expired()) {
+        this.#timeouts++;
+        this.#metrics?.reconcileTimedOut?.(this.name);
+      }
       this.#active--;
       this.#metrics?.activeWorkers(this.name, -1);
     }
@@ -265,6 +339,49 @@ export class Controller<T> {
       reconciled('success');
     }
   }
+
+  // The reconcile's signal: the stop's, also aborted once reconcileTimeoutMs has passed.
+  #reconcileDeadline(stop: AbortSignal): {
+    signal: AbortSignal;
+    cancel(): void;
+    expired(): boolean;
+  } {
+    const ms = this.#reconcileTimeoutMs;
+    if (ms === 0) return { signal: stop, cancel: () => {}, expired: () => false };
+    const deadline = new AbortController();
+    let expired = false;
+    const timer = this.#clock.setTimeout(() => {
+      // A stop that came first is no timeout.
+      if (stop.aborted) return;
+      expired = true;
+      deadline.abort(
+        new ReconcileTimeoutError(
+          `controller ${this.name}: reconcile timed out after ${formatDuration(ms)}`,
+        ),
+      );
+    }, ms);
+    timer.unref?.();
+    return {
+      signal: AbortSignal.any([stop, deadline.signal]),
+      cancel: () => timer.cancel(),
+      expired: () => expired,
+    };
+  }
+}
+
+function durationOption(
+  value: number | undefined,
+  fallback: number,
+  what: string,
+  controller: string,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(value >= 0) || value === Number.POSITIVE_INFINITY) {
+    throw new RangeError(
+      `controller ${controller}: ${what} must be a finite number of milliseconds ≥ 0, got ${String(value)}`,
+    );
+  }
+  return value;
 }
 
 // The stop's own reason, or an AbortError, anywhere in the chain of what the reconciler threw,

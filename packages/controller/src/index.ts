@@ -4,13 +4,19 @@
  * manager over shared informers, and the controllerutil helpers (owner references,
  * finalizers, create-or-update, retry on conflict, status conditions).
  *
- * Test support for reconcilers is in the `@kubets/controller/testing` subpath.
+ * Test support for reconcilers is in the `@kubets/controller/testing` subpath, the pino
+ * adapter of the logger in `@kubets/controller/pino`.
  * @packageDocumentation
  */
 
 export * from './apply.js';
 export * from './builder.js';
 export * from './channel-source.js';
+export {
+  type CacheSyncSource,
+  CacheSyncTimeoutError,
+  defaultCacheSyncTimeoutMs,
+} from './cache-sync.js';
 export * from './conditions.js';
 export * from './controller.js';
 export * from './controller-metrics.js';
@@ -18,6 +24,7 @@ export * from './create-or-update.js';
 export * from './event-handler.js';
 export * from './finalizer-machine.js';
 export * from './finalizers.js';
+export * from './get-config.js';
 export type { HealthChecker } from './health-checks.js';
 export * from './manager.js';
 export * from './object.js';

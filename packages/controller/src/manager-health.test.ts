@@ -1,5 +1,6 @@
 import { eventually } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
+import { idleRunnable } from '../test/runnables.js';
 import { useSharedApiServer } from '../test/server.js';
 import { Manager } from './index.js';
 
@@ -18,12 +19,7 @@ describe('Manager health probes', () => {
     mgr.addReadyzCheck('db', () => {
       if (!dbUp) throw new Error('db down');
     });
-    // A manager runs as long as one of its runnables does.
-    mgr.add({
-      name: 'idle',
-      run: (signal) =>
-        new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())),
-    });
+    mgr.add(idleRunnable);
     const abort = new AbortController();
     const running = mgr.start(abort.signal);
     await eventually(() => mgr.healthProbeAddress() !== undefined);

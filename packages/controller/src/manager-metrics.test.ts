@@ -1,7 +1,9 @@
+import { silentLogger } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { coreV1Resources } from '@kubets/clientset';
 import { eventually, rejectionOf } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
+import { idleRunnable } from '../test/runnables.js';
 import { useSharedApiServer } from '../test/server.js';
 import { controller, Manager, type Request, TerminalError } from './index.js';
 
@@ -170,5 +172,52 @@ describe('Manager metrics', () => {
     expect(
       () => new Manager({ host: 'http://127.0.0.1:1' }, { metricsBindAddress: address }),
     ).toThrow(message);
+  });
+});
+
+describe('Manager metrics: leadership, requests, process', () => {
+  it('serves leader_election_master_status, rest_client_requests_total and process metrics', async () => {
+    const namespace = await shared.createNamespace('metrics-leader');
+    const seen: string[] = [];
+    const mgr = new Manager(
+      {
+        host: shared.server.host,
+        qps: -1,
+        // The config's own hook still hears every request.
+        onRequestResult: (result) => seen.push(result.code),
+      },
+      {
+        namespace,
+        metricsBindAddress: '127.0.0.1:0',
+        leaderElection: { namespace, name: 'metrics-lease', identity: 'one' },
+        logger: silentLogger,
+      },
+    );
+    mgr.add(idleRunnable);
+    const abort = new AbortController();
+    const running = mgr.start(abort.signal);
+    await eventually(() => mgr.isLeader() && mgr.metricsAddress() !== undefined);
+    const { host, port } = mgr.metricsAddress() ?? { host: '', port: 0 };
+    const apiHost = new URL(shared.server.host).host;
+    let text = '';
+    await eventually(async () => {
+      text = await (await fetch(`http://${host}:${port}/metrics`)).text();
+      expect(sample(text, 'leader_election_master_status{name="metrics-lease"}')).toBe(1);
+    });
+    // The Lease was read (404) and created (201) through the manager's clientset.
+    expect(
+      sample(text, `rest_client_requests_total{code="201",method="POST",host="${apiHost}"}`),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, `rest_client_requests_total{code="404",method="GET",host="${apiHost}"}`),
+    ).toBeGreaterThanOrEqual(1);
+    expect(text).toContain(
+      '# HELP rest_client_requests_total Number of HTTP requests, partitioned by status code, method, and host.',
+    );
+    expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
+    expect(text).toContain('# TYPE process_resident_memory_bytes gauge');
+    expect(seen).toContain('201');
+    abort.abort();
+    await running;
   });
 });

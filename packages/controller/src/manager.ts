@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type Clock, type Logger, realClock, silentLogger } from '@kubets/apimachinery';
+import { type Clock, type Logger, newTextLogger, realClock } from '@kubets/apimachinery';
 import {
   type InformerName,
   type KeyedInformerFactoryOptions,
@@ -15,14 +15,25 @@ import {
 import { newSharedInformerFactory, type SharedInformerFactory } from '@kubets/informers';
 import { LeaseLock, runLeaderElection } from '@kubets/leaderelection';
 import type { EventRecorder } from '@kubets/record';
-import type { Config } from '@kubets/rest';
+import { type Config, copyConfig } from '@kubets/rest';
 import type { MetricsProvider } from '@kubets/workqueue';
 import type { ControllerDeps } from './builder.js';
+import {
+  type CacheSyncSource,
+  CacheSyncTimeoutError,
+  defaultCacheSyncTimeoutMs,
+  describeUnsynced,
+  formatDuration,
+} from './cache-sync.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import { EventRecorderProvider } from './event-recorder.js';
 import { type HealthChecker, HealthChecks, healthProbeHandler } from './health-checks.js';
 import { loadPromClient } from './prom-client.js';
-import { newPrometheusControllerMetrics } from './prometheus-metrics.js';
+import {
+  type ManagerMetricsRecorder,
+  newPrometheusControllerMetrics,
+  newPrometheusManagerMetrics,
+} from './prometheus-metrics.js';
 import type { Runnable } from './runnable.js';
 import {
   type BindAddress,
@@ -49,9 +60,8 @@ export interface ManagerLeaderElection {
   /** Time between attempts to acquire or renew (default 2 s). */
   retryPeriodMs?: number;
   /**
-   * Give the Lease up on shutdown so another replica takes over at once, instead of after
-   * the lease expired. Default false: the controllers may still be draining when it is
-   * released.
+   * Give the Lease up on shutdown, once the controllers have finished, so another replica
+   * takes over at once instead of after the lease expired. Default false.
    */
   releaseOnCancel?: boolean;
 }
@@ -67,7 +77,12 @@ export interface ManagerOptions {
    * this often. Default 10 hours, as controller-runtime's `SyncPeriod`; 0 for never.
    */
   resyncMs?: number;
-  /** Where the manager, its informers and its controllers log. Default silent. */
+  /**
+   * Where the manager, its clients, informers and controllers log. Default klog's text
+   * format on stderr (`newTextLogger()` of `@kubets/apimachinery`), as an operator's
+   * manager logs; pass `silentLogger` for none, or an adapter of your logger (pino:
+   * `@kubets/controller/pino`).
+   */
   logger?: Logger;
   /** Time source of the controllers' work queues and the clients; a `FakeClock` in tests. */
   clock?: Clock;
@@ -76,7 +91,10 @@ export interface ManagerOptions {
    * interface), or `'0'` to disable. Default `'0'` (controller-runtime's default is
    * `':8080'`; a library opens no port unasked). Needs the optional peer dependency
    * `prom-client`. The registry holds controller-runtime's `controller_runtime_*` metrics of
-   * every controller of this manager and client-go's `workqueue_*` metrics of their queues.
+   * every controller of this manager, client-go's `workqueue_*` metrics of their queues, the
+   * informers' and reflectors' metrics, `leader_election_master_status`,
+   * `rest_client_requests_total` of the manager's clients, and the process metrics
+   * (prom-client's default collectors).
    */
   metricsBindAddress?: string;
   /**
@@ -91,6 +109,13 @@ export interface ManagerOptions {
    * resolves); a negative value or `Infinity` waits as long as it takes.
    */
   gracefulShutdownTimeoutMs?: number;
+  /**
+   * How long `start` waits for the informers to sync before it fails with a
+   * `CacheSyncTimeoutError` naming the resources not synced and their last list errors
+   * (controller-runtime's `CacheSyncTimeout`), e.g. when a CRD is not installed. Also the
+   * default of every controller built on this manager. Default 2 minutes.
+   */
+  cacheSyncTimeoutMs?: number;
 }
 
 /**
@@ -115,7 +140,10 @@ const defaultResyncMs = 10 * 60 * 60 * 1000;
  * `signal` aborts.
  */
 export class Manager implements ControllerDeps {
-  /** The REST configuration the clients are built from. */
+  /**
+   * The REST configuration the clients are built from: the one given, or, when metrics are
+   * served, a copy whose `onRequestResult` also counts `rest_client_requests_total`.
+   */
   readonly config: Config;
   /** The typed clientset. */
   readonly clientset: Clientset;
@@ -138,6 +166,9 @@ export class Manager implements ControllerDeps {
   readonly controllerMetrics: ControllerMetricsRecorder | undefined;
   /** @internal Read by `controller(mgr)`. */
   readonly workqueueMetrics: MetricsProvider | undefined;
+  /** How long `start` and the controllers wait for caches to sync, in milliseconds. */
+  readonly cacheSyncTimeoutMs: number;
+  readonly #managerMetrics: ManagerMetricsRecorder | undefined;
   readonly #metricsBind: BindAddress | undefined;
   #metricsEndpoint: Endpoint | undefined;
   readonly #healthBind: BindAddress | undefined;
@@ -153,8 +184,18 @@ export class Manager implements ControllerDeps {
   readonly #informerName: InformerName | undefined;
   #started = false;
   #leading = false;
+  // Ends the leader election at once: when start stops waiting for the runnables to drain.
+  #endElection: (() => void) | undefined;
 
+  /**
+   * @throws {TypeError} without a REST config; `RangeError` for an option out of range.
+   */
   constructor(config: Config, options: ManagerOptions = {}) {
+    if (typeof config !== 'object' || config === null) {
+      throw new TypeError(
+        'a Manager needs a REST config: new Manager(getConfig(), options), or { host } for a local server',
+      );
+    }
     const resyncMs = options.resyncMs ?? defaultResyncMs;
     if (!(Number.isFinite(resyncMs) && resyncMs >= 0)) {
       throw new RangeError(
@@ -172,6 +213,7 @@ export class Manager implements ControllerDeps {
       const registry = new prom.Registry();
       this.metricsRegistry = registry;
       this.controllerMetrics = newPrometheusControllerMetrics(prom, registry);
+      this.#managerMetrics = newPrometheusManagerMetrics(prom, registry);
       this.workqueueMetrics = newWorkqueueProvider(registry);
       this.#informerName = reserveInformerName();
       informerMetrics = {
@@ -183,6 +225,7 @@ export class Manager implements ControllerDeps {
       this.metricsRegistry = undefined;
       this.controllerMetrics = undefined;
       this.workqueueMetrics = undefined;
+      this.#managerMetrics = undefined;
     }
     const grace = options.gracefulShutdownTimeoutMs ?? 30_000;
     if (typeof grace !== 'number' || Number.isNaN(grace)) {
@@ -191,21 +234,45 @@ export class Manager implements ControllerDeps {
       );
     }
     this.#gracefulShutdownMs = grace;
+    const syncTimeout = options.cacheSyncTimeoutMs ?? defaultCacheSyncTimeoutMs;
+    if (!(typeof syncTimeout === 'number' && syncTimeout > 0 && Number.isFinite(syncTimeout))) {
+      throw new RangeError(
+        `manager cacheSyncTimeoutMs must be a finite number of milliseconds > 0, got ${String(syncTimeout)}`,
+      );
+    }
+    this.cacheSyncTimeoutMs = syncTimeout;
     this.#healthBind = parseBindAddress(
       options.healthProbeBindAddress ?? '0',
       'healthProbeBindAddress',
     );
     this.#readyz.add('informers-synced', () => {
-      if (!this.#synced) throw new Error('the informers have not synced yet');
+      if (this.#synced) return;
+      const unsynced = this.#cacheSyncSources().filter((s) => !s.hasSynced());
+      throw new Error(
+        unsynced.length === 0
+          ? 'the informers have not synced yet'
+          : `informers not synced: ${describeUnsynced(unsynced)}`,
+      );
     });
     if (options.leaderElection) {
       this.#healthz.add('leader-election', () => {
         if (this.#leaseLost) throw new Error('leader election lost');
       });
     }
+    const managerMetrics = this.#managerMetrics;
+    if (managerMetrics !== undefined) {
+      // The clients' requests are counted, and then handed to the config's own hook.
+      const own = config.onRequestResult;
+      config = copyConfig(config, {
+        onRequestResult: (result) => {
+          managerMetrics.requestResult(result);
+          own?.(result);
+        },
+      });
+    }
     this.config = config;
     this.#leaderElection = options.leaderElection;
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger ?? newTextLogger();
     this.clock = options.clock;
     this.clientset = new Clientset(config, options.clock ? { clock: options.clock } : {});
     this.dynamicClient = new DynamicClient(config);
@@ -278,17 +345,17 @@ export class Manager implements ControllerDeps {
       }
       this.informers.start(stop.signal);
       this.dynamicInformers.start(stop.signal);
-      const synced = await Promise.all([
-        this.informers.waitForCacheSync(stop.signal),
-        this.dynamicInformers.waitForCacheSync(stop.signal),
-      ]);
+      const informers = await this.#waitForCacheSync(stop.signal);
       if (stop.signal.aborted) return;
       this.#synced = true;
-      this.logger.info('Caches synced', { informers: synced.reduce((n, m) => n + m.size, 0) });
+      this.logger.info('Caches synced', { informers });
       const runAll = (runSignal: AbortSignal): Promise<unknown> =>
         Promise.all(
           this.#runnables.map((r) =>
             r.run(runSignal).catch((error: unknown) => {
+              // A runnable that passes on the abort of its stop did not fail (controller-runtime
+              // drops context.Canceled the same way).
+              if (runSignal.aborted && isAbortOf(error, runSignal)) return;
               this.logger.error('Runnable failed; stopping the manager', {
                 runnable: r.name,
                 error,
@@ -311,6 +378,8 @@ export class Manager implements ControllerDeps {
       }
     } finally {
       drain.cancel();
+      this.#endElection?.();
+      this.#endElection = undefined;
       signal.removeEventListener('abort', onAbort);
       this.#leading = false;
       stop.abort();
@@ -367,6 +436,53 @@ export class Manager implements ControllerDeps {
   /** Where `/healthz` and `/readyz` are served while the manager runs, as {@link Manager.metricsAddress}. */
   healthProbeAddress(): BindAddress | undefined {
     return this.#healthEndpoint?.address;
+  }
+
+  // The caches the controllers added so far wait for, one per resource.
+  #cacheSyncSources(): CacheSyncSource[] {
+    const byResource = new Map<string, CacheSyncSource>();
+    for (const r of this.#runnables) {
+      const sources = (r as Partial<CacheSyncing>).cacheSyncSources?.() ?? [];
+      for (const s of sources) if (!byResource.has(s.resource)) byResource.set(s.resource, s);
+    }
+    return [...byResource.values()];
+  }
+
+  // Waits for every informer of both factories; past the cache sync timeout, throws naming
+  // those not synced (by the controllers' sources where they know their last list error).
+  async #waitForCacheSync(stop: AbortSignal): Promise<number> {
+    const deadline = new AbortController();
+    const onStop = (): void => deadline.abort();
+    stop.addEventListener('abort', onStop, { once: true });
+    let timedOut = false;
+    const timer = (this.clock ?? realClock).setTimeout(() => {
+      timedOut = true;
+      deadline.abort();
+    }, this.cacheSyncTimeoutMs);
+    timer.unref?.();
+    try {
+      const results = await Promise.all([
+        this.informers.waitForCacheSync(deadline.signal),
+        this.dynamicInformers.waitForCacheSync(deadline.signal),
+      ]);
+      const unsynced = results.flatMap((m) => [...m].filter(([, ok]) => !ok).map(([key]) => key));
+      if (stop.aborted || !timedOut || unsynced.length === 0) {
+        return results.reduce((n, m) => n + m.size, 0);
+      }
+      const known = new Map(this.#cacheSyncSources().map((s) => [s.resource, s]));
+      const sources = unsynced.map(
+        (key): CacheSyncSource => known.get(key) ?? { resource: key, hasSynced: () => false },
+      );
+      const lastError = sources.map((s) => s.lastListError?.()).find((e) => e !== undefined);
+      throw new CacheSyncTimeoutError(
+        `failed to wait for caches to sync: timed out after ${formatDuration(this.cacheSyncTimeoutMs)}: ${describeUnsynced(sources)}`,
+        unsynced,
+        lastError === undefined ? undefined : { cause: lastError },
+      );
+    } finally {
+      timer.cancel();
+      stop.removeEventListener('abort', onStop);
+    }
   }
 
   // Settles when the drain after `stop` aborts has taken too long: rejects past a positive
@@ -437,6 +553,16 @@ export class Manager implements ControllerDeps {
     const election = this.#leaderElection as ManagerLeaderElection;
     const identity = election.identity ?? `${hostname()}_${randomUUID()}`;
     let running: Promise<unknown> | undefined;
+    // As controller-runtime: the election ends (and with releaseOnCancel the Lease is given
+    // up) only once the runnables have finished, so no other replica acts while they drain.
+    const electionStop = new AbortController();
+    const endElection = (): void => {
+      void Promise.resolve(running).finally(() => electionStop.abort());
+    };
+    if (stop.signal.aborted) endElection();
+    else stop.signal.addEventListener('abort', endElection, { once: true });
+    this.#endElection = () => electionStop.abort();
+    this.#managerMetrics?.leader(election.name, false);
     await runLeaderElection(
       {
         lock: new LeaseLock({
@@ -454,11 +580,13 @@ export class Manager implements ControllerDeps {
         callbacks: {
           onStartedLeading: (leading) => {
             this.#leading = true;
+            this.#managerMetrics?.leader(election.name, true);
             this.logger.info('Became leader; starting controllers', { identity });
-            running = runAll(leading);
+            running = runAll(AbortSignal.any([leading, stop.signal]));
           },
           onStoppedLeading: () => {
             this.#leading = false;
+            this.#managerMetrics?.leader(election.name, false);
             // Losing the Lease while still meant to run: another replica may be acting
             // already, so this one must stop, as controller-runtime's manager exits.
             if (!stop.signal.aborted) {
@@ -473,10 +601,21 @@ export class Manager implements ControllerDeps {
           },
         },
       },
-      stop.signal,
+      electionStop.signal,
     );
+    stop.signal.removeEventListener('abort', endElection);
     await running;
   }
+}
+
+// The signal's own reason, or an AbortError.
+function isAbortOf(error: unknown, signal: AbortSignal): boolean {
+  return error === signal.reason || (error instanceof Error && error.name === 'AbortError');
+}
+
+/** A runnable that knows which caches it waits for (a `Controller`). */
+interface CacheSyncing {
+  cacheSyncSources(): readonly CacheSyncSource[];
 }
 
 // Informer names are unique per process (client-go's registry); each metrics-serving manager

@@ -1,3 +1,4 @@
+import type { RequestResult } from '@kubets/rest';
 import type * as PromClient from 'prom-client';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
 
@@ -49,6 +50,9 @@ export function newPrometheusControllerMetrics(
       'Total number of terminal reconciliation errors per controller',
     ),
   );
+  const timeouts = new prom.Counter(
+    named('reconcile_timeouts_total', 'Total number of reconciliation timeouts per controller'),
+  );
   const maxConcurrent = new prom.Gauge(
     named('max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller'),
   );
@@ -62,8 +66,12 @@ export function newPrometheusControllerMetrics(
       for (const result of results) total.inc({ controller, result }, 0);
       errors.inc({ controller }, 0);
       terminal.inc({ controller }, 0);
+      timeouts.inc({ controller }, 0);
       active.set({ controller }, 0);
       maxConcurrent.set({ controller }, workers);
+    },
+    reconcileTimedOut(controller) {
+      timeouts.inc({ controller });
     },
     activeWorkers(controller, delta) {
       active.inc({ controller }, delta);
@@ -74,5 +82,43 @@ export function newPrometheusControllerMetrics(
       if (isTerminal) terminal.inc({ controller });
       time.observe({ controller }, seconds);
     },
+  };
+}
+
+/** What a manager records besides its controllers: leadership and its clients' requests. */
+export interface ManagerMetricsRecorder {
+  /** Whether this replica leads the Lease `name` (`leader_election_master_status`). */
+  leader(name: string, leading: boolean): void;
+  /** One request of the manager's clients ended (`rest_client_requests_total`). */
+  requestResult(result: RequestResult): void;
+}
+
+/**
+ * The manager-wide metrics controller-runtime registers, names and help as it does:
+ * `leader_election_master_status`, `rest_client_requests_total`, and the process metrics
+ * (prom-client's default collectors: `process_*` and `nodejs_*`, where Go has `process_*`
+ * and `go_*`).
+ */
+export function newPrometheusManagerMetrics(
+  prom: typeof PromClient,
+  registry: PromClient.Registry,
+): ManagerMetricsRecorder {
+  const registers = [registry];
+  const leaderGauge = new prom.Gauge({
+    name: 'leader_election_master_status',
+    help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
+    labelNames: ['name'] as const,
+    registers,
+  });
+  const requests = new prom.Counter({
+    name: 'rest_client_requests_total',
+    help: 'Number of HTTP requests, partitioned by status code, method, and host.',
+    labelNames: ['code', 'method', 'host'] as const,
+    registers,
+  });
+  prom.collectDefaultMetrics({ register: registry });
+  return {
+    leader: (name, leading) => leaderGauge.set({ name }, leading ? 1 : 0),
+    requestResult: ({ code, method, host }) => requests.inc({ code, method, host }),
   };
 }

@@ -9,17 +9,18 @@ afterAll(stop);
 
 // readme:start
 import { coreV1Resources } from '@kubets/clientset';
-import { loadConfig } from '@kubets/rest';
 import {
   controller,
   createOrUpdate,
+  getConfig,
   labelSelectorPredicate,
   Manager,
   setControllerReference,
 } from './index.js';
 
 // Mirrors every ConfigMap labelled mirror=true into a Secret of the same name.
-const mgr = new Manager(loadConfig()); // as kubectl: KUBECONFIG, ~/.kube/config, ...
+// getConfig: as kubectl (KUBECONFIG, ~/.kube/config, ...), at 20 requests/s, burst 30.
+const mgr = new Manager(getConfig());
 
 controller(mgr)
   .for(coreV1Resources.configMaps, { predicates: [labelSelectorPredicate('mirror=true')] })

@@ -33,8 +33,18 @@ export interface Result {
 
 /** What a reconciler gets besides the request. */
 export interface ReconcileContext<T> {
-  /** Aborted when the controller shuts down: pass it to every call that waits. */
+  /**
+   * Aborted when the controller shuts down, or when the controller's `reconcileTimeoutMs`
+   * has passed (then with a `ReconcileTimeoutError`): pass it to every call that waits.
+   */
   readonly signal: AbortSignal;
+  /**
+   * A unique id of this reconcile (a UUID), also on every line of `logger` as `reconcileID`
+   * (controller-runtime's `ReconcileIDFromContext`): tells apart the lines of two reconciles
+   * of one object. Always set by a controller; optional so that contexts built by hand (in
+   * tests) need none, as controller-runtime's `ReconcileIDFromContext` answers `""` then.
+   */
+  readonly reconcileID?: string;
   /** A logger whose lines carry the controller's name and the request. */
   readonly logger: Logger;
   /** The name of the controller running this reconcile. */

@@ -5,6 +5,7 @@
  * its Events.
  * @packageDocumentation
  */
+import { randomUUID } from 'node:crypto';
 import { type HasObjectMeta, type Logger, silentLogger } from '@kubets/apimachinery';
 import { metaNamespaceIndexFunc, namespaceIndex, newIndexer } from '@kubets/cache';
 import { type GenericLister, newGenericLister } from '@kubets/listers';
@@ -67,6 +68,7 @@ export function newTestContext<T extends HasObjectMeta>(
   const lister = options.lister ?? listerOf(options.objects ?? []);
   return {
     signal: options.signal ?? new AbortController().signal,
+    reconcileID: randomUUID(),
     logger: options.logger ?? silentLogger,
     controller: options.controller ?? 'test',
     lister,

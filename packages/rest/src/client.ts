@@ -153,6 +153,7 @@ export class RESTClient {
       timeoutMs: config.timeoutMs ?? 0,
       logger: config.logger ?? silentLogger,
       warningHandler: config.warningHandler,
+      onRequestResult: config.onRequestResult,
       userAgent: config.userAgent ?? defaultUserAgent(),
       maxWatchEventBytes: resolveMaxWatchEventBytes(options.maxWatchEventBytes),
       http2: config.http2 === true,

@@ -100,6 +100,12 @@ export interface Config {
   userAgent?: string;
   /** Receives `Warning` response headers; silent when unset. */
   warningHandler?: WarningHandler;
+  /**
+   * Told the outcome of every request once its last attempt ended (client-go's
+   * `metrics.RequestResult`, behind `rest_client_requests_total`): e.g. to count requests by
+   * status code, verb and host.
+   */
+  onRequestResult?: RequestResultHandler;
   /** Where the client logs retries and throttling; silent when unset. */
   logger?: Logger;
   /** How often a request is retried after a `Retry-After` answer or a reset connection; default 10. */
@@ -266,3 +272,16 @@ export function inClusterConfig(options: InClusterConfigOptions = {}): Config {
   }
   return printRedacted(config);
 }
+
+/** What a {@link Config.onRequestResult} handler is told about one request. */
+export interface RequestResult {
+  /** The HTTP status code of the final answer, or `<error>` when none came. */
+  readonly code: string;
+  /** The verb: `GET`, `POST`, ... */
+  readonly method: string;
+  /** The server's `host:port`, as client-go labels it. */
+  readonly host: string;
+}
+
+/** Receives every request's {@link RequestResult}; what it throws is ignored. */
+export type RequestResultHandler = (result: RequestResult) => void;

@@ -1,5 +1,6 @@
 import type { Agent } from 'node:http';
 import type { Clock, Logger } from '@kubets/apimachinery';
+import type { RequestResultHandler } from './config.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { WarningHandler } from './warnings.js';
 
@@ -26,6 +27,8 @@ export interface RequestRuntime {
   readonly logger: Logger;
   /** Receives the server's `Warning` headers; `undefined` drops them. */
   readonly warningHandler: WarningHandler | undefined;
+  /** Told the outcome of every request (`Config.onRequestResult`). */
+  readonly onRequestResult?: RequestResultHandler | undefined;
   /** The `User-Agent` header sent with every request. */
   readonly userAgent: string;
   /**

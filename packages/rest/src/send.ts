@@ -116,6 +116,23 @@ export async function sendWithRetries(
   runtime: RequestRuntime,
   attempt: Attempt,
 ): Promise<HttpResponse> {
+  const report = runtime.onRequestResult;
+  if (report === undefined) return sendAttempts(runtime, attempt);
+  let code = '<error>';
+  try {
+    const response = await sendAttempts(runtime, attempt);
+    code = String(response.statusCode);
+    return response;
+  } finally {
+    try {
+      report({ code, method: attempt.method, host: runtime.baseUrl.host || 'none' });
+    } catch {
+      // A metrics hook must not fail a request.
+    }
+  }
+}
+
+async function sendAttempts(runtime: RequestRuntime, attempt: Attempt): Promise<HttpResponse> {
   const { kind, method, url, signal } = attempt;
   const href = redactedHref(url);
   let waitMs = 0;
