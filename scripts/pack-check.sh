@@ -30,18 +30,19 @@ VITEST_VERSION="$(node -p 'require("./package.json").devDependencies.vitest')"
 # Package dir -> an export that must exist (value) in its main entry.
 declare -A known=(
   [apimachinery]=Backoff
+  [apiserver]=startApiServer
   [cache]=DeltaFIFO
   [clientset]=Clientset
   [codegen]=CodegenError
   [controller]=Manager
   [discovery]=DiscoveryClient
   [dynamic]=DynamicClient
+  [envtest]=startEnvtest
   [informers]=SharedInformerFactory
   [leaderelection]=LeaderElector
   [listers]=newGenericLister
   [record]=EventAggregator
   [rest]=RESTClient
-  [testing]=startApiServer
   [workqueue]=DelayingQueue
 )
 # Subpath exports: "specifier export".
@@ -145,7 +146,7 @@ cat >package.json <<'JSON'
 { "name": "kubets-pack-check-consumer", "version": "0.0.0", "private": true, "type": "module" }
 JSON
 # prom-client: optional peer of the prometheus subpaths (apimachinery, workqueue, cache);
-# @types/node: what a Node consumer has; vitest: what @kubets/testing's README examples are
+# @types/node: what a Node consumer has; vitest: what @kubets/apiserver's and @kubets/envtest's README examples are
 # written for; yaml: what docs/guide.md's tests read the CRD with.
 npm install --no-audit --no-fund --loglevel=error \
   "$tmp"/tarballs/*.tgz "typescript@$TS_VERSION" "@types/node@24" "prom-client@15" "vitest@$VITEST_VERSION" "yaml@2" \

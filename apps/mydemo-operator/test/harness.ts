@@ -7,11 +7,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { InMemoryApiServer } from '@kubets/apiserver';
 import type { apiextensionsv1, Clientset, corev1 } from '@kubets/clientset';
 import type { Manager, Result } from '@kubets/controller';
 import { startTestEnv } from '@kubets/controller/testing';
 import { MemoryLogger } from '@kubets/test-utils';
-import type { InMemoryApiServer } from '@kubets/testing';
 import { afterEach, beforeEach } from 'vitest';
 import { readManifest } from '../src/demo.ts';
 import { crddemoV1 } from '../src/generated/index.ts';

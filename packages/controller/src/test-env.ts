@@ -1,4 +1,5 @@
 import { isNotFound, type Logger, silentLogger } from '@kubets/apimachinery';
+import type { ApiServerOptions, InMemoryApiServer } from '@kubets/apiserver';
 import { type apiextensionsv1, Clientset, type corev1 } from '@kubets/clientset';
 import {
   DynamicClient,
@@ -7,7 +8,6 @@ import {
 } from '@kubets/dynamic';
 import { newSharedInformerFactory, type SharedInformerFactory } from '@kubets/informers';
 import { type Config, loadConfig } from '@kubets/rest';
-import type { ApiServerOptions, InMemoryApiServer } from '@kubets/testing';
 import { cachedObject } from './cached.js';
 import { captureEvents } from './captured-events.js';
 import { Manager, type ManagerOptions } from './manager.js';
@@ -24,7 +24,7 @@ export interface TestEnvOptions {
   namespaces?: readonly string[] | undefined;
   /** Where reconcilers and managers log; default silent. */
   logger?: Logger | undefined;
-  /** Options of the embedded API server (`@kubets/testing`'s `startApiServer`). */
+  /** Options of the embedded API server (`@kubets/apiserver`'s `startApiServer`). */
   server?: ApiServerOptions | undefined;
 }
 
@@ -88,7 +88,7 @@ export interface TestEnv extends AsyncDisposable {
 }
 
 /**
- * Starts an embedded API server (`@kubets/testing`, an optional peer dependency of this
+ * Starts an embedded API server (`@kubets/apiserver`, an optional peer dependency of this
  * subpath) with `options.crds` installed, for unit tests of reconcilers:
  *
  * ```ts
@@ -99,7 +99,7 @@ export interface TestEnv extends AsyncDisposable {
  * ```
  */
 export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
-  const { startApiServer } = await loadTestingPackage();
+  const { startApiServer } = await loadApiServerPackage();
   const server = await startApiServer(options.server ?? {});
   try {
     const config = loadConfig({ kubeconfig: server.kubeconfigPath });
@@ -119,12 +119,12 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
 
 // Loaded on first use, so that the rest of this subpath (newTestContext, listerOf) works
 // without the optional peer installed.
-async function loadTestingPackage(): Promise<typeof import('@kubets/testing')> {
+async function loadApiServerPackage(): Promise<typeof import('@kubets/apiserver')> {
   try {
-    return await import('@kubets/testing');
+    return await import('@kubets/apiserver');
   } catch (err) {
     throw new Error(
-      'startTestEnv needs @kubets/testing (an optional peer dependency of @kubets/controller/testing): install it as a dev dependency',
+      'startTestEnv needs @kubets/apiserver (an optional peer dependency of @kubets/controller/testing): install it as a dev dependency',
       { cause: err },
     );
   }

@@ -1,6 +1,6 @@
 /**
  * Test support for reconcilers: {@link startTestEnv}, an embedded API server to reconcile
- * against (needs `@kubets/testing`); a {@link ReconcileContext} over objects you give, to
+ * against (needs `@kubets/apiserver`); a {@link ReconcileContext} over objects you give, to
  * call a reconciler without a server; a lister over the same objects; a recorder that keeps
  * its Events.
  * @packageDocumentation

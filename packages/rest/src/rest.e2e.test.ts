@@ -9,8 +9,8 @@ import {
   type ObjectList,
   type WatchEvent,
 } from '@kubets/apimachinery';
+import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { rejectionOf } from '@kubets/test-utils';
-import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCertChain } from '../test/tls.js';
 import { loadConfig } from './config.js';
