@@ -2,8 +2,8 @@ import { X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { renderFlags } from './arguments.js';
 import { generateEnvtestCertificates } from './certs.js';
-import { renderFlags } from './envtest.js';
 import { renderKubeconfig } from './kubeconfig.js';
 import { freeLoopbackPorts } from './ports.js';
 

@@ -1,3 +1,4 @@
+export type { EnvtestFlags } from './arguments.js';
 export {
   defaultEnvtestAssetsDir,
   type EnvtestBinaries,
@@ -10,7 +11,6 @@ export {
 export { type CertAndKey, type EnvtestCertificates, generateEnvtestCertificates } from './certs.js';
 export {
   type Envtest,
-  type EnvtestFlags,
   type EnvtestOptions,
   type EnvtestTls,
   type RestartApiServerOptions,

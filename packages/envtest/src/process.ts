@@ -76,6 +76,37 @@ export function untrackTempDir(dir: string): void {
   syncExitHook();
 }
 
+/** The environment of envtest's children: this process's, minus what would reconfigure etcd. */
+export function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    // etcd reads ETCD_* variables as flags; keep the user's environment from reconfiguring it.
+    if (key.startsWith('ETCD_') && key !== 'ETCD_UNSUPPORTED_ARCH') continue;
+    env[key] = value;
+  }
+  if (process.arch === 'arm64' && env.ETCD_UNSUPPORTED_ARCH === undefined) {
+    env.ETCD_UNSUPPORTED_ARCH = 'arm64';
+  }
+  return env;
+}
+
+/** How a child's end reads in an error message. */
+export function describeExit(exit: ExitInfo): string {
+  if (exit.spawnError) return `could not be started (${exit.spawnError.message})`;
+  if (exit.signal) return `was killed by ${exit.signal}`;
+  return `exited with code ${exit.code}`;
+}
+
+/** Thrown inside a start when a child exits before it is ready. */
+export class ChildExited extends Error {
+  constructor(
+    readonly child: ManagedProcess,
+    readonly exit: ExitInfo,
+  ) {
+    super(`${child.name} exited`);
+  }
+}
+
 /** Starts `binary` with `args`, both output streams appended to `logPath`. */
 export function startProcess(
   name: string,
