@@ -16,7 +16,7 @@ import type { ReconcileContext, Reconciler, Result } from './reconciler.js';
 import type { Request } from './request.js';
 import { resolveResource, type WatchedResource } from './watched-resource.js';
 
-/** Options of {@link startTestEnv}. */
+/** Options of {@link startInMemoryTestEnv}. */
 export interface TestEnvOptions {
   /** CustomResourceDefinitions installed before the promise resolves. */
   crds?: readonly apiextensionsv1.CustomResourceDefinition[] | undefined;
@@ -38,7 +38,7 @@ export interface TestReconcileOptions {
 
 /**
  * An embedded API server with clients on it, to test reconcilers against (controller-runtime's
- * envtest, in process). Made by {@link startTestEnv}; `await using` stops it.
+ * envtest, in process). Made by {@link startInMemoryTestEnv}; `await using` stops it.
  */
 export interface TestEnv extends AsyncDisposable {
   /** The embedded API server (its `faults` inject failures). */
@@ -88,17 +88,18 @@ export interface TestEnv extends AsyncDisposable {
 }
 
 /**
- * Starts an embedded API server (`@kubets/apiserver`, an optional peer dependency of this
- * subpath) with `options.crds` installed, for unit tests of reconcilers:
+ * Starts the in-memory API server of `@kubets/apiserver` (an optional peer dependency of this
+ * subpath) in this process, with `options.crds` installed, for unit tests of reconcilers. For
+ * a real etcd + kube-apiserver, use `startEnvtest` of `@kubets/envtest`.
  *
  * ```ts
- * const env = await startTestEnv({ crds: [crd] });
+ * const env = await startInMemoryTestEnv({ crds: [crd] });
  * await env.clientset.coreV1().configMaps('default').create(configMap);
  * await env.reconcile(coreV1Resources.configMaps, reconciler, { namespace: 'default', name });
  * await env.stop();
  * ```
  */
-export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
+export async function startInMemoryTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
   const { startApiServer } = await loadApiServerPackage();
   const server = await startApiServer(options.server ?? {});
   try {
@@ -124,7 +125,7 @@ async function loadApiServerPackage(): Promise<typeof import('@kubets/apiserver'
     return await import('@kubets/apiserver');
   } catch (err) {
     throw new Error(
-      'startTestEnv needs @kubets/apiserver (an optional peer dependency of @kubets/controller/testing): install it as a dev dependency',
+      'startInMemoryTestEnv needs @kubets/apiserver (an optional peer dependency of @kubets/controller/testing): install it as a dev dependency',
       { cause: err },
     );
   }
