@@ -1,5 +1,6 @@
 import { coreV1Resources, type corev1 } from '@kubets/clientset';
 import type { Unstructured } from '@kubets/dynamic';
+import { RESTClient, rateLimiterFor } from '@kubets/rest';
 import { configMapOf, eventually, mydemoCrd } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { controller, type ReconcileFunc } from './index.js';
@@ -30,6 +31,14 @@ describe('startInMemoryTestEnv', () => {
   afterEach(async () => {
     await env?.stop();
     env = undefined;
+  });
+
+  it("hands out clients without client-side throttling, as envtest's config: no rate limiter to wait on", async () => {
+    const e = current();
+    expect(e.config.qps).toBeLessThan(0);
+    expect(rateLimiterFor(e.config)).toBeUndefined();
+    expect(new RESTClient(e.config).rateLimiter).toBeUndefined();
+    expect(e.clientset.rateLimiter).toBeUndefined();
   });
 
   it('reconciles once over a cache that holds what the test just wrote, capturing Events', async () => {

@@ -7,7 +7,7 @@ import {
   newDynamicSharedInformerFactoryWithOptions,
 } from '@kubets/dynamic';
 import { newSharedInformerFactory, type SharedInformerFactory } from '@kubets/informers';
-import { type Config, loadConfig } from '@kubets/rest';
+import { type Config, copyConfig, loadConfig } from '@kubets/rest';
 import { cachedObject } from './cached.js';
 import { captureEvents } from './captured-events.js';
 import { Manager, type ManagerOptions } from './manager.js';
@@ -43,7 +43,10 @@ export interface TestReconcileOptions {
 export interface TestEnv extends AsyncDisposable {
   /** The embedded API server (its `faults` inject failures). */
   readonly server: InMemoryApiServer;
-  /** The client configuration of the server, for a `Manager` or any client. */
+  /**
+   * The client configuration of the server, for a `Manager` or any client: without client-side
+   * rate limiting (`qps: -1`), as envtest's.
+   */
   readonly config: Config;
   /** A clientset on the server. */
   readonly clientset: Clientset;
@@ -103,7 +106,9 @@ export async function startInMemoryTestEnv(options: TestEnvOptions = {}): Promis
   const { startApiServer } = await loadApiServerPackage();
   const server = await startApiServer(options.server ?? {});
   try {
-    const config = loadConfig({ kubeconfig: server.kubeconfigPath });
+    // No client-side throttling, as envtest's config (controller-runtime's 1000 QPS): a test's
+    // requests never wait on a rate limiter meant to protect a shared cluster.
+    const config = copyConfig(loadConfig({ kubeconfig: server.kubeconfigPath }), { qps: -1 });
     const clientset = new Clientset(config);
     for (const crd of options.crds ?? []) {
       await clientset.apiextensionsV1().customResourceDefinitions().create(crd);

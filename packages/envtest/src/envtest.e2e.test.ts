@@ -128,6 +128,10 @@ describe('envtest against a real etcd and kube-apiserver', () => {
     expect(String(anonymous.json.message)).toContain('system:anonymous');
   });
 
+  it("hands out the admin's client config without client-side throttling, as controller-runtime's envtest", () => {
+    expect(env.config).toEqual({ host: env.host, tls: env.tls, qps: -1 });
+  });
+
   it('writes the kubeconfig it returns, readable only by its owner', async () => {
     expect(env.kubeconfigPath.startsWith(env.dir)).toBe(true);
     expect(await readFile(env.kubeconfigPath, 'utf8')).toBe(env.kubeconfig);

@@ -42,6 +42,23 @@ export interface EnvtestTls {
   keyData: string;
 }
 
+/**
+ * A client configuration for the admin user, in the shape of `@kubets/rest`'s `Config` (pass it
+ * to `new Clientset(env.config)` or any kubets client), without client-side rate limiting.
+ */
+export interface EnvtestConfig {
+  /** The API server's URL: `https://127.0.0.1:PORT`. */
+  readonly host: string;
+  /** The CA and the admin client certificate, as PEM strings. */
+  readonly tls: EnvtestTls;
+  /**
+   * `-1`: no client-side rate limit. Tests own the server, so their requests need not queue
+   * behind a limiter meant to protect a shared cluster (controller-runtime's envtest config
+   * allows 1000 requests per second for the same reason).
+   */
+  readonly qps: number;
+}
+
 /** Options of {@link Envtest.restartApiServer}. */
 export interface RestartApiServerOptions {
   /**
@@ -60,6 +77,8 @@ export interface Envtest extends AsyncDisposable {
   readonly host: string;
   /** TLS material for the admin identity, as PEM strings. */
   readonly tls: EnvtestTls;
+  /** A client configuration for the admin user, unthrottled (see {@link EnvtestConfig}). */
+  readonly config: EnvtestConfig;
   /** The kubeconfig (YAML): cluster, context `envtest`, user `admin` with embedded certificates. */
   readonly kubeconfig: string;
   /** Path of {@link Envtest.kubeconfig} written to disk, inside {@link Envtest.dir}. */
@@ -166,9 +185,11 @@ export async function startEnvtest(options: EnvtestOptions = {}): Promise<Envtes
         callerSignal: options.signal,
         startTimeoutMs,
       });
+      const tls = { caData: plane.tls.ca, certData: plane.tls.cert, keyData: plane.tls.key };
       return {
         host: plane.host,
-        tls: { caData: plane.tls.ca, certData: plane.tls.cert, keyData: plane.tls.key },
+        tls,
+        config: { host: plane.host, tls, qps: -1 },
         kubeconfig: plane.kubeconfig,
         kubeconfigPath: plane.kubeconfigPath,
         etcdEndpoint: plane.etcdEndpoint,

@@ -11,6 +11,7 @@ export {
 export { type CertAndKey, type EnvtestCertificates, generateEnvtestCertificates } from './certs.js';
 export {
   type Envtest,
+  type EnvtestConfig,
   type EnvtestOptions,
   type EnvtestTls,
   type RestartApiServerOptions,

@@ -318,6 +318,19 @@ describe('RESTClient against a real kube-apiserver', () => {
   });
 });
 
+describe("envtest's client config", () => {
+  it('is a Config without client-side throttling that reaches the server as admin', async () => {
+    const client = new RESTClient(env.config, { groupVersion: 'v1' });
+    expect(client.rateLimiter).toBeUndefined();
+    const ns = await client
+      .get()
+      .resource('namespaces')
+      .name(namespace)
+      .do<{ metadata?: { name?: string } }>();
+    expect(ns.metadata?.name).toBe(namespace);
+  });
+});
+
 describe('loadConfig errors a user sees', () => {
   it('names an unknown context', () => {
     expect(() => loadConfig({ kubeconfig: env.kubeconfigPath, context: 'nope' })).toThrow(
