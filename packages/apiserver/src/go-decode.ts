@@ -95,18 +95,24 @@ function escapeRegExp(text: string): string {
 }
 
 /**
+ * `value` with every object's keys sorted, as Go's `encoding/json` writes a map: how
+ * kube-apiserver encodes a custom resource, which it holds as `map[string]interface{}`.
+ */
+export function goSortedKeys<T extends JsonValue>(value: T): T;
+export function goSortedKeys(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(goSortedKeys);
+  if (!isObject(value)) return value;
+  const out: JsonObject = {};
+  for (const key of Object.keys(value).sort()) out[key] = goSortedKeys(value[key] as JsonValue);
+  return out;
+}
+
+/**
  * Go's `json.Marshal` of a decoded object: keys sorted at every level, and `<`, `>`, `&`,
  * U+2028 and U+2029 escaped, as kube-apiserver re-encodes a patched custom resource.
  */
 export function goMarshal(value: JsonValue): string {
-  const sorted = (v: JsonValue): JsonValue => {
-    if (Array.isArray(v)) return v.map(sorted);
-    if (!isObject(v)) return v;
-    const out: JsonObject = {};
-    for (const key of Object.keys(v).sort()) out[key] = sorted(v[key] as JsonValue);
-    return out;
-  };
-  return JSON.stringify(sorted(value)).replace(
+  return JSON.stringify(goSortedKeys(value)).replace(
     /[<>&\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );

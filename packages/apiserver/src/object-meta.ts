@@ -30,17 +30,42 @@ export const METADATA_ORDER: readonly string[] = [
   'managedFields',
 ];
 
+/** A ManagedFieldsEntry's fields, in the order of its Go struct. */
+const MANAGED_FIELDS_ENTRY_ORDER: readonly string[] = [
+  'manager',
+  'operation',
+  'apiVersion',
+  'time',
+  'fieldsType',
+  'fieldsV1',
+  'subresource',
+];
+
+function inOrder(object: JsonObject, order: readonly string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const key of order) if (object[key] !== undefined) out[key] = object[key];
+  for (const [key, value] of Object.entries(object)) {
+    if (!(key in out) && value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/** `metadata` as the ObjectMeta Go struct writes it: its fields (and managedFields') in order. */
+export function orderedMetadata(metadata: JsonObject): JsonObject {
+  const out = inOrder(metadata, METADATA_ORDER);
+  if (Array.isArray(out.managedFields)) {
+    out.managedFields = out.managedFields.map((entry) =>
+      isObject(entry) ? inOrder(entry, MANAGED_FIELDS_ENTRY_ORDER) : entry,
+    );
+  }
+  return out;
+}
+
 /** Puts kind, apiVersion and metadata first and metadata's fields in the server's order. */
 export function normalise(obj: JsonObject): JsonObject {
   const metadata = isObject(obj.metadata) ? obj.metadata : {};
-  const orderedMeta: JsonObject = {};
-  for (const key of METADATA_ORDER)
-    if (metadata[key] !== undefined) orderedMeta[key] = metadata[key];
-  for (const [key, value] of Object.entries(metadata)) {
-    if (!(key in orderedMeta) && value !== undefined) orderedMeta[key] = value;
-  }
   const out: JsonObject = { kind: obj.kind ?? null, apiVersion: obj.apiVersion ?? null };
-  out.metadata = orderedMeta;
+  out.metadata = orderedMetadata(metadata);
   for (const [key, value] of Object.entries(obj)) {
     if (key !== 'kind' && key !== 'apiVersion' && key !== 'metadata' && value !== undefined) {
       out[key] = value;

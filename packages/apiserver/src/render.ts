@@ -1,5 +1,7 @@
 import { eventsApiFromCoreEvent } from './event-versions.js';
 import type { Entry } from './object-entry.js';
+import { orderedMetadata } from './object-meta.js';
+import { isObject } from './patch.js';
 
 /** How objects are rendered: whole, or as `meta.k8s.io/v1` PartialObjectMetadata. */
 export type View = 'full' | 'metadata';
@@ -10,7 +12,8 @@ export function renderObject(entry: Entry, apiVersion: string, view: View): stri
     return JSON.stringify({
       kind: 'PartialObjectMetadata',
       apiVersion: 'meta.k8s.io/v1',
-      metadata: entry.obj.metadata ?? {},
+      // A typed Go struct, so in field order even for a custom resource (stored sorted).
+      metadata: isObject(entry.obj.metadata) ? orderedMetadata(entry.obj.metadata) : {},
     });
   }
   // Custom resources served at several versions are stored at one.

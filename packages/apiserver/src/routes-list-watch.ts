@@ -1,3 +1,4 @@
+import { goSortedKeys } from './go-decode.js';
 import type { RequestContext } from './http.js';
 import { type ListQuery, tooLargeResourceVersion } from './list.js';
 import type { Entry } from './object-entry.js';
@@ -56,10 +57,18 @@ export function sendList(
   const metadata: JsonObject = { resourceVersion: String(meta.resourceVersion) };
   if (meta.continue) metadata.continue = meta.continue;
   if (meta.remainingItemCount !== undefined) metadata.remainingItemCount = meta.remainingItemCount;
+  // A custom resource's list is an UnstructuredList, encoded as a map: keys sorted.
+  const sortedList = def.custom && ctx.view !== 'metadata';
+  const kind = JSON.stringify(def.listKind);
   const head =
     ctx.view === 'metadata'
       ? `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(metadata)},"items":[`
-      : `{"kind":${JSON.stringify(def.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
+      : sortedList
+        ? `{"apiVersion":${JSON.stringify(apiVersion)},"items":[`
+        : `{"kind":${kind},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
+  const tail = sortedList
+    ? `],"kind":${kind},"metadata":${JSON.stringify(goSortedKeys(metadata))}}`
+    : ']}';
   res.writeHead(200, {
     'Content-Type': 'application/json',
     'Cache-Control': 'no-cache, private',
@@ -73,7 +82,7 @@ export function sendList(
       chunk = '';
     }
   }
-  res.end(`${chunk}]}`);
+  res.end(`${chunk}${tail}`);
 }
 
 /** WATCH a collection (or one object by name): replay or initial state, then live events. */

@@ -4,6 +4,7 @@ import {
   isCoreEvents,
   isEventsApi,
 } from './event-versions.js';
+import { goSortedKeys } from './go-decode.js';
 import { type Entry, makeEntry, storeKey } from './object-entry.js';
 import { meta, namespaceHasFinalizers, normalise, objectName } from './object-meta.js';
 import { isObject, type JsonObject } from './patch.js';
@@ -188,7 +189,7 @@ export class VersionedStore {
     const rv = options.dryRun ? (prev?.rv ?? 0) : this.#nextRevision();
     md.resourceVersion = String(rv);
     dropEmptyMetadata(md);
-    const normalised = normalise(next);
+    const normalised = storedForm(definition, next);
     const entry = makeEntry(normalised, keyNamespace(target), objectName(normalised), rv);
     if (options.dryRun) return entry;
     store.put(entry, prev ? 'MODIFIED' : 'ADDED', prev);
@@ -201,7 +202,10 @@ export class VersionedStore {
   remove(target: Target, prev: Entry, last: JsonObject): Entry {
     const store = this.storeOf(target.definition);
     const rv = this.#nextRevision();
-    const obj = normalise({ ...last, metadata: { ...meta(last), resourceVersion: String(rv) } });
+    const obj = storedForm(target.definition, {
+      ...last,
+      metadata: { ...meta(last), resourceVersion: String(rv) },
+    });
     const tombstone = makeEntry(obj, prev.namespace, prev.name, rv);
     store.remove(prev, tombstone);
     this.#revisionChanged();
@@ -301,4 +305,12 @@ export function isCrdResource(definition: ResourceDefinition): boolean {
 /** Whether `definition` is the core namespaces resource. */
 export function isNamespaces(definition: ResourceDefinition): boolean {
   return definition.group === '' && definition.resource === 'namespaces';
+}
+
+/**
+ * An object as kube-apiserver encodes it: a built-in one in its Go struct's field order, a custom
+ * resource (decoded into a map) with its keys sorted at every level, metadata included.
+ */
+function storedForm(definition: ResourceDefinition, obj: JsonObject): JsonObject {
+  return definition.custom ? goSortedKeys(obj) : normalise(obj);
 }

@@ -12,6 +12,7 @@ import { defineDefaultsContract } from './contract-defaults.js';
 import { defineEventsContract } from './contract-events.js';
 import { defineGarbageCollectorContract } from './contract-gc.js';
 import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
+import { defineKeyOrderContract } from './contract-key-order.js';
 import { defineLifecycleContract } from './contract-lifecycle.js';
 import { defineListShapeContract } from './contract-list-shape.js';
 import { defineManagedFieldsContract } from './contract-managed-fields.js';
@@ -80,6 +81,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
     defineCrdSchemaContract(getTarget);
     defineCrdSchemaFeaturesContract(getTarget);
   });
+  describe('key order', () => defineKeyOrderContract(getTarget));
   describe('OpenAPI of built-in kinds', () => defineOpenApiContract(getTarget));
   describe('authorization reviews', () => {
     defineReviewsContract(getTarget);
