@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Fails when the package graph leaves client-go's shape:
-//   apimachinery ← rest ← discovery / clientset / dynamic;  cache ← listers / informers.
+//   apimachinery ← rest ← discovery / clientset / dynamic;  cache ← listers / informers;
+//   envtest ← apiserver (the test servers, which every other package's tests use).
 // Checks, for every workspace package:
 //   1. each @kubets dependency (package.json and every import in src/, tests excluded) is one
 //      the layer table below allows — a back-edge such as rest → cache fails;
@@ -45,7 +46,9 @@ const allowed = {
     '@kubets/record',
     '@kubets/leaderelection',
   ],
-  '@kubets/testing': ['@kubets/apimachinery'],
+  // envtest owns the certificates, kubeconfig and temp dirs both test servers need.
+  '@kubets/envtest': [],
+  '@kubets/apiserver': ['@kubets/apimachinery', '@kubets/envtest'],
   '@kubets/codegen': [],
 };
 
@@ -53,7 +56,7 @@ const allowed = {
 // peer dependency: never from a file its main entry (src/index.ts) loads, so a user of the
 // main entry neither installs nor loads them.
 const subpathOnlyPeers = {
-  '@kubets/controller': ['@kubets/testing'],
+  '@kubets/controller': ['@kubets/apiserver'],
 };
 
 function workspacePackages() {

@@ -30,18 +30,19 @@ VITEST_VERSION="$(node -p 'require("./package.json").devDependencies.vitest')"
 # Package dir -> an export that must exist (value) in its main entry.
 declare -A known=(
   [apimachinery]=Backoff
+  [apiserver]=startApiServer
   [cache]=Reflector
   [clientset]=Clientset
   [codegen]=CodegenError
   [controller]=Manager
   [discovery]=DiscoveryClient
   [dynamic]=DynamicClient
+  [envtest]=startEnvtest
   [informers]=SharedInformerFactory
   [leaderelection]=LeaderElector
   [listers]=newGenericLister
   [record]=EventAggregator
   [rest]=RESTClient
-  [testing]=startApiServer
   [workqueue]=DelayingQueue
 )
 # Subpath exports: "specifier export".
@@ -145,8 +146,8 @@ cat >package.json <<'JSON'
 { "name": "kubets-pack-check-consumer", "version": "0.0.0", "private": true, "type": "module" }
 JSON
 # prom-client: optional peer of the prometheus subpaths (apimachinery, workqueue, cache);
-# @types/node: what a Node consumer has; vitest: what @kubets/testing's README examples are
-# written for.
+# @types/node: what a Node consumer has; vitest: what @kubets/apiserver's and @kubets/envtest's
+# README examples are written for.
 npm install --no-audit --no-fund --loglevel=error \
   "$tmp"/tarballs/*.tgz "typescript@$TS_VERSION" "@types/node@24" "prom-client@15" "vitest@$VITEST_VERSION" \
   "publint@$PUBLINT_VERSION" "@arethetypeswrong/cli@$ATTW_VERSION" >"$tmp/npm.log" 2>&1 ||

@@ -13,18 +13,19 @@ const baseKeywords = ['kubernetes', 'k8s', 'client-go'];
 /** Package-specific keywords, appended after the common ones. */
 const specificKeywords = {
   apimachinery: ['apimachinery', 'gvk', 'label-selector', 'field-selector', 'status'],
+  apiserver: ['testing', 'fake-apiserver', 'apiserver', 'test-helpers'],
   cache: ['informer', 'reflector', 'deltafifo', 'indexer', 'controller'],
   clientset: ['clientset', 'typed-client', 'api-client'],
   codegen: ['codegen', 'code-generator', 'crd', 'customresourcedefinition', 'cli'],
   controller: ['controller-runtime', 'controller', 'operator', 'reconcile'],
   discovery: ['discovery', 'restmapper', 'api-resources'],
   dynamic: ['dynamic-client', 'unstructured', 'crd'],
+  envtest: ['testing', 'envtest', 'etcd', 'kube-apiserver'],
   informers: ['informer', 'shared-informer-factory', 'lister'],
   leaderelection: ['leader-election', 'lease', 'high-availability', 'controller'],
   listers: ['lister', 'indexer', 'controller'],
   record: ['events', 'event-recorder', 'controller'],
   rest: ['rest-client', 'kubeconfig', 'watch', 'rate-limiting'],
-  testing: ['testing', 'envtest', 'fake-apiserver', 'test-helpers'],
   workqueue: ['workqueue', 'rate-limiter', 'controller', 'prometheus'],
 };
 

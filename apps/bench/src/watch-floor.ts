@@ -7,7 +7,7 @@
 //   node src/watch-floor.ts [--events N] [--interval-ms MS] [--backlog] [--rounds R]
 //                           [--warmup W] [--only TEXT|SLUGS] [--cpu-prof DIR]
 //
-// A child process runs the in-memory API server of @kubets/testing over HTTPS and patches one
+// A child process runs the in-memory API server of @kubets/apiserver over HTTPS and patches one
 // Pod N times, one patch every MS milliseconds; this process watches that Pod with each client
 // in turn and takes process.cpuUsage() (user + system) from the first event to the N-th.
 // Events that arrive one at a time cost each client a wake-up per event (a socket read, a
@@ -31,8 +31,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
+import { startApiServer } from '@kubets/apiserver';
 import { type Config, loadConfig, RESTClient } from '@kubets/rest';
-import { startApiServer } from '@kubets/testing';
 import { podFixture } from './fixture.ts';
 import { readWatchLines } from './floor.ts';
 import { cpuWindow, type PatchRequest, patchOnePod } from './patch-one.ts';

@@ -1,7 +1,7 @@
 // The client tour against envtest's real kube-apiserver: objects made with kubectl, then
 // `node src/main.ts --kubeconfig <envtest>` lists them with each of the four clients.
 
-import { type Envtest, startEnvtest } from '@kubets/testing';
+import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { demoDeployment, demoPod } from '@kubets-apps/shared';
 import { klogLine, kubectl, startApp } from '@kubets-apps/shared/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

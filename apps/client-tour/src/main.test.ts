@@ -2,7 +2,7 @@
 // tour lists a node, the discovered resources, pods and deployments on the embedded API
 // server, then exits by itself.
 
-import { startApiServer } from '@kubets/testing';
+import { startApiServer } from '@kubets/apiserver';
 import { klogLine, noClusterEnv, startApp } from '@kubets-apps/shared/testing';
 import { describe, expect, it } from 'vitest';
 

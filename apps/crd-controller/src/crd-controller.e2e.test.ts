@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type Envtest, startEnvtest } from '@kubets/testing';
+import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { type AppProcess, klogLine, kubectl, startApp } from '@kubets-apps/shared/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

@@ -9,8 +9,8 @@
 
 import { fileURLToPath } from 'node:url';
 import { Clientset } from '@kubets/clientset';
+import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { loadConfig, PatchType } from '@kubets/rest';
-import { type Envtest, startEnvtest } from '@kubets/testing';
 import { type AppProcess, klogLine, kubectl, startApp } from '@kubets-apps/shared/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { crddemoV1 } from './generated/index.ts';

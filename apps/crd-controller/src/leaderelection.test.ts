@@ -4,9 +4,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type InMemoryApiServer, startApiServer } from '@kubets/apiserver';
 import { Clientset } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
-import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
 import { FlagError, parseCommandLine, usage } from '@kubets-apps/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { command, flagSpecs } from './flags.ts';

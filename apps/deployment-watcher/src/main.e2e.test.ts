@@ -2,7 +2,7 @@
 // `node src/main.ts --kubeconfig <envtest> --resync 2s`. No controller-manager runs, so
 // Deployments just sit there: every update seen is either a kubectl change or the resync.
 
-import { type Envtest, startEnvtest } from '@kubets/testing';
+import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { demoDeployment } from '@kubets-apps/shared';
 import { type AppProcess, klogLine, kubectl, startApp } from '@kubets-apps/shared/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,8 +2,8 @@
 // Deployments (`deployments.v1.apps`, the seed's example), then a custom resource whose CRD
 // is created at test time — the dynamic factory needs no generated types for it.
 
+import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { widgetCrd } from '@kubets/test-utils';
-import { type Envtest, startEnvtest } from '@kubets/testing';
 import { demoDeployment } from '@kubets-apps/shared';
 import { type AppProcess, klogLine, kubectl, startApp } from '@kubets-apps/shared/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The operator's test harness on @kubets/controller/testing's startTestEnv: an embedded API
+// The operator's test harness on @kubets/controller/testing's startInMemoryTestEnv: an embedded API
 // server per test with the Mydemo CRD installed, a records directory of the test's own, and
 // `reconcile(name)`, which calls the reconciler once as the controller would, so a test
 // reads: create objects, reconcile, look at what the server holds. `startOperator()` runs the
@@ -7,11 +7,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { InMemoryApiServer } from '@kubets/apiserver';
 import type { apiextensionsv1, Clientset, corev1 } from '@kubets/clientset';
 import type { Manager, Result } from '@kubets/controller';
-import { startTestEnv } from '@kubets/controller/testing';
+import { startInMemoryTestEnv } from '@kubets/controller/testing';
 import { MemoryLogger } from '@kubets/test-utils';
-import type { InMemoryApiServer } from '@kubets/testing';
 import { afterEach, beforeEach } from 'vitest';
 import { readManifest } from '../src/demo.ts';
 import { crddemoV1 } from '../src/generated/index.ts';
@@ -54,7 +54,7 @@ export function useOperatorTest(options: OperatorTestOptions = {}): () => Operat
   let current: (OperatorTest & { stop(): Promise<void> }) | undefined;
   beforeEach(async () => {
     const logger = new MemoryLogger();
-    const env = await startTestEnv({
+    const env = await startInMemoryTestEnv({
       crds: [readManifest<apiextensionsv1.CustomResourceDefinition>('crd/mydemo.yaml')],
       logger,
     });

@@ -1,7 +1,7 @@
 // The Pod controller against envtest's real kube-apiserver, driven with kubectl as a user
 // would: `node src/main.ts --kubeconfig <envtest> --fail-pod beta`.
 
-import { type Envtest, startEnvtest } from '@kubets/testing';
+import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { type AppProcess, klogLine, kubectl, startApp } from '@kubets-apps/shared/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import type { InMemoryApiServer } from '@kubets/apiserver';
 import { Clientset } from '@kubets/clientset';
 import {
   type Config,
@@ -7,7 +8,6 @@ import {
   loadConfig,
   type ConfigSource as RestConfigSource,
 } from '@kubets/rest';
-import type { InMemoryApiServer } from '@kubets/testing';
 import { errorMessage, klog, klogLogger } from './klog.ts';
 import { LineLog, type LinePattern } from './lines.ts';
 import { stopSignal } from './signals.ts';
@@ -184,7 +184,7 @@ async function startDemo(scenario: DemoScenario, stop: AbortSignal): Promise<Clu
   const output = new LineLog();
   const untap = tapOutput(output);
   // Loaded only here, so that running against a real cluster does not load the server.
-  const { startApiServer } = await import('@kubets/testing');
+  const { startApiServer } = await import('@kubets/apiserver');
   const server = await startApiServer();
   klog.info(`embedded API server at ${server.host}; kubeconfig ${server.kubeconfigPath}`);
   const config = loadConfig({ kubeconfig: server.kubeconfigPath });

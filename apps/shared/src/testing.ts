@@ -10,7 +10,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Envtest, startEnvtest } from '@kubets/testing';
+import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LineLog, type LinePattern, type WaitForOptions } from './lines.ts';
 import { demoDeployment } from './objects.ts';

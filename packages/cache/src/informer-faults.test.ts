@@ -1,5 +1,5 @@
 // A real SharedIndexInformer over listWatchFromClient + RESTClient, against the in-memory API
-// server of @kubets/testing with faults injected: dropped watches, compaction (410), expired
+// server of @kubets/apiserver with faults injected: dropped watches, compaction (410), expired
 // continue tokens, bookmarks, streaming lists offered and refused, throwing handlers,
 // malformed watch lines and a 429 storm. Every test ends with the informer's store (and the
 // handlers' view of it) equal to the server's list, keys and resourceVersions.
@@ -10,14 +10,14 @@ import {
   isTooManyRequests,
   type ObjectList,
 } from '@kubets/apimachinery';
-import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
-import { eventually, runUntilCleanup } from '@kubets/test-utils';
 import {
   type ApiServerOptions,
   type FaultRequest,
   type InMemoryApiServer,
   startApiServer,
-} from '@kubets/testing';
+} from '@kubets/apiserver';
+import { type Config, loadConfig, PatchType, RESTClient } from '@kubets/rest';
+import { eventually, runUntilCleanup } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestConfigMap } from '../test/helpers.js';
 import {

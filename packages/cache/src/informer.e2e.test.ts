@@ -1,5 +1,5 @@
 // End-to-end tests of the REST list-watch adapters and the informers built on them, against
-// a real etcd + kube-apiserver started by @kubets/testing (envtest).
+// a real etcd + kube-apiserver started by @kubets/envtest (envtest).
 
 import {
   everythingFieldSelector,

@@ -228,7 +228,7 @@ describe('typed clientset against a real kube-apiserver', () => {
   it('pods/log: without a kubelet the real server answers with what it has', async () => {
     // envtest runs no kubelet, so no log line can ever be read; this pins down what a real
     // 1.20 kube-apiserver answers instead. Reading and streaming logs is covered by the unit
-    // tests in pod-log.test.ts, against @kubets/testing's in-memory API server, which serves
+    // tests in pod-log.test.ts, against @kubets/apiserver's in-memory API server, which serves
     // pods/log from logs the test writes (server.podLogs).
     const pods = clientset.coreV1().pods(namespace);
     await pods.create(busyboxPod('logs'));

@@ -1,4 +1,5 @@
 import { FakeClock } from '@kubets/apimachinery/testing';
+import { startApiServer } from '@kubets/apiserver';
 import { type RateLimiter, TokenBucketRateLimiter } from '@kubets/rest';
 import {
   echo,
@@ -9,7 +10,6 @@ import {
   type StubServer,
   startStubServer,
 } from '@kubets/test-utils';
-import { startApiServer } from '@kubets/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Clientset, clientsetFor } from './clientset.js';
 import { defineResource } from './descriptor.js';

@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
 import { isBadRequest, isInvalid, isNotFound } from '@kubets/apimachinery';
+import { type InMemoryApiServer, startApiServer } from '@kubets/apiserver';
 import { statusErrorOf } from '@kubets/test-utils';
-import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clientset } from './clientset.js';
 
-// pods/log against @kubets/testing's in-memory API server, which serves container logs that
+// pods/log against @kubets/apiserver's in-memory API server, which serves container logs that
 // the test writes (server.podLogs) the way a kubelet-backed kube-apiserver would. envtest's
 // real server has no kubelet; clientset.e2e.test.ts pins down what it answers instead.
 

@@ -4,8 +4,8 @@ import type { Unstructured } from '@kubets/dynamic';
 import type { GenericLister } from '@kubets/listers';
 import type { EventRecorder } from '@kubets/record';
 import type { MetricsProvider, RateLimiter } from '@kubets/workqueue';
-import type { EventSource } from './channel-source.js';
 import { type CacheSyncSource, cacheSyncSource } from './cache-sync.js';
+import type { EventSource } from './channel-source.js';
 import { Controller } from './controller.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import {

@@ -11,12 +11,12 @@
 
 export * from './apply.js';
 export * from './builder.js';
-export * from './channel-source.js';
 export {
   type CacheSyncSource,
   CacheSyncTimeoutError,
   defaultCacheSyncTimeoutMs,
 } from './cache-sync.js';
+export * from './channel-source.js';
 export * from './conditions.js';
 export * from './controller.js';
 export * from './controller-metrics.js';

@@ -1,9 +1,10 @@
 import { coreV1Resources, type corev1 } from '@kubets/clientset';
 import type { Unstructured } from '@kubets/dynamic';
+import { RESTClient, rateLimiterFor } from '@kubets/rest';
 import { configMapOf, eventually, mydemoCrd } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { controller, type ReconcileFunc } from './index.js';
-import { startTestEnv, type TestEnv } from './testing.js';
+import { startInMemoryTestEnv, type TestEnv } from './testing.js';
 
 // Mirrors a ConfigMap into a Secret of the same name and says so in an Event; nothing when
 // the ConfigMap is gone.
@@ -18,18 +19,26 @@ const mirror =
     return undefined;
   };
 
-describe('startTestEnv', () => {
+describe('startInMemoryTestEnv', () => {
   let env: TestEnv | undefined;
   const current = () => {
     if (env === undefined) throw new Error('no env');
     return env;
   };
   beforeEach(async () => {
-    env = await startTestEnv({ crds: [mydemoCrd], namespaces: ['team-a'] });
+    env = await startInMemoryTestEnv({ crds: [mydemoCrd], namespaces: ['team-a'] });
   });
   afterEach(async () => {
     await env?.stop();
     env = undefined;
+  });
+
+  it("hands out clients without client-side throttling, as envtest's config: no rate limiter to wait on", async () => {
+    const e = current();
+    expect(e.config.qps).toBeLessThan(0);
+    expect(rateLimiterFor(e.config)).toBeUndefined();
+    expect(new RESTClient(e.config).rateLimiter).toBeUndefined();
+    expect(e.clientset.rateLimiter).toBeUndefined();
   });
 
   it('reconciles once over a cache that holds what the test just wrote, capturing Events', async () => {
@@ -103,7 +112,7 @@ describe('startTestEnv', () => {
   });
 });
 
-it('the README example of startTestEnv', async () => {
+it('the README example of startInMemoryTestEnv', async () => {
   const countKeys: ReconcileFunc<corev1.ConfigMap> = (_request, ctx) => {
     const configMap = ctx.cached();
     if (configMap === undefined) return;
@@ -111,7 +120,7 @@ it('the README example of startTestEnv', async () => {
     ctx.recorder.event(configMap, 'Normal', 'Counted', `${keys} keys`);
   };
 
-  await using env = await startTestEnv();
+  await using env = await startInMemoryTestEnv();
   await env.clientset
     .coreV1()
     .configMaps('default')
@@ -124,7 +133,7 @@ it('the README example of startTestEnv', async () => {
 
 describe('a manager that fails after it started', () => {
   it('makes stop() reject with its error once everything stopped', async () => {
-    const env = await startTestEnv();
+    const env = await startInMemoryTestEnv();
     let crash: (error: Error) => void = () => {};
     const crashed = new Promise<never>((_resolve, reject) => {
       crash = reject;
@@ -137,7 +146,7 @@ describe('a manager that fails after it started', () => {
   });
 
   it('is reported once: by startManager when it fails before its controllers run', async () => {
-    const env = await startTestEnv();
+    const env = await startInMemoryTestEnv();
     await expect(
       env.startManager((mgr) => {
         mgr.add({ name: 'early', run: () => Promise.reject(new Error('failed at once')) });

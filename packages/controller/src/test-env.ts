@@ -1,4 +1,5 @@
 import { isNotFound, type Logger, silentLogger } from '@kubets/apimachinery';
+import type { ApiServerOptions, InMemoryApiServer } from '@kubets/apiserver';
 import { type apiextensionsv1, Clientset, type corev1 } from '@kubets/clientset';
 import {
   DynamicClient,
@@ -6,8 +7,7 @@ import {
   newDynamicSharedInformerFactoryWithOptions,
 } from '@kubets/dynamic';
 import { newSharedInformerFactory, type SharedInformerFactory } from '@kubets/informers';
-import { type Config, loadConfig } from '@kubets/rest';
-import type { ApiServerOptions, InMemoryApiServer } from '@kubets/testing';
+import { type Config, copyConfig, loadConfig } from '@kubets/rest';
 import { cachedObject } from './cached.js';
 import { captureEvents } from './captured-events.js';
 import { Manager, type ManagerOptions } from './manager.js';
@@ -16,7 +16,7 @@ import type { ReconcileContext, Reconciler, Result } from './reconciler.js';
 import type { Request } from './request.js';
 import { resolveResource, type WatchedResource } from './watched-resource.js';
 
-/** Options of {@link startTestEnv}. */
+/** Options of {@link startInMemoryTestEnv}. */
 export interface TestEnvOptions {
   /** CustomResourceDefinitions installed before the promise resolves. */
   crds?: readonly apiextensionsv1.CustomResourceDefinition[] | undefined;
@@ -24,7 +24,7 @@ export interface TestEnvOptions {
   namespaces?: readonly string[] | undefined;
   /** Where reconcilers and managers log; default silent. */
   logger?: Logger | undefined;
-  /** Options of the embedded API server (`@kubets/testing`'s `startApiServer`). */
+  /** Options of the embedded API server (`@kubets/apiserver`'s `startApiServer`). */
   server?: ApiServerOptions | undefined;
 }
 
@@ -38,12 +38,15 @@ export interface TestReconcileOptions {
 
 /**
  * An embedded API server with clients on it, to test reconcilers against (controller-runtime's
- * envtest, in process). Made by {@link startTestEnv}; `await using` stops it.
+ * envtest, in process). Made by {@link startInMemoryTestEnv}; `await using` stops it.
  */
 export interface TestEnv extends AsyncDisposable {
   /** The embedded API server (its `faults` inject failures). */
   readonly server: InMemoryApiServer;
-  /** The client configuration of the server, for a `Manager` or any client. */
+  /**
+   * The client configuration of the server, for a `Manager` or any client: without client-side
+   * rate limiting (`qps: -1`), as envtest's.
+   */
   readonly config: Config;
   /** A clientset on the server. */
   readonly clientset: Clientset;
@@ -88,21 +91,24 @@ export interface TestEnv extends AsyncDisposable {
 }
 
 /**
- * Starts an embedded API server (`@kubets/testing`, an optional peer dependency of this
- * subpath) with `options.crds` installed, for unit tests of reconcilers:
+ * Starts the in-memory API server of `@kubets/apiserver` (an optional peer dependency of this
+ * subpath) in this process, with `options.crds` installed, for unit tests of reconcilers. For
+ * a real etcd + kube-apiserver, use `startEnvtest` of `@kubets/envtest`.
  *
  * ```ts
- * const env = await startTestEnv({ crds: [crd] });
+ * const env = await startInMemoryTestEnv({ crds: [crd] });
  * await env.clientset.coreV1().configMaps('default').create(configMap);
  * await env.reconcile(coreV1Resources.configMaps, reconciler, { namespace: 'default', name });
  * await env.stop();
  * ```
  */
-export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
-  const { startApiServer } = await loadTestingPackage();
+export async function startInMemoryTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
+  const { startApiServer } = await loadApiServerPackage();
   const server = await startApiServer(options.server ?? {});
   try {
-    const config = loadConfig({ kubeconfig: server.kubeconfigPath });
+    // No client-side throttling, as envtest's config (controller-runtime's 1000 QPS): a test's
+    // requests never wait on a rate limiter meant to protect a shared cluster.
+    const config = copyConfig(loadConfig({ kubeconfig: server.kubeconfigPath }), { qps: -1 });
     const clientset = new Clientset(config);
     for (const crd of options.crds ?? []) {
       await clientset.apiextensionsV1().customResourceDefinitions().create(crd);
@@ -119,12 +125,12 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
 
 // Loaded on first use, so that the rest of this subpath (newTestContext, listerOf) works
 // without the optional peer installed.
-async function loadTestingPackage(): Promise<typeof import('@kubets/testing')> {
+async function loadApiServerPackage(): Promise<typeof import('@kubets/apiserver')> {
   try {
-    return await import('@kubets/testing');
+    return await import('@kubets/apiserver');
   } catch (err) {
     throw new Error(
-      'startTestEnv needs @kubets/testing (an optional peer dependency of @kubets/controller/testing): install it as a dev dependency',
+      'startInMemoryTestEnv needs @kubets/apiserver (an optional peer dependency of @kubets/controller/testing): install it as a dev dependency',
       { cause: err },
     );
   }

@@ -1,6 +1,6 @@
 /**
- * Test support for reconcilers: {@link startTestEnv}, an embedded API server to reconcile
- * against (needs `@kubets/testing`); a {@link ReconcileContext} over objects you give, to
+ * Test support for reconcilers: {@link startInMemoryTestEnv}, the in-memory API server of
+ * `@kubets/apiserver` to reconcile against; a {@link ReconcileContext} over objects you give, to
  * call a reconciler without a server; a lister over the same objects; a recorder that keeps
  * its Events.
  * @packageDocumentation
@@ -17,7 +17,7 @@ import type { Request } from './request.js';
 
 export { type CapturedEvents, captureEvents } from './captured-events.js';
 export {
-  startTestEnv,
+  startInMemoryTestEnv,
   type TestEnv,
   type TestEnvOptions,
   type TestReconcileOptions,

@@ -1,7 +1,8 @@
 // One in-memory API server for all tests of a file (they keep apart by names and
 // namespaces of their own), and an unthrottled clientset on it.
+
+import { type InMemoryApiServer, startApiServer } from '@kubets/apiserver';
 import { Clientset } from '@kubets/clientset';
-import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
 import { afterAll, beforeAll } from 'vitest';
 
 /** The file's server and clientset, once `beforeAll` has run. */

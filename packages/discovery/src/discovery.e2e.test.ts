@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { type Config, loadConfig, RESTClient } from '@kubets/rest';
-import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DiscoveryClient,

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '@kubets/rest';
 import { noSecretAssertion, secretConfig } from '@kubets/test-utils';
-import { printedForms } from '@kubets/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   DiscoveryClient,
@@ -17,7 +16,7 @@ import {
 } from './index.js';
 
 const config: Config = secretConfig(); // every kind of credential, never contacted
-const expectNoSecret = noSecretAssertion(printedForms);
+const expectNoSecret = noSecretAssertion();
 
 describe('discovery clients print without credentials', () => {
   let dir: string | undefined;

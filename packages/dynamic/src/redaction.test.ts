@@ -2,12 +2,11 @@
 // clientset and informers are checked the same way in @kubets/informers' redaction test).
 import type { Config } from '@kubets/rest';
 import { noSecretAssertion, secretConfig } from '@kubets/test-utils';
-import { printedForms } from '@kubets/testing';
 import { describe, expect, it } from 'vitest';
 import { DynamicClient, newDynamicSharedInformerFactory } from './index.js';
 
 const config: Config = secretConfig(); // every kind of credential, never contacted
-const expectNoSecret = noSecretAssertion(printedForms);
+const expectNoSecret = noSecretAssertion();
 
 describe('dynamic clients print without credentials', () => {
   it('the client built from a spread config, its resource clients, informers and requests', () => {

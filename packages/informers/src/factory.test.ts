@@ -1,4 +1,5 @@
 import { isNotFound } from '@kubets/apimachinery';
+import type { FaultRequest } from '@kubets/apiserver';
 import {
   type InformerMetricsProvider,
   type InformerNameAndResource,
@@ -25,7 +26,6 @@ import {
   thrownBy,
   useApiServerPerTest,
 } from '@kubets/test-utils';
-import type { FaultRequest } from '@kubets/testing';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type ClusterLister,

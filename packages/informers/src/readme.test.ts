@@ -1,7 +1,8 @@
 // The README's example, run as a test (scripts/readme-examples.mjs checks that README.md
 // shows the code between the readme markers): the harness of @kubets/test-utils.
+
+import { startApiServer } from '@kubets/apiserver';
 import { deploymentFixture, startReadmeHarness } from '@kubets/test-utils';
-import { startApiServer } from '@kubets/testing';
 import { afterAll, expect, it, vi } from 'vitest';
 
 const { server, logged, create, stop } = await startReadmeHarness(startApiServer);

@@ -2,7 +2,9 @@
 // client, REST clients, requests, informer factories and running informers — prints without
 // the credentials it was built with. This package sees the most client types (rest,
 // clientset, cache, informers); discovery, dynamic, leaderelection and record check their
-// own objects the same way with `printedForms` from @kubets/testing.
+// own objects the same way with `printedForms` from @kubets/test-utils.
+
+import { type InMemoryApiServer, startApiServer } from '@kubets/apiserver';
 import { listWatchFromClient, newSharedIndexInformer, waitForCacheSync } from '@kubets/cache';
 import {
   Clientset,
@@ -11,8 +13,12 @@ import {
   type GroupVersionClient,
 } from '@kubets/clientset';
 import { type Config, copyConfig, RESTClient, restClientFor, TokenFile } from '@kubets/rest';
-import { secretConfig as baseSecretConfig, noSecretAssertion, secrets } from '@kubets/test-utils';
-import { type InMemoryApiServer, printedForms, startApiServer } from '@kubets/testing';
+import {
+  secretConfig as baseSecretConfig,
+  noSecretAssertion,
+  printedForms,
+  secrets,
+} from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   GeneratedInformerFactory,
@@ -34,7 +40,7 @@ function secretConfig(): Config {
   };
 }
 
-const expectNoSecret = noSecretAssertion(printedForms, [basic]);
+const expectNoSecret = noSecretAssertion([basic]);
 
 // The accessor methods a class declares (group clients of a clientset, resource clients of
 // a group client, ...), found on its prototype so the walk covers generated code as it grows.

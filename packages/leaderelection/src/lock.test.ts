@@ -1,9 +1,9 @@
 import { isConflict, isNotFound } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
+import { type InMemoryApiServer, startApiServer } from '@kubets/apiserver';
 import { Clientset } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
 import { eventually, MemoryLogger } from '@kubets/test-utils';
-import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LeaderElectionConfig, LeaderElector } from './elector.js';
 import {

@@ -3,12 +3,11 @@
 import { Clientset } from '@kubets/clientset';
 import type { Config } from '@kubets/rest';
 import { noSecretAssertion, secretConfig } from '@kubets/test-utils';
-import { printedForms } from '@kubets/testing';
 import { describe, it } from 'vitest';
 import { LeaderElector, LeaseLock } from './index.js';
 
 const config: Config = secretConfig(); // every kind of credential, never contacted
-const expectNoSecret = noSecretAssertion(printedForms);
+const expectNoSecret = noSecretAssertion();
 
 describe('leader-election objects print without credentials', () => {
   it('a LeaseLock over a clientset and its LeaderElector', () => {

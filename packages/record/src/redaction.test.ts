@@ -3,12 +3,11 @@
 import { Clientset } from '@kubets/clientset';
 import type { Config } from '@kubets/rest';
 import { noSecretAssertion, secretConfig } from '@kubets/test-utils';
-import { printedForms } from '@kubets/testing';
 import { describe, it } from 'vitest';
 import { eventSinkFromClientset, newBroadcaster } from './index.js';
 
 const config: Config = secretConfig(); // every kind of credential, never contacted
-const expectNoSecret = noSecretAssertion(printedForms);
+const expectNoSecret = noSecretAssertion();
 
 describe('event objects print without credentials', () => {
   it('a broadcaster recording to a clientset sink, its watcher and recorder', async () => {

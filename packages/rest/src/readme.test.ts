@@ -1,8 +1,8 @@
 // The README's example (between the readme markers), run as a test: scripts/readme-examples.mjs
 // checks that packages/rest/README.md shows this code verbatim, with `from './index.js'`
 // written as `from '@kubets/rest'`. The cluster is the in-memory API server of
-// @kubets/testing; `loadConfig()` finds it through KUBECONFIG, as kubectl would.
-import { startApiServer } from '@kubets/testing';
+// @kubets/apiserver; `loadConfig()` finds it through KUBECONFIG, as kubectl would.
+import { startApiServer } from '@kubets/apiserver';
 import { afterAll, expect, it } from 'vitest';
 
 const server = await startApiServer();

@@ -9,8 +9,8 @@ import {
   type ObjectList,
   type WatchEvent,
 } from '@kubets/apimachinery';
+import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { rejectionOf } from '@kubets/test-utils';
-import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCertChain } from '../test/tls.js';
 import { loadConfig } from './clientcmd.js';
@@ -315,6 +315,19 @@ describe('RESTClient against a real kube-apiserver', () => {
     for await (const chunk of body) chunks.push(chunk as Buffer);
     const version = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { gitVersion: string };
     expect(version.gitVersion).toMatch(/^v1\.\d+/);
+  });
+});
+
+describe("envtest's client config", () => {
+  it('is a Config without client-side throttling that reaches the server as admin', async () => {
+    const client = new RESTClient(env.config, { groupVersion: 'v1' });
+    expect(client.rateLimiter).toBeUndefined();
+    const ns = await client
+      .get()
+      .resource('namespaces')
+      .name(namespace)
+      .do<{ metadata?: { name?: string } }>();
+    expect(ns.metadata?.name).toBe(namespace);
   });
 });
 

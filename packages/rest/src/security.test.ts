@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { isStatusError, isUnauthorized, type Logger } from '@kubets/apimachinery';
-import { type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
-import { printedForms } from '@kubets/testing';
+import { printedForms, type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recordingClock } from '../test/helpers.js';
 import {

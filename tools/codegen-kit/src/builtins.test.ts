@@ -99,8 +99,8 @@ describe('generated informers code', () => {
 });
 
 describe("generated in-memory API server's resources", () => {
-  it('match what the resource table generates (run `pnpm --filter @kubets/testing generate`)', async () => {
-    const { packageDir, generatedDir, render } = targets.testing;
+  it('match what the resource table generates (run `pnpm --filter @kubets/apiserver generate`)', async () => {
+    const { packageDir, generatedDir, render } = targets.apiserver;
     expect(diffGeneratedFiles(packageDir, generatedDir, await render())).toEqual([]);
   }, 60_000);
 

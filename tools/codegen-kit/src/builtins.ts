@@ -1,6 +1,6 @@
 // The generator of every file about the built-in resources, from the one resource table
 // (resource-table.ts): the typed group clients of @kubets/clientset, the typed informers of
-// @kubets/informers and the built-in resources the in-memory API server of @kubets/testing
+// @kubets/informers and the built-in resources the in-memory API server of @kubets/apiserver
 // serves. Pure except for the final formatting step, which runs the repository's pinned Biome
 // on each file through @kubets/codegen's formatter (the one kubets-gen uses), so the output is
 // byte-for-byte what `biome check --write` would leave and is deterministic.
@@ -491,7 +491,7 @@ export function renderInformersUnformatted(generatedDir = 'src/generated'): Map<
   return sortedByPath(files);
 }
 
-// --- @kubets/testing: the in-memory API server's built-in resources ---------------------------
+// --- @kubets/apiserver: the in-memory API server's built-in resources ---------------------------
 
 /** A row the in-memory API server serves, with its group/version. */
 interface InMemoryResource {
@@ -595,10 +595,8 @@ function builtinResourcesFile(): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Unformatted contents of the in-memory API server's generated files, by path in @kubets/testing. */
-export function renderTestingUnformatted(
-  generatedDir = 'src/apiserver/generated',
-): Map<string, string> {
+/** Unformatted contents of the in-memory API server's generated files, by path in @kubets/apiserver. */
+export function renderApiServerUnformatted(generatedDir = 'src/generated'): Map<string, string> {
   return new Map([[`${generatedDir}/builtin-resources.ts`, builtinResourcesFile()]]);
 }
 
@@ -638,11 +636,11 @@ export const targets = {
     'src/generated',
     renderInformersUnformatted,
   ),
-  testing: target(
+  apiserver: target(
     'in-memory API server',
-    '@kubets/testing',
-    'packages/testing',
-    'src/apiserver/generated',
-    renderTestingUnformatted,
+    '@kubets/apiserver',
+    'packages/apiserver',
+    'src/generated',
+    renderApiServerUnformatted,
   ),
 } as const satisfies Record<string, Generator>;

@@ -4,7 +4,7 @@
 //   node tools/codegen-kit/src/generate.ts <target> --check   exit 1, listing the differences,
 //                                                            when the committed files differ
 //
-// Targets: clientset, informers, testing. `pnpm --filter @kubets/<target> generate [--check]`
+// Targets: clientset, informers, apiserver. `pnpm --filter @kubets/<target> generate [--check]`
 // runs it.
 
 import { targets } from './builtins.ts';

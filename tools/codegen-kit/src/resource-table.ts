@@ -1,10 +1,10 @@
 // The one table of the built-in resources (group, version, kind, plural, scope, subresources,
 // ...). Every generated file about built-in resources comes from it: the typed clients of
 // @kubets/clientset, the typed informers of @kubets/informers and the built-in resources the
-// in-memory API server of @kubets/testing serves (src/builtins.ts renders them). One entry per
+// in-memory API server of @kubets/apiserver serves (src/builtins.ts renders them). One entry per
 // group/version; one row per resource. Change this table, then run
 // `pnpm --filter @kubets/clientset generate`, `pnpm --filter @kubets/informers generate` and
-// `pnpm --filter @kubets/testing generate`, and commit the generated files.
+// `pnpm --filter @kubets/apiserver generate`, and commit the generated files.
 
 /** Which client class a resource gets. */
 export type ClientKind =
@@ -36,7 +36,7 @@ export interface ResourceRow {
   /** Which servers serve it, when narrower than its group/version, e.g. '1.28+'. */
   served?: string;
   /**
-   * Served by the in-memory API server of @kubets/testing, with these facts of kube-apiserver
+   * Served by the in-memory API server of @kubets/apiserver, with these facts of kube-apiserver
    * 1.20 (its `/status`, `/scale` and `/log` subresources come from `subresources`); absent: not
    * served there.
    */

@@ -1,7 +1,7 @@
-// A fresh in-memory API server (@kubets/testing) for every test of a file, as the tests of
+// A fresh in-memory API server (@kubets/apiserver) for every test of a file, as the tests of
 // the informer factories use it: what one test created, faulted or left running never
 // reaches the next.
-import { type InMemoryApiServer, startApiServer } from '@kubets/testing';
+import { type InMemoryApiServer, startApiServer } from '@kubets/apiserver';
 import { afterEach, beforeEach } from 'vitest';
 
 /** What {@link useApiServerPerTest} gives the running test. */

@@ -1,9 +1,9 @@
 // What the e2e test files against envtest (a real etcd + kube-apiserver, started by
-// @kubets/testing) share: one envtest per file, started before its tests and stopped after
+// @kubets/envtest) share: one envtest per file, started before its tests and stopped after
 // them, and namespaces of their own. The clients stay in each file: they come from packages
 // this one must not depend on (their tests depend on it).
 import { randomUUID } from 'node:crypto';
-import { type Envtest, startEnvtest } from '@kubets/testing';
+import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { afterAll, beforeAll } from 'vitest';
 
 /**

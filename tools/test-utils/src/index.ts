@@ -8,6 +8,7 @@ export * from './envtest-suite.js';
 export * from './fakes.js';
 export * from './informer-events.js';
 export * from './kubeconfig.js';
+export * from './printed.js';
 export * from './readme-harness.js';
 export * from './redaction.js';
 export * from './seeded-random.js';

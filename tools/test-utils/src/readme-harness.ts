@@ -1,10 +1,10 @@
 // The harness around each package's README example (src/readme.test.ts): a running API
 // server that the example finds through KUBECONFIG, as kubectl would, objects written to it
 // beforehand, and what the example prints. The server is started by the function passed in
-// (`startApiServer` of @kubets/testing).
+// (`startApiServer` of @kubets/apiserver).
 import { deploymentOf } from './workloads.js';
 
-/** What the harness needs of a running API server (`InMemoryApiServer` of @kubets/testing). */
+/** What the harness needs of a running API server (`InMemoryApiServer` of @kubets/apiserver). */
 export interface KubeconfigServer {
   /** Base URL, e.g. `http://127.0.0.1:12345`. */
   readonly host: string;

@@ -1,7 +1,7 @@
 // What the redaction tests share: a config holding every kind of credential, and the check
-// that a printed object shows none of them. The printing itself is passed in (`printedForms`
-// of @kubets/testing), so this package needs nothing beyond node.
+// that a printed object, printed every way `printedForms` prints it, shows none of them.
 import assert from 'node:assert/strict';
+import { printedForms } from './printed.js';
 
 /** The credentials of `secretConfig()`: every one contains `SECRET-`. */
 export const secrets = {
@@ -25,19 +25,12 @@ export function secretConfig() {
   };
 }
 
-/** A way of printing a value and what it printed (`PrintedForm` of @kubets/testing). */
-export interface PrintedText {
-  readonly how: string;
-  readonly text: string;
-}
-
 /**
  * An assertion that `value`, printed every way `printedForms` prints it, holds no secret: no
  * `SECRET-` (or `SECRET_`: the disk cache turns `-` into `_` in a directory name) and none of
  * `alsoAbsent` (e.g. a base64-encoded Basic credential). Fails naming `what` and the form.
  */
 export function noSecretAssertion(
-  printedForms: (value: unknown) => readonly PrintedText[],
   alsoAbsent: readonly string[] = [],
 ): (value: unknown, what: string) => void {
   return (value, what) => {

@@ -1,7 +1,7 @@
 // A loopback stub HTTP server for unit tests that assert on exactly what a client sends
 // (method, path, query, headers, body) or need answers no real API server gives (malformed
 // bodies, dropped connections, responses that never come). Tests of informer and lister
-// behaviour should rather use @kubets/testing's in-memory API server.
+// behaviour should rather use @kubets/apiserver's in-memory API server.
 //
 // Shipped as TypeScript source (no build step), only erasable syntax.
 

@@ -1,4 +1,4 @@
-// Chaos scenarios against the in-memory API server of @kubets/testing, where faults can be
+// Chaos scenarios against the in-memory API server of @kubets/apiserver, where faults can be
 // injected precisely:
 //   d. watch streams cut mid-line, malformed and truncated event lines, under churn;
 //   e. 429 and 500 storms with Retry-After: converges, and honours Retry-After (counted);
@@ -7,9 +7,10 @@
 //      still ends up with every final state.
 // Each ends with the convergence check (store == server, every handler at every final state,
 // deletions included) and no unhandled rejection.
+
+import { type FaultRequest, type InMemoryApiServer, startApiServer } from '@kubets/apiserver';
 import { type Config, loadConfig, RESTClient } from '@kubets/rest';
 import { eventually, MemoryLogger } from '@kubets/test-utils';
-import { type FaultRequest, type InMemoryApiServer, startApiServer } from '@kubets/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SharedIndexInformerOptions } from '../../src/shared-informer.js';
 import {

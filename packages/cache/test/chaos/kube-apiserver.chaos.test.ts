@@ -11,9 +11,9 @@
 // (where meaningful) the heap after GC back near its baseline.
 import { randomUUID } from 'node:crypto';
 import { isGone, isResourceExpired } from '@kubets/apimachinery';
+import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { type Config, loadConfig, RESTClient } from '@kubets/rest';
 import { ChaosProxy, eventually, MemoryLogger } from '@kubets/test-utils';
-import { type Envtest, startEnvtest } from '@kubets/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newKeyedInformerFactory } from '../../src/factory.js';
 import { listWatchFromClient } from '../../src/listwatch-client.js';

@@ -1,0 +1,16 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+describe('files generated from @kubernetes/client-node', () => {
+  it.each([
+    ['wire-types.generated.ts', 'generate-wire-types.mjs'],
+    ['generated/openapi-builtins.json', 'generate-openapi.mjs'],
+  ])('%s is what scripts/%s writes', (_file, generator) => {
+    const script = fileURLToPath(new URL(`../scripts/${generator}`, import.meta.url));
+    // Throws (non-zero exit) when the file is out of date.
+    expect(() =>
+      execFileSync(process.execPath, [script, '--check'], { stdio: 'pipe' }),
+    ).not.toThrow();
+  });
+});

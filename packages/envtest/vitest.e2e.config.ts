@@ -1,0 +1,4 @@
+import { mergeConfig } from 'vitest/config';
+import { e2eTestConfig } from '../../vitest.shared.js';
+
+export default mergeConfig(e2eTestConfig(), { test: { include: ['src/readme.test.ts'] } });

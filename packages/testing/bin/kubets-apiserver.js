@@ -1,3 +1,0 @@
-#!/usr/bin/env node
-// A committed entry point, so package managers can link the command before the first build.
-import '../dist/apiserver/cli.js';
