@@ -10,6 +10,7 @@
 
 export * from './apply.js';
 export * from './builder.js';
+export * from './cache.js';
 export * from './conditions.js';
 export * from './controller.js';
 export * from './controller-metrics.js';

@@ -18,6 +18,7 @@ import type { EventRecorder } from '@kubets/record';
 import type { Config } from '@kubets/rest';
 import type { MetricsProvider } from '@kubets/workqueue';
 import type { ControllerDeps } from './builder.js';
+import { InformerCache } from './cache.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import { EventRecorderProvider } from './event-recorder.js';
 import { type HealthChecker, HealthChecks, healthProbeHandler } from './health-checks.js';
@@ -125,6 +126,11 @@ export class Manager implements ControllerDeps {
   readonly informers: SharedInformerFactory;
   /** The dynamic shared informer factory, started and synced with the typed one. */
   readonly dynamicInformers: DynamicSharedInformerFactory;
+  /**
+   * Reads objects from the shared informers, by namespace, labels and indexed fields
+   * (controller-runtime's `mgr.GetCache()`); readable while the manager runs.
+   */
+  readonly cache: InformerCache;
   /** The manager's logger. */
   readonly logger: Logger;
   /** The controllers' clock. */
@@ -218,6 +224,7 @@ export class Manager implements ControllerDeps {
     };
     this.informers = newSharedInformerFactory(this.clientset, shared);
     this.dynamicInformers = newDynamicSharedInformerFactoryWithOptions(this.dynamicClient, shared);
+    this.cache = new InformerCache(this);
   }
 
   /**
@@ -278,6 +285,7 @@ export class Manager implements ControllerDeps {
       }
       this.informers.start(stop.signal);
       this.dynamicInformers.start(stop.signal);
+      this.cache.startWith(stop.signal);
       const synced = await Promise.all([
         this.informers.waitForCacheSync(stop.signal),
         this.dynamicInformers.waitForCacheSync(stop.signal),
