@@ -12,6 +12,8 @@ import { startTestEnv, type TestEnv } from './testing.js';
 const testNamespaceOne = 'test-namespace-1';
 const testNamespaceTwo = 'test-namespace-2';
 const testNamespaceThree = 'test-namespace-3';
+const testNodeOne = 'test-node-1';
+const testNodeTwo = 'test-node-2';
 const pods = coreV1Resources.pods;
 const podGvr = { group: '', version: 'v1', resource: 'pods' };
 
@@ -50,6 +52,9 @@ async function createKnownPods(clientset: Clientset): Promise<void> {
       .coreV1()
       .pods(pod.metadata?.namespace ?? '')
       .create(pod);
+  }
+  for (const name of [testNodeOne, testNodeTwo]) {
+    await clientset.coreV1().nodes().create({ metadata: { name } });
   }
   // envtest's kube-apiserver makes the `kubernetes` Service; the in-memory server does not.
   await clientset
@@ -278,6 +283,60 @@ describe('Cache test', () => {
         expect(isNotFound(err)).toBe(true);
       });
 
+      it('should be able to restrict cache to a namespace by using the global DefaultNamespaces setting', async () => {
+        // kubets' manager takes one namespace for all namespaced informers (`namespace`).
+        const namespaced = await env.startManager(keepRunning, { namespace: testNamespaceOne });
+        for (let i = 0; i < 2; i++) {
+          const out = await namespaced.cache.list(podGvr);
+          expect(out).toHaveLength(2);
+          for (const pod of out) expect(pod.metadata?.namespace).toBe(testNamespaceOne);
+        }
+        // Nodes by descriptor: a bare group/version/resource does not say that nodes are
+        // cluster-scoped, and the dynamic informer of a namespaced manager would list them
+        // in its namespace (docs/fidelity.md).
+        expect(await namespaced.cache.list(coreV1Resources.nodes)).not.toHaveLength(0);
+        const node1 = await namespaced.cache.get(coreV1Resources.nodes, {
+          namespace: '',
+          name: testNodeOne,
+        });
+        expect(node1.metadata?.name).toBe(testNodeOne);
+        const node2 = await namespaced.cache.get(coreV1Resources.nodes, {
+          namespace: 'random',
+          name: testNodeOne,
+        });
+        expect(node2.metadata?.name).toBe(testNodeOne);
+      });
+
+      it('should not deep copy the object if UnsafeDisableDeepCopy is enabled', async () => {
+        const key = { name: 'test-pod-2', namespace: testNamespaceTwo };
+        const out1 = await mgr.cache.get(podGvr, key, { unsafeDisableDeepCopy: true });
+        const out2 = await mgr.cache.get(podGvr, key, { unsafeDisableDeepCopy: true });
+        expect(out1).toBe(out2);
+        const list1 = await mgr.cache.list(podGvr, {
+          namespace: testNamespaceOne,
+          unsafeDisableDeepCopy: true,
+        });
+        const list2 = await mgr.cache.list(podGvr, {
+          namespace: testNamespaceOne,
+          unsafeDisableDeepCopy: true,
+        });
+        expect(names(list1)).toEqual(names(list2));
+        for (const pod of list1) expect(list2).toContain(pod);
+      });
+
+      it('should return an error if getting object in unwatched namespace', async () => {
+        await expect(
+          mgr.cache.get('v1/services', { namespace: 'unknown', name: 'unknown' }),
+        ).rejects.toThrow('not found');
+      });
+
+      it('should return an error if pagination is used', async () => {
+        await expect(mgr.cache.list(podGvr)).resolves.toHaveLength(6);
+        await expect(
+          mgr.cache.list(podGvr, { continue: 'continue-not-supported' }),
+        ).rejects.toThrow(/^continue list option is not supported by the cache$/);
+      });
+
       it('test multinamespaced cache for cluster scoped resources', async () => {
         // Cluster-scoped objects are found by name, whatever namespace the key names.
         const ns = await mgr.cache.get('v1/namespaces', {
@@ -456,6 +515,46 @@ describe('informerCache', () => {
         mgr.cache.indexField(pods, 'metadata.name', (pod) => [pod.metadata?.name ?? '']),
       ).toThrow('field:metadata.name');
     });
+  });
+
+  it('TestReaderWaitsForCacheSync', async () => {
+    const env = await startTestEnv();
+    try {
+      const mgr = await env.startManager(keepRunning);
+      // The services informer cannot sync while every services request fails.
+      env.server.faults.respondWith(500, { match: '/services', times: Number.POSITIVE_INFINITY });
+      const list = await mgr.cache
+        .list(coreV1Resources.services, { signal: AbortSignal.timeout(200) })
+        .catch((e: unknown) => e);
+      expect(isTimeout(list)).toBe(true);
+      const key = { name: 'default', namespace: 'kubernetes' };
+      const get = await mgr.cache
+        .get(coreV1Resources.services, key, { signal: AbortSignal.timeout(200) })
+        .catch((e: unknown) => e);
+      expect(isTimeout(get)).toBe(true);
+      env.server.faults.reset();
+      await expect(mgr.cache.list(coreV1Resources.services)).resolves.toEqual([]);
+      const missing = await mgr.cache.get(coreV1Resources.services, key).catch((e: unknown) => e);
+      expect(isNotFound(missing)).toBe(true);
+    } finally {
+      await env.stop();
+    }
+  });
+
+  it('TestIndexFieldDoesNotBlock', async () => {
+    const env = await startTestEnv();
+    try {
+      const mgr = await env.startManager(keepRunning);
+      env.server.faults.respondWith(500, { match: '/pods', times: Number.POSITIVE_INFINITY });
+      // Not synced yet (every pods list fails): indexField still returns at once.
+      const unsynced = mgr.cache
+        .list(pods, { signal: AbortSignal.timeout(100) })
+        .catch((e: unknown) => e);
+      expect(mgr.cache.indexField(pods, 'testField', () => ['test-value'])).toBeUndefined();
+      expect(isTimeout(await unsynced)).toBe(true);
+    } finally {
+      await env.stop();
+    }
   });
 
   it('reading before the manager started is ErrCacheNotStarted', async () => {
