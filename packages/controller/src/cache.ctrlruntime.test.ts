@@ -355,6 +355,13 @@ describe('Cache test', () => {
   });
 
   describe('as an Informer', () => {
+    it('should error when starting the cache a second time', async () => {
+      // The cache starts with its manager, which refuses a second start.
+      await expect(mgr.start(new AbortController().signal)).rejects.toThrow(
+        'the manager was already started',
+      );
+    });
+
     describe('with structured objects', () => {
       it('should be able to index an object field then retrieve objects by that field', async () => {
         const indexed = await env.startManager((m) => {
