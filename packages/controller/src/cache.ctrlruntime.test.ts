@@ -6,7 +6,13 @@ import { isNotFound, isTimeout } from '@kubets/apimachinery';
 import { type Clientset, coreV1Resources, type corev1 } from '@kubets/clientset';
 import { eventually } from '@kubets/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CacheNotStartedError, fieldIndexName, keyToNamespacedKey, type Manager } from './index.js';
+import {
+  CacheNotStartedError,
+  cacheByObject,
+  fieldIndexName,
+  keyToNamespacedKey,
+  type Manager,
+} from './index.js';
 import { startTestEnv, type TestEnv } from './testing.js';
 
 const testNamespaceOne = 'test-namespace-1';
@@ -283,11 +289,14 @@ describe('Cache test', () => {
         expect(isNotFound(err)).toBe(true);
       });
 
-      it('should be able to restrict cache to a namespace by using the global DefaultNamespaces setting', async () => {
-        // kubets' manager takes one namespace for all namespaced informers (`namespace`).
-        const namespaced = await env.startManager(keepRunning, { namespace: testNamespaceOne });
+      // The Go spec's body: pods from one namespace only (listed twice), nodes still
+      // listed, and got whatever namespace the key names.
+      const expectPodsOfNamespaceOneOnly = async (
+        namespaced: Manager,
+        podResource: typeof pods | typeof podGvr,
+      ) => {
         for (let i = 0; i < 2; i++) {
-          const out = await namespaced.cache.list(podGvr);
+          const out = await namespaced.cache.list(podResource as typeof pods);
           expect(out).toHaveLength(2);
           for (const pod of out) expect(pod.metadata?.namespace).toBe(testNamespaceOne);
         }
@@ -295,16 +304,27 @@ describe('Cache test', () => {
         // cluster-scoped, and the dynamic informer of a namespaced manager would list them
         // in its namespace (docs/fidelity.md).
         expect(await namespaced.cache.list(coreV1Resources.nodes)).not.toHaveLength(0);
-        const node1 = await namespaced.cache.get(coreV1Resources.nodes, {
-          namespace: '',
-          name: testNodeOne,
+        for (const namespace of ['', 'random']) {
+          const node = await namespaced.cache.get(coreV1Resources.nodes, {
+            namespace,
+            name: testNodeOne,
+          });
+          expect(node.metadata?.name).toBe(testNodeOne);
+        }
+      };
+
+      it('should be able to restrict cache to a namespace by using the global DefaultNamespaces setting', async () => {
+        // kubets' manager takes one namespace for all namespaced informers (`namespace`).
+        const namespaced = await env.startManager(keepRunning, { namespace: testNamespaceOne });
+        await expectPodsOfNamespaceOneOnly(namespaced, podGvr);
+      });
+
+      it('should be able to restrict cache to a namespace by using the per-gvk setting', async () => {
+        // Typed here: byObject settings apply to the typed informers (docs/fidelity.md).
+        const namespaced = await env.startManager(keepRunning, {
+          cache: { byObject: [{ resource: pods, namespace: testNamespaceOne }] },
         });
-        expect(node1.metadata?.name).toBe(testNodeOne);
-        const node2 = await namespaced.cache.get(coreV1Resources.nodes, {
-          namespace: 'random',
-          name: testNodeOne,
-        });
-        expect(node2.metadata?.name).toBe(testNodeOne);
+        await expectPodsOfNamespaceOneOnly(namespaced, pods);
       });
 
       it('should not deep copy the object if UnsafeDisableDeepCopy is enabled', async () => {
@@ -456,6 +476,100 @@ describe('Cache test', () => {
   });
 });
 
+const transformed = (value: string) => (obj: unknown) => {
+  const meta = (obj as { metadata?: { annotations?: Record<string, string> } }).metadata;
+  if (meta === undefined || meta.annotations?.transformed !== undefined) return obj;
+  meta.annotations = { ...meta.annotations, transformed: value };
+  return obj;
+};
+
+describe('Cache with transformers', () => {
+  let env: TestEnv;
+  let mgr: Manager;
+  beforeAll(async () => {
+    env = await startTestEnv({
+      namespaces: [testNamespaceOne, testNamespaceTwo, testNamespaceThree],
+    });
+    await createKnownPods(env.clientset);
+    mgr = await env.startManager(keepRunning, {
+      cache: {
+        defaultTransform: transformed('default'),
+        byObject: [cacheByObject(pods, { transform: transformed('explicit') })],
+      },
+    });
+  });
+  afterAll(async () => {
+    await env.stop();
+  });
+
+  describe('with structured objects', () => {
+    it('should apply transformers to explicitly specified GVKS', async () => {
+      const out = await mgr.cache.list(pods);
+      expect(out).toHaveLength(6);
+      for (const pod of out) expect(pod.metadata?.annotations?.transformed).toBe('explicit');
+    });
+
+    it('should apply default transformer to objects when none is specified', async () => {
+      const svc = await mgr.cache.get(coreV1Resources.services, {
+        namespace: 'default',
+        name: 'kubernetes',
+      });
+      expect(svc.metadata?.annotations?.transformed).toBe('default');
+    });
+  });
+
+  describe('with unstructured objects', () => {
+    it('should apply default transformer to objects when none is specified', async () => {
+      const svc = await mgr.cache.get('v1/services', { namespace: 'default', name: 'kubernetes' });
+      expect(svc.metadata?.annotations?.transformed).toBe('default');
+    });
+  });
+});
+
+describe('Cache with selectors', () => {
+  let env: TestEnv;
+  let mgr: Manager;
+  beforeAll(async () => {
+    env = await startTestEnv({ namespaces: [testNamespaceOne, testNamespaceTwo] });
+    for (const [idx, namespace] of [testNamespaceOne, testNamespaceTwo].entries()) {
+      await env.clientset
+        .coreV1()
+        .serviceAccounts(namespace)
+        .create({ metadata: { name: `test-sa-${idx}` } });
+      await env.clientset
+        .coreV1()
+        .services(namespace)
+        .create({ metadata: { name: `test-svc-${idx}` }, spec: { ports: [{ port: 1 }] } });
+    }
+    mgr = await env.startManager(keepRunning, {
+      cache: {
+        defaultFieldSelector: `metadata.namespace=${testNamespaceTwo}`,
+        byObject: [
+          {
+            resource: coreV1Resources.serviceAccounts,
+            fieldSelector: `metadata.namespace=${testNamespaceOne}`,
+          },
+        ],
+      },
+    });
+  });
+  afterAll(async () => {
+    await env.stop();
+  });
+
+  it(`Should list serviceaccounts and find exactly one in namespace ${testNamespaceOne}`, async () => {
+    const sas = await mgr.cache.list(coreV1Resources.serviceAccounts);
+    expect(sas).toHaveLength(1);
+    expect(sas[0]?.metadata?.namespace).toBe(testNamespaceOne);
+  });
+
+  it(`Should list services and find exactly one in namespace ${testNamespaceTwo}`, async () => {
+    const svcs = await mgr.cache.list(coreV1Resources.services);
+    expect(svcs).toHaveLength(1);
+    expect(svcs[0]?.metadata?.namespace).toBe(testNamespaceTwo);
+  });
+});
+
 // pkg/cache/internal/cache_reader.go's index helpers and the reader's field-selector rules.
 describe('informerCache', () => {
   it('FieldIndexName prefixes field:', () => {
@@ -572,6 +686,32 @@ describe('informerCache', () => {
       await expect(idle.cache.list(pods)).rejects.toBeInstanceOf(CacheNotStartedError);
       await expect(idle.cache.get(pods, { namespace: 'default', name: 'x' })).rejects.toThrow(
         'the cache is not started, can not read objects',
+      );
+    } finally {
+      await env.stop();
+    }
+  });
+
+  it('cache options that cannot hold are errors naming the setting', async () => {
+    const env = await startTestEnv();
+    try {
+      const { Manager } = await import('./index.js');
+      const make = (cache: ConstructorParameters<typeof Manager>[1]) => () =>
+        new Manager(env.config, cache);
+      expect(
+        make({ cache: { byObject: [{ resource: coreV1Resources.nodes, namespace: 'a' }] } }),
+      ).toThrow(
+        'cache.byObject[v1/nodes]: nodes are cluster-scoped, but a namespace was given (a)',
+      );
+      expect(make({ cache: { byObject: [{ resource: pods }, { resource: pods }] } })).toThrow(
+        'cache.byObject[v1/pods] is given twice',
+      );
+      expect(make({ cache: { byObject: [{ resource: pods, labelSelector: 'a in (b' }] } })).toThrow(
+        'cache.byObject[v1/pods].labelSelector',
+      );
+      expect(make({ cache: { defaultFieldSelector: 'a~b' } })).toThrow('defaultFieldSelector');
+      expect(make({ cache: { byObject: [{ resource: 'v1/pods' as never }] } })).toThrow(
+        'cache.byObject entries need a resource descriptor',
       );
     } finally {
       await env.stop();

@@ -89,12 +89,18 @@ export class CacheNotStartedError extends Error {
   }
 }
 
+/** An informer factory that starts the informers it made. */
+export interface StartableInformers {
+  /** Starts every informer not started yet; they run until `signal` aborts. */
+  start(signal: AbortSignal): void;
+}
+
 /** Where an {@link InformerCache} gets its informers: a {@link Manager}'s factories. */
 export interface InformerCacheSources {
   /** The typed shared informer factory. */
-  informers: InformerProvider & { start(signal: AbortSignal): void };
+  informers: InformerProvider & StartableInformers;
   /** The dynamic shared informer factory, for resources known by group/version/resource. */
-  dynamicInformers?: (DynamicInformerProvider & { start(signal: AbortSignal): void }) | undefined;
+  dynamicInformers?: (DynamicInformerProvider & StartableInformers) | undefined;
 }
 
 /** The name of the index of `field` (controller-runtime's `FieldIndexName`). */
@@ -142,7 +148,7 @@ export class InformerCache {
 
   /**
    * Indexes `resource` by `field` (controller-runtime's `FieldIndexer.IndexField`), so that
-   * {@link list} can select by it with `matchingFields`. `extract` gives the field's values
+   * {@link InformerCache.list} can select by it with `matchingFields`. `extract` gives the field's values
    * of an object; each is indexed for the object's namespace and for all namespaces. Call it
    * before the manager starts (it may also be called later: the cached objects are indexed
    * at once).

@@ -11,6 +11,8 @@
 export * from './apply.js';
 export * from './builder.js';
 export * from './cache.js';
+export type { ByObject, CacheOptions } from './cache-options.js';
+export { cacheByObject } from './cache-options.js';
 export * from './conditions.js';
 export * from './controller.js';
 export * from './controller-metrics.js';

@@ -19,6 +19,11 @@ import type { Config } from '@kubets/rest';
 import type { MetricsProvider } from '@kubets/workqueue';
 import type { ControllerDeps } from './builder.js';
 import { InformerCache } from './cache.js';
+import {
+  type CacheOptions,
+  cacheFactoryOptions,
+  registerByObjectInformers,
+} from './cache-options.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import { EventRecorderProvider } from './event-recorder.js';
 import { type HealthChecker, HealthChecks, healthProbeHandler } from './health-checks.js';
@@ -63,6 +68,11 @@ export interface ManagerOptions {
   leaderElection?: ManagerLeaderElection;
   /** Limit the informers of namespaced resources to one namespace; `''` (default) for all. */
   namespace?: string;
+  /**
+   * What the informers cache, per resource (`byObject`) and by default (controller-runtime's
+   * `cache.Options`): namespaces, label and field selectors, transforms.
+   */
+  cache?: CacheOptions;
   /**
    * Resync period of every informer in milliseconds: each cached object is reconciled again
    * this often. Default 10 hours, as controller-runtime's `SyncPeriod`; 0 for never.
@@ -221,9 +231,11 @@ export class Manager implements ControllerDeps {
       namespace: options.namespace ?? '',
       logger: this.logger,
       ...informerMetrics,
+      ...cacheFactoryOptions(options.cache),
     };
     this.informers = newSharedInformerFactory(this.clientset, shared);
     this.dynamicInformers = newDynamicSharedInformerFactoryWithOptions(this.dynamicClient, shared);
+    registerByObjectInformers(this.informers, options.cache);
     this.cache = new InformerCache(this);
   }
 
