@@ -22,6 +22,7 @@ export * from './finalizer-machine.js';
 export * from './finalizers.js';
 export type { HealthChecker } from './health-checks.js';
 export * from './manager.js';
+export { onlyMetadata } from './metadata-only.js';
 export * from './object.js';
 export * from './owner-references.js';
 export * from './predicates.js';
