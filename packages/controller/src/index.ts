@@ -11,6 +11,9 @@
 
 export * from './apply.js';
 export * from './builder.js';
+export * from './cache.js';
+export type { ByObject, CacheOptions } from './cache-options.js';
+export { cacheByObject } from './cache-options.js';
 export {
   type CacheSyncSource,
   CacheSyncTimeoutError,
@@ -27,6 +30,7 @@ export * from './finalizers.js';
 export * from './get-config.js';
 export type { HealthChecker } from './health-checks.js';
 export * from './manager.js';
+export { onlyMetadata } from './metadata-only.js';
 export * from './object.js';
 export * from './owner-references.js';
 export * from './predicates.js';

@@ -18,6 +18,12 @@ import type { EventRecorder } from '@kubets/record';
 import { type Config, copyConfig } from '@kubets/rest';
 import type { MetricsProvider } from '@kubets/workqueue';
 import type { ControllerDeps } from './builder.js';
+import { InformerCache } from './cache.js';
+import {
+  type CacheOptions,
+  cacheFactoryOptions,
+  registerByObjectInformers,
+} from './cache-options.js';
 import {
   type CacheSyncSource,
   CacheSyncTimeoutError,
@@ -72,6 +78,11 @@ export interface ManagerOptions {
   leaderElection?: ManagerLeaderElection;
   /** Limit the informers of namespaced resources to one namespace; `''` (default) for all. */
   namespace?: string;
+  /**
+   * What the informers cache, per resource (`byObject`) and by default (controller-runtime's
+   * `cache.Options`): namespaces, label and field selectors, transforms.
+   */
+  cache?: CacheOptions;
   /**
    * Resync period of every informer in milliseconds: each cached object is reconciled again
    * this often. Default 10 hours, as controller-runtime's `SyncPeriod`; 0 for never.
@@ -153,6 +164,11 @@ export class Manager implements ControllerDeps {
   readonly informers: SharedInformerFactory;
   /** The dynamic shared informer factory, started and synced with the typed one. */
   readonly dynamicInformers: DynamicSharedInformerFactory;
+  /**
+   * Reads objects from the shared informers, by namespace, labels and indexed fields
+   * (controller-runtime's `mgr.GetCache()`); readable while the manager runs.
+   */
+  readonly cache: InformerCache;
   /** The manager's logger. */
   readonly logger: Logger;
   /** The controllers' clock. */
@@ -282,9 +298,12 @@ export class Manager implements ControllerDeps {
       namespace: options.namespace ?? '',
       logger: this.logger,
       ...informerMetrics,
+      ...cacheFactoryOptions(options.cache),
     };
     this.informers = newSharedInformerFactory(this.clientset, shared);
     this.dynamicInformers = newDynamicSharedInformerFactoryWithOptions(this.dynamicClient, shared);
+    registerByObjectInformers(this.informers, options.cache);
+    this.cache = new InformerCache(this);
   }
 
   /**
@@ -345,6 +364,7 @@ export class Manager implements ControllerDeps {
       }
       this.informers.start(stop.signal);
       this.dynamicInformers.start(stop.signal);
+      this.cache.startWith(stop.signal);
       const informers = await this.#waitForCacheSync(stop.signal);
       if (stop.signal.aborted) return;
       this.#synced = true;

@@ -2,6 +2,7 @@ import { type GroupVersionResource, parseGroupVersionResource } from '@kubets/ap
 import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
 import type { Unstructured } from '@kubets/dynamic';
 import type { GenericInformer } from '@kubets/informers';
+import { isMetadataInformerSource, isMetadataOnly, metadataInformer } from './metadata-only.js';
 
 /**
  * A resource a controller watches: a typed descriptor (`appsV1Resources.deployments`, or one
@@ -65,12 +66,22 @@ export function resolveResource(
   },
 ): ResolvedResource {
   if (isDescriptor(resource)) {
+    const typed = providers.informers;
+    let informer = (): GenericInformer<ObjectWithMeta> => typed.forResource(resource);
+    if (isMetadataOnly(resource)) {
+      if (!isMetadataInformerSource(typed)) {
+        throw new TypeError(
+          `${what}(onlyMetadata(${resource.resource})): metadata-only informers are made in a SharedInformerFactory: build on a Manager, or pass one as deps.informers`,
+        );
+      }
+      informer = () => metadataInformer(typed, resource);
+    }
     return {
       resource: resource.resource,
       group: resource.group,
       version: resource.version,
       descriptor: resource,
-      informer: () => providers.informers.forResource(resource),
+      informer,
     };
   }
   const gvr = groupVersionResourceOf(resource, what);
