@@ -5,7 +5,7 @@
 import { isNotFound, isTimeout } from '@kubets/apimachinery';
 import { type Clientset, coreV1Resources, type corev1 } from '@kubets/clientset';
 import { eventually } from '@kubets/test-utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   CacheNotStartedError,
   cacheByObject,
@@ -83,6 +83,9 @@ describe('Cache test', () => {
   let env: TestEnv;
   let mgr: Manager;
   beforeAll(async () => {
+    // controller-runtime's suite runs without client-go's mutation detector, and its
+    // UnsafeDisableDeepCopy cases change a cached object on purpose.
+    vi.stubEnv('KUBE_CACHE_MUTATION_DETECTOR', 'false');
     env = await startInMemoryTestEnv({
       namespaces: [testNamespaceOne, testNamespaceTwo, testNamespaceThree],
     });
@@ -91,6 +94,7 @@ describe('Cache test', () => {
   });
   afterAll(async () => {
     await env.stop();
+    vi.unstubAllEnvs();
   });
 
   describe('as a Reader', () => {

@@ -155,3 +155,27 @@ describe('a manager that fails after it started', () => {
     await expect(env.stop()).resolves.toBeUndefined();
   });
 });
+
+describe('the cache mutation detector in the test environment', () => {
+  it('freezes what the informers cache, so a reconciler that mutates a cached object throws', async () => {
+    await using env = await startInMemoryTestEnv();
+    await env.clientset
+      .coreV1()
+      .configMaps('default')
+      .create({ metadata: { name: 'frozen' }, data: { a: '1' } });
+    const seen: string[] = [];
+    await env.reconcile(
+      coreV1Resources.configMaps,
+      async (request, ctx) => {
+        const cached = ctx.cached();
+        if (cached === undefined) throw new Error(`${request.name} is not in the cache`);
+        expect(() => {
+          (cached.data as Record<string, string>).a = '2';
+        }).toThrow(TypeError);
+        seen.push(cached.data?.a ?? '');
+      },
+      { namespace: 'default', name: 'frozen' },
+    );
+    expect(seen).toEqual(['1']);
+  });
+});

@@ -1,5 +1,6 @@
 import { isNotFound, type Logger, silentLogger } from '@kubets/apimachinery';
 import type { ApiServerOptions, InMemoryApiServer } from '@kubets/apiserver';
+import { setCacheMutationDetectorDefault } from '@kubets/cache/testing';
 import { type apiextensionsv1, Clientset, type corev1 } from '@kubets/clientset';
 import {
   DynamicClient,
@@ -95,6 +96,12 @@ export interface TestEnv extends AsyncDisposable {
  * subpath) in this process, with `options.crds` installed, for unit tests of reconcilers. For
  * a real etcd + kube-apiserver, use `startEnvtest` of `@kubets/envtest`.
  *
+ * It turns on the cache mutation detector for the informers this process creates from now
+ * on, as client-go's tests run with `KUBE_CACHE_MUTATION_DETECTOR=true`: cached objects are
+ * deep-frozen, so a reconciler that changes an object it read from the cache throws at the
+ * line that does it instead of corrupting the cache. `KUBE_CACHE_MUTATION_DETECTOR=false`
+ * turns it off.
+ *
  * ```ts
  * const env = await startInMemoryTestEnv({ crds: [crd] });
  * await env.clientset.coreV1().configMaps('default').create(configMap);
@@ -104,6 +111,7 @@ export interface TestEnv extends AsyncDisposable {
  */
 export async function startInMemoryTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
   const { startApiServer } = await loadApiServerPackage();
+  setCacheMutationDetectorDefault(true);
   const server = await startApiServer(options.server ?? {});
   try {
     // No client-side throttling, as envtest's config (controller-runtime's 1000 QPS): a test's
