@@ -6,7 +6,11 @@
 // docs/fidelity.md ("controller-runtime: the controller and the manager").
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { deferred, eventually, MemoryLogger, rejectionOf } from '@kubets/test-utils';
-import { ItemExponentialFailureRateLimiter } from '@kubets/workqueue';
+import {
+  type AddOptions,
+  ItemExponentialFailureRateLimiter,
+  PriorityQueue,
+} from '@kubets/workqueue';
 import * as prom from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -50,6 +54,9 @@ function newController(reconciler: Reconciler<Obj>, options: Partial<ControllerO
     logger,
     metrics: newPrometheusControllerMetrics(prom, registry),
     rateLimiter: new ItemExponentialFailureRateLimiter(5, 1000),
+    // Go's DelegatingQueue wraps a plain rate-limiting queue, which the controller adapts
+    // (priorityQueueWrapper): its adds are counted here the same way.
+    usePriorityQueue: false,
     ...options,
   });
   const counts = { addRateLimited: 0, addAfter: 0 };
@@ -528,6 +535,63 @@ describe('controller', () => {
         expect(ctl.queue.numRequeues(key)).toBe(0);
         expect(await metric('reconcile_time_seconds')).toBe(1);
       });
+    });
+  });
+
+  // The cases of "Processing queue items from a Controller" that run on a priority queue
+  // (Go's fakePriorityQueue records each AddWithOpts).
+  describe('Processing queue items from a Controller, on the priority queue', () => {
+    function newRecordingController(fake: ReturnType<typeof fakeReconciler>) {
+      const made = newController(fake.reconciler, { usePriorityQueue: true });
+      const queue = made.ctl.queue;
+      if (!(queue instanceof PriorityQueue)) throw new Error('expected the priority queue');
+      const added: { options: AddOptions; items: string[] }[] = [];
+      const addWithOpts = queue.addWithOpts.bind(queue);
+      queue.addWithOpts = (options, ...items) => {
+        added.push({ options: { ...options }, items });
+        addWithOpts(options, ...items);
+      };
+      return { ...made, queue, added };
+    }
+
+    it.each([
+      {
+        name: 'should retain the priority when the reconciler requests a requeue',
+        result: () => ({ requeue: true }),
+        options: { rateLimited: true, priority: 10 },
+      },
+      {
+        name: 'should use the priority from Result when the reconciler requests a requeue',
+        result: () => ({ requeue: true, priority: 99 }),
+        options: { rateLimited: true, priority: 99 },
+      },
+      {
+        name: 'should retain the priority with RequeueAfter',
+        result: () => ({ requeueAfterMs: 100 }),
+        options: { after: 100, priority: 10 },
+      },
+      {
+        name: 'should use the priority from Result with RequeueAfter',
+        result: () => ({ requeueAfterMs: 100, priority: 99 }),
+        options: { after: 100, priority: 99 },
+      },
+      {
+        name: 'should retain the priority when there was an error',
+        result: () => {
+          throw new Error('oups, I did it again');
+        },
+        options: { rateLimited: true, priority: 10 },
+      },
+    ])('$name', async ({ result, options }) => {
+      const fake = fakeReconciler();
+      const { start, queue, added } = newRecordingController(fake);
+      start();
+      queue.addWithOpts({ priority: 10 }, key);
+      added.length = 0; // the test's own add
+      fake.addResult(result);
+      await eventually(() => added.length === 1);
+      expect(fake.reconciled).toEqual([key]);
+      expect(added).toEqual([{ options, items: [key] }]);
     });
   });
 });

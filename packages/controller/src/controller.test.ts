@@ -422,3 +422,54 @@ describe('Controller: bad settings', () => {
     await eventually(() => calls.length === 1);
   });
 });
+
+describe('Controller: the priority of a requeued request', () => {
+  // 'a' is handed out at low priority and asks to be requeued; while a gate reconcile holds
+  // the one worker, 'a' becomes ready again and 'b' is queued at -50. The order the worker
+  // takes them in afterwards tells the priority 'a' went back at.
+  async function order(firstResult: object): Promise<string[]> {
+    const calls: string[] = [];
+    const gate = deferred<void>();
+    let gateEntered = false;
+    const { ctl, clock } = start((request) => {
+      calls.push(request.name);
+      if (request.name === 'gate') {
+        gateEntered = true;
+        return gate.promise;
+      }
+      return request.name === 'a' && calls.filter((c) => c === 'a').length === 1
+        ? firstResult
+        : undefined;
+    });
+    ctl.enqueue({ namespace: 'default', name: 'a' }, -100);
+    await eventually(() => calls.length === 1);
+    ctl.enqueue({ namespace: 'default', name: 'gate' });
+    await eventually(() => gateEntered);
+    clock.step(1000); // 'a' is ready again (after its 5 ms backoff or 1 s wait)
+    ctl.enqueue({ namespace: 'default', name: 'b' }, -50);
+    gate.resolve();
+    await eventually(() => calls.length === 4);
+    return calls;
+  }
+
+  it('a rate-limited requeue goes back at the priority it was handed out at', async () => {
+    expect(await order({ requeue: true })).toEqual(['a', 'gate', 'b', 'a']);
+  });
+
+  it('so does a requeue after a wait', async () => {
+    expect(await order({ requeueAfterMs: 1000 })).toEqual(['a', 'gate', 'b', 'a']);
+  });
+
+  it('the result can name another priority', async () => {
+    expect(await order({ requeue: true, priority: 10 })).toEqual(['a', 'gate', 'a', 'b']);
+  });
+
+  it('a priority that is not an integer is refused', async () => {
+    const { ctl, logger } = start(() => ({ requeue: true, priority: 0.5 }));
+    ctl.enqueue({ namespace: 'default', name: 'web' });
+    await eventually(() => ctl.stats().reconcileTotal.error === 1);
+    expect(String(logger.lines.find((l) => l.level === 'error')?.fields?.error)).toContain(
+      'with an optional integer priority',
+    );
+  });
+});

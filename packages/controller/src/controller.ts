@@ -250,7 +250,10 @@ export class Controller<T> {
 
   async #worker(signal: AbortSignal): Promise<void> {
     for (;;) {
-      const next = await this.queue.get();
+      const next =
+        this.queue instanceof PriorityQueue
+          ? await this.queue.getWithPriority()
+          : { ...(await this.queue.get()), priority: 0 };
       if (next.shutdown) return;
       if (signal.aborted) {
         // Queued but not started: left for the next run of the process.
@@ -258,14 +261,16 @@ export class Controller<T> {
         return;
       }
       try {
-        await this.#reconcileHandler(next.item, signal);
+        await this.#reconcileHandler(next.item, next.priority, signal);
       } finally {
         this.queue.done(next.item);
       }
     }
   }
 
-  async #reconcileHandler(key: string, signal: AbortSignal): Promise<void> {
+  // A request goes back at the priority it was handed out at, or the one its result names
+  // (controller-runtime's reconcileHandler), so a retry keeps its rank in the queue.
+  async #reconcileHandler(key: string, priority: number, signal: AbortSignal): Promise<void> {
     const request = requestFromKey(key);
     const reconcileID = randomUUID();
     const logger = withFields(this.#logger, {
@@ -313,7 +318,7 @@ export class Controller<T> {
         this.queue.forget(key);
         logger.error('Reconciler error (terminal: not retried)', { error: err });
       } else {
-        this.queue.addRateLimited(key);
+        this.#requeue(key, { rateLimited: true, priority });
         logger.error('Reconciler error', { error: err });
       }
       return;
@@ -329,15 +334,23 @@ export class Controller<T> {
     if (result !== undefined && result.requeueAfterMs > 0) {
       // The wait was asked for: it must not grow with earlier failures.
       this.queue.forget(key);
-      this.queue.addAfter(key, result.requeueAfterMs);
+      this.#requeue(key, { after: result.requeueAfterMs, priority: result.priority ?? priority });
       reconciled('requeue_after');
     } else if (result?.requeue === true) {
-      this.queue.addRateLimited(key);
+      this.#requeue(key, { rateLimited: true, priority: result.priority ?? priority });
       reconciled('requeue');
     } else {
       this.queue.forget(key);
       reconciled('success');
     }
+  }
+
+  // controller-runtime's priorityQueueWrapper: without the priority queue, the priority is
+  // dropped and the plain queue's addAfter / addRateLimited do the same.
+  #requeue(key: string, options: { rateLimited?: true; after?: number; priority: number }): void {
+    if (this.queue instanceof PriorityQueue) this.queue.addWithOpts(options, key);
+    else if (options.after !== undefined) this.queue.addAfter(key, options.after);
+    else this.queue.addRateLimited(key);
   }
 
   // The reconcile's signal: the stop's, also aborted once reconcileTimeoutMs has passed.
@@ -419,18 +432,24 @@ function checkResult(value: unknown, name: string): NormalizedResult | undefined
     typeof value !== 'object' ||
     (result.requeue !== undefined && typeof result.requeue !== 'boolean') ||
     (after !== undefined && !(typeof after === 'number' && after >= 0)) ||
+    (result.priority !== undefined && !Number.isSafeInteger(result.priority)) ||
     (result.requeueAfterMs !== undefined &&
       result.requeueAfter !== undefined &&
       result.requeueAfterMs !== result.requeueAfter)
   ) {
     throw new TypeError(
-      `controller ${name}: the reconciler returned ${JSON.stringify(value)}; expected nothing, { requeue: true } or { requeueAfterMs: <milliseconds ≥ 0> }`,
+      `controller ${name}: the reconciler returned ${JSON.stringify(value)}; expected nothing, { requeue: true } or { requeueAfterMs: <milliseconds ≥ 0> }, with an optional integer priority`,
     );
   }
-  return { requeue: result.requeue === true, requeueAfterMs: after ?? 0 };
+  return {
+    requeue: result.requeue === true,
+    requeueAfterMs: after ?? 0,
+    ...(result.priority !== undefined ? { priority: result.priority } : {}),
+  };
 }
 
 interface NormalizedResult {
   requeue: boolean;
   requeueAfterMs: number;
+  priority?: number;
 }

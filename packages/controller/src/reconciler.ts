@@ -29,6 +29,13 @@ export interface Result {
    * paces retries after failures, not polling.
    */
   requeue?: boolean | undefined;
+  /**
+   * The priority the request is queued at if it is requeued (`requeue`, `requeueAfterMs`);
+   * default the priority it was handed out at, so a retry keeps its rank. An integer; higher
+   * is reconciled first. controller-runtime's `Result.Priority`; ignored by a controller
+   * with `usePriorityQueue: false`.
+   */
+  priority?: number | undefined;
 }
 
 /** What a reconciler gets besides the request. */
