@@ -16,10 +16,13 @@ import {
   enqueueRequestsFromMapFunc,
   type GenericEvent,
   handlerFuncs,
+  informerEventHandler,
+  LOW_PRIORITY,
   type OwnerType,
   type Request,
   type RequestQueue,
   type UpdateEvent,
+  withLowPriorityWhenUnchanged,
 } from './index.js';
 
 const missing = undefined as unknown as HasObjectMeta;
@@ -370,36 +373,44 @@ describe('Eventhandler', () => {
   });
 
   describe('WithLowPriorityWhenUnchanged', () => {
-    // Only the cases of a queue that is not a priority queue hold without one; the others are
-    // listed in docs/fidelity.md.
+    // kubets lowers the priority where the builder registers a handler on an informer:
+    // withLowPriorityWhenUnchanged wraps the informer handler (informerEventHandler) of any
+    // event handler, so every handler gets the Go wrapper's behaviour. The handlers that call
+    // AddAfter, AddRateLimited or AddWithOpts themselves cannot be written (a handler's queue
+    // has only `add`) and are listed in docs/fidelity.md.
     const myPod = (): HasObjectMeta => ({
       metadata: {
         name: 'my-pod',
         ownerReferences: [{ kind: 'Pod', name: 'my-pod', apiVersion: '', uid: '' }],
       },
     });
+    // Go's TypedFuncs with a CreateFunc and an UpdateFunc that Add the object's request.
+    const addingFuncs = (): EventHandler<HasObjectMeta> =>
+      handlerFuncs({
+        create: (e, wq) =>
+          wq.add({
+            namespace: e.object.metadata?.namespace ?? '',
+            name: e.object.metadata?.name ?? '',
+          }),
+        update: (e, wq) =>
+          wq.add({
+            namespace: e.objectNew.metadata?.namespace ?? '',
+            name: e.objectNew.metadata?.name ?? '',
+          }),
+      });
     const handlers: { name: string; handler: () => EventHandler<HasObjectMeta> }[] = [
+      // Go's customHandler: the enqueue-for-object logic written out.
+      { name: 'WithLowPriorityWhenUnchanged wrapper', handler: addingFuncs },
       { name: 'EnqueueRequestForObject', handler: () => enqueueRequestForObject },
       {
         name: 'EnqueueRequestForOwner',
         handler: () => enqueueRequestForOwner(coreV1Resources.pods),
       },
       {
-        name: 'Funcs',
-        handler: () =>
-          handlerFuncs({
-            create: (e, wq) =>
-              wq.add({
-                namespace: e.object.metadata?.namespace ?? '',
-                name: e.object.metadata?.name ?? '',
-              }),
-            update: (e, wq) =>
-              wq.add({
-                namespace: e.objectNew.metadata?.namespace ?? '',
-                name: e.objectNew.metadata?.name ?? '',
-              }),
-          }),
+        name: 'TypedEnqueueRequestForOwner',
+        handler: () => enqueueRequestForOwner(coreV1Resources.pods),
       },
+      { name: 'Funcs', handler: addingFuncs },
       {
         name: 'EnqueueRequestsFromMapFunc',
         handler: () =>
@@ -407,8 +418,47 @@ describe('Eventhandler', () => {
             { name: obj.metadata?.name ?? '', namespace: obj.metadata?.namespace ?? '' },
           ]),
       },
+      { name: 'WithLowPriorityWhenUnchanged - Add', handler: addingFuncs },
     ];
+    /** The handler under withLowPriorityWhenUnchanged, recording each add with its priority. */
+    function lowered(handler: EventHandler<HasObjectMeta>) {
+      const added: { priority: number | undefined; request: Request }[] = [];
+      const informerHandler = withLowPriorityWhenUnchanged<HasObjectMeta>((priority) =>
+        informerEventHandler(handler, [], { add: (request) => added.push({ priority, request }) }),
+      );
+      return { informerHandler, added };
+    }
+    const myPodRequest = { namespace: '', name: 'my-pod' };
+    const withVersion = (resourceVersion: string): HasObjectMeta => {
+      const object = myPod();
+      return { metadata: { ...object.metadata, resourceVersion } };
+    };
+
     describe.each(handlers)('handler is $name', ({ handler }) => {
+      it('should lower the priority of a create request for an object that was part of the initial list', () => {
+        const { informerHandler, added } = lowered(handler());
+        informerHandler.onAdd?.(myPod(), true);
+        expect(added).toEqual([{ priority: LOW_PRIORITY, request: myPodRequest }]);
+      });
+
+      it('should not lower the priority of a create request for an object that was not part of the initial list', () => {
+        const { informerHandler, added } = lowered(handler());
+        informerHandler.onAdd?.(myPod(), false);
+        expect(added).toEqual([{ priority: undefined, request: myPodRequest }]);
+      });
+
+      it('should lower the priority of an update request with unchanged RV', () => {
+        const { informerHandler, added } = lowered(handler());
+        informerHandler.onUpdate?.(myPod(), myPod());
+        expect(added).toEqual([{ priority: LOW_PRIORITY, request: myPodRequest }]);
+      });
+
+      it('should not lower the priority of an update request with changed RV', () => {
+        const { informerHandler, added } = lowered(handler());
+        informerHandler.onUpdate?.(myPod(), withVersion('1'));
+        expect(added).toEqual([{ priority: undefined, request: myPodRequest }]);
+      });
+
       it('should have no effect on create if the workqueue is not a priorityqueue', () => {
         handler().create({ object: myPod() }, q);
         expect(q.items).toEqual([{ namespace: '', name: 'my-pod' }]);
