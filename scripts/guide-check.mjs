@@ -146,6 +146,7 @@ async function main() {
   const tmp = mkdtempSync(path.join(tmpdir(), 'kubets-guide-check.'));
   if (tmp.startsWith(`${root}${path.sep}`)) fail(`temp dir ${tmp} is inside the workspace`);
   const cleanup = () => {
+    // biome-ignore lint/suspicious/noUndeclaredEnvVars: the script's own switch, read by no turbo task
     if (process.env.KEEP_TMP === '1') console.log(`guide-check: keeping ${tmp}`);
     else rmSync(tmp, { recursive: true, force: true });
   };
