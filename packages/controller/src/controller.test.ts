@@ -65,34 +65,33 @@ describe('Controller: what a reconcile returns', () => {
     expect(ctl.queue.len() + ctl.queue.waitingLen()).toBe(0);
   });
 
-  it.each([
-    { name: 'requeueAfterMs', result: { requeueAfterMs: 30_000 } },
-    { name: 'requeueAfter (deprecated)', result: { requeueAfter: 30_000 } },
-    { name: 'both, equal', result: { requeueAfterMs: 30_000, requeueAfter: 30_000 } },
-  ])('{ $name }: forgotten, then reconciled again after exactly that wait', async ({ result }) => {
-    const calls: string[] = [];
-    const { ctl, clock } = start(
-      answering(
-        calls,
-        () => result,
-        () => undefined,
-      ),
-    );
-    ctl.queue.rateLimiter.when('default/web');
-    ctl.enqueue(web);
-    await eventually(() => ctl.stats().reconcileTotal.requeue_after === 1);
-    expect(ctl.queue.numRequeues('default/web')).toBe(0);
-    clock.step(29_999);
-    expect(ctl.queue.len()).toBe(0);
-    clock.step(1);
-    await eventually(() => calls.length === 2);
-    expect(ctl.stats().reconcileTotal).toEqual({
-      success: 1,
-      error: 0,
-      requeue: 0,
-      requeue_after: 1,
-    });
-  });
+  it.each([{ name: 'requeueAfterMs', result: { requeueAfterMs: 30_000 } }])(
+    '{ $name }: forgotten, then reconciled again after exactly that wait',
+    async ({ result }) => {
+      const calls: string[] = [];
+      const { ctl, clock } = start(
+        answering(
+          calls,
+          () => result,
+          () => undefined,
+        ),
+      );
+      ctl.queue.rateLimiter.when('default/web');
+      ctl.enqueue(web);
+      await eventually(() => ctl.stats().reconcileTotal.requeue_after === 1);
+      expect(ctl.queue.numRequeues('default/web')).toBe(0);
+      clock.step(29_999);
+      expect(ctl.queue.len()).toBe(0);
+      clock.step(1);
+      await eventually(() => calls.length === 2);
+      expect(ctl.stats().reconcileTotal).toEqual({
+        success: 1,
+        error: 0,
+        requeue: 0,
+        requeue_after: 1,
+      });
+    },
+  );
 
   it('{ requeue: true }: rate-limited, without an error', async () => {
     const calls: string[] = [];
@@ -161,6 +160,7 @@ describe('Controller: what a reconcile returns', () => {
     { returned: 'a requeueAfter in text', value: { requeueAfter: '5s' } },
     { returned: 'two different waits', value: { requeueAfterMs: 1_000, requeueAfter: 2_000 } },
     { returned: 'a requeue that is not a boolean', value: { requeue: 'yes' } },
+    { returned: 'the former requeueAfter', value: { requeueAfter: 30_000 } },
   ])('$returned is reported as an error and retried', async ({ value }) => {
     const { ctl, logger } = start(() => value as unknown as undefined);
     ctl.enqueue(web);
@@ -169,6 +169,15 @@ describe('Controller: what a reconcile returns', () => {
       'expected nothing, { requeue: true } or { requeueAfterMs: <milliseconds ≥ 0> }',
     );
     expect(ctl.queue.numRequeues('default/web')).toBe(1);
+  });
+
+  it('names the new field when a reconciler returns the former requeueAfter', async () => {
+    const { ctl, logger } = start(() => ({ requeueAfter: 30_000 }) as unknown as undefined);
+    ctl.enqueue(web);
+    await eventually(() => ctl.stats().reconcileErrors === 1);
+    expect(String(logger.lines.find((l) => l.level === 'error')?.fields?.error)).toContain(
+      '(requeueAfter is now requeueAfterMs)',
+    );
   });
 });
 

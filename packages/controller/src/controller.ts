@@ -426,19 +426,22 @@ function reconcileFuncOf<T>(
 // again; reporting it as a failed reconcile makes the mistake visible.
 function checkResult(value: unknown, name: string): NormalizedResult | undefined {
   if (value === undefined || value === null) return undefined;
-  const result = value as Result;
-  const after = result.requeueAfterMs ?? result.requeueAfter;
+  const result = value as Result & { requeueAfter?: unknown };
+  const after = result.requeueAfterMs;
   if (
     typeof value !== 'object' ||
+    result.requeueAfter !== undefined ||
     (result.requeue !== undefined && typeof result.requeue !== 'boolean') ||
     (after !== undefined && !(typeof after === 'number' && after >= 0)) ||
-    (result.priority !== undefined && !Number.isSafeInteger(result.priority)) ||
-    (result.requeueAfterMs !== undefined &&
-      result.requeueAfter !== undefined &&
-      result.requeueAfterMs !== result.requeueAfter)
+    (result.priority !== undefined && !Number.isSafeInteger(result.priority))
   ) {
+    // The field's earlier name would otherwise be dropped silently: no requeue at all.
+    const renamed =
+      typeof value === 'object' && result.requeueAfter !== undefined
+        ? ' (requeueAfter is now requeueAfterMs)'
+        : '';
     throw new TypeError(
-      `controller ${name}: the reconciler returned ${JSON.stringify(value)}; expected nothing, { requeue: true } or { requeueAfterMs: <milliseconds ≥ 0> }, with an optional integer priority`,
+      `controller ${name}: the reconciler returned ${JSON.stringify(value)}; expected nothing, { requeue: true } or { requeueAfterMs: <milliseconds ≥ 0> }, with an optional integer priority${renamed}`,
     );
   }
   return {

@@ -16,13 +16,6 @@ export interface Result {
    */
   requeueAfterMs?: number | undefined;
   /**
-   * The earlier name of {@link Result.requeueAfterMs} (milliseconds too).
-   *
-   * @deprecated Use `requeueAfterMs`: the unit in the name, as in every other option of the
-   *   kubets packages.
-   */
-  requeueAfter?: number | undefined;
-  /**
    * Reconcile again after the rate limiter's backoff, as for an error, without logging one.
    * To wait for something outside the cluster, prefer `requeueAfterMs` with the interval
    * it needs (controller-runtime deprecated its `Requeue` for that reason): the backoff
