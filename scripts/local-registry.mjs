@@ -45,7 +45,12 @@ export async function startLocalRegistry(dir) {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       return res.end(readFileSync(path.join(dir, file)));
     }
-    const name = decodeURIComponent(url.pathname.slice(1));
+    let name;
+    try {
+      name = decodeURIComponent(url.pathname.slice(1));
+    } catch {
+      return notFound(res, 'a malformed package name');
+    }
     const pkg = packages.get(name);
     if (!pkg) return notFound(res, name);
     const { version } = pkg.manifest;

@@ -482,3 +482,20 @@ describe('Controller: the priority of a requeued request', () => {
     );
   });
 });
+
+describe('Controller: a result that is no result', () => {
+  it('a cyclic or huge value is named briefly, and the request retried', async () => {
+    const cyclic: Record<string, unknown> = { requeue: 'yes' };
+    cyclic.self = cyclic;
+    const huge = { requeue: 'x'.repeat(1_000_000) };
+    for (const value of [cyclic, huge]) {
+      const { ctl, logger } = start(() => value as unknown as undefined);
+      ctl.enqueue(web);
+      await eventually(() => ctl.stats().reconcileErrors === 1);
+      const error = String(logger.lines.find((l) => l.level === 'error')?.fields?.error);
+      expect(error).toContain('expected nothing, { requeue: true }');
+      expect(error.length).toBeLessThan(1000);
+      expect(ctl.queue.numRequeues('default/web')).toBe(1);
+    }
+  });
+});

@@ -441,7 +441,7 @@ function checkResult(value: unknown, name: string): NormalizedResult | undefined
         ? ' (requeueAfter is now requeueAfterMs)'
         : '';
     throw new TypeError(
-      `controller ${name}: the reconciler returned ${JSON.stringify(value)}; expected nothing, { requeue: true } or { requeueAfterMs: <milliseconds ≥ 0> }, with an optional integer priority${renamed}`,
+      `controller ${name}: the reconciler returned ${describeReturned(value)}; expected nothing, { requeue: true } or { requeueAfterMs: <milliseconds ≥ 0> }, with an optional integer priority${renamed}`,
     );
   }
   return {
@@ -449,6 +449,18 @@ function checkResult(value: unknown, name: string): NormalizedResult | undefined
     requeueAfterMs: after ?? 0,
     ...(result.priority !== undefined ? { priority: result.priority } : {}),
   };
+}
+
+// What a reconciler returned, for the error: a cyclic or huge value must not turn the
+// reconcile's error into another one or into a log line of unbounded length.
+function describeReturned(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = `a ${typeof value} that is not JSON`;
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}… (${text.length} characters)` : text;
 }
 
 interface NormalizedResult {
