@@ -29,14 +29,14 @@ type Pod = corev1.Pod;
 class Controller {
   readonly indexer: cache.Indexer<Pod>;
   readonly queue: workqueue.RateLimitingWorkQueue<string>;
-  readonly informer: cache.Controller<Pod>;
+  readonly informer: cache.InformerController<Pod>;
   /** The name of a Pod whose sync always fails (`--fail-pod`), to show the retries. */
   readonly failPod: string | undefined;
 
   constructor(
     queue: workqueue.RateLimitingWorkQueue<string>,
     indexer: cache.Indexer<Pod>,
-    informer: cache.Controller<Pod>,
+    informer: cache.InformerController<Pod>,
     failPod?: string,
   ) {
     this.informer = informer;

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeControllerSource } from '../test/fake-controller-source.js';
 import { abortedAfterTest, type TestPod } from '../test/helpers.js';
 import { processDeltaBatchInTransaction } from './compat.js';
-import { Controller, newInformer } from './controller.js';
+import { InformerController, newInformer } from './controller.js';
 import {
   type DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
@@ -70,7 +70,7 @@ function startRecordingController(source: FakeControllerSource<TestPod>, atomic:
   const fifo = new RealFIFO<TestPod>(atomic ? { atomicEvents: true } : { knownObjects: store });
   const recorder = newEventRecorder(store);
   const clock = new FakeClock();
-  const controller = new Controller<TestPod>({
+  const controller = new InformerController<TestPod>({
     queue: fifo,
     listerWatcher: source,
     clock,
@@ -128,7 +128,7 @@ describe('client-go controller_test.go', () => {
     });
     const deletionCounter: string[] = [];
     // A controller that deletes everything that comes in.
-    const controller = new Controller<TestPod>({
+    const controller = new InformerController<TestPod>({
       queue: fifo,
       listerWatcher: source,
       fullResyncPeriodMs: 100,
@@ -493,7 +493,7 @@ describe('client-go controller_test.go', () => {
         void history.push({ action: 'delete', key: keyFunc(), isInInitialList: false }),
     };
     const clock = new FakeClock();
-    const controller = new Controller<unknown>({
+    const controller = new InformerController<unknown>({
       queue: fifo,
       listerWatcher: source as ListerWatcher<unknown>,
       clock,

@@ -13,7 +13,7 @@ import {
   type TestPod,
 } from '../test/helpers.js';
 import { DeltaFIFO, RequeueError } from './compat.js';
-import { Controller, newIndexerInformer, newInformer } from './controller.js';
+import { InformerController, newIndexerInformer, newInformer } from './controller.js';
 import { isDeletedFinalStateUnknown, metaNamespaceKeyFunc } from './keys.js';
 import { RealFIFO } from './the-real-fifo.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './thread-safe-store.js';
@@ -175,14 +175,14 @@ describe('newIndexerInformer', () => {
   });
 });
 
-describe('Controller', () => {
+describe('InformerController', () => {
   it('logs processing errors, honours RequeueError, and stops on abort', async () => {
     const lw = new FakeListerWatcher<TestPod>();
     const queue = new DeltaFIFO<TestPod>();
     let attempts = 0;
     const processed: string[] = [];
     const errors: string[] = [];
-    const controller = new Controller<TestPod>({
+    const controller = new InformerController<TestPod>({
       queue,
       listerWatcher: lw,
       clock: new FakeClock(),
@@ -221,7 +221,7 @@ describe('Controller', () => {
     const lw = new FakeListerWatcher<TestPod>();
     const queue = new DeltaFIFO<TestPod>();
     const clock = new FakeClock();
-    const controller = new Controller<TestPod>({
+    const controller = new InformerController<TestPod>({
       queue,
       listerWatcher: lw,
       clock,

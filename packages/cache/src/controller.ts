@@ -31,10 +31,10 @@ export type ProcessFunc<T> = (
 ) => void | Promise<void>;
 
 /**
- * The queue a {@link Controller} runs a reflector into and pops: the informers' atomic
+ * The queue a {@link InformerController} runs a reflector into and pops: the informers' atomic
  * {@link RealFIFO}, or a queue of the same shape (the `DeltaFIFO` of `@kubets/cache/compat`).
  */
-export interface ControllerQueue<T> extends ReflectorStore<T> {
+export interface InformerControllerQueue<T> extends ReflectorStore<T> {
   /** Pops and processes what is queued, if anything; `undefined` when empty. */
   tryPop(process: ProcessFunc<T>): unknown;
   /** Resolves once something is queued; rejects with `FIFOClosedError` once closed. */
@@ -45,10 +45,10 @@ export interface ControllerQueue<T> extends ReflectorStore<T> {
   hasSynced(): boolean;
 }
 
-/** Settings of a {@link Controller}. */
-export interface ControllerConfig<T> extends ReflectorTuning {
+/** Settings of a {@link InformerController}. */
+export interface InformerControllerConfig<T> extends ReflectorTuning {
   /** The queue the reflector fills and the controller pops. */
-  queue: ControllerQueue<T>;
+  queue: InformerControllerQueue<T>;
   /** Lists and watches the objects that feed the queue. */
   listerWatcher: ListerWatcher<T>;
   /**
@@ -86,14 +86,14 @@ const yieldEveryKeys = 64;
  * informer.
  */
 
-export class Controller<T> {
-  readonly #config: ControllerConfig<T>;
+export class InformerController<T> {
+  readonly #config: InformerControllerConfig<T>;
   readonly #logger: Logger;
   #reflector: Reflector<T> | undefined;
   #watchErrorHandler: WatchErrorHandler | undefined;
   #running = false;
 
-  constructor(config: ControllerConfig<T>) {
+  constructor(config: InformerControllerConfig<T>) {
     this.#config = config;
     this.#logger = config.logger ?? silentLogger;
     this.#watchErrorHandler = config.watchErrorHandler;
@@ -180,7 +180,7 @@ interface Popper {
 }
 
 /** How the process loop pops `config.queue`: in batches when it can (client-go `processLoop`). */
-function poppingFrom<T>(config: ControllerConfig<T>): Popper {
+function poppingFrom<T>(config: InformerControllerConfig<T>): Popper {
   const { queue, process, processBatch } = config;
   if (queue instanceof RealFIFO && processBatch !== undefined) {
     return {
@@ -215,7 +215,7 @@ export interface IndexerInformer<T> {
   /** The cache, kept up to date while the controller runs. */
   indexer: Indexer<T>;
   /** Run it to start listing and watching. */
-  controller: Controller<T>;
+  controller: InformerController<T>;
 }
 
 /** What {@link newInformer} returns. */
@@ -223,7 +223,7 @@ export interface StoreInformer<T> {
   /** The cache, kept up to date while the controller runs. */
   store: Store<T>;
   /** Run it to start listing and watching. */
-  controller: Controller<T>;
+  controller: InformerController<T>;
 }
 
 /**
@@ -267,7 +267,7 @@ function newInformerController<T>(
   handler: ResourceEventHandler<T>,
   resyncPeriodMs: number,
   options: InformerOptions<T>,
-): Controller<T> {
+): InformerController<T> {
   const logger = options.logger ?? silentLogger;
   const queue = informerFIFO(
     store,
@@ -282,7 +282,7 @@ function newInformerController<T>(
       // A failing error hook must not stop the informer either.
     }
   });
-  return new Controller<T>({
+  return new InformerController<T>({
     queue,
     listerWatcher: reusingCachedItems(lw, store),
     // The FIFO files deltas under the store's key function, so `key` is every delta's key.

@@ -5,7 +5,7 @@ describe('package entry', () => {
   it('exports the cache API and nothing internal', () => {
     expect(Object.keys(cache).sort()).toEqual([
       'CacheIndexer',
-      'Controller',
+      'InformerController',
       'DataInconsistencyError',
       'FIFOClosedError',
       'FieldsV1Pool',

@@ -2,10 +2,10 @@
 // here so `import { type Logger, silentLogger } from '@kubets/cache'` keeps working.
 export { type LogFields, type Logger, silentLogger } from '@kubets/apimachinery';
 export {
-  Controller,
-  type ControllerConfig,
-  type ControllerQueue,
   type IndexerInformer,
+  InformerController,
+  type InformerControllerConfig,
+  type InformerControllerQueue,
   type InformerOptions,
   newIndexerInformer,
   newInformer,

@@ -6,7 +6,7 @@ import {
   silentLogger,
   type TypeMeta,
 } from '@kubets/apimachinery';
-import { Controller } from './controller.js';
+import { InformerController } from './controller.js';
 import type { HandlerEvent, ResourceEventHandler } from './handler.js';
 import type { InformerNameAndResource } from './identity.js';
 import { informerFIFO } from './informer-fifo.js';
@@ -410,7 +410,7 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
   #transform: ((obj: T) => T) | undefined;
   readonly #detectMutations: boolean;
   #watchErrorHandler: WatchErrorHandler | undefined;
-  #controller: Controller<T> | undefined;
+  #controller: InformerController<T> | undefined;
   #started = false;
   #stopped = false;
 
@@ -497,7 +497,7 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
       this.#stopped = true;
       return;
     }
-    const controller = new Controller<T>({
+    const controller = new InformerController<T>({
       ...pickTuning(this.#options),
       queue: informerFIFO(this.#indexer, this.#cacheTransform(), this.#detectMutations, {
         identifier: this.#options.identifier,

@@ -1,6 +1,6 @@
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { startApiServer } from '@kubets/apiserver';
-import { type RateLimiter, TokenBucketRateLimiter } from '@kubets/rest';
+import { type RequestRateLimiter, TokenBucketRateLimiter } from '@kubets/rest';
 import {
   echo,
   eventually,
@@ -53,7 +53,7 @@ describe('Clientset', () => {
 
   it('uses config.rateLimiter when given, for every group', async () => {
     let waits = 0;
-    const counting: RateLimiter = {
+    const counting: RequestRateLimiter = {
       qps: 100,
       wait: async () => {
         waits++;

@@ -7,8 +7,8 @@ import {
 import {
   type Config,
   copyConfig,
-  type RateLimiter,
   type RESTClient,
+  type RequestRateLimiter,
   rateLimiterFor,
   restClientFor,
 } from '@kubets/rest';
@@ -47,7 +47,7 @@ export class Clientset extends GeneratedClientset {
   /** The configuration every REST client is built from (with the shared limiter). */
   readonly config: Config;
   /** The limiter all requests of this clientset wait on; `undefined` when throttling is off. */
-  readonly rateLimiter: RateLimiter | undefined;
+  readonly rateLimiter: RequestRateLimiter | undefined;
   private readonly options: ClientsetOptions;
   private readonly restClients = new Map<string, RESTClient>();
   private readonly groupClients = new Map<

@@ -12,7 +12,7 @@ import {
   controller,
   createOrUpdate,
   Manager,
-  type Request,
+  type ReconcileRequest,
   setControllerReference,
 } from './index.js';
 import { listerOf } from './testing.js';
@@ -87,7 +87,7 @@ describe('for / owns / watches by group/version/resource', () => {
   it('for(typed).owns(gvr).watches(gvr): dynamic informers feed a typed controller', async () => {
     const namespace = await shared.createNamespace('dyn-b');
     const reconciled: string[] = [];
-    const record = (request: Request) => void reconciled.push(request.name);
+    const record = (request: ReconcileRequest) => void reconciled.push(request.name);
     const mgr = await startedManager(namespace, (m) => {
       controller(m)
         .for(coreV1Resources.configMaps)

@@ -60,13 +60,13 @@ export interface ControllerDeps {
 }
 
 /** Options of a watch: which events of it reach the queue. */
-export interface WatchOptions<O> {
+export interface BuilderWatchOptions<O> {
   /** Every predicate must pass for an event to be enqueued. */
   predicates?: readonly Predicate<O>[];
 }
 
 /** Options of an `owns` watch. */
-export interface OwnsOptions<O> extends WatchOptions<O> {
+export interface OwnsOptions<O> extends BuilderWatchOptions<O> {
   /**
    * Reconcile every owner of the primary kind, not only the controller owner
    * (controller-runtime's `builder.MatchEveryOwner`). Applies to typed primary resources.
@@ -152,15 +152,15 @@ export class ControllerBuilder extends NamedBuilder {
    */
   for<T extends ObjectWithMeta>(
     descriptor: ResourceDescriptor<T, unknown>,
-    options?: WatchOptions<T>,
+    options?: BuilderWatchOptions<T>,
   ): TypedControllerBuilder<T>;
   for<T extends Unstructured = Unstructured>(
     gvr: GroupVersionResource | string,
-    options?: WatchOptions<T>,
+    options?: BuilderWatchOptions<T>,
   ): TypedControllerBuilder<T>;
   for<T extends ObjectWithMeta>(
     resource: WatchedResource<T>,
-    options: WatchOptions<T> = {},
+    options: BuilderWatchOptions<T> = {},
   ): TypedControllerBuilder<T> {
     const primary = resolveResource(resource, 'for', this.#deps);
     return new TypedControllerBuilder<T>(this.#deps, primary, options, this.givenName);
@@ -187,7 +187,7 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
   constructor(
     deps: ControllerDeps,
     primary: ResolvedResource,
-    options: WatchOptions<T>,
+    options: BuilderWatchOptions<T>,
     name: string | undefined,
   ) {
     super();
@@ -249,17 +249,17 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
   watches<O extends ObjectWithMeta>(
     descriptor: ResourceDescriptor<O, unknown>,
     handler: MapFunc<O> | EventHandler<O>,
-    options?: WatchOptions<O>,
+    options?: BuilderWatchOptions<O>,
   ): this;
   watches<O extends Unstructured = Unstructured>(
     gvr: GroupVersionResource | string,
     handler: MapFunc<O> | EventHandler<O>,
-    options?: WatchOptions<O>,
+    options?: BuilderWatchOptions<O>,
   ): this;
   watches<O extends ObjectWithMeta>(
     resource: WatchedResource<O>,
     handler: MapFunc<O> | EventHandler<O>,
-    options: WatchOptions<O> = {},
+    options: BuilderWatchOptions<O> = {},
   ): this {
     const watched = resolveResource(resource, 'watches', this.#deps);
     const eventHandler = eventHandlerOf(handler, `watches(${watched.resource})`);
@@ -278,7 +278,7 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
   watchesSource<O>(
     source: EventSource<O>,
     handler: MapFunc<O> | EventHandler<O>,
-    options: WatchOptions<O> = {},
+    options: BuilderWatchOptions<O> = {},
   ): this {
     if (typeof source?.subscribe !== 'function') {
       throw new TypeError(
@@ -378,7 +378,7 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
     handler: (
       primaryLister: GenericLister<HasObjectMeta>,
     ) => EventHandler<O> | EventHandler<HasObjectMeta>,
-    options: WatchOptions<O>,
+    options: BuilderWatchOptions<O>,
     what: string,
   ): void {
     const predicates = options.predicates ?? [];

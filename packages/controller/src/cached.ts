@@ -1,9 +1,12 @@
 import { isNotFound } from '@kubets/apimachinery';
 import type { GenericLister } from '@kubets/listers';
-import type { Request } from './request.js';
+import type { ReconcileRequest } from './request.js';
 
 /** The object of `request` in the lister's cache, or `undefined` when it has none. */
-export function cachedObject<T>(lister: GenericLister<T>, request: Request): T | undefined {
+export function cachedObject<T>(
+  lister: GenericLister<T>,
+  request: ReconcileRequest,
+): T | undefined {
   try {
     return request.namespace
       ? lister.byNamespace(request.namespace).get(request.name)

@@ -18,8 +18,8 @@ import {
   Controller,
   type ControllerOptions,
   type ReconcileContext,
+  type ReconcileRequest,
   type Reconciler,
-  type Request,
   TerminalError,
 } from './index.js';
 import { newPrometheusControllerMetrics } from './prometheus-metrics.js';
@@ -27,7 +27,7 @@ import { listerOf } from './testing.js';
 
 type Obj = { metadata?: { name?: string; namespace?: string } };
 const testControllerName = 'testcontroller';
-const request: Request = { namespace: 'foo', name: 'bar' };
+const request: ReconcileRequest = { namespace: 'foo', name: 'bar' };
 const key = 'foo/bar';
 
 const running: AbortController[] = [];
@@ -165,7 +165,7 @@ describe('controller', () => {
     });
 
     describe('prometheus metric reconcile_timeouts', () => {
-      const waitForAbort = (_req: Request, ctx: ReconcileContext<Obj>) =>
+      const waitForAbort = (_req: ReconcileRequest, ctx: ReconcileContext<Obj>) =>
         new Promise<undefined>((_, reject) =>
           ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
         );

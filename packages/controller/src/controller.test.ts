@@ -7,14 +7,14 @@ import {
   type ControllerOptions,
   isTerminalError,
   type ReconcileContext,
+  type ReconcileRequest,
   type Reconciler,
-  type Request,
   TerminalError,
 } from './index.js';
 import { listerOf } from './testing.js';
 
 type Obj = { metadata?: { name?: string; namespace?: string } };
-const web: Request = { namespace: 'default', name: 'web' };
+const web: ReconcileRequest = { namespace: 'default', name: 'web' };
 
 const running: { abort: AbortController; done: Promise<void> }[] = [];
 afterEach(async () => {
@@ -425,7 +425,7 @@ describe('Controller: bad settings', () => {
   it('accepts an object with a reconcile method', async () => {
     const calls: string[] = [];
     const { ctl } = start({
-      reconcile: answering(calls, () => undefined) as (r: Request) => undefined,
+      reconcile: answering(calls, () => undefined) as (r: ReconcileRequest) => undefined,
     });
     ctl.enqueue(web);
     await eventually(() => calls.length === 1);

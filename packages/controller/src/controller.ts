@@ -25,7 +25,7 @@ import {
   type Reconciler,
   type Result,
 } from './reconciler.js';
-import { type Request, requestFromKey, requestKey } from './request.js';
+import { type ReconcileRequest, requestFromKey, requestKey } from './request.js';
 
 /** Settings of a {@link Controller}. */
 export interface ControllerOptions<T> {
@@ -123,7 +123,7 @@ export class Controller<T> {
   readonly name: string;
   /** The work queue of request keys (`namespace/name`). */
   readonly queue: PriorityQueue<string> | RateLimitingQueue<string>;
-  readonly #reconcile: (request: Request, ctx: ReconcileContext<T>) => unknown;
+  readonly #reconcile: (request: ReconcileRequest, ctx: ReconcileContext<T>) => unknown;
   readonly #workers: number;
   readonly #logger: Logger;
   readonly #lister: GenericLister<T>;
@@ -189,7 +189,7 @@ export class Controller<T> {
    * Queues `request` (a no-op once the controller is shutting down), at `priority` (default
    * 0; higher is reconciled first; ignored without the priority queue).
    */
-  enqueue(request: Request, priority?: number): void {
+  enqueue(request: ReconcileRequest, priority?: number): void {
     if (priority !== undefined && this.queue instanceof PriorityQueue) {
       this.queue.addWithOpts({ priority }, requestKey(request));
     } else {
@@ -412,7 +412,7 @@ function isCutShortByStop(err: unknown, signal: AbortSignal): boolean {
 function reconcileFuncOf<T>(
   reconciler: Reconciler<T>,
   name: string,
-): (request: Request, ctx: ReconcileContext<T>) => unknown {
+): (request: ReconcileRequest, ctx: ReconcileContext<T>) => unknown {
   if (typeof reconciler === 'function') return reconciler;
   if (typeof reconciler?.reconcile === 'function') {
     return (request, ctx) => reconciler.reconcile(request, ctx);

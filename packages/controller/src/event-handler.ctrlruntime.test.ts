@@ -19,7 +19,7 @@ import {
   informerEventHandler,
   LOW_PRIORITY,
   type OwnerType,
-  type Request,
+  type ReconcileRequest,
   type RequestQueue,
   type UpdateEvent,
   withLowPriorityWhenUnchanged,
@@ -28,8 +28,8 @@ import {
 const missing = undefined as unknown as HasObjectMeta;
 
 /** A queue that records each request added, in order. */
-function recordingQueue(): RequestQueue & { readonly items: Request[] } {
-  const items: Request[] = [];
+function recordingQueue(): RequestQueue & { readonly items: ReconcileRequest[] } {
+  const items: ReconcileRequest[] = [];
   return { items, add: (request) => void items.push(request) };
 }
 
@@ -422,7 +422,7 @@ describe('Eventhandler', () => {
     ];
     /** The handler under withLowPriorityWhenUnchanged, recording each add with its priority. */
     function lowered(handler: EventHandler<HasObjectMeta>) {
-      const added: { priority: number | undefined; request: Request }[] = [];
+      const added: { priority: number | undefined; request: ReconcileRequest }[] = [];
       const informerHandler = withLowPriorityWhenUnchanged<HasObjectMeta>((priority) =>
         informerEventHandler(handler, [], { add: (request) => added.push({ priority, request }) }),
       );

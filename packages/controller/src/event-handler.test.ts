@@ -9,7 +9,7 @@ import {
   informerEventHandler,
   type OwnerType,
   predicateFuncs,
-  type Request,
+  type ReconcileRequest,
   requestFor,
   requestFromKey,
   requestKey,
@@ -39,7 +39,7 @@ describe('informerEventHandler', () => {
       },
     });
     const handler = informerEventHandler(enqueueRequestForObject, [spy], {
-      add: (r: Request) => void queued.push(requestKey(r)),
+      add: (r: ReconcileRequest) => void queued.push(requestKey(r)),
     });
     return { handler, queued, seen };
   }
@@ -85,7 +85,7 @@ describe('informerEventHandler', () => {
 describe('enqueueRequestForObject and enqueueRequestForOwner', () => {
   /** The requests `handler` queues for one create of `object`. */
   const createRequests = (handler: EventHandler<HasObjectMeta>, object: HasObjectMeta) => {
-    const queued: Request[] = [];
+    const queued: ReconcileRequest[] = [];
     handler.create({ object }, { add: (r) => void queued.push(r) });
     return queued;
   };

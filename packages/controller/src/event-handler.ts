@@ -15,15 +15,15 @@ import type {
   Predicate,
   UpdateEvent,
 } from './predicates.js';
-import { type Request, requestFor } from './request.js';
+import { type ReconcileRequest, requestFor } from './request.js';
 
 /** Maps a watched object to the requests it should trigger (controller-runtime's `MapFunc`). */
-export type MapFunc<O> = (object: O) => readonly Request[];
+export type MapFunc<O> = (object: O) => readonly ReconcileRequest[];
 
 /** Where an {@link EventHandler} puts the requests an event triggers: a controller's queue. */
 export interface RequestQueue {
   /** Queues `request`; a request already waiting is not queued twice. */
-  add(request: Request): void;
+  add(request: ReconcileRequest): void;
 }
 
 /**
@@ -47,7 +47,7 @@ const isMissing = (object: unknown): object is null | undefined =>
 
 // A request for the object itself; none for an object without a name, which no reconcile
 // could read back.
-function selfRequest(object: HasObjectMeta | null | undefined): Request | undefined {
+function selfRequest(object: HasObjectMeta | null | undefined): ReconcileRequest | undefined {
   return isMissing(object) || !object.metadata?.name ? undefined : requestFor(object);
 }
 
@@ -139,7 +139,7 @@ export function enqueueRequestForOwner(
     const refs = onlyControllerOwner
       ? [getControllerOf(object)].filter((r): r is OwnerReference => r !== undefined)
       : (object.metadata?.ownerReferences ?? []);
-    const requests: Request[] = [];
+    const requests: ReconcileRequest[] = [];
     for (const ref of refs) {
       const group = groupOfReference(ref.apiVersion);
       if (group === undefined) return requests;
@@ -241,7 +241,7 @@ function groupOfReference(apiVersion: string | undefined): string | undefined {
   return parts.length === 2 ? parts[0] : '';
 }
 
-function addDistinct(queue: RequestQueue, requests: readonly Request[]): void {
+function addDistinct(queue: RequestQueue, requests: readonly ReconcileRequest[]): void {
   const seen = new Set<string>();
   for (const request of requests) {
     // Namespaces and names cannot hold a NUL, so the pair is unambiguous.

@@ -5,7 +5,7 @@ import { eventually, rejectionOf } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import { idleRunnable } from '../test/runnables.js';
 import { useSharedApiServer } from '../test/server.js';
-import { controller, Manager, type Request, TerminalError } from './index.js';
+import { controller, Manager, type ReconcileRequest, TerminalError } from './index.js';
 
 const shared = useSharedApiServer();
 
@@ -28,7 +28,7 @@ describe('Manager metrics', () => {
       .named('cms')
       .for(coreV1Resources.configMaps)
       .withOptions({ maxConcurrentReconciles: 2 })
-      .complete((request: Request) => {
+      .complete((request: ReconcileRequest) => {
         done.push(request.name);
         // The fake clock makes the observed reconcile time exact.
         if (request.name === 'slow') clock.step(250);

@@ -2,13 +2,13 @@ import { coreV1Resources } from '@kubets/clientset';
 import { newSharedInformerFactory } from '@kubets/informers';
 import { eventually } from '@kubets/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controller, type Manager, onlyMetadata, type Request } from './index.js';
+import { controller, type Manager, onlyMetadata, type ReconcileRequest } from './index.js';
 import { startInMemoryTestEnv, type TestEnv } from './testing.js';
 
 describe('onlyMetadata', () => {
   let env: TestEnv;
   let mgr: Manager;
-  const reconciled: Request[] = [];
+  const reconciled: ReconcileRequest[] = [];
   const mapped: unknown[] = [];
   beforeAll(async () => {
     env = await startInMemoryTestEnv();
@@ -110,8 +110,8 @@ describe('onlyMetadata', () => {
 describe('watching with projections', () => {
   it('should support multiple controllers watching the same metadata kind', async () => {
     await using env = await startInMemoryTestEnv();
-    const seen = new Map<string, Request[]>();
-    const reconcilerOf = (name: string) => (request: Request) => {
+    const seen = new Map<string, ReconcileRequest[]>();
+    const reconcilerOf = (name: string) => (request: ReconcileRequest) => {
       seen.set(name, [...(seen.get(name) ?? []), request]);
     };
     await env.startManager((m) => {

@@ -9,7 +9,7 @@ import {
   Controller,
   controller,
   LOW_PRIORITY,
-  type Request,
+  type ReconcileRequest,
   withLowPriorityWhenUnchanged,
 } from './index.js';
 
@@ -133,7 +133,7 @@ describe('withLowPriorityWhenUnchanged', () => {
       lister: { list: () => [], get: () => undefined } as never,
       usePriorityQueue: false,
     });
-    const request: Request = { namespace: 'default', name: 'x' };
+    const request: ReconcileRequest = { namespace: 'default', name: 'x' };
     ctl.enqueue(request, LOW_PRIORITY);
     ctl.enqueue(request);
     expect(ctl.queue.len()).toBe(1);

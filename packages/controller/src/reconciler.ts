@@ -2,7 +2,7 @@ import type { Logger } from '@kubets/apimachinery';
 import type { GenericLister } from '@kubets/listers';
 import type { EventRecorder } from '@kubets/record';
 import { findInErrorChain } from './error-chain.js';
-import type { Request } from './request.js';
+import type { ReconcileRequest } from './request.js';
 
 /**
  * What a reconcile asks for next (controller-runtime's `reconcile.Result`). Returning
@@ -73,7 +73,7 @@ export interface ReconcileContext<T> {
  * again for every change and on resyncs.
  */
 export type ReconcileFunc<T> = (
-  request: Request,
+  request: ReconcileRequest,
   ctx: ReconcileContext<T>,
 ) => Result | undefined | Promise<Result | undefined> | Promise<void> | void;
 

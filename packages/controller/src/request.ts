@@ -6,7 +6,7 @@ import { splitMetaNamespaceKey } from '@kubets/cache';
  * cluster-scoped object). Not the object itself: the reconciler reads its current state,
  * so it always acts on the latest one and several events collapse into one request.
  */
-export interface Request {
+export interface ReconcileRequest {
   /** The namespace; `''` for cluster-scoped objects. */
   readonly namespace: string;
   /** The object's name. */
@@ -14,7 +14,7 @@ export interface Request {
 }
 
 /** The queue key of a request: `namespace/name`, or `name` for a cluster-scoped object. */
-export function requestKey(request: Request): string {
+export function requestKey(request: ReconcileRequest): string {
   return request.namespace ? `${request.namespace}/${request.name}` : request.name;
 }
 
@@ -23,7 +23,7 @@ export function requestKey(request: Request): string {
  *
  * @throws {TypeError} for a malformed key.
  */
-export function requestFromKey(key: string): Request {
+export function requestFromKey(key: string): ReconcileRequest {
   return splitMetaNamespaceKey(key);
 }
 
@@ -32,7 +32,7 @@ export function requestFromKey(key: string): Request {
  *
  * @throws {TypeError} when the object has no name.
  */
-export function requestFor(object: HasObjectMeta): Request {
+export function requestFor(object: HasObjectMeta): ReconcileRequest {
   const name = object.metadata?.name;
   if (!name) throw new TypeError('cannot make a request for an object without metadata.name');
   return { namespace: object.metadata?.namespace ?? '', name };

@@ -14,7 +14,7 @@ import { captureEvents } from './captured-events.js';
 import { Manager, type ManagerOptions } from './manager.js';
 import { waitForCacheDeletion, waitForCacheWrite } from './read-your-writes.js';
 import type { ReconcileContext, Reconciler, Result } from './reconciler.js';
-import type { Request } from './request.js';
+import type { ReconcileRequest } from './request.js';
 import { resolveResource, type WatchedResource } from './watched-resource.js';
 
 /** Options of {@link startInMemoryTestEnv}. */
@@ -70,7 +70,7 @@ export interface TestEnv extends AsyncDisposable {
   reconcile<T>(
     resource: WatchedResource<T>,
     reconciler: Reconciler<T>,
-    request: Request,
+    request: ReconcileRequest,
     options?: TestReconcileOptions,
   ): Promise<Result | undefined>;
   /** The Events recorded by the reconciles so far, in recording order. */
@@ -170,7 +170,7 @@ function newTestEnv(
     async reconcile<T>(
       resource: WatchedResource<T>,
       reconciler: Reconciler<T>,
-      request: Request,
+      request: ReconcileRequest,
       options: TestReconcileOptions = {},
     ): Promise<Result | undefined> {
       const resolved = resolveResource(resource, 'reconcile', { informers, dynamicInformers });

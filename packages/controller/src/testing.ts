@@ -13,7 +13,7 @@ import type { EventRecorder } from '@kubets/record';
 import { cachedObject } from './cached.js';
 import { discardingEventRecorder } from './event-recorder.js';
 import type { ReconcileContext } from './reconciler.js';
-import type { Request } from './request.js';
+import type { ReconcileRequest } from './request.js';
 
 export { type CapturedEvents, captureEvents } from './captured-events.js';
 export {
@@ -62,7 +62,7 @@ export interface TestContextOptions<T> {
  * ```
  */
 export function newTestContext<T extends HasObjectMeta>(
-  request: Request,
+  request: ReconcileRequest,
   options: TestContextOptions<T> = {},
 ): ReconcileContext<T> {
   const lister = options.lister ?? listerOf(options.objects ?? []);

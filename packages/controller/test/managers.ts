@@ -1,7 +1,7 @@
 // Managers on the file's in-memory API server, each on a namespace of its own, stopped after
 // each test.
 import { afterEach } from 'vitest';
-import { Manager, type Request } from '../src/index.js';
+import { Manager, type ReconcileRequest } from '../src/index.js';
 import type { SharedServer } from './server.js';
 
 /** A manager of {@link useManagers}, and what the controllers given `record` reconciled. */
@@ -12,7 +12,7 @@ export interface TestManager {
   /** `namespace/name` of every request `record` was given. */
   readonly reconciled: string[];
   /** A reconciler that records its requests in `reconciled`. */
-  readonly record: (request: Request) => void;
+  readonly record: (request: ReconcileRequest) => void;
   /** Starts the manager; it is stopped after the test. */
   readonly start: () => Promise<void>;
   /** Stops the manager. */
@@ -30,7 +30,7 @@ export function useManagers(shared: SharedServer): () => Promise<TestManager> {
     const namespace = await shared.createNamespace(`ns-${++counter}`);
     const mgr = new Manager({ host: shared.server.host, qps: -1 }, { namespace });
     const reconciled: string[] = [];
-    const record = (request: Request) => {
+    const record = (request: ReconcileRequest) => {
       reconciled.push(`${request.namespace}/${request.name}`);
     };
     const abort = new AbortController();

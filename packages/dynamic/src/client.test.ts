@@ -1,5 +1,5 @@
 import { isNotFound, parseSelector, type WatchEvent } from '@kubets/apimachinery';
-import { isInvalidRequestError, PatchType, type RateLimiter } from '@kubets/rest';
+import { isInvalidRequestError, PatchType, type RequestRateLimiter } from '@kubets/rest';
 import { type StubServer, sendJson, startStubServer } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamicClient, dynamicClientFor } from './client.js';
@@ -332,7 +332,7 @@ describe('DynamicClient verbs', () => {
 
   it('shares one rate limiter across every group-version', async () => {
     let waits = 0;
-    const limiter: RateLimiter = {
+    const limiter: RequestRateLimiter = {
       qps: 1,
       tryAccept: () => true,
       wait: async () => {

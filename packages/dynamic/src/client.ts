@@ -13,10 +13,10 @@ import {
   type Config,
   copyConfig,
   PatchType,
-  type RateLimiter,
   type RESTClient,
   type Request,
   type RequestBody,
+  type RequestRateLimiter,
   rateLimiterFor,
   restClientFor,
   type WatchStream,
@@ -382,7 +382,7 @@ export class DynamicClient {
   /** The connection settings every request of this client uses. */
   readonly config: Config;
   /** The limiter every request of this client waits on; `undefined` when throttling is off. */
-  readonly rateLimiter: RateLimiter | undefined;
+  readonly rateLimiter: RequestRateLimiter | undefined;
   private readonly clients = new Map<string, RESTClient>();
 
   constructor(config: Config) {

@@ -10,7 +10,7 @@ import { type Config, copyConfig, defaultUserAgent, redactConfig } from './confi
 import { CredentialSource } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { inspectAsJSON } from './inspect.js';
-import { type RateLimiter, rateLimiterFor } from './ratelimit.js';
+import { type RequestRateLimiter, rateLimiterFor } from './ratelimit.js';
 import { type PatchType, Request } from './request.js';
 import type { RequestRuntime } from './runtime.js';
 import { agentFor } from './transport.js';
@@ -24,7 +24,7 @@ export interface RESTClientOptions {
   /** `/api` or `/apis`; defaults to `Config.apiPath`, else `/api` for the core group and `/apis` for others. */
   apiPath?: string;
   /** Replaces the limiter the config implies (pass the same one to several clients to share it). */
-  rateLimiter?: RateLimiter;
+  rateLimiter?: RequestRateLimiter;
   /** Time source for retry waits, the default rate limiter and token-file re-checks; a `FakeClock` in tests. */
   clock?: Clock;
   /** Extra wait before retry number `attempt` (1-based), on top of any Retry-After; none by default, as in client-go. */
@@ -100,7 +100,7 @@ export class RESTClient {
   /** The group/version this client addresses, when it has one. */
   readonly groupVersion: GroupVersion | undefined;
   /** The limiter every request waits on; `undefined` when throttling is disabled. */
-  readonly rateLimiter: RateLimiter | undefined;
+  readonly rateLimiter: RequestRateLimiter | undefined;
   readonly #runtime: RequestRuntime;
 
   constructor(config: Config, options: RESTClientOptions = {}) {

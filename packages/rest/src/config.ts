@@ -4,7 +4,7 @@ import { version as packageVersion } from '../package.json';
 import { inspectCustom, nodeFs, nodeNet } from './builtins.js';
 import { ConfigError } from './errors.js';
 import { firstLine } from './kubeconfig.js';
-import type { RateLimiter } from './ratelimit.js';
+import type { RequestRateLimiter } from './ratelimit.js';
 import { redactedHref } from './url.js';
 import type { WarningHandler } from './warnings.js';
 
@@ -93,7 +93,7 @@ export interface Config {
   /** Requests allowed in a burst above `qps`; default 10. */
   burst?: number;
   /** A limiter to use instead of building one from `qps`/`burst`; share one across clients to share the budget. */
-  rateLimiter?: RateLimiter;
+  rateLimiter?: RequestRateLimiter;
   /** Gives up on a request after this many milliseconds (for watches and streams: until the response starts). 0 or unset: no limit. */
   timeoutMs?: number;
   /** The `User-Agent` header; {@link defaultUserAgent} when unset. */

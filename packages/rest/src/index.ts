@@ -80,7 +80,7 @@ export {
 export {
   defaultBurst,
   defaultQPS,
-  type RateLimiter,
+  type RequestRateLimiter,
   rateLimiterFor,
   type TokenBucketOptions,
   TokenBucketRateLimiter,

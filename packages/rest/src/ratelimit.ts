@@ -4,7 +4,7 @@ import { type Clock, realClock } from '@kubets/apimachinery';
  * Client-side throttling, as client-go's `flowcontrol.RateLimiter`. One limiter may be
  * shared by many clients (put it in `Config.rateLimiter`) so they draw from one budget.
  */
-export interface RateLimiter {
+export interface RequestRateLimiter {
   /**
    * Resolves when the caller may send one request. Callers are served in arrival order.
    * Rejects with `signal.reason` when the signal aborts; the aborted caller gives up its
@@ -35,7 +35,7 @@ const tokenEpsilon = 1e-9;
  * A token bucket like client-go's `flowcontrol.NewTokenBucketRateLimiter(qps, burst)`:
  * the bucket starts full with `burst` tokens and refills at `qps` tokens per second.
  */
-export class TokenBucketRateLimiter implements RateLimiter {
+export class TokenBucketRateLimiter implements RequestRateLimiter {
   readonly qps: number;
   /** The bucket's size: how many requests may go out at once after a quiet period. */
   readonly burst: number;
@@ -142,10 +142,10 @@ export function rateLimiterFor(
   settings: {
     qps?: number | undefined;
     burst?: number | undefined;
-    rateLimiter?: RateLimiter | undefined;
+    rateLimiter?: RequestRateLimiter | undefined;
   },
   options: TokenBucketOptions = {},
-): RateLimiter | undefined {
+): RequestRateLimiter | undefined {
   if (settings.rateLimiter) return settings.rateLimiter;
   const qps = settings.qps === undefined || settings.qps === 0 ? defaultQPS : settings.qps;
   if (qps < 0) return undefined;

@@ -19,7 +19,7 @@ import { recordingClock } from '../test/helpers.js';
 import { type Answer, okServer, scriptedServer, statusBody } from '../test/scripted-server.js';
 import { RESTClient } from './client.js';
 import { InvalidRequestError, isResponseDecodeError, isTransportError } from './errors.js';
-import type { RateLimiter } from './ratelimit.js';
+import type { RequestRateLimiter } from './ratelimit.js';
 import type { Request } from './request.js';
 import { LogThrottle } from './throttle-log.js';
 
@@ -549,7 +549,7 @@ describe('TestThrottledLogger', () => {
       },
     };
     let nextWaitMs = 0;
-    const rateLimiter: RateLimiter = {
+    const rateLimiter: RequestRateLimiter = {
       qps: 1,
       tryAccept: () => true,
       wait: async () => {

@@ -1,7 +1,7 @@
 import type { Agent } from 'node:http';
 import type { Clock, Logger } from '@kubets/apimachinery';
 import type { RequestResultHandler } from './config.js';
-import type { RateLimiter } from './ratelimit.js';
+import type { RequestRateLimiter } from './ratelimit.js';
 import type { WarningHandler } from './warnings.js';
 
 /**
@@ -14,7 +14,7 @@ export interface RequestRuntime {
   /** The API path for versioned requests, e.g. `/api/v1` or `/apis/apps/v1`. */
   readonly versionedPath: string;
   /** The limiter every attempt waits on; `undefined` when throttling is off. */
-  readonly rateLimiter: RateLimiter | undefined;
+  readonly rateLimiter: RequestRateLimiter | undefined;
   /** Time source for retry waits; a fake clock in tests. */
   readonly clock: Clock;
   /** How often a request is retried after a `Retry-After` answer or a reset connection. */
