@@ -23,6 +23,8 @@ export interface BenchArgs {
   startup: boolean;
   /** Run only the startup benchmark (no envtest, no informer benchmark). */
   startupOnly: boolean;
+  /** Run the reconcile-throughput benchmark after the informer rounds; default on. */
+  reconcile: boolean;
   help: boolean;
 }
 
@@ -44,6 +46,8 @@ export const usage = `Usage: node src/main.ts [options]      (root: pnpm bench -
   --startup-only    only the startup benchmark: import time and RSS of each package, an idle
                     controller (embedded API server, no envtest), client-node alongside
   --no-startup      skip the startup benchmark
+  --no-reconcile    skip the reconcile-throughput benchmark (a manager with a no-op reconciler
+                    taking every Pod through 1, 2 and 4 workers, each run in a fresh process)
   --cpu-prof DIR    profile the kubets runners into DIR: CPU (whole run, update window), relist allocations
   --help`;
 
@@ -74,6 +78,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       jsonl: { type: 'string' },
       'startup-only': { type: 'boolean' },
       'no-startup': { type: 'boolean' },
+      'no-reconcile': { type: 'boolean' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -103,6 +108,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     jsonl: values.jsonl,
     startup: !(values['no-startup'] ?? false),
     startupOnly: values['startup-only'] ?? false,
+    reconcile: !(values['no-reconcile'] ?? false),
     help: values.help ?? false,
   };
 }

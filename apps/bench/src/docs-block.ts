@@ -1,9 +1,9 @@
-// The generated blocks of docs/benchmarks.md: one per Pod count and one for the startup
-// figures, each between its own markers, so a run rewrites its block and leaves the prose and
+// The generated blocks of docs/benchmarks.md: one per Pod count, one for the startup
+// figures and one for reconcile throughput, each between its own markers, so a run rewrites its block and leaves the prose and
 // the other blocks alone. Pure text in, text out (main.ts does the file I/O).
 
-/** Which block: the informer results for a Pod count, or the startup figures. */
-export type BlockKey = number | 'startup';
+/** Which block: the informer results for a Pod count, the startup or the reconcile figures. */
+export type BlockKey = number | `reconcile-${number}` | 'startup';
 
 /** The line that opens a block. */
 export const startMarker = (key: BlockKey): string => `<!-- bench:results:${key}:start -->`;

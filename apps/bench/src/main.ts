@@ -13,11 +13,15 @@
 // 3. Prints the medians, the ratios to client-node and to the floor, the BRIEF §6 and issue 20
 //    targets, the issue 20 CPU ratios paired within each round, as markdown, and (for runs of 10,000 Pods or more, or with --docs) writes them
 //    to docs/benchmarks.md.
-// 4. Before that, the startup benchmark (startup-run.ts; --startup-only runs it alone, with no
+// 4. Then the reconcile throughput (reconcile-run.ts, --no-reconcile skips it): a manager with
+//    a no-op reconciler takes every Pod through 1, 2 and 4 workers, each run in a fresh
+//    process, every round; written to docs/benchmarks.md in a block per Pod count.
+// 5. Before all that, the startup benchmark (startup-run.ts; --startup-only runs it alone, with no
 //    envtest): import time and RSS of each package and of an idle controller, each in a fresh
 //    process, client-node alongside; written to docs/benchmarks.md between its own markers.
 
 import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +40,7 @@ import {
   podName,
 } from './fixture.ts';
 import { pool } from './pool.ts';
+import { type ReconcileSample, reconcileTable, reconcileWorkers } from './reconcile.ts';
 import type { ParentMessage, RunnerConfig, RunnerMessage } from './runner.ts';
 import { runStartup } from './startup-run.ts';
 import {
@@ -264,6 +269,52 @@ function writeDocs(block: string, pods: BlockKey): void {
   log(`wrote ${path.relative(repoRoot, docsPath)}`);
 }
 
+async function measureReconciles(
+  args: BenchArgs,
+  kubeconfig: string,
+  kubeApiserver: string,
+  command: string,
+): Promise<string> {
+  const samples: ReconcileSample[] = [];
+  for (let round = 0; round < args.rounds; round++) {
+    const order = round % 2 === 0 ? reconcileWorkers : [...reconcileWorkers].reverse();
+    for (const workers of order) {
+      const child = spawn(
+        process.execPath,
+        [
+          '--expose-gc',
+          path.join(here, 'reconcile-run.ts'),
+          kubeconfig,
+          String(args.pods),
+          String(workers),
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+      });
+      const timer = setTimeout(() => child.kill(), args.timeoutMs);
+      const [code] = (await once(child, 'exit')) as [number | null];
+      clearTimeout(timer);
+      if (code !== 0)
+        throw new Error(`reconcile-run.ts with ${workers} worker(s) exited with ${code}`);
+      const sample = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as ReconcileSample;
+      samples.push(sample);
+      log(
+        `reconcile round ${round + 1}/${args.rounds}, ${workers} worker(s): all ${sample.reconciled} reconciled in ${(sample.elapsedMs / 1000).toFixed(2)} s, ${sample.cpuSeconds.toFixed(2)} CPU-s, peak RSS ${(sample.peakRssBytes / 1e6).toFixed(0)} MB`,
+      );
+    }
+  }
+  return [
+    `### Reconcile throughput, ${args.pods.toLocaleString('en-US')} Pods`,
+    '',
+    `\`${command}\`: a manager (\`@kubets/controller\`) with one controller for the Pods and a reconciler that only counts, from \`manager.start\` to every Pod reconciled once (list, sync, queue and workers), each run in a fresh process; medians of ${args.rounds} round(s); Node ${process.version}, kube-apiserver ${kubeApiserver}.`,
+    '',
+    reconcileTable(samples),
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
   if (args.help) {
@@ -326,8 +377,14 @@ async function main(): Promise<void> {
     const wakeCosts = await probeWakeCosts();
     const block = renderResults(args, results, facts, command, skipped, wakeCosts);
     process.stdout.write(`\n${block}\n`);
-    if (args.docs) writeDocs(block, args.pods);
-    else log('docs/benchmarks.md not updated (runs under 10,000 Pods need --docs)');
+    const reconcileBlock = args.reconcile
+      ? await measureReconciles(args, kubeconfig, facts.kubeApiserver, command)
+      : undefined;
+    if (reconcileBlock !== undefined) process.stdout.write(`\n${reconcileBlock}\n`);
+    if (args.docs) {
+      writeDocs(block, args.pods);
+      if (reconcileBlock !== undefined) writeDocs(reconcileBlock, `reconcile-${args.pods}`);
+    } else log('docs/benchmarks.md not updated (runs under 10,000 Pods need --docs)');
   } finally {
     await envtest?.stop();
   }

@@ -35,6 +35,7 @@ import { startApiServer } from '@kubets/apiserver';
 import { type Config, loadConfig, RESTClient } from '@kubets/rest';
 import { podFixture } from './fixture.ts';
 import { readWatchLines } from './floor.ts';
+import { countCollections, formatCollections } from './gc-count.ts';
 import { cpuWindow, type PatchRequest, patchOnePod } from './patch-one.ts';
 import { type PodPipeline, startClientNodePipeline, startPodPipeline } from './pod-pipeline.mjs';
 import { startProfile } from './profile.ts';
@@ -295,6 +296,7 @@ async function measure(): Promise<void> {
           });
         const timing = cpuWindow(events);
         seen = timing.seen;
+        const collections = countCollections();
         const stopProfile = await startProfile(profileDir, 'cpu', 200);
         const doneFile =
           backlogDir === undefined ? undefined : join(backlogDir, `${layer.slug}-${round}`);
@@ -308,13 +310,14 @@ async function measure(): Promise<void> {
           timing.start();
         }
         const cpu = await timing.finished;
+        const gc = collections.stop();
         await stopProfile?.(`${layer.slug}-round${round + 1}`);
         stop();
         await once(child, 'message'); // the patcher is done
         const seconds = ((cpu.user + cpu.system) / 1e6) * (10_000 / events);
         results.get(layer.slug)?.push(seconds);
         console.error(
-          `[watch-floor] round ${round + 1}: ${layer.name}: ${seconds.toFixed(3)} CPU-s / 10k (load ${load()})`,
+          `[watch-floor] round ${round + 1}: ${layer.name}: ${seconds.toFixed(3)} CPU-s / 10k (load ${load()}, ${formatCollections(gc)})`,
         );
       }
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseInstructionTotal, perEvent } from './watch-instructions.ts';
+import { formatCollections, parseCollections } from './gc-count.ts';
+import { parseInstructionTotal, perEvent, summarizeLayer } from './watch-instructions.ts';
 
 describe('watch-instructions', () => {
   it("reads the total of cachegrind's summary", () => {
@@ -15,5 +16,33 @@ describe('watch-instructions', () => {
   it('takes the instructions per event from the difference of two runs', () => {
     expect(perEvent(1_381_681_247, 2000, 2_415_765_276, 6000)).toBeCloseTo(258_521, 0);
     expect(() => perEvent(10, 3000, 20, 1000)).toThrow(RangeError);
+  });
+
+  it('gives the median of repeats that agree, with their spread', () => {
+    const summary = summarizeLayer([206_331, 202_535, 208_516], 0.03);
+    expect(summary.valid).toBe(true);
+    expect(summary.valid && summary.median).toBe(206_331);
+    expect(summary.spread).toBeCloseTo((208_516 - 202_535) / 206_331, 6);
+    expect(summarizeLayer([100, 102, 101, 103], 0.03)).toEqual({
+      valid: true,
+      median: 101.5,
+      spread: 3 / 101.5,
+    });
+  });
+
+  it('voids a layer whose repeats do not agree within the spread allowed', () => {
+    // client-node's informer in two runs of 2026-11-28: a collection in one window.
+    const summary = summarizeLayer([225_229, 356_518, 229_012], 0.03);
+    expect(summary).toEqual({ valid: false, spread: (356_518 - 225_229) / 229_012 });
+    expect(() => summarizeLayer([], 0.03)).toThrow(RangeError);
+  });
+
+  it("reads back the last window's collections that watch-floor.ts printed", () => {
+    const output = [
+      `[watch-floor] round 1: warm-up (load 0.1, ${formatCollections({ major: 0, minor: 3 })})`,
+      `[watch-floor] round 1: floor: 13.705 CPU-s / 10k (load 0.2, ${formatCollections({ major: 1, minor: 40 })})`,
+    ].join('\n');
+    expect(parseCollections(output)).toEqual({ major: 1, minor: 40 });
+    expect(parseCollections('no collections printed')).toBeUndefined();
   });
 });

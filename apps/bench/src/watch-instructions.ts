@@ -5,6 +5,7 @@
 // watch path cheaper by a few per cent.
 //
 //   node src/watch-instructions.ts [--events N] [--warmup W] [--only SLUGS] [--parallel P]
+//                                  [--repeats R] [--max-spread PERCENT]
 //
 // Each layer of watch-floor.ts runs in its own process under `valgrind --tool=cachegrind`
 // (the API server child it forks runs natively, uncounted), once with N events and once
@@ -17,11 +18,17 @@
 // in an order that does not depend on thread timing) and reads the events as a backlog
 // (watch-floor.ts --backlog: many per socket read, no wake-up per event), so two runs
 // agree within about 2 %; the garbage collections that fall in the window are the rest.
+// So each layer is measured R times (default 3) and printed as the median with its spread
+// ((max - min) / median) and the major collections of each measured window; a layer whose
+// spread is over --max-spread (default 3 %) is void: its figure did not repeat, and the
+// table says so instead of printing it. Run with --parallel 1 on an otherwise idle
+// machine: two layers counted side by side read their events in different batches.
 // Needs valgrind (the Debian package `valgrind`); a layer takes one to three minutes.
 
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { type Collections, parseCollections } from './gc-count.ts';
 import { pool } from './pool.ts';
 
 const watchFloor = fileURLToPath(new URL('./watch-floor.ts', import.meta.url));
@@ -55,10 +62,34 @@ export function perEvent(
   return (moreTotal - total) / (moreEvents - events);
 }
 
+/** A layer's figure over its repeated measurements. */
+export type LayerSummary =
+  | { valid: true; median: number; spread: number }
+  | { valid: false; spread: number };
+
+/**
+ * The median of a layer's instructions per event over its repeats and their spread,
+ * `(max - min) / median`; over `maxSpread` the figure did not repeat and is void.
+ */
+export function summarizeLayer(perEventRuns: readonly number[], maxSpread: number): LayerSummary {
+  if (perEventRuns.length === 0) throw new RangeError('a layer needs at least one run');
+  const sorted = [...perEventRuns].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const median =
+    sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  const spread = (sorted.at(-1)! - sorted[0]!) / median;
+  return spread > maxSpread ? { valid: false, spread } : { valid: true, median, spread };
+}
+
 // Far above the one to three minutes a run takes under valgrind.
 const runTimeoutMs = 30 * 60_000;
 
-function countInstructions(layer: string, events: number, warmup: number): Promise<number> {
+interface Counted {
+  instructions: number;
+  collections: Collections | undefined;
+}
+
+function countInstructions(layer: string, events: number, warmup: number): Promise<Counted> {
   return new Promise((resolve, reject) => {
     execFile(
       'valgrind',
@@ -98,7 +129,7 @@ function countInstructions(layer: string, events: number, warmup: number): Promi
           reject(new Error(`${layer} with ${events} events under valgrind failed:\n${tail}`));
           return;
         }
-        resolve(total);
+        resolve({ instructions: total, collections: parseCollections(`${stdout}${stderr}`) });
       },
     );
   });
@@ -110,48 +141,84 @@ async function main(): Promise<void> {
       events: { type: 'string', default: '1000' },
       warmup: { type: 'string', default: '2000' },
       only: { type: 'string' },
-      parallel: { type: 'string', default: '2' },
+      parallel: { type: 'string', default: '1' },
+      repeats: { type: 'string', default: '3' },
+      'max-spread': { type: 'string', default: '3' },
     },
   });
   const events = Number(values.events);
   const warmup = Number(values.warmup);
   const parallel = Number(values.parallel);
-  if (!(events > 0) || !(warmup >= 0) || !(parallel >= 1)) {
-    throw new Error('--events and --parallel must be positive numbers, --warmup at least 0');
+  const repeats = Number(values.repeats);
+  const maxSpread = Number(values['max-spread']) / 100;
+  if (!(events > 0) || !(warmup >= 0) || !(parallel >= 1) || !(repeats >= 1)) {
+    throw new Error(
+      '--events, --parallel and --repeats must be positive numbers, --warmup at least 0',
+    );
   }
+  if (!(maxSpread >= 0)) throw new Error('--max-spread must be a percentage, at least 0');
   const layers = [...new Set(values.only?.split(',') ?? defaultLayers)];
-  const runs = layers.flatMap((layer) => [
-    { layer, events },
-    { layer, events: events * 3 },
-  ]);
-  const totals: number[] = [];
+  // Repeat-major order: a load that comes and goes touches every layer instead of one.
+  const runs = Array.from({ length: repeats }, (_, repeat) =>
+    layers.flatMap((layer) => [
+      { layer, repeat, events },
+      { layer, repeat, events: events * 3 },
+    ]),
+  ).flat();
+  const counted: Counted[] = [];
   await pool(runs.length, parallel, async (i) => {
     const run = runs[i]!;
-    totals[i] = await countInstructions(run.layer, run.events, warmup);
+    counted[i] = await countInstructions(run.layer, run.events, warmup);
+    const gc = counted[i].collections;
     console.error(
-      `[watch-instructions] ${run.layer}, ${run.events} events: ${totals[i]} instructions`,
+      `[watch-instructions] ${run.layer}, repeat ${run.repeat + 1}, ${run.events} events: ` +
+        `${counted[i].instructions} instructions` +
+        (gc === undefined ? '' : `, ${gc.major} major and ${gc.minor} minor collections`),
     );
   });
-  const perLayer = new Map(
-    layers.map((layer, i) => [
-      layer,
-      perEvent(totals[2 * i]!, events, totals[2 * i + 1]!, events * 3),
-    ]),
+  const runsOf = (layer: string) =>
+    Array.from({ length: repeats }, (_, repeat) => {
+      const at = runs.findIndex((run) => run.layer === layer && run.repeat === repeat);
+      return { few: counted[at]!, many: counted[at + 1]! };
+    });
+  const summaries = new Map(
+    layers.map((layer) => {
+      const perRepeat = runsOf(layer).map(({ few, many }) =>
+        perEvent(few.instructions, events, many.instructions, events * 3),
+      );
+      return [layer, summarizeLayer(perRepeat, maxSpread)] as const;
+    }),
   );
+  const majors = (layer: string): string =>
+    runsOf(layer)
+      .map(({ few, many }) =>
+        few.collections === undefined || many.collections === undefined
+          ? '?'
+          : String(many.collections.major - few.collections.major),
+      )
+      .join(', ');
+  const figure = (layer: string): number | undefined => {
+    const summary = summaries.get(layer);
+    return summary?.valid === true ? summary.median : undefined;
+  };
   const ratio = (layer: string, reference: string): string => {
-    const value = perLayer.get(layer);
-    const ref = perLayer.get(reference);
+    const value = figure(layer);
+    const ref = figure(reference);
     return value === undefined || ref === undefined ? '—' : `${(value / ref).toFixed(2)}×`;
   };
+  const percent = (spread: number): string => `${(spread * 100).toFixed(1)} %`;
   const lines = [
-    `${events} and ${events * 3} events per layer after ${warmup} not measured, Node ${process.version}; instructions per event = difference / ${events * 2}`,
+    `${events} and ${events * 3} events per layer after ${warmup} not measured, ${repeats} repeat(s), Node ${process.version}; instructions per event = difference / ${events * 2}; void when the spread is over ${percent(maxSpread)}`,
     '',
-    '| layer | instructions per event | / floor | / client-node informer |',
-    '| --- | ---: | ---: | ---: |',
-    ...layers.map(
-      (layer) =>
-        `| ${layer} | ${Math.round(perLayer.get(layer)!).toLocaleString('en-US')} | ${ratio(layer, 'floor')} | ${ratio(layer, 'client-node-informer')} |`,
-    ),
+    '| layer | instructions per event (median) | spread | / floor | / client-node informer | major collections in the extra events, per repeat |',
+    '| --- | ---: | ---: | ---: | ---: | --- |',
+    ...layers.map((layer) => {
+      const summary = summaries.get(layer)!;
+      const value = summary.valid
+        ? Math.round(summary.median).toLocaleString('en-US')
+        : 'void (did not repeat)';
+      return `| ${layer} | ${value} | ${percent(summary.spread)} | ${ratio(layer, 'floor')} | ${ratio(layer, 'client-node-informer')} | ${majors(layer)} |`;
+    }),
   ];
   process.stdout.write(`\n${lines.join('\n')}\n`);
 }
