@@ -140,9 +140,8 @@ describe('mydemo-operator as its ServiceAccount, with only the generated RBAC ru
     try {
       const operator = startOperator('--cache-sync-timeout=3s');
       const line = await operator.waitFor(/manager stopped/, { timeoutMs: 60_000 });
-      expect(line).toContain('failed to wait for caches to sync: timed out after 3s: v1/services');
       expect(line).toContain(
-        `services is forbidden: User "${user}" cannot list resource "services" in API group "" at the cluster scope`,
+        `manager stopped: failed to wait for caches to sync: timed out after 3s: v1/services (last list error: services is forbidden: User "${user}" cannot list resource "services" in API group "" at the cluster scope)`,
       );
       expect(await operator.exited).toBe(1);
     } finally {
