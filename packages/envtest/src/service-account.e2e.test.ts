@@ -1,9 +1,9 @@
 // A ServiceAccount's token from the TokenRequest API acts as that account under RBAC: refused
 // (403, naming the user, verb and resource) until a Role grants the verb, then allowed.
 import { readFile } from 'node:fs/promises';
-import { request } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Envtest, startEnvtest } from './envtest.js';
+import { requestJson } from './https-json.js';
 import { serviceAccountUser } from './service-account.js';
 
 let env: Envtest;
@@ -16,42 +16,17 @@ beforeAll(async () => {
 afterAll(() => env?.stop());
 
 /** A request as the admin, or with `token` as a bearer. */
-function send(
+async function send(
   method: string,
   path: string,
   options: { token?: string; body?: unknown } = {},
 ): Promise<{ status: number; json: Record<string, unknown> }> {
-  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   const identity =
-    options.token === undefined ? { cert: env.tls.certData, key: env.tls.keyData } : {};
-  return new Promise((resolve, reject) => {
-    const req = request(
-      new URL(path, env.host),
-      {
-        method,
-        agent: false,
-        ca: env.tls.caData,
-        ...identity,
-        headers: {
-          accept: 'application/json',
-          'content-type': 'application/json',
-          ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            json: JSON.parse(Buffer.concat(chunks).toString('utf8')),
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+    options.token === undefined
+      ? { ca: env.tls.caData, cert: env.tls.certData, key: env.tls.keyData }
+      : { ca: env.tls.caData, token: options.token };
+  const answer = await requestJson(method, `${env.host}${path}`, identity, options);
+  return { status: answer.status, json: JSON.parse(answer.body) };
 }
 
 describe('serviceAccountUser', () => {

@@ -2,8 +2,8 @@
 // API (kube-apiserver signs it with the service-account key envtest passes), so a test runs
 // code under that account's RBAC rules instead of as the admin.
 import { writeFile } from 'node:fs/promises';
-import { request } from 'node:https';
 import { join } from 'node:path';
+import { requestJson } from './https-json.js';
 import { renderKubeconfig } from './kubeconfig.js';
 
 /** Options of {@link serviceAccountUser}. */
@@ -91,7 +91,8 @@ export async function serviceAccountUser(
     },
   };
   const url = `${env.host}/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`;
-  const answer = await post(url, body, env.tls, options.signal);
+  const admin = { ca: env.tls.caData, cert: env.tls.certData, key: env.tls.keyData };
+  const answer = await requestJson('POST', url, admin, { body, signal: options.signal });
   const account = `ServiceAccount ${namespace}/${name}`;
   if (answer.status !== 201 && answer.status !== 200) {
     throw new Error(
@@ -137,43 +138,4 @@ function messageOf(body: string): string {
     // Not a Status: the raw body says more than nothing.
   }
   return body.slice(0, 500);
-}
-
-function post(
-  url: string,
-  body: object,
-  tls: ServiceAccountUserEnv['tls'],
-  signal: AbortSignal | undefined,
-): Promise<{ status: number; body: string }> {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        agent: false,
-        ca: tls.caData,
-        cert: tls.certData,
-        key: tls.keyData,
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'content-length': Buffer.byteLength(payload),
-        },
-        timeout: 10_000,
-        ...(signal ? { signal } : {}),
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`envtest: POST ${url} timed out after 10 s`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
 }
