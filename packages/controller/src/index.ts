@@ -39,6 +39,7 @@ export {
   createOrPatchPermissions,
   createOrUpdatePermission,
   finalizerPermission,
+  type GroupResource,
   type RbacManifestsOptions,
   type RbacObject,
   type RbacPermission,

@@ -14,11 +14,19 @@ export type RbacVerb =
   | 'deletecollection'
   | (string & {});
 
+/** A resource by API group and plural name, as RBAC rules name it. */
+export interface GroupResource {
+  /** The API group; `''` for the core group. */
+  readonly group: string;
+  /** The plural resource name, e.g. `deployments`. */
+  readonly resource: string;
+}
+
 /**
  * A resource a permission is about: a typed descriptor (its scope is known), a
  * group/version/resource, a `group/version/resource` string, or `{ group, resource }`.
  */
-export type RbacResource = WatchedResource | { readonly group: string; readonly resource: string };
+export type RbacResource = WatchedResource | GroupResource;
 
 /**
  * What a controller may do beyond what the library derives (kubebuilder's

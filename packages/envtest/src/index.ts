@@ -25,6 +25,7 @@ export {
 } from './errors.js';
 export { type KubeconfigParams, renderKubeconfig } from './kubeconfig.js';
 export {
+  type ServiceAccountConfig,
   type ServiceAccountUser,
   type ServiceAccountUserEnv,
   type ServiceAccountUserOptions,

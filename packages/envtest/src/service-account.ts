@@ -3,6 +3,7 @@
 // code under that account's RBAC rules instead of as the admin.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { EnvtestTls } from './envtest.js';
 import { requestJson } from './https-json.js';
 import { renderKubeconfig } from './kubeconfig.js';
 
@@ -20,6 +21,21 @@ export interface ServiceAccountUserOptions {
   signal?: AbortSignal;
 }
 
+/** A client configuration acting as a ServiceAccount, in the shape of `@kubets/rest`'s `Config`. */
+export interface ServiceAccountConfig {
+  /** The API server's URL. */
+  readonly host: string;
+  /** The CA that signed the serving certificate (no client certificate: the token says who). */
+  readonly tls: {
+    /** PEM of the CA. */
+    readonly caData: string;
+  };
+  /** The ServiceAccount's token. */
+  readonly bearerToken: string;
+  /** `-1`: no client-side rate limit, as envtest's admin config. */
+  readonly qps: number;
+}
+
 /** A ServiceAccount's identity: its token and the configurations that carry it. */
 export interface ServiceAccountUser {
   /** `system:serviceaccount:<namespace>:<name>`, the user name RBAC sees. */
@@ -32,12 +48,7 @@ export interface ServiceAccountUser {
    * A client configuration in the shape of `@kubets/rest`'s `Config`: the host, the CA, the
    * token, no client-side rate limit.
    */
-  readonly config: {
-    readonly host: string;
-    readonly tls: { readonly caData: string };
-    readonly bearerToken: string;
-    readonly qps: number;
-  };
+  readonly config: ServiceAccountConfig;
   /** A kubeconfig (YAML) for the account: context `envtest`, user named after the account. */
   readonly kubeconfig: string;
   /** {@link ServiceAccountUser.kubeconfig} written to envtest's temp dir. */
@@ -49,7 +60,7 @@ export interface ServiceAccountUserEnv {
   /** The API server's URL. */
   readonly host: string;
   /** The admin identity that asks for the token. */
-  readonly tls: { readonly caData: string; readonly certData: string; readonly keyData: string };
+  readonly tls: EnvtestTls;
   /** Where the kubeconfig is written. */
   readonly dir: string;
 }
