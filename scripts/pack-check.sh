@@ -46,7 +46,7 @@ declare -A known=(
   [workqueue]=DelayingQueue
 )
 # Subpath exports: "specifier export".
-subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/cache/prometheus PrometheusInformerMetricsProvider" "@kubets/cache/testing setCacheMutationDetectorDefault" "@kubets/cache/compat DeltaFIFO" "@kubets/apimachinery/testing FakeClock" "@kubets/apimachinery/prometheus perNameMetricsProvider" "@kubets/controller/testing newTestContext")
+subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/cache/prometheus PrometheusInformerMetricsProvider" "@kubets/cache/testing setCacheMutationDetectorDefault" "@kubets/cache/compat DeltaFIFO" "@kubets/apimachinery/testing FakeClock" "@kubets/apimachinery/prometheus perNameMetricsProvider" "@kubets/controller/testing newTestContext" "@kubets/controller/manifests writeManifests")
 
 fail() {
   echo "pack-check: FAIL: $*" >&2

@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/testing.ts', 'src/pino.ts'],
+  entry: ['src/index.ts', 'src/testing.ts', 'src/pino.ts', 'src/manifests.ts'],
   format: ['esm'],
   dts: true,
   sourcemap: true,

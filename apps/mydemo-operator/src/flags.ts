@@ -51,6 +51,13 @@ export const flagSpecs = {
     parse: duration,
     description: 'how long a stop waits for the reconciles in flight',
   },
+  'cache-sync-timeout': {
+    type: 'string',
+    default: '2m',
+    parse: duration,
+    description:
+      'how long the manager waits for its informers to sync before it fails naming those that did not (e.g. a list refused by RBAC)',
+  },
   'leader-elect': {
     type: 'boolean',
     description: 'reconcile only while holding the leader Lease, so that several replicas can run',

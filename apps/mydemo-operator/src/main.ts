@@ -14,18 +14,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Manager, type ManagerOptions } from '@kubets/controller';
+import { Manager } from '@kubets/controller';
 import {
   connect,
   errorMessage,
   fatalOnUncaughtErrors,
   findConfigSource,
   klog,
-  klogLogger,
   parseFlags,
 } from '@kubets-apps/shared';
 import { mydemoOperatorDemo } from './demo.ts';
 import { command, flagSpecs } from './flags.ts';
+import { managerOptions } from './manager-options.ts';
 import { addMydemoController } from './operator.ts';
 import { DirectoryRecords } from './records.ts';
 
@@ -46,26 +46,7 @@ const records = new DirectoryRecords(recordsDir);
 
 const cluster = await connect(flags, mydemoOperatorDemo(records));
 
-// A demo must not take the ports a real operator on this machine may hold.
-const bind = (flag: string, port: number): string => flag || (demo ? '127.0.0.1:0' : `:${port}`);
-const options: ManagerOptions = {
-  logger: klogLogger('mydemo-operator'),
-  metricsBindAddress: bind(flags['metrics-bind-address'], 8080),
-  healthProbeBindAddress: bind(flags['health-probe-bind-address'], 8081),
-  gracefulShutdownTimeoutMs: flags['graceful-shutdown-timeout'],
-};
-if (flags['leader-elect']) {
-  options.leaderElection = {
-    namespace: flags['leader-elect-resource-namespace'],
-    name: flags['leader-elect-resource-name'],
-    leaseDurationMs: flags['leader-elect-lease-duration'],
-    renewDeadlineMs: flags['leader-elect-renew-deadline'],
-    retryPeriodMs: flags['leader-elect-retry-period'],
-    // Stopping on SIGTERM hands the Lease over at once instead of after it expired.
-    releaseOnCancel: true,
-  };
-}
-const mgr = new Manager(cluster.config, options);
+const mgr = new Manager(cluster.config, managerOptions(flags, demo));
 
 addMydemoController(mgr, {
   records,

@@ -11,11 +11,14 @@ import {
   type ControllerDeps,
   controller,
   createOrUpdate,
+  createOrUpdatePermission,
   finalizer,
+  finalizerPermission,
   type ObservableCache,
   type ReconcileContext,
   type ReconcileFunc,
   setStatusCondition,
+  statusPermission,
   waitForCacheDeletion,
   waitForCacheWrite,
 } from '@kubets/controller';
@@ -296,11 +299,23 @@ export function addMydemoController(
   settings: ControllerSettings,
 ): Controller<Mydemo> {
   const mydemoCache = mgr.informers.forResource(crddemoV1.mydemosResource).informer();
-  return controller(mgr)
-    .named('mydemo')
-    .for(crddemoV1.mydemosResource)
-    .owns(appsV1Resources.deployments)
-    .owns(coreV1Resources.services)
-    .withOptions({ maxConcurrentReconciles: settings.maxConcurrentReconciles ?? 1 })
-    .complete(mydemoReconciler({ ...settings, clientset: mgr.clientset, mydemoCache }));
+  return (
+    controller(mgr)
+      .named('mydemo')
+      .for(crddemoV1.mydemosResource)
+      .owns(appsV1Resources.deployments)
+      .owns(coreV1Resources.services)
+      // What the reconciler writes; the reads of for/owns, the Events and the Lease are derived.
+      .rbac(
+        finalizerPermission(crddemoV1.mydemosResource),
+        statusPermission(crddemoV1.mydemosResource, ['patch']),
+        createOrUpdatePermission(appsV1Resources.deployments),
+        createOrUpdatePermission(coreV1Resources.services),
+        // The cleanup deletes the children (no garbage collector is assumed).
+        { resource: appsV1Resources.deployments, verbs: ['delete'] },
+        { resource: coreV1Resources.services, verbs: ['delete'] },
+      )
+      .withOptions({ maxConcurrentReconciles: settings.maxConcurrentReconciles ?? 1 })
+      .complete(mydemoReconciler({ ...settings, clientset: mgr.clientset, mydemoCache }))
+  );
 }

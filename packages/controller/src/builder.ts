@@ -21,6 +21,7 @@ import {
 } from './event-handler.js';
 import { checkPredicate, type Predicate } from './predicates.js';
 import { withLowPriorityWhenUnchanged } from './priority.js';
+import { checkPermission, type RbacPermission, recordControllerRbac } from './rbac.js';
 import type { Reconciler } from './reconciler.js';
 import type { Runnable } from './runnable.js';
 import {
@@ -180,6 +181,7 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
   readonly #primary: ResolvedResource;
   readonly #watches: Watch[] = [];
   readonly #eventFilters: Predicate<ObjectWithMeta>[] = [];
+  readonly #permissions: RbacPermission[] = [];
   #options: BuilderOptions = {};
   #completed = false;
 
@@ -304,6 +306,24 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
     return this;
   }
 
+  /**
+   * Declares what the reconciler does that the library cannot see (kubebuilder's
+   * `+kubebuilder:rbac` markers): its own writes, such as the objects it creates, the status
+   * and finalizer patches, other reads. What `for`, `owns`, `watches`, the event recorder and
+   * leader election need is derived; `rbacRules(mgr)` and `rbacManifests(mgr, ...)` give
+   * both. Helpers name the verbs of the library's helpers: `createOrUpdatePermission(d)`,
+   * `finalizerPermission(d)`, `statusPermission(d, ['patch'])`, ...
+   *
+   * @throws {TypeError} for a permission that is not one, naming what is wrong.
+   */
+  rbac(...permissions: (RbacPermission | readonly RbacPermission[])[]): this {
+    for (const [i, p] of permissions.flat().entries()) {
+      checkPermission(p, `rbac(...): permissions[${i}]`);
+      this.#permissions.push(p);
+    }
+    return this;
+  }
+
   /** Sets the controller's concurrency, rate limiter and logger. */
   withOptions(options: BuilderOptions): this {
     this.#options = { ...this.#options, ...options };
@@ -348,6 +368,16 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
     });
     this.#deps.add?.(ctl);
     this.#completed = true;
+    recordControllerRbac(this.#deps, {
+      name,
+      reads: this.#watches.flatMap((w) =>
+        isResolvedResource(w.source)
+          ? [w.source.descriptor ?? { group: w.source.group, resource: w.source.resource }]
+          : [],
+      ),
+      declared: [...this.#permissions],
+      recordsEvents: this.#deps.eventRecorderFor !== undefined,
+    });
     const queue: RequestQueue = { add: (request) => ctl.enqueue(request) };
     for (const w of this.#watches) {
       const handler = w.handler(primaryLister as GenericLister<HasObjectMeta>);

@@ -35,6 +35,23 @@ export * from './object.js';
 export * from './owner-references.js';
 export * from './predicates.js';
 export * from './priority.js';
+export {
+  createOrPatchPermissions,
+  createOrUpdatePermission,
+  finalizerPermission,
+  type GroupResource,
+  type RbacManifestsOptions,
+  type RbacObject,
+  type RbacPermission,
+  type RbacResource,
+  type RbacRules,
+  type RbacRulesOptions,
+  type RbacVerb,
+  rbacManifests,
+  rbacRules,
+  serverSideApplyPermission,
+  statusPermission,
+} from './rbac.js';
 export * from './read-your-writes.js';
 export * from './reconciler.js';
 export * from './request.js';

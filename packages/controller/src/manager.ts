@@ -40,6 +40,7 @@ import {
   newPrometheusControllerMetrics,
   newPrometheusManagerMetrics,
 } from './prometheus-metrics.js';
+import { recordManagerRbac } from './rbac.js';
 import type { Runnable } from './runnable.js';
 import {
   type BindAddress,
@@ -303,6 +304,14 @@ export class Manager implements ControllerDeps {
     this.informers = newSharedInformerFactory(this.clientset, shared);
     this.dynamicInformers = newDynamicSharedInformerFactoryWithOptions(this.dynamicClient, shared);
     registerByObjectInformers(this.informers, options.cache);
+    recordManagerRbac(this, {
+      namespace: options.namespace ?? '',
+      leaderElection: options.leaderElection,
+      cached: (options.cache?.byObject ?? []).map((b) => ({
+        resource: b.resource,
+        namespace: b.namespace,
+      })),
+    });
     this.cache = new InformerCache(this);
   }
 

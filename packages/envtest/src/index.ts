@@ -24,4 +24,11 @@ export {
   isEnvtestError,
 } from './errors.js';
 export { type KubeconfigParams, renderKubeconfig } from './kubeconfig.js';
+export {
+  type ServiceAccountConfig,
+  type ServiceAccountUser,
+  type ServiceAccountUserEnv,
+  type ServiceAccountUserOptions,
+  serviceAccountUser,
+} from './service-account.js';
 export { createTempDir, type TempDir } from './temp-dir.js';

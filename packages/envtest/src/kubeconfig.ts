@@ -8,6 +8,8 @@ export interface KubeconfigParams {
   certPem?: string;
   /** PEM of the client key. */
   keyPem?: string;
+  /** A bearer token (e.g. a ServiceAccount's), instead of a client certificate. */
+  token?: string;
   /**
    * Writes `insecure-skip-tls-verify: true` for the cluster. For a plain `http://` server this
    * changes nothing on the wire, but `@kubernetes/client-node` refuses `http://` without it.
@@ -23,7 +25,7 @@ const b64 = (pem: string): string => Buffer.from(pem, 'utf8').toString('base64')
 
 /**
  * Renders a kubeconfig (YAML) with one cluster, one user with embedded client certificate
- * data (or no credentials when none are given), and one context, which is current. Every value is either a fixed key, base64, or a
+ * data or a bearer token (or no credentials when none are given), and one context, which is current. Every value is either a fixed key, base64, or a
  * name we choose, so all scalars are written double-quoted and no YAML escaping is needed
  * beyond that.
  */
@@ -46,7 +48,9 @@ export function renderKubeconfig(params: KubeconfigParams): string {
           `    client-certificate-data: ${q(b64(params.certPem))}`,
           `    client-key-data: ${q(b64(params.keyPem))}`,
         ]
-      : ['  user: {}']),
+      : params.token
+        ? ['  user:', `    token: ${q(params.token)}`]
+        : ['  user: {}']),
     'contexts:',
     `- name: ${q(params.context)}`,
     '  context:',
