@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { defineAdmissionWebhooksContract } from './contract-admission-webhooks.js';
 import {
   type ContractEndpoint,
   type RawResponse,
@@ -96,6 +97,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('managedFields', () => defineManagedFieldsContract(getTarget));
   describe('the two Event APIs', () => defineEventsContract(getTarget));
   describe('strategic merge patch', () => defineStrategicMergeContract(getTarget));
+  describe('admission webhooks', () => defineAdmissionWebhooksContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',

@@ -1,0 +1,444 @@
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import {
+  closedPort,
+  startTestWebhookServer,
+  type TestWebhookServer,
+} from './admission-webhook-server.js';
+import type { ContractEndpoint } from './contract-client.js';
+import { cm, contractCalls, expectFailure, suffix } from './contract-helpers.js';
+
+const REGISTRATION = '/apis/admissionregistration.k8s.io/v1';
+/** Label of the ConfigMaps that show a configuration is in effect (never sent to test webhooks). */
+const PROBE = 'contract-probe';
+
+type Webhook = Record<string, unknown>;
+
+/**
+ * Admission webhooks as kube-apiserver 1.20 calls them, against a webhook server of the test's
+ * own on 127.0.0.1. Webhook configurations are cluster-wide: each test's only match objects in
+ * a namespace labelled for that test, and are deleted when it ends.
+ */
+export function defineAdmissionWebhooksContract(getTarget: () => ContractEndpoint): void {
+  const { call, create, newNamespace, eventually } = contractCalls(getTarget);
+  let hooks: TestWebhookServer;
+  beforeAll(async () => {
+    hooks = await startTestWebhookServer();
+  });
+  afterAll(async () => {
+    await hooks?.stop();
+  });
+
+  /** A namespace labelled `contract-webhooks: <its name>`. */
+  const labelledNamespace = async (): Promise<string> => {
+    const ns = await newNamespace('webhooks');
+    const res = await call('PATCH', `/api/v1/namespaces/${ns}`, {
+      body: { metadata: { labels: { 'contract-webhooks': ns } } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(res.status).toBe(200);
+    return ns;
+  };
+
+  /** A v1 webhook on ConfigMap creates, calling `path` on the test server. */
+  const webhook = (name: string, path: string, extra: Webhook = {}): Webhook => ({
+    name: `${name}.contract.kubets.io`,
+    clientConfig: { url: hooks.url(path), caBundle: hooks.caBundle },
+    rules: [
+      { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
+    ],
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    ...extra,
+  });
+
+  /**
+   * Creates a configuration whose webhooks match only in `ns` (and never the probes), waits
+   * until the server calls it (kube-apiserver loads configurations asynchronously), and
+   * deletes it when the test ends.
+   */
+  const install = async (
+    kind: 'Validating' | 'Mutating',
+    ns: string,
+    webhooks: Webhook[],
+  ): Promise<string> => {
+    const name = `contract-${ns}-${suffix()}`;
+    const scoped = webhooks.map((hook) => ({
+      namespaceSelector: { matchLabels: { 'contract-webhooks': ns } },
+      objectSelector: { matchExpressions: [{ key: PROBE, operator: 'DoesNotExist' }] },
+      ...hook,
+    }));
+    const probePath = `/probe/${name}`;
+    const probe = webhook('probe', probePath, {
+      namespaceSelector: { matchLabels: { 'contract-webhooks': ns } },
+      objectSelector: { matchLabels: { [PROBE]: name } },
+    });
+    const plural = `${kind.toLowerCase()}webhookconfigurations`;
+    await create(`${REGISTRATION}/${plural}`, {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: `${kind}WebhookConfiguration`,
+      metadata: { name },
+      webhooks: [...scoped, probe],
+    });
+    onTestFinished(async () => {
+      await call('DELETE', `${REGISTRATION}/${plural}/${name}`);
+    });
+    await eventually(async () => {
+      await call('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: cm('', { metadata: { generateName: 'probe-', labels: { [PROBE]: name } } }),
+      });
+      return hooks.calls(probePath).length > 0;
+    }, true);
+    return name;
+  };
+
+  describe('webhook configurations', () => {
+    it('stores a ValidatingWebhookConfiguration with the v1 defaults', async () => {
+      const name = `contract-defaults-${suffix()}`;
+      const res = await create(`${REGISTRATION}/validatingwebhookconfigurations`, {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name },
+        webhooks: [
+          {
+            name: 'defaults.contract.kubets.io',
+            clientConfig: { url: 'https://127.0.0.1:1/never' },
+            rules: [
+              {
+                operations: ['CREATE'],
+                apiGroups: ['contract.kubets.io'],
+                apiVersions: ['v1'],
+                resources: ['nothings'],
+              },
+            ],
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1'],
+          },
+        ],
+      });
+      onTestFinished(async () => {
+        await call('DELETE', `${REGISTRATION}/validatingwebhookconfigurations/${name}`);
+      });
+      expect(res.json.webhooks[0]).toEqual({
+        name: 'defaults.contract.kubets.io',
+        clientConfig: { url: 'https://127.0.0.1:1/never' },
+        rules: [
+          {
+            operations: ['CREATE'],
+            apiGroups: ['contract.kubets.io'],
+            apiVersions: ['v1'],
+            resources: ['nothings'],
+            scope: '*',
+          },
+        ],
+        failurePolicy: 'Fail',
+        matchPolicy: 'Equivalent',
+        namespaceSelector: {},
+        objectSelector: {},
+        sideEffects: 'None',
+        timeoutSeconds: 10,
+        admissionReviewVersions: ['v1'],
+      });
+    });
+
+    it('stores a MutatingWebhookConfiguration with reinvocationPolicy Never by default', async () => {
+      const name = `contract-defaults-${suffix()}`;
+      const res = await create(`${REGISTRATION}/mutatingwebhookconfigurations`, {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'MutatingWebhookConfiguration',
+        metadata: { name },
+        webhooks: [
+          {
+            name: 'defaults.contract.kubets.io',
+            clientConfig: { url: 'https://127.0.0.1:1/never' },
+            sideEffects: 'NoneOnDryRun',
+            admissionReviewVersions: ['v1beta1', 'v1'],
+          },
+        ],
+      });
+      onTestFinished(async () => {
+        await call('DELETE', `${REGISTRATION}/mutatingwebhookconfigurations/${name}`);
+      });
+      expect(res.json.webhooks[0]).toMatchObject({
+        failurePolicy: 'Fail',
+        matchPolicy: 'Equivalent',
+        timeoutSeconds: 10,
+        reinvocationPolicy: 'Never',
+      });
+    });
+  });
+
+  describe('validating webhooks', () => {
+    it('sends the AdmissionReview of a create and refuses with the webhook status', async () => {
+      const ns = await labelledNamespace();
+      const path = `/${ns}/deny`;
+      hooks.handle(path, (request) => ({
+        allowed: request.object?.data?.ok === 'yes',
+        status: { code: 403, reason: 'Forbidden', message: 'data.ok must be yes' },
+      }));
+      await install('Validating', ns, [webhook('deny', path)]);
+
+      const denied = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: cm('refused', { data: { ok: 'no' } }),
+      });
+      expectFailure(denied, 403, {
+        reason: 'Forbidden',
+        message:
+          'admission webhook "deny.contract.kubets.io" denied the request: data.ok must be yes',
+      });
+      expect((await call('GET', `/api/v1/namespaces/${ns}/configmaps/refused`)).status).toBe(404);
+
+      const call0 = hooks.calls(path).at(-1);
+      expect(call0?.apiVersion).toBe('admission.k8s.io/v1');
+      expect(call0?.query.get('timeout')).toBe('10s');
+      const request = call0?.request;
+      expect(typeof request.uid).toBe('string');
+      expect(request).toMatchObject({
+        kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+        resource: { group: '', version: 'v1', resource: 'configmaps' },
+        requestKind: { group: '', version: 'v1', kind: 'ConfigMap' },
+        requestResource: { group: '', version: 'v1', resource: 'configmaps' },
+        name: 'refused',
+        namespace: ns,
+        operation: 'CREATE',
+        object: { apiVersion: 'v1', kind: 'ConfigMap', data: { ok: 'no' } },
+        oldObject: null,
+        dryRun: false,
+        options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1' },
+      });
+      expect(request.subResource).toBeUndefined();
+      expect(typeof request.userInfo.username).toBe('string');
+      expect(request.object.metadata).toMatchObject({ name: 'refused', namespace: ns });
+      expect(typeof request.object.metadata.uid).toBe('string');
+
+      const allowed = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: cm('allowed', { data: { ok: 'yes' } }),
+      });
+      expect(allowed.status).toBe(201);
+    });
+
+    it('words a denial without a message as made "without explanation", with code 400', async () => {
+      const ns = await labelledNamespace();
+      const path = `/${ns}/silent`;
+      hooks.handle(path, () => ({ allowed: false }));
+      await install('Validating', ns, [webhook('silent', path)]);
+      const denied = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: cm('refused'),
+      });
+      expectFailure(denied, 400, {
+        message:
+          'admission webhook "silent.contract.kubets.io" denied the request without explanation',
+      });
+    });
+
+    it('sends updates with the old object, patches as UPDATE, deletes with only the old object', async () => {
+      const ns = await labelledNamespace();
+      const path = `/${ns}/record`;
+      await install('Validating', ns, [
+        webhook('record', path, {
+          rules: [
+            {
+              operations: ['UPDATE', 'DELETE'],
+              apiGroups: [''],
+              apiVersions: ['v1'],
+              resources: ['configmaps'],
+            },
+          ],
+        }),
+      ]);
+      await create(`/api/v1/namespaces/${ns}/configmaps`, cm('watched', { data: { a: '1' } }));
+      expect(hooks.calls(path)).toHaveLength(0);
+      const current = await call('GET', `/api/v1/namespaces/${ns}/configmaps/watched`);
+      const put = await call('PUT', `/api/v1/namespaces/${ns}/configmaps/watched`, {
+        body: { ...current.json, data: { a: '2' } },
+      });
+      expect(put.status).toBe(200);
+      const update = hooks.calls(path).at(-1)?.request;
+      expect(update).toMatchObject({
+        operation: 'UPDATE',
+        name: 'watched',
+        object: { data: { a: '2' } },
+        oldObject: { data: { a: '1' } },
+        options: { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1' },
+      });
+
+      const patch = await call('PATCH', `/api/v1/namespaces/${ns}/configmaps/watched`, {
+        body: { data: { a: '3' } },
+        contentType: 'application/merge-patch+json',
+      });
+      expect(patch.status).toBe(200);
+      expect(hooks.calls(path).at(-1)?.request).toMatchObject({
+        operation: 'UPDATE',
+        object: { data: { a: '3' } },
+        oldObject: { data: { a: '2' } },
+        options: { kind: 'UpdateOptions' },
+      });
+
+      const del = await call('DELETE', `/api/v1/namespaces/${ns}/configmaps/watched`);
+      expect(del.status).toBe(200);
+      expect(hooks.calls(path).at(-1)?.request).toMatchObject({
+        operation: 'DELETE',
+        name: 'watched',
+        object: null,
+        oldObject: { data: { a: '3' } },
+        options: { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' },
+      });
+    });
+
+    it('calls only webhooks whose objectSelector matches the new or old labels', async () => {
+      const ns = await labelledNamespace();
+      const path = `/${ns}/selected`;
+      hooks.handle(path, () => ({ allowed: false, status: { message: 'selected' } }));
+      await install('Validating', ns, [
+        webhook('selected', path, { objectSelector: { matchLabels: { guarded: 'true' } } }),
+      ]);
+      const free = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm('free') });
+      expect(free.status).toBe(201);
+      const guarded = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: cm('guarded', { metadata: { labels: { guarded: 'true' } } }),
+      });
+      expectFailure(guarded, 400, {
+        message: 'admission webhook "selected.contract.kubets.io" denied the request: selected',
+      });
+    });
+
+    it('passes a dry run to side-effect-free webhooks, which see dryRun true', async () => {
+      const ns = await labelledNamespace();
+      const path = `/${ns}/dry`;
+      await install('Validating', ns, [webhook('dry', path)]);
+      const res = await call('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, {
+        body: cm('dry'),
+      });
+      expect(res.status).toBe(201);
+      expect(hooks.calls(path).at(-1)?.request).toMatchObject({
+        dryRun: true,
+        options: { kind: 'CreateOptions', dryRun: ['All'] },
+      });
+      expect((await call('GET', `/api/v1/namespaces/${ns}/configmaps/dry`)).status).toBe(404);
+    });
+
+    it('answers the webhook warnings as Warning headers', async () => {
+      const ns = await labelledNamespace();
+      const path = `/${ns}/warn`;
+      hooks.handle(path, () => ({ allowed: true, warnings: ['first warning', 'second "quoted"'] }));
+      await install('Validating', ns, [webhook('warn', path)]);
+      const res = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm('warned') });
+      expect(res.status).toBe(201);
+      expect(res.headers.warning).toBe('299 - "first warning", 299 - "second \\"quoted\\""');
+    });
+  });
+
+  describe('failure policy', () => {
+    it('fails the write when a Fail webhook cannot be reached, and ignores an Ignore one', async () => {
+      const ns = await labelledNamespace();
+      const port = await closedPort();
+      const url = `https://127.0.0.1:${port}/down`;
+      await install('Validating', ns, [
+        webhook('ignored', '/unused', {
+          clientConfig: { url, caBundle: hooks.caBundle },
+          failurePolicy: 'Ignore',
+        }),
+      ]);
+      const ignored = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: cm('through'),
+      });
+      expect(ignored.status).toBe(201);
+
+      await install('Validating', ns, [
+        webhook('down', '/unused', { clientConfig: { url, caBundle: hooks.caBundle } }),
+      ]);
+      const failed = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: cm('blocked'),
+      });
+      expectFailure(failed, 500, {
+        reason: 'InternalError',
+        message: `Internal error occurred: failed calling webhook "down.contract.kubets.io": Post "${url}?timeout=10s": dial tcp 127.0.0.1:${port}: connect: connection refused`,
+      });
+    });
+
+    it('fails the write when the webhook answers with another uid', async () => {
+      const ns = await labelledNamespace();
+      const path = `/${ns}/wrong-uid`;
+      hooks.handle(path, (request) => ({
+        raw: {
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          response: { uid: `not-${request.uid}`, allowed: true },
+        },
+      }));
+      await install('Validating', ns, [webhook('uid', path)]);
+      const failed = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm('x') });
+      expect(failed.status).toBe(500);
+      const uid = hooks.calls(path).at(-1)?.request.uid;
+      expect(failed.json.message).toBe(
+        `Internal error occurred: failed calling webhook "uid.contract.kubets.io": received invalid webhook response: expected response.uid="${uid}", got "not-${uid}"`,
+      );
+    });
+  });
+
+  describe('mutating webhooks', () => {
+    it('applies the JSON patch before validating webhooks and storage', async () => {
+      const ns = await labelledNamespace();
+      const mutatePath = `/${ns}/label`;
+      const validatePath = `/${ns}/check`;
+      hooks.handle(mutatePath, () => ({
+        patch: [{ op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } }],
+      }));
+      await install('Mutating', ns, [webhook('label', mutatePath)]);
+      await install('Validating', ns, [webhook('check', validatePath)]);
+      const res = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: cm('patched'),
+      });
+      expect(res.status).toBe(201);
+      expect(res.json.metadata.labels).toEqual({ mutated: 'yes' });
+      const mutating = hooks.calls(mutatePath).at(-1)?.request;
+      expect(mutating.object.metadata.labels).toBeUndefined();
+      expect(mutating.object.metadata.uid).toBeUndefined();
+      const validating = hooks.calls(validatePath).at(-1)?.request;
+      expect(validating.object.metadata.labels).toEqual({ mutated: 'yes' });
+      const stored = await call('GET', `/api/v1/namespaces/${ns}/configmaps/patched`);
+      expect(stored.json.metadata.labels).toEqual({ mutated: 'yes' });
+    });
+
+    it('reinvokes an IfNeeded webhook once when a later webhook changed the object', async () => {
+      const ns = await labelledNamespace();
+      const first = `/${ns}/first`;
+      const second = `/${ns}/second`;
+      const never = `/${ns}/never`;
+      hooks.handle(second, (request) =>
+        request.object.metadata.labels?.second
+          ? {}
+          : { patch: [{ op: 'add', path: '/metadata/labels', value: { second: 'set' } }] },
+      );
+      await install('Mutating', ns, [
+        webhook('first', first, { reinvocationPolicy: 'IfNeeded' }),
+        webhook('never', never),
+        webhook('second', second),
+      ]);
+      const before = { first: hooks.calls(first).length, never: hooks.calls(never).length };
+      const res = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm('again') });
+      expect(res.status).toBe(201);
+      expect(hooks.calls(first).length - before.first).toBe(2);
+      expect(hooks.calls(never).length - before.never).toBe(1);
+      expect(hooks.calls(first).at(-1)?.request.object.metadata.labels).toEqual({ second: 'set' });
+    });
+
+    it('refuses with the mutating webhook status before any validating webhook runs', async () => {
+      const ns = await labelledNamespace();
+      const mutatePath = `/${ns}/refuse`;
+      const validatePath = `/${ns}/after`;
+      hooks.handle(mutatePath, () => ({
+        allowed: false,
+        status: { code: 422, reason: 'Invalid', message: 'not like this' },
+      }));
+      await install('Mutating', ns, [webhook('refuse', mutatePath)]);
+      await install('Validating', ns, [webhook('after', validatePath)]);
+      const before = hooks.calls(validatePath).length;
+      const res = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm('nope') });
+      expectFailure(res, 422, {
+        reason: 'Invalid',
+        message: 'admission webhook "refuse.contract.kubets.io" denied the request: not like this',
+      });
+      expect(hooks.calls(validatePath).length).toBe(before);
+    });
+  });
+}
