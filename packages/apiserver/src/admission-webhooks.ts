@@ -259,8 +259,7 @@ async function callWebhook(
   const review = admissionReview(version, uid, resource, facts, env);
   const body = await postJson(hook.clientConfig, hook.timeoutSeconds, review);
   const response = isObject(body) ? body.response : undefined;
-  const invalid = (why: string): CallingWebhookError =>
-    new CallingWebhookError(`received invalid webhook response: ${why}`);
+  const invalid = (why: string): CallingWebhookError => new CallingWebhookError(why);
   if (!isObject(body) || body.kind !== 'AdmissionReview' || body.apiVersion !== review.apiVersion) {
     const got = isObject(body)
       ? `${String(body.apiVersion ?? '')}, Kind=${String(body.kind ?? '')}`
