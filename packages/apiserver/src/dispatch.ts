@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serveAdmittedWrite } from './admission-writes.js';
+import { serveConvertedRequest } from './conversion-webhooks.js';
 import { sendApiGroup, sendApiResourceList, serveDiscovery } from './discovery.js';
 import { defaultFaultMessage, type FaultState } from './faults.js';
 import {
@@ -196,10 +197,15 @@ export class ApiHandler {
       if (route.name === undefined) serveCollection(state, ctx, target, params);
       else serveObject(state, ctx, target, route.name, subresource, params);
     };
-    if (method === 'GET') return serve();
-    return serveAdmittedWrite(state, ctx, target, route.name, subresource, params).then((served) =>
-      served ? undefined : serve(),
-    );
+    const hooked = async (): Promise<void> => {
+      if (await serveConvertedRequest(state, ctx, target, route.name, subresource, params)) return;
+      if (method !== 'GET') {
+        if (await serveAdmittedWrite(state, ctx, target, route.name, subresource, params)) return;
+      }
+      serve();
+    };
+    if (method === 'GET' && !def.custom) return serve();
+    return hooked();
   }
 }
 

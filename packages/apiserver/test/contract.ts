@@ -7,6 +7,7 @@ import {
   type RawWatchEvent,
   rawWatch,
 } from './contract-client.js';
+import { defineConversionWebhooksContract } from './contract-conversion-webhooks.js';
 import { defineCrdSchemaContract } from './contract-crd-schema.js';
 import { defineCrdSchemaFeaturesContract } from './contract-crd-schema-features.js';
 import { defineDefaultsContract } from './contract-defaults.js';
@@ -98,6 +99,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('the two Event APIs', () => defineEventsContract(getTarget));
   describe('strategic merge patch', () => defineStrategicMergeContract(getTarget));
   describe('admission webhooks', () => defineAdmissionWebhooksContract(getTarget));
+  describe('conversion webhooks', () => defineConversionWebhooksContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
