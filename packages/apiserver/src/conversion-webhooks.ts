@@ -10,7 +10,7 @@ import { apiVersionOf, type ResourceDefinition } from './resources.js';
 import { parseListQuery, sendList } from './routes-list-watch.js';
 import type { WriteParams } from './routes-objects.js';
 import type { ServerState } from './server-state.js';
-import { internalError } from './status.js';
+import { ApiError, failure } from './status.js';
 import type { Target } from './target.js';
 import { postJson } from './webhook-client.js';
 
@@ -60,7 +60,7 @@ export function conversionWebhookOf(
  * Converts `objects` to `version` through the webhook, as kube-apiserver 1.20 does: objects
  * already there are not sent; the answer must list one object per object sent, each at the
  * desired apiVersion; only labels and annotations of the metadata are taken from it. Failures
- * are 500s worded as kube-apiserver words them (`conversion webhook for <gvk> failed: …`).
+ * are bare 500s worded as kube-apiserver words them (`conversion webhook for <gvk> failed: …`).
  */
 export async function convertObjects(
   webhook: ConversionWebhook,
@@ -74,7 +74,7 @@ export async function convertObjects(
   const gvk = `${String(source.apiVersion)}, Kind=${webhook.kind}`;
   const reviewVersion = webhook.reviewVersions.find((v) => v === 'v1' || v === 'v1beta1');
   if (!reviewVersion) {
-    throw internalError(
+    throw conversionFailure(
       `conversion webhook for ${gvk} failed: webhook does not accept known ConversionReview versions (v1, v1beta1)`,
     );
   }
@@ -89,11 +89,11 @@ export async function convertObjects(
   try {
     answer = await postJson(webhook.clientConfig, CONVERSION_TIMEOUT_SECONDS, review);
   } catch (error) {
-    throw internalError(`conversion webhook for ${gvk} failed: ${(error as Error).message}`);
+    throw conversionFailure(`conversion webhook for ${gvk} failed: ${(error as Error).message}`);
   }
   const converted = convertedObjectsOf(answer, reviewApiVersion, uid, gvk);
   if (converted.length !== pending.length) {
-    throw internalError(
+    throw conversionFailure(
       `conversion webhook for ${gvk} returned ${converted.length} objects, expected ${pending.length}`,
     );
   }
@@ -102,10 +102,10 @@ export async function convertObjects(
     if (original.apiVersion === desired) return original;
     const out = converted[next++];
     if (!isObject(out)) {
-      throw internalError(`conversion webhook for ${gvk} returned invalid converted object`);
+      throw conversionFailure(`conversion webhook for ${gvk} returned invalid converted object`);
     }
     if (out.apiVersion !== desired) {
-      throw internalError(
+      throw conversionFailure(
         `conversion webhook for ${gvk} returned invalid converted object: expected ${desired}, got ${String(out.apiVersion)}`,
       );
     }
@@ -120,7 +120,7 @@ function convertedObjectsOf(
   gvk: string,
 ): unknown[] {
   const invalid = (why: string) =>
-    internalError(`conversion webhook for ${gvk} returned invalid response: ${why}`);
+    conversionFailure(`conversion webhook for ${gvk} failed: ${why}`);
   if (
     !isObject(answer) ||
     answer.apiVersion !== reviewApiVersion ||
@@ -139,9 +139,15 @@ function convertedObjectsOf(
       typeof result.message === 'string' && result.message !== ''
         ? result.message
         : `response.result.status was '${String(result.status ?? '')}', not 'Success'`;
-    throw internalError(`conversion webhook for ${gvk} returned failure: ${message}`);
+    throw conversionFailure(`conversion webhook for ${gvk} failed: ${message}`);
   }
   return Array.isArray(response.convertedObjects) ? response.convertedObjects : [];
+}
+
+/** kube-apiserver 1.20 answers a failed conversion with a bare 500: no reason, no details. */
+function conversionFailure(message: string): ApiError {
+  const { reason: _reason, ...status } = failure(500, '', message);
+  return new ApiError(status);
 }
 
 /** The converted object with the original's metadata, but for its labels and annotations. */

@@ -143,7 +143,7 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
     expect((await call('GET', `${alpha}/db`)).json.spec).toEqual({ hostPort: '10.0.0.2:5432' });
   });
 
-  it("answers the webhook's failure as a 500 naming the kind", async () => {
+  it("answers the webhook's failure as a bare 500 naming the kind", async () => {
     const ns = await newNamespace('conversion');
     const path = `/${ns}/convert`;
     hooks.handle(path, (request) => ({ conversion: convertHosts(request) }));
@@ -152,9 +152,14 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
       body: host(group, 'v1alpha1', 'broken', { hostPort: 'bad' }),
     });
     expect(res.status).toBe(500);
-    expect(res.json).toMatchObject({ kind: 'Status', status: 'Failure', code: 500 });
-    expect(res.json.message).toContain('hostPort "bad" has no port');
-    expect(res.json.message).toContain(`conversion webhook for ${group}/v1alpha1, Kind=Host`);
+    expect(res.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `conversion webhook for ${group}/v1alpha1, Kind=Host failed: hostPort "bad" has no port`,
+      code: 500,
+    });
   });
 
   it('fails reads at the other version when the webhook is down', async () => {
@@ -168,9 +173,13 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
     expect(created.status).toBe(201);
     const res = await call('GET', `/apis/${group}/v1alpha1/namespaces/${ns}/hosts/lonely`);
     expect(res.status).toBe(500);
-    expect(res.json.message).toContain(
-      `conversion webhook for ${group}/v1, Kind=Host failed: Post "${url}`,
-    );
-    expect(res.json.message).toContain(`dial tcp 127.0.0.1:${port}: connect: connection refused`);
+    expect(res.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `conversion webhook for ${group}/v1, Kind=Host failed: Post "${url}?timeout=30s": dial tcp 127.0.0.1:${port}: connect: connection refused`,
+      code: 500,
+    });
   });
 }
