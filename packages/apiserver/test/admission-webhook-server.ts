@@ -15,6 +15,8 @@ export interface HandlerAnswer {
   warnings?: string[];
   /** Replaces the whole response body (for malformed answers). */
   raw?: unknown;
+  /** Never answers (the connection stays open until the server stops). */
+  hang?: boolean;
   /** Answered as-is in a ConversionReview's `response` (besides `uid`). */
   conversion?: Record<string, unknown>;
 }
@@ -67,6 +69,7 @@ export async function startTestWebhookServer(): Promise<TestWebhookServer> {
         });
         received.set(url.pathname, list);
         const answer = handlers.get(url.pathname)?.(request) ?? { allowed: true };
+        if (answer.hang) return;
         const body =
           answer.raw !== undefined
             ? answer.raw

@@ -375,6 +375,58 @@ export function defineAdmissionWebhooksContract(getTarget: () => ContractEndpoin
     });
   });
 
+  describe('timeouts and subresources', () => {
+    it('fails the write with the deadline when a Fail webhook does not answer in timeoutSeconds', async () => {
+      const ns = await labelledNamespace();
+      const path = `/${ns}/hang`;
+      hooks.handle(path, (request) => (request.name === 'slow' ? { hang: true } : {}));
+      await install('Validating', ns, [webhook('hang', path, { timeoutSeconds: 1 })]);
+      const res = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm('slow') });
+      expectFailure(res, 500, {
+        reason: 'InternalError',
+        message: `Internal error occurred: failed calling webhook "hang.contract.kubets.io": Post "${hooks.url(path)}?timeout=1s": context deadline exceeded`,
+      });
+    });
+
+    it('sends a status update to a rule naming the status subresource, and only that', async () => {
+      const ns = await labelledNamespace();
+      const path = `/${ns}/status`;
+      hooks.handle(path, () => ({ allowed: false, status: { message: 'status is frozen' } }));
+      await install('Validating', ns, [
+        webhook('status', path, {
+          rules: [
+            {
+              operations: ['UPDATE'],
+              apiGroups: [''],
+              apiVersions: ['v1'],
+              resources: ['namespaces/status'],
+            },
+          ],
+        }),
+      ]);
+      const current = await call('GET', `/api/v1/namespaces/${ns}`);
+      const main = await call('PUT', `/api/v1/namespaces/${ns}`, {
+        body: { ...current.json, metadata: { ...current.json.metadata, annotations: { a: 'b' } } },
+      });
+      expect(main.status).toBe(200);
+      expect(hooks.calls(path)).toHaveLength(0);
+      const status = await call('PUT', `/api/v1/namespaces/${ns}/status`, { body: main.json });
+      expectFailure(status, 400, {
+        message:
+          'admission webhook "status.contract.kubets.io" denied the request: status is frozen',
+      });
+      expect(hooks.calls(path).at(-1)?.request).toMatchObject({
+        operation: 'UPDATE',
+        name: ns,
+        namespace: ns,
+        subResource: 'status',
+        requestSubResource: 'status',
+        resource: { group: '', version: 'v1', resource: 'namespaces' },
+        kind: { group: '', version: 'v1', kind: 'Namespace' },
+      });
+    });
+  });
+
   describe('mutating webhooks', () => {
     it('applies the JSON patch before validating webhooks and storage', async () => {
       const ns = await labelledNamespace();
