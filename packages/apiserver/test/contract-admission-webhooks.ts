@@ -167,6 +167,132 @@ export function defineAdmissionWebhooksContract(getTarget: () => ContractEndpoin
     });
   });
 
+  describe('webhook configuration validation', () => {
+    const refused = async (webhooks: Webhook[]) => {
+      const name = `contract-invalid-${suffix()}`;
+      const res = await call('POST', `${REGISTRATION}/validatingwebhookconfigurations`, {
+        body: {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingWebhookConfiguration',
+          metadata: { name },
+          webhooks,
+        },
+      });
+      if (res.status === 201) {
+        await call('DELETE', `${REGISTRATION}/validatingwebhookconfigurations/${name}`);
+      }
+      expect(res.status).toBe(422);
+      expect(res.json.reason).toBe('Invalid');
+      return { name, res };
+    };
+
+    it('requires sideEffects, admissionReviewVersions, a qualified name and one client', async () => {
+      const { name, res } = await refused([{ name: 'short', clientConfig: {} }]);
+      expect(res.json.message).toBe(
+        `ValidatingWebhookConfiguration.admissionregistration.k8s.io "${name}" is invalid: [webhooks[0].name: Invalid value: "short": should be a domain with at least three segments separated by dots, webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun, webhooks[0].clientConfig: Required value: exactly one of url or service is required, webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1]`,
+      );
+    });
+
+    it('checks policies, timeouts, URLs, rules and duplicate names', async () => {
+      const base = {
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        clientConfig: { url: 'https://127.0.0.1:1/ok' },
+      };
+      const { res } = await refused([
+        {
+          ...base,
+          name: 'a.contract.kubets.io',
+          failurePolicy: 'Sometimes',
+          timeoutSeconds: 31,
+          sideEffects: 'Some',
+          clientConfig: { url: 'http://127.0.0.1:1/x?y=1' },
+        },
+        {
+          ...base,
+          name: 'a.contract.kubets.io',
+          matchPolicy: 'Loose',
+          admissionReviewVersions: ['v2'],
+          rules: [
+            {
+              operations: ['*', 'CREATE'],
+              apiGroups: [],
+              apiVersions: ['v1'],
+              resources: ['*', 'pods'],
+              scope: 'Everywhere',
+            },
+          ],
+        },
+      ]);
+      expect(res.json.details.causes).toEqual([
+        {
+          reason: 'FieldValueNotSupported',
+          message: 'Unsupported value: "Sometimes": supported values: "Fail", "Ignore"',
+          field: 'webhooks[0].failurePolicy',
+        },
+        {
+          reason: 'FieldValueNotSupported',
+          message: 'Unsupported value: "Some": supported values: "None", "NoneOnDryRun"',
+          field: 'webhooks[0].sideEffects',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: 31: the timeout value must be between 1 and 30 seconds',
+          field: 'webhooks[0].timeoutSeconds',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          message:
+            'Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]',
+          field: 'webhooks[0].clientConfig.url',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: "y=1": query parameters are not permitted in the URL',
+          field: 'webhooks[0].clientConfig.url',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          message:
+            'Invalid value: []admissionregistration.OperationType{"*", "CREATE"}: if \'*\' is present, must not specify other operations',
+          field: 'webhooks[1].rules[0].operations',
+        },
+        {
+          reason: 'FieldValueRequired',
+          message: 'Required value',
+          field: 'webhooks[1].rules[0].apiGroups',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          message:
+            'Invalid value: []string{"*", "pods"}: if \'*\' is present, must not specify other resources without subresources',
+          field: 'webhooks[1].rules[0].resources',
+        },
+        {
+          reason: 'FieldValueNotSupported',
+          message:
+            'Unsupported value: "Everywhere": supported values: "*", "Cluster", "Namespaced"',
+          field: 'webhooks[1].rules[0].scope',
+        },
+        {
+          reason: 'FieldValueNotSupported',
+          message: 'Unsupported value: "Loose": supported values: "Equivalent", "Exact"',
+          field: 'webhooks[1].matchPolicy',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: []string{"v2"}: must include at least one of v1, v1beta1',
+          field: 'webhooks[1].admissionReviewVersions',
+        },
+        {
+          reason: 'FieldValueDuplicate',
+          message: 'Duplicate value: "a.contract.kubets.io"',
+          field: 'webhooks[1].name',
+        },
+      ]);
+    });
+  });
+
   describe('validating webhooks', () => {
     it('sends the AdmissionReview of a create and refuses with the webhook status', async () => {
       const ns = await labelledNamespace();
