@@ -36,8 +36,8 @@ export interface AdmissionEnvironment {
   equivalents(resource: AdmissionResource): AdmissionResource[];
   /** The kind served at `resource`. */
   kindAt(resource: AdmissionResource): AdmissionKind;
-  /** `obj` as read at `resource`'s version. */
-  convert(obj: JsonObject, resource: AdmissionResource): JsonObject;
+  /** `obj` as read at `resource`'s version (through a conversion webhook, for some CRDs). */
+  convert(obj: JsonObject, resource: AdmissionResource): Promise<JsonObject>;
   /** Applies the kind's defaults in place, as kube-apiserver does after each webhook's patch. */
   defaults(obj: JsonObject): void;
 }
@@ -117,7 +117,7 @@ async function callMutatingWebhook(
   if (!response) return undefined;
   const patch = response.patch;
   if (typeof patch !== 'string' || patch === '' || facts.object === null) return undefined;
-  const atVersion = env.convert(facts.object, resource);
+  const atVersion = await env.convert(facts.object, resource);
   let operations: JsonValue;
   let patched: JsonValue;
   try {
@@ -128,7 +128,7 @@ async function callMutatingWebhook(
   }
   if (!isObject(patched)) throw internalError('the patched object is not an object');
   if (jsonEqual(patched, atVersion)) return undefined;
-  const back = env.convert(patched, facts.resource);
+  const back = await env.convert(patched, facts.resource);
   env.defaults(back);
   return back;
 }
@@ -215,14 +215,14 @@ function reviewVersion(hook: AdmissionWebhook): string {
 }
 
 /** The AdmissionReview kube-apiserver sends, keys in its Go field order. */
-export function admissionReview(
+export async function admissionReview(
   version: string,
   uid: string,
   resource: AdmissionResource,
   facts: AdmissionRequestFacts,
   env: AdmissionEnvironment,
-): JsonObject {
-  const atVersion = (obj: JsonObject | null): JsonObject | null =>
+): Promise<JsonObject> {
+  const atVersion = async (obj: JsonObject | null): Promise<JsonObject | null> =>
     obj === null ? null : env.convert(obj, resource);
   const request: JsonObject = {
     uid,
@@ -236,8 +236,8 @@ export function admissionReview(
     ...(facts.namespace ? { namespace: facts.namespace } : {}),
     operation: facts.operation,
     userInfo: { ...USER_INFO, groups: [...USER_INFO.groups] },
-    object: atVersion(facts.object),
-    oldObject: atVersion(facts.oldObject),
+    object: await atVersion(facts.object),
+    oldObject: await atVersion(facts.oldObject),
     dryRun: facts.dryRun,
     options: facts.options,
   };
@@ -253,7 +253,7 @@ async function callWebhook(
 ): Promise<JsonObject> {
   const version = reviewVersion(hook);
   const uid = randomUUID();
-  const review = admissionReview(version, uid, resource, facts, env);
+  const review = await admissionReview(version, uid, resource, facts, env);
   const body = await postJson(hook.clientConfig, hook.timeoutSeconds, review);
   const response = isObject(body) ? body.response : undefined;
   const invalid = (why: string): CallingWebhookError => new CallingWebhookError(why);

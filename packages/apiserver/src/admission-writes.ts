@@ -7,6 +7,7 @@ import {
   runMutatingWebhooks,
   runValidatingWebhooks,
 } from './admission-webhooks.js';
+import { conversionWebhookOf, convertObjects } from './conversion-webhooks.js';
 import { applyDefaults } from './defaults/builtin.js';
 import { asServed } from './event-versions.js';
 import type { RequestContext } from './http.js';
@@ -17,7 +18,7 @@ import { parseDeleteOptions, parseObjectBody, parsePatch } from './request-body.
 import { apiVersionOf } from './resources.js';
 import { sendObject, type WriteParams } from './routes-objects.js';
 import type { ServerState } from './server-state.js';
-import { keyNamespace, type Target } from './target.js';
+import { keyNamespace, type Target, type WriteOptions } from './target.js';
 
 const GROUP = 'admissionregistration.k8s.io';
 
@@ -48,10 +49,13 @@ function environment(state: ServerState, target: Target): AdmissionEnvironment {
       version: resource.version,
       kind: definition.kind,
     }),
-    convert: (obj, resource) => ({
-      ...obj,
-      apiVersion: apiVersionOf(resource.group, resource.version),
-    }),
+    convert: async (obj, resource) => {
+      const conversion = conversionWebhookOf(state, definition);
+      if (conversion)
+        return (await convertObjects(conversion, [obj], resource.version))[0] as JsonObject;
+      return { ...obj, apiVersion: apiVersionOf(resource.group, resource.version) };
+    },
+
     defaults: (obj) => {
       if (!definition.custom) applyDefaults(definition, obj);
     },
@@ -70,11 +74,22 @@ function reviewOptions(kind: string, ctx: RequestContext, dryRun: boolean): Json
 }
 
 /**
+ * How a create or update reaches storage and how the request's version shows a stored object:
+ * directly (the default), or through a custom resource's conversion webhook.
+ */
+export interface StorageWrites {
+  write(operation: 'CREATE' | 'UPDATE', obj: JsonObject, options: WriteOptions): Promise<Entry>;
+  view(obj: JsonObject): Promise<JsonObject>;
+  send(code: number, entry: Entry): Promise<void>;
+}
+
+/**
  * A write (create, update, patch, delete) on a resource some admission webhook's rules match,
  * run as kube-apiserver 1.20 runs it: the mutating webhooks on the decoded and defaulted
  * object, then the server's own checks, then the validating webhooks, then the write. Answers
  * false (nothing sent) when no webhook applies, or for a delete once the webhooks allowed it:
- * the ordinary path then serves the request.
+ * the ordinary path then serves the request. With `writes` (a conversion webhook's), a create or
+ * update is always served here, through them.
  */
 export async function serveAdmittedWrite(
   state: ServerState,
@@ -83,6 +98,7 @@ export async function serveAdmittedWrite(
   name: string | undefined,
   subresource: 'status' | undefined,
   params: WriteParams,
+  writes?: StorageWrites,
 ): Promise<boolean> {
   const { definition } = target;
   // kube-apiserver never sends webhook configurations themselves to webhooks.
@@ -105,7 +121,10 @@ export async function serveAdmittedWrite(
     anyWebhookMatches(hooks, { ...probe, operation: op, object: null, oldObject: null }, env);
   // A patch may turn out to be a create (apply of a missing object).
   const couldCreate = method === 'PATCH' && rulesMatch([...mutating, ...validating], 'CREATE');
-  if (!rulesMatch([...mutating, ...validating], operation) && !couldCreate) return false;
+  const converting = writes !== undefined && (method === 'POST' || method === 'PUT');
+  if (!rulesMatch([...mutating, ...validating], operation) && !couldCreate && !converting) {
+    return false;
+  }
 
   const existing =
     name === undefined
@@ -115,6 +134,15 @@ export async function serveAdmittedWrite(
     ...asServed(target, obj),
     apiVersion: apiVersionOf(definition.group, target.version),
   });
+  const storage: StorageWrites = writes ?? {
+    write: async (op, obj, options) =>
+      op === 'CREATE'
+        ? state.storage.create(target, obj, options)
+        : state.storage.update(target, name as string, obj, options),
+    view: async (obj) => served(obj),
+    send: async (code, entry) => sendObject(ctx, target, code, entry),
+  };
+  const oldView = existing ? await storage.view(existing.obj) : null;
   const facts = (
     op: AdmissionOperation,
     object: JsonObject | null,
@@ -127,7 +155,7 @@ export async function serveAdmittedWrite(
     dryRun: params.dryRun,
     options: reviewOptions(optionsKind, ctx, params.dryRun),
     object,
-    oldObject: existing && op !== 'CREATE' ? served(existing.obj) : null,
+    oldObject: op !== 'CREATE' ? oldView : null,
   });
   const headers: string[] = [];
   const warn = (warnings: string[]): void => {
@@ -164,22 +192,20 @@ export async function serveAdmittedWrite(
     );
     warn(mutated.warnings);
     const object = mutated.object ?? decoded;
-    const write = (dryRun: boolean): Entry =>
-      operation === 'CREATE'
-        ? state.storage.create(target, clone(object), { ...options, dryRun })
-        : state.storage.update(target, name as string, clone(object), { ...options, dryRun });
-    const checked = write(true);
+    const write = (dryRun: boolean): Promise<Entry> =>
+      storage.write(operation as 'CREATE' | 'UPDATE', clone(object), { ...options, dryRun });
+    const checked = await write(true);
     warn(
       await runValidatingWebhooks(
         validating,
-        facts(operation, served(checked.obj), optionsKind),
+        facts(operation, await storage.view(checked.obj), optionsKind),
         env,
       ),
     );
     // The name the checked write generated is the one the webhooks saw.
     if (operation === 'CREATE') object.metadata = { ...meta(object), name: checked.name };
-    const entry = params.dryRun ? checked : write(false);
-    sendObject(ctx, target, operation === 'CREATE' ? 201 : 200, entry);
+    const entry = params.dryRun ? checked : await write(false);
+    await storage.send(operation === 'CREATE' ? 201 : 200, entry);
     return true;
   }
 

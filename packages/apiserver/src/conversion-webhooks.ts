@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { goSortedKeys } from './go-decode.js';
-import type { RequestContext } from './http.js';
-import { sendJson } from './http.js';
-import { type Entry, makeEntry, storeKey } from './object-entry.js';
+import { storeKey } from './object-entry.js';
 import { meta } from './object-meta.js';
 import { isObject, type JsonObject } from './patch.js';
-import { parseObjectBody } from './request-body.js';
 import { apiVersionOf, type ResourceDefinition } from './resources.js';
-import { parseListQuery, sendList } from './routes-list-watch.js';
-import type { WriteParams } from './routes-objects.js';
 import type { ServerState } from './server-state.js';
 import { ApiError, failure } from './status.js';
-import type { Target } from './target.js';
 import { postJson } from './webhook-client.js';
 
 /** How long kube-apiserver 1.20 waits for a conversion webhook. */
@@ -159,61 +153,4 @@ function withOriginalMetadata(original: JsonObject, converted: JsonObject): Json
     else md[key] = next[key];
   }
   return goSortedKeys({ ...converted, metadata: md });
-}
-
-/**
- * Reads and writes of a custom resource whose CRD converts through a webhook, at any version:
- * GET and LIST answer each object converted to the requested version; POST and PUT convert the
- * body to the storage version, store it, and answer it converted back. Answers false (nothing
- * sent) for other resources and requests.
- */
-export async function serveConvertedRequest(
-  state: ServerState,
-  ctx: RequestContext,
-  target: Target,
-  name: string | undefined,
-  subresource: 'status' | undefined,
-  params: WriteParams,
-): Promise<boolean> {
-  const webhook = conversionWebhookOf(state, target.definition);
-  if (!webhook) return false;
-  const method = ctx.req.method ?? 'GET';
-  const apiVersion = apiVersionOf(target.definition.group, target.version);
-  const send = async (code: number, entry: Entry): Promise<void> => {
-    const [obj] = await convertObjects(webhook, [entry.obj], target.version);
-    sendJson(ctx.res, code, JSON.stringify(obj));
-  };
-  if (method === 'GET' && name !== undefined) {
-    await send(200, state.storage.get(target, name));
-    return true;
-  }
-  if (method === 'GET') {
-    const result = state.storage.list(target, parseListQuery(ctx.query));
-    const converted = await convertObjects(
-      webhook,
-      result.items.map((e) => e.obj),
-      target.version,
-    );
-    const items = result.items.map((e, i) =>
-      makeEntry(converted[i] as JsonObject, e.namespace, e.name, e.rv),
-    );
-    sendList(ctx, target, items, result);
-    return true;
-  }
-  if (method !== 'POST' && method !== 'PUT') return false;
-  if (target.version === webhook.storageVersion) return false;
-  const body = parseObjectBody(ctx, target.definition);
-  if (body.apiVersion !== apiVersion) return false;
-  const [stored] = await convertObjects(webhook, [body], webhook.storageVersion);
-  const storageTarget = { ...target, version: webhook.storageVersion };
-  const options = { manager: params.manager(), dryRun: params.dryRun, subresource };
-  if (method === 'POST') {
-    await send(201, state.storage.create(storageTarget, stored as JsonObject, options));
-  } else {
-    await send(
-      200,
-      state.storage.update(storageTarget, name as string, stored as JsonObject, options),
-    );
-  }
-  return true;
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serveAdmittedWrite } from './admission-writes.js';
-import { serveConvertedRequest } from './conversion-webhooks.js';
+import { serveConvertedRequest } from './conversion-routes.js';
 import { sendApiGroup, sendApiResourceList, serveDiscovery } from './discovery.js';
 import { defaultFaultMessage, type FaultState } from './faults.js';
 import {

@@ -5,6 +5,7 @@ import {
   type TestWebhookServer,
 } from './admission-webhook-server.js';
 import type { ContractEndpoint } from './contract-client.js';
+import { convertHosts, hostsCrd } from './contract-conversion-webhooks.js';
 import { cm, contractCalls, expectFailure, suffix } from './contract-helpers.js';
 
 const REGISTRATION = '/apis/admissionregistration.k8s.io/v1';
@@ -549,6 +550,83 @@ export function defineAdmissionWebhooksContract(getTarget: () => ContractEndpoin
         requestSubResource: 'status',
         resource: { group: '', version: 'v1', resource: 'namespaces' },
         kind: { group: '', version: 'v1', kind: 'Namespace' },
+      });
+    });
+  });
+
+  describe('custom resources converted through a webhook', () => {
+    it('sends a write at one version to webhooks at the versions their rules name', async () => {
+      const ns = await labelledNamespace();
+      const convertPath = `/${ns}/convert`;
+      hooks.handle(convertPath, (request) => ({ conversion: convertHosts(request) }));
+      const group = `adm${suffix()}.contract.kubets.io`;
+      await create(
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+        hostsCrd(group, hooks.url(convertPath), hooks.caBundle),
+      );
+      onTestFinished(async () => {
+        await call(
+          'DELETE',
+          `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/hosts.${group}`,
+        );
+      });
+      const alpha = `/apis/${group}/v1alpha1/namespaces/${ns}/hosts`;
+      await eventually(async () => (await call('GET', alpha)).status === 200, true);
+      const hostRule = (version: string) => [
+        {
+          operations: ['CREATE'],
+          apiGroups: [group],
+          apiVersions: [version],
+          resources: ['hosts'],
+        },
+      ];
+      const labelPath = `/${ns}/label-host`;
+      const portPath = `/${ns}/port`;
+      hooks.handle(labelPath, () => ({
+        patch: [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }],
+      }));
+      hooks.handle(portPath, (request) => ({
+        allowed: request.object.spec.port !== 1,
+        status: { message: 'port 1 is reserved' },
+      }));
+      await install('Mutating', ns, [
+        webhook('label-host', labelPath, { rules: hostRule('v1alpha1') }),
+      ]);
+      await install('Validating', ns, [webhook('port', portPath, { rules: hostRule('v1') })]);
+      const host = (name: string, hostPort: string) => ({
+        apiVersion: `${group}/v1alpha1`,
+        kind: 'Host',
+        metadata: { name, labels: { app: 'hosts' } },
+        spec: { hostPort },
+      });
+
+      const denied = await call('POST', alpha, { body: host('reserved', '10.0.0.9:1') });
+      expectFailure(denied, 400, {
+        message:
+          'admission webhook "port.contract.kubets.io" denied the request: port 1 is reserved',
+      });
+      expect(hooks.calls(labelPath).at(-1)?.request).toMatchObject({
+        kind: { group, version: 'v1alpha1', kind: 'Host' },
+        object: { apiVersion: `${group}/v1alpha1`, spec: { hostPort: '10.0.0.9:1' } },
+      });
+      expect(hooks.calls(portPath).at(-1)?.request).toMatchObject({
+        kind: { group, version: 'v1', kind: 'Host' },
+        resource: { group, version: 'v1', resource: 'hosts' },
+        requestKind: { group, version: 'v1alpha1', kind: 'Host' },
+        requestResource: { group, version: 'v1alpha1', resource: 'hosts' },
+        object: {
+          apiVersion: `${group}/v1`,
+          metadata: { labels: { app: 'hosts', mutated: 'yes' } },
+          spec: { ip: '10.0.0.9', port: 1 },
+        },
+      });
+
+      const created = await call('POST', alpha, { body: host('web', '10.0.0.9:80') });
+      expect(created.status).toBe(201);
+      expect(created.json).toMatchObject({
+        apiVersion: `${group}/v1alpha1`,
+        metadata: { labels: { app: 'hosts', mutated: 'yes' } },
+        spec: { hostPort: '10.0.0.9:80' },
       });
     });
   });

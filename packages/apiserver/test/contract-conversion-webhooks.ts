@@ -14,7 +14,7 @@ const OPEN = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
  * Converts Hosts between v1 (`spec.ip`, `spec.port`) and v1alpha1 (`spec.hostPort`,
  * `ip:port`); an object whose hostPort is `bad` cannot be converted.
  */
-function convertHosts(request: ReviewRequest): Record<string, unknown> {
+export function convertHosts(request: ReviewRequest): Record<string, unknown> {
   const desired: string = request.desiredAPIVersion;
   const toV1 = desired.endsWith('/v1');
   const convertedObjects = [];
@@ -34,6 +34,31 @@ function convertHosts(request: ReviewRequest): Record<string, unknown> {
 }
 
 /**
+ * A CRD `hosts.<group>` serving v1 (stored) and v1alpha1, converting through the webhook at `url`
+ * (whose CA is `caBundle`).
+ */
+export function hostsCrd(group: string, url: string, caBundle: string): Record<string, unknown> {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `hosts.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural: 'hosts', singular: 'host', kind: 'Host' },
+      versions: [
+        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: OPEN } },
+        { name: 'v1alpha1', served: true, storage: false, schema: { openAPIV3Schema: OPEN } },
+      ],
+      conversion: {
+        strategy: 'Webhook',
+        webhook: { clientConfig: { url, caBundle }, conversionReviewVersions: ['v1'] },
+      },
+    },
+  };
+}
+
+/**
  * Conversion webhooks: a CRD serving v1 (stored) and v1alpha1 with `conversion: {strategy:
  * Webhook}` calling the test's own webhook server on 127.0.0.1.
  */
@@ -49,29 +74,12 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
   });
 
   /** Creates the Hosts CRD converting through `url`; answers its group. */
-  const hostsCrd = async (url: string, ns: string): Promise<string> => {
+  const createHostsCrd = async (url: string, ns: string): Promise<string> => {
     const group = `conv${suffix()}.contract.kubets.io`;
-    await create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `hosts.${group}` },
-      spec: {
-        group,
-        scope: 'Namespaced',
-        names: { plural: 'hosts', singular: 'host', kind: 'Host' },
-        versions: [
-          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: OPEN } },
-          { name: 'v1alpha1', served: true, storage: false, schema: { openAPIV3Schema: OPEN } },
-        ],
-        conversion: {
-          strategy: 'Webhook',
-          webhook: {
-            clientConfig: { url, caBundle: hooks.caBundle },
-            conversionReviewVersions: ['v1'],
-          },
-        },
-      },
-    });
+    await create(
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      hostsCrd(group, url, hooks.caBundle),
+    );
     onTestFinished(async () => {
       await call(
         'DELETE',
@@ -96,7 +104,7 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
     const ns = await newNamespace('conversion');
     const path = `/${ns}/convert`;
     hooks.handle(path, (request) => ({ conversion: convertHosts(request) }));
-    const group = await hostsCrd(hooks.url(path), ns);
+    const group = await createHostsCrd(hooks.url(path), ns);
     const alpha = `/apis/${group}/v1alpha1/namespaces/${ns}/hosts`;
     const v1 = `/apis/${group}/v1/namespaces/${ns}/hosts`;
 
@@ -147,7 +155,7 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
     const ns = await newNamespace('conversion');
     const path = `/${ns}/convert`;
     hooks.handle(path, (request) => ({ conversion: convertHosts(request) }));
-    const group = await hostsCrd(hooks.url(path), ns);
+    const group = await createHostsCrd(hooks.url(path), ns);
     const res = await call('POST', `/apis/${group}/v1alpha1/namespaces/${ns}/hosts`, {
       body: host(group, 'v1alpha1', 'broken', { hostPort: 'bad' }),
     });
@@ -166,7 +174,7 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
     const ns = await newNamespace('conversion');
     const port = await closedPort();
     const url = `https://127.0.0.1:${port}/convert`;
-    const group = await hostsCrd(url, ns);
+    const group = await createHostsCrd(url, ns);
     const created = await call('POST', `/apis/${group}/v1/namespaces/${ns}/hosts`, {
       body: host(group, 'v1', 'lonely', { ip: '10.0.0.3', port: 22 }),
     });
