@@ -36,7 +36,9 @@ function defaultWebhook(hook: JsonValue, mutating: boolean): JsonValue {
       : {}),
   };
   if (mutating) out.reinvocationPolicy = hook.reinvocationPolicy ?? 'Never';
-  return { ...hook, ...out };
+  // Go's field order first, then any field the struct does not know (pruned later).
+  for (const [key, value] of Object.entries(hook)) if (!(key in out)) out[key] = value;
+  return out;
 }
 
 /** kube-apiserver 1.20's defaults of a v1 ValidatingWebhookConfiguration. */
