@@ -183,6 +183,8 @@ export async function serveAdmittedWrite(
     if (definition.namespaced && target.namespace !== undefined) {
       decoded.metadata = { ...meta(decoded), namespace: target.namespace };
     }
+    // Go's decoding leaves out an empty name (omitempty), as it is before generateName's.
+    if (meta(decoded).name === '') delete meta(decoded).name;
     if (!definition.custom) applyDefaults(definition, decoded);
     const optionsKind = operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions';
     const mutated = await runMutatingWebhooks(

@@ -648,6 +648,48 @@ export function defineAdmissionWebhooksContract(getTarget: () => ContractEndpoin
       expect(stored.json.metadata.labels).toEqual({ mutated: 'yes' });
     });
 
+    it('names a generated object only to validating webhooks, and sends deletes to mutating ones with the old object', async () => {
+      const ns = await labelledNamespace();
+      const mutatePath = `/${ns}/m`;
+      const validatePath = `/${ns}/v`;
+      const rules = [
+        {
+          operations: ['CREATE', 'DELETE'],
+          apiGroups: [''],
+          apiVersions: ['v1'],
+          resources: ['configmaps'],
+        },
+      ];
+      await install('Mutating', ns, [webhook('m', mutatePath, { rules })]);
+      await install('Validating', ns, [webhook('v', validatePath, { rules })]);
+      const res = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: cm('', { metadata: { generateName: 'gen-' } }),
+      });
+      expect(res.status).toBe(201);
+      const name: string = res.json.metadata.name;
+      const mutating = hooks.calls(mutatePath).at(-1)?.request;
+      expect(mutating.name).toBeUndefined();
+      expect(mutating.object.metadata.name).toBeUndefined();
+      const validating = hooks.calls(validatePath).at(-1)?.request;
+      expect(validating.name).toBe(name);
+      expect(validating.object.metadata.name).toBe(name);
+
+      const del = await call('DELETE', `/api/v1/namespaces/${ns}/configmaps/${name}`);
+      expect(del.status).toBe(200);
+      expect(hooks.calls(mutatePath).at(-1)?.request).toMatchObject({
+        operation: 'DELETE',
+        name,
+        object: null,
+        oldObject: { metadata: { name } },
+      });
+      expect(hooks.calls(validatePath).at(-1)?.request).toMatchObject({
+        operation: 'DELETE',
+        name,
+        object: null,
+        oldObject: { metadata: { name } },
+      });
+    });
+
     it('reinvokes an IfNeeded webhook once when a later webhook changed the object', async () => {
       const ns = await labelledNamespace();
       const first = `/${ns}/first`;
