@@ -100,7 +100,7 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
     spec,
   });
 
-  it('stores an object written at another version through the webhook and reads it at both', async () => {
+  it('stores an object written or patched at another version through the webhook and reads it at both', async () => {
     const ns = await newNamespace('conversion');
     const path = `/${ns}/convert`;
     hooks.handle(path, (request) => ({ conversion: convertHosts(request) }));
@@ -149,6 +149,18 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
     expect(direct.status).toBe(201);
     expect(direct.json.spec).toEqual({ ip: '10.0.0.2', port: 5432 });
     expect((await call('GET', `${alpha}/db`)).json.spec).toEqual({ hostPort: '10.0.0.2:5432' });
+
+    // A patch at the other version applies to the object as that version shows it.
+    const patched = await call('PATCH', `${alpha}/db`, {
+      body: { spec: { hostPort: '10.0.0.2:6432' } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.json).toMatchObject({
+      apiVersion: `${group}/v1alpha1`,
+      spec: { hostPort: '10.0.0.2:6432' },
+    });
+    expect((await call('GET', `${v1}/db`)).json.spec).toEqual({ ip: '10.0.0.2', port: 6432 });
   });
 
   it("answers the webhook's failure as a bare 500 naming the kind", async () => {
