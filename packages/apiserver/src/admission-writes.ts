@@ -16,6 +16,7 @@ import { meta } from './object-meta.js';
 import { clone, isObject, type JsonObject, jsonEqual } from './patch.js';
 import { parseDeleteOptions, parseObjectBody, parsePatch } from './request-body.js';
 import { apiVersionOf } from './resources.js';
+import { parseListQuery } from './routes-list-watch.js';
 import { sendObject, type WriteParams } from './routes-objects.js';
 import type { ServerState } from './server-state.js';
 import { keyNamespace, type Target, type WriteOptions } from './target.js';
@@ -165,12 +166,28 @@ export async function serveAdmittedWrite(
   const options = { manager: params.manager(), subresource };
 
   if (operation === 'DELETE') {
-    if (!existing) return false;
     const deleteOptions = parseDeleteOptions(ctx);
     const dryRun = params.dryRun || deleteOptions.dryRun;
-    const review = { ...facts('DELETE', null, 'DeleteOptions'), dryRun };
-    warn((await runMutatingWebhooks(mutating, review, env)).warnings);
-    warn(await runValidatingWebhooks(validating, review, env));
+    // A deletecollection deletes, and so admits, each object its selectors list.
+    const { labelSelector, fieldSelector } = parseListQuery(ctx.query);
+    const victims =
+      name === undefined
+        ? state.storage.list(target, { labelSelector, fieldSelector }).items
+        : existing
+          ? [existing]
+          : [];
+    for (const victim of victims) {
+      const review: AdmissionRequestFacts = {
+        ...facts('DELETE', null, 'DeleteOptions'),
+        // 1.20 names no object in a deletecollection's reviews, only their old objects.
+        name: name === undefined ? '' : victim.name,
+        namespace: isNamespace ? victim.name : victim.namespace || namespace,
+        oldObject: await storage.view(victim.obj),
+        dryRun,
+      };
+      warn((await runMutatingWebhooks(mutating, review, env)).warnings);
+      warn(await runValidatingWebhooks(validating, review, env));
+    }
     return false;
   }
 
@@ -242,7 +259,9 @@ export async function serveAdmittedWrite(
 }
 
 function operationOf(method: string, name: string | undefined): AdmissionOperation | undefined {
-  if (name === undefined) return method === 'POST' ? 'CREATE' : undefined;
+  if (name === undefined) {
+    return method === 'POST' ? 'CREATE' : method === 'DELETE' ? 'DELETE' : undefined;
+  }
   switch (method) {
     case 'PUT':
     case 'PATCH':

@@ -404,6 +404,43 @@ export function defineAdmissionWebhooksContract(getTarget: () => ContractEndpoin
       });
     });
 
+    it('sends each object a deletecollection deletes (naming none), and refuses it with a denial', async () => {
+      const ns = await labelledNamespace();
+      const path = `/${ns}/keep`;
+      hooks.handle(path, (request) => ({
+        allowed: request.oldObject?.metadata.name !== 'keep',
+        status: { message: 'keep stays' },
+      }));
+      await install('Validating', ns, [
+        webhook('keep', path, {
+          rules: [
+            {
+              operations: ['DELETE'],
+              apiGroups: [''],
+              apiVersions: ['v1'],
+              resources: ['configmaps'],
+            },
+          ],
+        }),
+      ]);
+      await create(
+        `/api/v1/namespaces/${ns}/configmaps`,
+        cm('keep', { metadata: { labels: { set: 'x' } } }),
+      );
+      const res = await call('DELETE', `/api/v1/namespaces/${ns}/configmaps?labelSelector=set%3Dx`);
+      expectFailure(res, 400, {
+        message: 'admission webhook "keep.contract.kubets.io" denied the request: keep stays',
+      });
+      expect(hooks.calls(path).at(-1)?.request.name).toBeUndefined();
+      expect(hooks.calls(path).at(-1)?.request).toMatchObject({
+        operation: 'DELETE',
+        namespace: ns,
+        object: null,
+        oldObject: { metadata: { name: 'keep' } },
+      });
+      expect((await call('GET', `/api/v1/namespaces/${ns}/configmaps/keep`)).status).toBe(200);
+    });
+
     it('calls only webhooks whose objectSelector matches the new or old labels', async () => {
       const ns = await labelledNamespace();
       const path = `/${ns}/selected`;
