@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { serveAdmittedWrite } from './admission-writes.js';
+import { serveConvertedRequest } from './conversion-routes.js';
 import { sendApiGroup, sendApiResourceList, serveDiscovery } from './discovery.js';
 import { defaultFaultMessage, type FaultState } from './faults.js';
 import {
@@ -61,7 +63,7 @@ export class ApiHandler {
       if (isApi && sendFaultRule(faults, req, res, path, url.searchParams)) return;
       if (isApi) await waitForFreshRead(this.#state, req.method, path, url.searchParams);
       if (res.destroyed) return;
-      this.#route(new RequestContext(req, res, url, body), path);
+      await this.#route(new RequestContext(req, res, url, body), path);
     } catch (error) {
       if (res.headersSent) {
         res.destroy();
@@ -72,15 +74,14 @@ export class ApiHandler {
     }
   }
 
-  #route(ctx: RequestContext, path: string): void {
+  #route(ctx: RequestContext, path: string): void | Promise<void> {
     const { res } = ctx;
     const registry = this.#state.storage.registry;
     if (serveOpenApi(this.#state, res, path, ctx.req.headers.accept)) return;
     if (serveDiscovery(res, registry, this.#state.port, path)) return;
     const segments = path.split('/').slice(1);
     if (segments[0] === 'api' && segments[1] === 'v1' && segments.length > 2) {
-      this.#resource(ctx, '', 'v1', segments.slice(2));
-      return;
+      return this.#resource(ctx, '', 'v1', segments.slice(2));
     }
     if (segments[0] === 'apis' && segments.length >= 2) {
       const group = segments[1] as string;
@@ -97,8 +98,7 @@ export class ApiHandler {
         sendApiResourceList(res, registry, group, version);
         return;
       }
-      this.#resource(ctx, group, version, segments.slice(3));
-      return;
+      return this.#resource(ctx, group, version, segments.slice(3));
     }
     sendText404(res);
   }
@@ -141,7 +141,12 @@ export class ApiHandler {
     return { definition, version, namespace, name, subresource, watchPath };
   }
 
-  #resource(ctx: RequestContext, group: string, version: string, segments: string[]): void {
+  #resource(
+    ctx: RequestContext,
+    group: string,
+    version: string,
+    segments: string[],
+  ): void | Promise<void> {
     const state = this.#state;
     const route = this.#parseRoute(group, version, segments);
     const { req, res, query } = ctx;
@@ -188,8 +193,19 @@ export class ApiHandler {
       return;
     }
     const subresource = route.subresource === 'status' ? 'status' : undefined;
-    if (route.name === undefined) serveCollection(state, ctx, target, params);
-    else serveObject(state, ctx, target, route.name, subresource, params);
+    const serve = (): void => {
+      if (route.name === undefined) serveCollection(state, ctx, target, params);
+      else serveObject(state, ctx, target, route.name, subresource, params);
+    };
+    const hooked = async (): Promise<void> => {
+      if (await serveConvertedRequest(state, ctx, target, route.name, subresource, params)) return;
+      if (method !== 'GET') {
+        if (await serveAdmittedWrite(state, ctx, target, route.name, subresource, params)) return;
+      }
+      serve();
+    };
+    if (method === 'GET' && !def.custom) return serve();
+    return hooked();
   }
 }
 

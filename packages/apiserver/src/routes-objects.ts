@@ -125,7 +125,7 @@ export function serveObject(
 }
 
 /** Writes one object in the request's view, at the apiVersion it was asked for. */
-function sendObject(ctx: RequestContext, target: Target, code: number, entry: Entry): void {
+export function sendObject(ctx: RequestContext, target: Target, code: number, entry: Entry): void {
   sendJson(
     ctx.res,
     code,

@@ -1,11 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { defineAdmissionWebhooksContract } from './contract-admission-webhooks.js';
 import {
   type ContractEndpoint,
   type RawResponse,
   type RawWatchEvent,
   rawWatch,
 } from './contract-client.js';
+import { defineConversionWebhooksContract } from './contract-conversion-webhooks.js';
 import { defineCrdSchemaContract } from './contract-crd-schema.js';
 import { defineCrdSchemaFeaturesContract } from './contract-crd-schema-features.js';
 import { defineDefaultsContract } from './contract-defaults.js';
@@ -96,6 +98,8 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('managedFields', () => defineManagedFieldsContract(getTarget));
   describe('the two Event APIs', () => defineEventsContract(getTarget));
   describe('strategic merge patch', () => defineStrategicMergeContract(getTarget));
+  describe('admission webhooks', () => defineAdmissionWebhooksContract(getTarget));
+  describe('conversion webhooks', () => defineConversionWebhooksContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',

@@ -252,6 +252,7 @@ export const groupVersions: GroupVersionRow[] = [
         resource: 'mutatingwebhookconfigurations',
         kind: 'MutatingWebhookConfiguration',
         namespaced: cluster,
+        inMemory: {},
       },
       {
         resource: 'validatingadmissionpolicies',
@@ -270,6 +271,7 @@ export const groupVersions: GroupVersionRow[] = [
         resource: 'validatingwebhookconfigurations',
         kind: 'ValidatingWebhookConfiguration',
         namespaced: cluster,
+        inMemory: {},
       },
     ],
   },

@@ -11,6 +11,10 @@ import { child } from './fields.js';
 import { admitNewPod, defaultPod, podQosClass } from './pod.js';
 import { defaultService } from './service.js';
 import {
+  defaultMutatingWebhookConfiguration,
+  defaultValidatingWebhookConfiguration,
+} from './webhook-configurations.js';
+import {
   defaultDaemonSet,
   defaultDeployment,
   defaultJob,
@@ -28,6 +32,9 @@ const DEFAULTERS: Readonly<Record<string, (obj: JsonObject) => void>> = {
   'apps/daemonsets': defaultDaemonSet,
   'apps/replicasets': defaultReplicaSet,
   'batch/jobs': defaultJob,
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations': defaultMutatingWebhookConfiguration,
+  'admissionregistration.k8s.io/validatingwebhookconfigurations':
+    defaultValidatingWebhookConfiguration,
 };
 
 /**

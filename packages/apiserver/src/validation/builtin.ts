@@ -12,6 +12,7 @@ import type { FieldError } from './names.js';
 import { validatePodCreate, validatePodUpdate } from './pod-update.js';
 import { validateSecretType } from './secret-types.js';
 import { validateServiceSpec } from './service.js';
+import { validateWebhookConfiguration } from './webhook-configurations.js';
 import {
   validateDaemonSetSpec,
   validateDeploymentSpec,
@@ -77,6 +78,10 @@ const OBJECT_RULES: Readonly<Record<string, (obj: JsonObject) => FieldError[]>> 
   '/services': (obj) => validateServiceSpec(obj.spec),
   '/configmaps': validateConfigMapData,
   '/secrets': (obj) => [...validateSecretData(obj), ...validateSecretType(obj)],
+  'admissionregistration.k8s.io/validatingwebhookconfigurations': (obj) =>
+    validateWebhookConfiguration(obj, false),
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations': (obj) =>
+    validateWebhookConfiguration(obj, true),
 };
 
 /** The spec rules checked on both create and update. */

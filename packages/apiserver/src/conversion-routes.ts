@@ -1,0 +1,97 @@
+import { serveAdmittedWrite } from './admission-writes.js';
+import { conversionWebhookOf, convertObjects } from './conversion-webhooks.js';
+import type { RequestContext } from './http.js';
+import { sendJson } from './http.js';
+import { type Entry, makeEntry, storeKey } from './object-entry.js';
+import { meta } from './object-meta.js';
+import { isObject, type JsonObject } from './patch.js';
+import { parseObjectBody, parsePatch } from './request-body.js';
+import { apiVersionOf } from './resources.js';
+import { parseListQuery, sendList } from './routes-list-watch.js';
+import type { WriteParams } from './routes-objects.js';
+import type { ServerState } from './server-state.js';
+import { badRequest } from './status.js';
+import { keyNamespace, type Target } from './target.js';
+
+/**
+ * Reads and writes of a custom resource whose CRD converts through a webhook, at any version:
+ * GET and LIST answer each object converted to the requested version; POST and PUT go through
+ * the admission webhooks at the requested version, are converted to the storage version and
+ * stored, and answered converted back; a PATCH applies to the object at the requested version,
+ * and its result is stored converted (without admission webhooks). Answers false (nothing
+ * sent) for other resources and requests.
+ */
+export async function serveConvertedRequest(
+  state: ServerState,
+  ctx: RequestContext,
+  target: Target,
+  name: string | undefined,
+  subresource: 'status' | undefined,
+  params: WriteParams,
+): Promise<boolean> {
+  const webhook = conversionWebhookOf(state, target.definition);
+  if (!webhook) return false;
+  const method = ctx.req.method ?? 'GET';
+  const apiVersion = apiVersionOf(target.definition.group, target.version);
+  const view = async (obj: JsonObject): Promise<JsonObject> =>
+    (await convertObjects(webhook, [obj], target.version))[0] as JsonObject;
+  const send = async (code: number, entry: Entry): Promise<void> =>
+    sendJson(ctx.res, code, JSON.stringify(await view(entry.obj)));
+  if (method === 'GET' && name !== undefined) {
+    await send(200, state.storage.get(target, name));
+    return true;
+  }
+  if (method === 'GET') {
+    const result = state.storage.list(target, parseListQuery(ctx.query));
+    const converted = await convertObjects(
+      webhook,
+      result.items.map((e) => e.obj),
+      target.version,
+    );
+    const items = result.items.map((e, i) =>
+      makeEntry(converted[i] as JsonObject, e.namespace, e.name, e.rv),
+    );
+    sendList(ctx, target, items, result);
+    return true;
+  }
+  if (target.version === webhook.storageVersion) return false;
+  const storageTarget = { ...target, version: webhook.storageVersion };
+  const toStorage = async (obj: JsonObject): Promise<JsonObject> =>
+    (await convertObjects(webhook, [obj], webhook.storageVersion))[0] as JsonObject;
+  if (method === 'PATCH' && name !== undefined) {
+    // The patch applies to the object as this version shows it; the result is stored converted.
+    const typed = parsePatch(ctx);
+    const options = { manager: params.manager(), dryRun: params.dryRun, subresource };
+    const existing = state.storage
+      .storeOf(target.definition)
+      .get(storeKey(keyNamespace(target), name));
+    if (!existing) {
+      if (typed.type !== 'apply' || !isObject(typed.patch)) return false;
+      await send(201, state.storage.create(storageTarget, await toStorage(typed.patch), options));
+      return true;
+    }
+    const patched = state.storage.applyPatchToValue(
+      await view(existing.obj),
+      typed,
+      target.definition,
+    );
+    if (!isObject(patched)) throw badRequest('the patch did not produce an object');
+    const stored = await toStorage(patched);
+    stored.metadata = { ...meta(stored), resourceVersion: String(existing.rv) };
+    await send(200, state.storage.update(storageTarget, name, stored, options));
+    return true;
+  }
+  if (method !== 'POST' && method !== 'PUT') return false;
+  const body = parseObjectBody(ctx, target.definition);
+  if (body.apiVersion !== apiVersion) return false;
+  return serveAdmittedWrite(state, ctx, target, name, subresource, params, {
+    write: async (operation, obj, options) => {
+      const stored = await toStorage(obj);
+      return operation === 'CREATE'
+        ? state.storage.create(storageTarget, stored, options)
+        : state.storage.update(storageTarget, name as string, stored, options);
+    },
+    view,
+    send,
+  });
+}

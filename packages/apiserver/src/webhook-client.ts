@@ -1,0 +1,96 @@
+import { request as httpsRequest } from 'node:https';
+import type { JsonObject, JsonValue } from './patch.js';
+
+/** A failure reaching a webhook or understanding its answer: subject to `failurePolicy`. */
+export class CallingWebhookError extends Error {}
+
+/**
+ * POSTs `body` to a webhook's `clientConfig.url` (a `service` reference cannot be reached: the
+ * in-memory server has no cluster network), trusting `caBundle`, with kube-apiserver's
+ * `?timeout=` parameter; failures are worded as Go's HTTP client words them.
+ */
+export function postJson(
+  clientConfig: JsonObject,
+  timeoutSeconds: number,
+  body: JsonObject,
+): Promise<JsonValue> {
+  const url = typeof clientConfig.url === 'string' ? clientConfig.url : undefined;
+  if (!url) {
+    return Promise.reject(
+      new CallingWebhookError(
+        'the in-memory API server reaches webhooks by clientConfig.url only, not by service',
+      ),
+    );
+  }
+  const target = new URL(url);
+  target.searchParams.set('timeout', `${timeoutSeconds}s`);
+  const shown = `Post "${target.toString()}"`;
+  const ca =
+    typeof clientConfig.caBundle === 'string' && clientConfig.caBundle !== ''
+      ? Buffer.from(clientConfig.caBundle, 'base64').toString('utf8')
+      : undefined;
+  const payload = JSON.stringify(body);
+  return new Promise<JsonValue>((resolve, reject) => {
+    const req = httpsRequest(
+      target,
+      {
+        method: 'POST',
+        ...(ca ? { ca } : {}),
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, */*',
+          'Content-Length': Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', (error) => reject(new CallingWebhookError(`${shown}: ${error.message}`)));
+        res.on('end', () => {
+          clearTimeout(timer);
+          const text = Buffer.concat(chunks).toString('utf8');
+          const code = res.statusCode ?? 0;
+          if (code < 200 || code > 299) {
+            reject(
+              new CallingWebhookError(
+                `an error on the server ("${text.trim()}") has prevented the request from succeeding`,
+              ),
+            );
+            return;
+          }
+          try {
+            resolve(JSON.parse(text) as JsonValue);
+          } catch (error) {
+            reject(new CallingWebhookError((error as Error).message));
+          }
+        });
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy(new CallingWebhookError(`${shown}: context deadline exceeded`));
+    }, timeoutSeconds * 1000);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      if (error instanceof CallingWebhookError) reject(error);
+      else reject(new CallingWebhookError(`${shown}: ${goTransportError(error, target)}`));
+    });
+    req.end(payload);
+  });
+}
+
+/** Go's wording of the transport errors a loopback webhook produces. */
+function goTransportError(error: NodeJS.ErrnoException, target: URL): string {
+  const address = `${target.hostname}:${target.port || '443'}`;
+  switch (error.code) {
+    case 'ECONNREFUSED':
+      return `dial tcp ${address}: connect: connection refused`;
+    case 'ECONNRESET':
+      return 'EOF';
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+      return 'x509: certificate signed by unknown authority';
+    default:
+      return error.message;
+  }
+}
