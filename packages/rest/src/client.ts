@@ -73,7 +73,9 @@ function serverUrl(config: Config): URL {
       { field: 'host' },
     );
   }
-  url.pathname = url.pathname.replace(/\/+$/, '');
+  // One trailing slash is kept: an empty `absPath()` names the base path as given
+  // (client-go's TestRequestPreservesBaseTrailingSlash).
+  url.pathname = url.pathname.replace(/\/+$/, '/');
   url.search = '';
   url.hash = '';
   return url;
