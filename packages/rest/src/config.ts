@@ -106,7 +106,12 @@ export interface Config {
    * status code, verb and host.
    */
   onRequestResult?: RequestResultHandler;
-  /** Where the client logs retries and throttling; silent when unset. */
+  /**
+   * Where the client logs retries and throttling; silent when unset. The first retry after a
+   * lost connection is a `warn` line and the first after `Retry-After` an `info` line (at most
+   * one such line per 10 s in the process; every retry at `debug`); a wait over 50 ms on the
+   * rate limiter is a `debug` line, one over 1 s also `info` (at most once per 10 s).
+   */
   logger?: Logger;
   /** How often a request is retried after a `Retry-After` answer or a reset connection; default 10. */
   maxRetries?: number;
