@@ -286,7 +286,8 @@ export class Manager implements ControllerDeps {
         },
       });
     }
-    this.config = config;
+    // Its own copy, printing redacted even when `config` was written by hand.
+    this.config = managerMetrics !== undefined ? config : copyConfig(config);
     this.#leaderElection = options.leaderElection;
     this.logger = options.logger ?? newTextLogger();
     this.clock = options.clock;
