@@ -117,8 +117,9 @@ export interface ReflectorOptions {
    * resourceVersion it saw. The deadline also covers a watch request still waiting for its
    * response headers.
    *
-   * client-go detects such dead connections with HTTP/2 PING frames; kubets talks
-   * HTTP/1.1, so this deadline is its equivalent. It is measured with real timers
+   * client-go detects such dead connections with HTTP/2 PING frames, and so does
+   * `@kubets/rest` by default (within a minute); over HTTP/1.1 (a server that does not offer
+   * HTTP/2, an `http:` server, `Config.http2: false`) this deadline is the only check. It is measured with real timers
    * (`setTimeout`), not {@link ReflectorOptions.clock}. `Infinity` turns it off.
    */
   watchDeadlineGraceSeconds?: number | undefined;

@@ -169,7 +169,7 @@ export class RESTClient {
       onRequestResult: config.onRequestResult,
       userAgent: config.userAgent ?? defaultUserAgent(),
       maxWatchEventBytes: resolveMaxWatchEventBytes(options.maxWatchEventBytes),
-      http2: config.http2 === true,
+      http2: config.http2 !== false,
       tls: { caConfigured: Boolean(tls.caData), serverName: tls.serverName },
       async connection(signal) {
         const resolved = await credentials.resolve(signal);

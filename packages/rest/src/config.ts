@@ -121,8 +121,9 @@ export interface Config {
    * settings, and a connection that receives nothing for 30 s is pinged and closed when
    * the ping is not answered within 15 s (its watches end with an ERROR event and are
    * started again). Offered to the server by ALPN next to HTTP/1.1; a server that does not
-   * choose `h2` is spoken to over HTTP/1.1. Ignored for `http:` servers. Off by default in
-   * this release (HTTP/1.1 keep-alive connections).
+   * choose `h2` is spoken to over HTTP/1.1 keep-alive connections, where a silent watch is
+   * noticed only at its deadline (the reflector's, minutes later), as it is for `http:`
+   * servers. Default true; `false` speaks HTTP/1.1 to every server.
    */
   http2?: boolean | undefined;
   /** The default namespace of the kubeconfig context (or of the in-cluster service account). Informational: requests use the namespace you give them. */
