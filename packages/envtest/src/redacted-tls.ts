@@ -1,5 +1,3 @@
-import type { EnvtestTls } from './envtest.js';
-
 const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
 
 /** What the TLS material prints as: the key redacted, certificates truncated (as `@kubets/rest`). */
@@ -16,7 +14,7 @@ function printable(): Record<string, string> {
  * shares this object, so the copy still authenticates while `util.inspect`, `console.log`
  * and `JSON.stringify` of the config, of the copy or of `env.tls` show no key.
  */
-export function redactedTls(tls: EnvtestTls): EnvtestTls {
+export function redactedTls<T extends { keyData: string }>(tls: T): T {
   const hidden = (value: unknown) => ({
     value,
     enumerable: false,
