@@ -286,8 +286,7 @@ export class Manager implements ControllerDeps {
         },
       });
     }
-    // Its own copy, printing redacted even when `config` was written by hand.
-    this.config = managerMetrics !== undefined ? config : copyConfig(config);
+    this.config = config;
     this.#leaderElection = options.leaderElection;
     this.logger = options.logger ?? newTextLogger();
     this.clock = options.clock;
