@@ -154,11 +154,11 @@ const pauseStreaming: ReflectorAction = {
  *   backoff; one refused with 410 or "too large resource version" again at once from the
  *   latest state; one that ends before its initial events did, again after a backoff
  *   (unless it ended at once with no events: a paged list); after
- *   {@link maxIncompleteStreamingLists} such ends in a row, or one held open past its
+ *   three (`maxIncompleteStreamingLists`) such ends in a row, or one held open past its
  *   deadline (its `timeoutSeconds` and a grace) without the bookmark, lists are paged lists for
- *   {@link streamingListPauseMs}, with one warning (client-go asks again at once, forever);
- *   any other failure (its deadline included) makes that list a paged list, except what the
- *   data-consistency check found, which fails.
+ *   10 minutes, with one warning (client-go asks again at once, forever);
+ *   any other failure makes that list a paged list, except what the data-consistency check
+ *   found, which fails.
  * - A watch still open well after its `timeoutSeconds` (its deadline) is watched again at
  *   once from the last resourceVersion.
  * - A watch request refused with "connection refused" or 429, a stream that throws or
