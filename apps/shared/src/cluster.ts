@@ -21,12 +21,12 @@ export interface ClusterFlags {
 }
 
 /**
- * The REST clients' logger. Their only `debug` reports are their own retries, among them a
- * GET retried for about 10 s while the connection is refused: printed as warnings, so that an
- * unreachable server shows in the first second instead of when the retries run out.
+ * The REST clients' logger, at the levels `@kubets/rest` chose: its first retry after a lost
+ * connection is a warning, one after `Retry-After` an info line, client-side throttling waits
+ * are debug lines (shown from `-v=4`), as in client-go programs.
  */
 function restLogger(): Logger {
-  return klogLogger('@kubets/rest', { debugAs: 'W' });
+  return klogLogger('@kubets/rest');
 }
 
 /** Where {@link connect} found a configuration: `flags` for `--kubeconfig`/`--master`. */

@@ -99,16 +99,6 @@ describe('klogLogger', () => {
       /^W\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ @kubets\/cache\] List\/watch failed name="reflector" error="Error: connect ECONNREFUSED" attempt=2$/,
     );
   });
-
-  it('prints debug reports with the severity asked for', () => {
-    klogLogger('@kubets/rest', { debugAs: 'W' }).debug('retrying after a connection error', {
-      code: 'ECONNREFUSED',
-    });
-    expect(captured).toHaveLength(1);
-    expect(captured[0]?.line).toMatch(
-      /^W.* @kubets\/rest\] retrying after a connection error code="ECONNREFUSED"$/,
-    );
-  });
 });
 
 describe("klog's flags", () => {
@@ -133,11 +123,6 @@ describe("klog's flags", () => {
     klogLogger('@kubets/cache', { debugLevel: 5 }).debug('not yet');
     expect(captured).toHaveLength(2);
     expect(captured[1]?.line).toMatch(/^I.* @kubets\/cache\] Starting reflector name="pods"$/);
-  });
-
-  it('-v does not change debugAs loggers (always printed)', () => {
-    klogLogger('@kubets/rest', { debugAs: 'W' }).debug('retrying');
-    expect(captured).toHaveLength(1);
   });
 
   it('-stderrthreshold filters only without -logtostderr and -alsologtostderr', () => {

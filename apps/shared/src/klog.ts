@@ -133,12 +133,9 @@ function writeAt(severity: Severity, location: string, message: string): void {
 /** Options of {@link klogLogger}. */
 export interface KlogLoggerOptions {
   /**
-   * The severity `debug` messages are always printed with. Without it they are verbose lines:
-   * printed as `I` lines only when `-v` is at least {@link debugLevel}, as klog drops its
-   * `V(4)` lines unless asked.
+   * The `-v` level from which `debug` messages are printed (as `I` lines), as klog drops its
+   * `V(4)` lines unless asked; default 4.
    */
-  readonly debugAs?: Severity;
-  /** The `-v` level from which `debug` messages are printed (without `debugAs`); default 4. */
   readonly debugLevel?: number;
   /**
    * Messages not to print because the app reports the same event itself (e.g. a watch error
@@ -156,7 +153,7 @@ export interface KlogLoggerOptions {
  *
  * `source` takes the place of klog's `file:line`: the library's code is bundled, so the line
  * a stack trace could name is one of its `dist/index.js`, which would tell a reader nothing.
- * `debug` maps to `debugAs` (or, without it, to `I` lines shown from `-v=4`), `info` to `I`, `warn` to `W`, `error` to `E`; fields follow the
+ * `debug` maps to `I` lines shown from `-v=4`, `info` to `I`, `warn` to `W`, `error` to `E`; fields follow the
  * message as `key=value`, values as JSON.
  */
 export function klogLogger(source: string, options: KlogLoggerOptions = {}): Logger {
@@ -173,12 +170,9 @@ export function klogLogger(source: string, options: KlogLoggerOptions = {}): Log
   const debugLevel = options.debugLevel ?? 4;
   const verbose = log('I');
   return {
-    debug:
-      options.debugAs !== undefined
-        ? log(options.debugAs)
-        : (message, fields) => {
-            if (verbosityLevel >= debugLevel) verbose(message, fields);
-          },
+    debug: (message, fields) => {
+      if (verbosityLevel >= debugLevel) verbose(message, fields);
+    },
     info: log('I'),
     warn: log('W'),
     error: log('E'),

@@ -100,7 +100,9 @@ export class StatusError extends Error {
   readonly [statusErrorBrand] = true;
 
   constructor(status: Status, options?: { cause?: unknown }) {
-    super(status.message || describeStatus(status), options);
+    // A server (or proxy) may put anything in `message`: only text is a message.
+    const message = typeof status.message === 'string' ? status.message : '';
+    super(message || describeStatus(status), options);
     this.name = 'StatusError';
     this.status = status;
   }
@@ -125,7 +127,10 @@ function describeStatus(status: Status): string {
   const what = status.details?.kind
     ? `${status.details.kind}${status.details.name ? ` "${status.details.name}"` : ''}: `
     : '';
-  return `${what}${status.reason || 'request failed'} (HTTP ${status.code ?? 'unknown'})`;
+  const reason =
+    typeof status.reason === 'string' && status.reason ? status.reason : 'request failed';
+  const code = typeof status.code === 'number' ? status.code : 'unknown';
+  return `${what}${reason} (HTTP ${code})`;
 }
 
 /** True for a {@link StatusError}, also one created by another copy of this package. */

@@ -105,4 +105,45 @@ describe('watchErrorToStatusError', () => {
     expect(isGone(err)).toBe(false);
     expect(err.message).toBe('too old resource version');
   });
+
+  // What a hostile or broken server puts in an ERROR event instead of a Status: the message
+  // says what came (kind, apiVersion, a bounded excerpt), never "[object Object]".
+  it.each<[what: string, object: unknown, message: RegExp]>([
+    [
+      'a Pod',
+      { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'a' } },
+      /^unexpected object in a watch ERROR event \(expected a Status\): kind "Pod", apiVersion "v1": \{"kind":"Pod","apiVersion":"v1","metadata":\{"name":"a"\}\}$/,
+    ],
+    [
+      'an object without kind whose message is an object',
+      { message: { nested: true }, status: 'Failure' },
+      /^unexpected object .*: no kind, no apiVersion: \{"message":\{"nested":true\},"status":"Failure"\}$/,
+    ],
+    ['an empty object', {}, /: no kind, no apiVersion: \{\}$/],
+    ['an array', [1, 2], /: an array: \[1,2\]$/],
+    ['a string', 'boom', /: string: "boom"$/],
+    [
+      'a huge ConfigMap',
+      { kind: 'ConfigMap', apiVersion: 'v1', data: { big: 'x'.repeat(10_000) } },
+      /kind "ConfigMap", apiVersion "v1": \{"kind":"ConfigMap".{150,200}\.\.\.$/,
+    ],
+  ])('describes %s instead of a Status', (_what, object, message) => {
+    const err = watchErrorToStatusError({ type: 'ERROR', object: object as never });
+    expect(isStatusError(err)).toBe(true);
+    expect(err.code).toBe(500);
+    expect(err.reason).toBe('InternalError');
+    expect(err.message).toMatch(message);
+    expect(err.message.length).toBeLessThan(400);
+    expect(String(err)).not.toContain('[object Object]');
+    expect(String(err)).not.toContain('HTTP unknown');
+  });
+
+  it('keeps a Status with a non-text message readable', () => {
+    const err = watchErrorToStatusError({
+      type: 'ERROR',
+      object: { kind: 'Status', code: 410, reason: 'Gone', message: { x: 1 } as never },
+    });
+    expect(isGone(err)).toBe(true);
+    expect(err.message).toBe('Gone (HTTP 410)');
+  });
 });

@@ -113,7 +113,59 @@ export function isInitialEventsEndBookmark<T>(event: WatchEvent<T>): event is Bo
 /**
  * The error a watch consumer should throw for an ERROR event: a {@link StatusError}
  * carrying the event's Status, so `isGone`/`isResourceExpired` tell a reflector to relist.
+ *
+ * An ERROR event whose object is not a Status (client-go's `UnexpectedObjectError`) gives
+ * an InternalError (500) whose message names the object's kind and apiVersion and shows
+ * the start of its JSON (at most 200 characters).
  */
 export function watchErrorToStatusError(event: ErrorEvent): StatusError {
-  return new StatusError(event.object);
+  const object: unknown = event.object;
+  if (looksLikeStatus(object)) return new StatusError(object);
+  return new StatusError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    code: 500,
+    reason: 'InternalError',
+    message: `unexpected object in a watch ERROR event (expected a Status): ${describeUnexpectedObject(object)}`,
+  });
+}
+
+/**
+ * A Status as servers send it (`kind: "Status"`), or one without a kind that still says
+ * something (a message, a reason or a code), as fakes and older proxies send.
+ */
+function looksLikeStatus(object: unknown): object is Status {
+  if (typeof object !== 'object' || object === null || Array.isArray(object)) return false;
+  const { kind, message, reason, code } = object as Record<string, unknown>;
+  if (kind === 'Status') return true;
+  if (kind !== undefined) return false;
+  return typeof message === 'string' || typeof reason === 'string' || typeof code === 'number';
+}
+
+/** The longest excerpt of an unexpected object's JSON in an error message. */
+const unexpectedObjectExcerptLength = 200;
+
+/**
+ * Names what an unexpected value is, for error messages: its kind and apiVersion (or that
+ * it has none) and the start of its JSON, at most 200 characters.
+ */
+function describeUnexpectedObject(value: unknown): string {
+  let json: string;
+  try {
+    json = JSON.stringify(value) ?? String(value);
+  } catch {
+    json = String(value);
+  }
+  const excerpt =
+    json.length > unexpectedObjectExcerptLength
+      ? `${json.slice(0, unexpectedObjectExcerptLength)}...`
+      : json;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return `${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}: ${excerpt}`;
+  }
+  const { kind, apiVersion } = value as Record<string, unknown>;
+  const name = (field: string, v: unknown) =>
+    typeof v === 'string' && v !== '' ? `${field} ${JSON.stringify(v)}` : `no ${field}`;
+  return `${name('kind', kind)}, ${name('apiVersion', apiVersion)}: ${excerpt}`;
 }

@@ -1,7 +1,16 @@
-// An informer over HTTP/2 (`Config.http2` of @kubets/rest) against a real kube-apiserver: the
-// list, the watch and the test's own writes share one negotiated h2 session.
+// An informer over HTTP/2 (the default of @kubets/rest, `Config.http2`) against a real
+// kube-apiserver: the list, the watch and the test's own writes share one negotiated h2
+// session, and a watch whose connection goes silent is noticed within a minute.
+
+import { FakeClock } from '@kubets/apimachinery/testing';
 import { loadConfig, PatchType, RESTClient, type Request } from '@kubets/rest';
-import { createTestNamespace, eventually, MemoryLogger, useEnvtest } from '@kubets/test-utils';
+import {
+  ChaosProxy,
+  createTestNamespace,
+  eventually,
+  MemoryLogger,
+  useEnvtest,
+} from '@kubets/test-utils';
 import { expect, it } from 'vitest';
 import type { TestConfigMap } from '../test/helpers.js';
 import { listWatchFromClient, metaNamespaceKeyFunc, newSharedIndexInformer } from './index.js';
@@ -11,11 +20,11 @@ const logger = new MemoryLogger();
 let core: RESTClient;
 let namespace: string;
 
+let kubeconfigPath: string;
+
 useEnvtest(async ({ kubeconfigPath: kubeconfig }) => {
-  core = new RESTClient(
-    { ...loadConfig({ kubeconfig }), qps: -1, http2: true, logger },
-    { groupVersion: 'v1' },
-  );
+  kubeconfigPath = kubeconfig;
+  core = new RESTClient({ ...loadConfig({ kubeconfig }), qps: -1, logger }, { groupVersion: 'v1' });
   namespace = await createTestNamespace(
     { create: (ns: object) => core.post().resource('namespaces').body(ns).do() },
     'cache-h2',
@@ -66,4 +75,64 @@ it('lists, watches and sees adds and updates over one HTTP/2 session', async () 
   ]);
   const raw = await configMaps(core.get()).doRaw();
   expect(raw.httpVersion).toBe('2.0');
+});
+
+it('watches again within a minute (fake clock) when its connection goes silent, with default options', async () => {
+  const proxy = await ChaosProxy.start(core.baseUrl);
+  const clock = new FakeClock();
+  const proxiedLogger = new MemoryLogger();
+  const viaProxy = new RESTClient(
+    {
+      ...loadConfig({ kubeconfig: kubeconfigPath }),
+      host: proxy.url(),
+      qps: -1,
+      logger: proxiedLogger,
+    },
+    { groupVersion: 'v1', clock },
+  );
+  const informer = newSharedIndexInformer<TestConfigMap>(
+    listWatchFromClient<TestConfigMap>(viaProxy, 'configmaps', namespace),
+    'configmaps',
+    { clock, logger: proxiedLogger, random: () => 0.5 },
+  );
+  const stop = new AbortController();
+  const running = informer.run(stop.signal);
+  try {
+    await eventually(() => informer.hasSynced(), { what: 'the informer to sync' });
+    const createConfigMap = (name: string) =>
+      core
+        .post()
+        .namespace(namespace)
+        .resource('configmaps')
+        .body({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } })
+        .do();
+    const seen = (name: string) => informer.getStore().getByKey(`${namespace}/${name}`);
+    // An event through the watch: it is open.
+    await createConfigMap('before-silence');
+    await eventually(() => expect(seen('before-silence')).toBeDefined(), {
+      what: 'an event through the open watch',
+    });
+    // The flow is dropped on the way: nothing more arrives, nothing closes.
+    expect(proxy.blackhole()).toBeGreaterThan(0);
+    const started = clock.now();
+    await createConfigMap('while-silent');
+    // 30 to 35 s without a frame earn a PING, unanswered for 15 s: by 55 s the session is
+    // closed and its watch ended.
+    await clock.advance(55_000);
+    await eventually(
+      () => proxiedLogger.text().some((line) => line.includes('no answer to a PING')),
+      { what: 'the silent session to be closed' },
+    );
+    // The watch is asked for again after a backoff (the client's retry or the reflector's),
+    // from where it was: the object created while the connection was silent arrives.
+    await clock.advance(5_000);
+    expect(clock.now() - started).toBeLessThanOrEqual(60_000);
+    await eventually(() => expect(seen('while-silent')).toBeDefined(), {
+      what: 'the object created while the watch was silent',
+    });
+  } finally {
+    stop.abort();
+    await running;
+    await proxy.close();
+  }
 });

@@ -341,12 +341,14 @@ describe('Reflector list deadline against a misbehaving server', () => {
       // The streaming list is a quiet watch that never sends its end bookmark.
       await until(() => store.items.size === 2, clock, 'the fallback list to sync the store');
       expect(server.watches[0]?.get('sendInitialEvents')).toBe('true');
-      // Logged at debug level, as client-go does (V(4)): expected from every older server.
-      const fallback = entries.find((e) =>
-        e.message.startsWith('The streaming list failed; falling back to a paged list'),
+      // Held open past its timeout without the bookmark: one warning naming it.
+      const warnings = entries.filter((e) => e.level === 'warn');
+      expect(warnings.map((e) => e.message)).toEqual([
+        'The server does not finish streaming lists; falling back to paged lists',
+      ]);
+      expect(String(warnings[0]?.fields?.error)).toMatch(
+        /held a streaming list open past its timeoutSeconds without the bookmark annotated "k8s.io\/initial-events-end"/,
       );
-      expect(fallback?.level).toBe('debug');
-      expect(String(fallback?.fields?.error)).toMatch(/did not end within 1\.2 s/);
     },
     testTimeoutMs,
   );
@@ -384,6 +386,94 @@ describe('Reflector after a watch event over the size cap', () => {
       expect(server.lists).toHaveLength(2);
       expect(server.watches[1]?.get('resourceVersion')).toBe('10');
       await until(() => watchesClosed.includes(1), clock, 'the first watch connection to close');
+    },
+    testTimeoutMs,
+  );
+});
+
+describe('Reflector streaming lists against a server that never finishes them', () => {
+  const podA = { metadata: { name: 'a', namespace: 'default', resourceVersion: '7' } };
+  const goneEvent = {
+    type: 'ERROR',
+    object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Gone' },
+  };
+
+  it(
+    'ends every streaming list after an object without the bookmark: three streams with backoff, one warning, a paged list for ten minutes, then streaming again',
+    async () => {
+      const server = await startServer();
+      let streamingLists = 0;
+      let plainWatch: ServerResponse | undefined;
+      const endPlainWatch = (): void => {
+        plainWatch?.end(`${JSON.stringify(goneEvent)}\n`);
+        plainWatch = undefined;
+      };
+      server.onWatch = (_request, response) => {
+        const query = server.watches[server.watches.length - 1];
+        response.writeHead(200, { 'Content-Type': 'application/json' });
+        if (query?.get('sendInitialEvents') === 'true') {
+          streamingLists++;
+          response.end(`${JSON.stringify({ type: 'ADDED', object: podA })}\n`);
+          return;
+        }
+        plainWatch = response;
+        response.flushHeaders();
+      };
+      const { store, clock, entries, errors } = startReflector(server, { useStreamingList: true });
+      await until(() => store.items.size === 2, clock, 'the paged list to sync the store');
+      await until(() => plainWatch !== undefined, clock, 'the watch after the paged list');
+      expect(clock.now()).toBeLessThan(60_000);
+      // The rest of a minute: nothing more is asked for.
+      await clock.advance(60_000 - clock.now());
+      expect(streamingLists).toBe(3);
+      expect(server.lists).toHaveLength(1);
+      expect(server.watches).toHaveLength(4);
+      const warnings = entries.filter((e) => e.level === 'warn');
+      expect(warnings.map((e) => e.message)).toEqual([
+        'The server does not finish streaming lists; falling back to paged lists',
+      ]);
+      expect(String(warnings[0]?.fields?.error)).toMatch(
+        /the server ended 3 streaming lists in a row without the bookmark annotated "k8s.io\/initial-events-end".*paged lists for 10 minutes/,
+      );
+      expect(errors.map((e) => (e as Error).name)).toEqual(['IncompleteStreamingListError']);
+      expect(
+        entries.filter((e) => e.message.includes('initial-events-end bookmark; asking again')),
+      ).toHaveLength(2);
+
+      // A relist within the ten minutes is a paged list.
+      endPlainWatch();
+      await until(
+        () => server.lists.length === 2 && plainWatch !== undefined,
+        clock,
+        'a paged relist',
+      );
+      expect(streamingLists).toBe(3);
+      // One after them tries streaming again.
+      await clock.advance(10 * 60_000);
+      endPlainWatch();
+      await until(() => streamingLists === 4, clock, 'a streaming list after the pause');
+    },
+    testTimeoutMs,
+  );
+
+  it(
+    'holds a streaming list open without the bookmark: the watch deadline ends it, one warning, a paged list syncs',
+    async () => {
+      const server = await startServer();
+      server.onWatch = (_request, response) => {
+        response.writeHead(200, { 'Content-Type': 'application/json' });
+        response.write(`${JSON.stringify({ type: 'ADDED', object: podA })}\n`);
+      };
+      lowerWatchTimeoutFloor(1);
+      const { store, clock, entries, errors } = startReflector(server, {
+        useStreamingList: true,
+        minWatchTimeoutSeconds: 1,
+        watchDeadlineGraceSeconds: 0.2,
+      });
+      await until(() => store.items.size === 2, clock, 'the paged list to sync the store');
+      expect(server.watches.filter((q) => q.get('sendInitialEvents') === 'true')).toHaveLength(1);
+      expect(entries.filter((e) => e.level === 'warn')).toHaveLength(1);
+      expect(String(errors[0])).toMatch(/held a streaming list open past its timeoutSeconds/);
     },
     testTimeoutMs,
   );

@@ -78,7 +78,10 @@ export interface ReflectorOptions {
    * `k8s.io/initial-events-end: "true"` are the list; the same stream then goes on as the
    * watch. When the server refuses it (kube-apiserver before 1.27, or with the feature
    * off, answers 422 Invalid) or it fails otherwise, that list is a paged list instead, and
-   * the next list tries streaming again, as in client-go.
+   * the next list tries streaming again, as in client-go. A stream that ends before its
+   * bookmark is asked for again after the backoff; after three in a row, or one still open
+   * at its deadline without the bookmark, lists are paged lists for 10 minutes, with one
+   * warning (client-go asks again at once; see docs/fidelity.md).
    *
    * Default: true, unless the environment variable `KUBE_FEATURE_WatchListClient` is
    * `false` (client-go's feature-gate variable, read once when the reflector is created),
@@ -114,8 +117,9 @@ export interface ReflectorOptions {
    * resourceVersion it saw. The deadline also covers a watch request still waiting for its
    * response headers.
    *
-   * client-go detects such dead connections with HTTP/2 PING frames; kubets talks
-   * HTTP/1.1, so this deadline is its equivalent. It is measured with real timers
+   * client-go detects such dead connections with HTTP/2 PING frames, and so does
+   * `@kubets/rest` by default (within a minute); over HTTP/1.1 (a server that does not offer
+   * HTTP/2, an `http:` server, `Config.http2: false`) this deadline is the only check. It is measured with real timers
    * (`setTimeout`), not {@link ReflectorOptions.clock}. `Infinity` turns it off.
    */
   watchDeadlineGraceSeconds?: number | undefined;

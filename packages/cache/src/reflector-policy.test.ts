@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { expiredError, statusError } from '../test/helpers.js';
 import { DataInconsistencyError } from './data-consistency-detector.js';
 import {
+  maxIncompleteStreamingLists,
   nextReflectorAction,
   type ReflectorAction,
   type ReflectorOutcome,
@@ -51,12 +52,6 @@ const fail: ReflectorAction = { kind: 'fail', atLatest: false };
 const failAtLatest: ReflectorAction = { kind: 'fail', atLatest: true };
 const listAtLatest: ReflectorAction = { kind: 'list-at-latest' };
 const pagedList: ReflectorAction = { kind: 'paged-list' };
-const streamAgainNow: ReflectorAction = {
-  kind: 'streaming-list',
-  after: 'now',
-  atLatest: false,
-  report: 'none',
-};
 const streamAtLatest: ReflectorAction = {
   kind: 'streaming-list',
   after: 'now',
@@ -68,6 +63,17 @@ const streamAfterBackoff: ReflectorAction = {
   after: 'backoff',
   atLatest: false,
   report: 'failure',
+};
+const streamAgainAfterBackoff: ReflectorAction = {
+  kind: 'streaming-list',
+  after: 'backoff',
+  atLatest: false,
+  report: 'incomplete-stream',
+};
+const pagedListForAWhile: ReflectorAction = {
+  kind: 'paged-list',
+  report: 'missing-bookmark',
+  pauseStreamingMs: 10 * 60_000,
 };
 const watchNow: ReflectorAction = { kind: 'watch', after: 'now', report: 'none' };
 const watchAfterDeadline: ReflectorAction = { kind: 'watch', after: 'now', report: 'deadline' };
@@ -158,7 +164,7 @@ const table: { name: string; outcome: ReflectorOutcome; action: ReflectorAction 
   {
     name: 'streaming list: its deadline passed',
     outcome: { step: 'streaming-list', error: refused, deadlineExpired: true },
-    action: pagedList,
+    action: pagedListForAWhile,
   },
   {
     name: 'streaming list: the data-consistency check failed',
@@ -167,8 +173,23 @@ const table: { name: string; outcome: ReflectorOutcome; action: ReflectorAction 
   },
   {
     name: 'streaming list: ended before its initial events did',
-    outcome: { step: 'streaming-list' },
-    action: streamAgainNow,
+    outcome: { step: 'streaming-list', incompleteStreams: 1 },
+    action: streamAgainAfterBackoff,
+  },
+  {
+    name: 'streaming list: the second in a row to end before its initial events did',
+    outcome: { step: 'streaming-list', incompleteStreams: maxIncompleteStreamingLists - 1 },
+    action: streamAgainAfterBackoff,
+  },
+  {
+    name: 'streaming list: the third in a row to end before its initial events did',
+    outcome: { step: 'streaming-list', incompleteStreams: maxIncompleteStreamingLists },
+    action: pagedListForAWhile,
+  },
+  {
+    name: 'streaming list: held open past its deadline, then the reflector stopped',
+    outcome: { step: 'streaming-list', deadlineExpired: true, stopped: true },
+    action: stop,
   },
   {
     name: 'streaming list: ended at once with no events',
@@ -176,9 +197,9 @@ const table: { name: string; outcome: ReflectorOutcome; action: ReflectorAction 
     action: pagedList,
   },
   {
-    name: 'streaming list: ended at its deadline',
-    outcome: { step: 'streaming-list', deadlineExpired: true },
-    action: pagedList,
+    name: 'streaming list: ended at its deadline (held open past its timeout without the bookmark)',
+    outcome: { step: 'streaming-list', deadlineExpired: true, incompleteStreams: 1 },
+    action: pagedListForAWhile,
   },
   // The watch request.
   {

@@ -47,7 +47,24 @@ export interface ReflectorOutcome {
    * (client-go `MaxInternalErrorRetryDuration`).
    */
   readonly retryInternalError?: boolean | undefined;
+  /**
+   * For a `streaming-list` that ended before its initial-events-end bookmark: how many
+   * streaming lists in a row, this one included, did so.
+   */
+  readonly incompleteStreams?: number | undefined;
 }
+
+/**
+ * How many streaming lists in a row may end before their initial-events-end bookmark
+ * before the reflector stops asking for them for a while.
+ */
+export const maxIncompleteStreamingLists = 3;
+
+/**
+ * How long, in milliseconds, a reflector lists with paged lists after a server failed to
+ * finish its streaming lists; the first relist after that tries streaming again.
+ */
+export const streamingListPauseMs = 10 * 60_000;
 
 /**
  * How the reflector reports what happened before it acts:
@@ -58,7 +75,10 @@ export interface ReflectorOutcome {
  * - `internal-error`: an info line that the watch is retried after an InternalError, and the
  *   handler;
  * - `watch-error`: a warning that the watch ended with an error, and the handler;
- * - `very-short-watch`: as `failure`, with a `VeryShortWatchError`.
+ * - `very-short-watch`: as `failure`, with a `VeryShortWatchError`;
+ * - `incomplete-stream`: an info line that the streaming list ended before its bookmark;
+ * - `missing-bookmark`: one warning that the server does not finish streaming lists, naming
+ *   what it did, and the handler with an `IncompleteStreamingListError`.
  */
 export type ReflectorReport =
   | 'none'
@@ -67,7 +87,9 @@ export type ReflectorReport =
   | 'expired'
   | 'internal-error'
   | 'watch-error'
-  | 'very-short-watch';
+  | 'very-short-watch'
+  | 'incomplete-stream'
+  | 'missing-bookmark';
 
 /**
  * What a {@link Reflector} does next (kube-rs's watcher step, client-go's `ListAndWatch`
@@ -81,7 +103,7 @@ export type ReflectorReport =
  * - `list-at-latest`: the resourceVersion listed at is gone: list the latest at once.
  * - `streaming-list`: ask for a streaming list again.
  * - `paged-list`: this list is a paged list instead of a streaming one (the next list tries
- *   streaming again).
+ *   streaming again, unless `pauseStreamingMs` says otherwise).
  */
 export type ReflectorActionKind =
   | 'stop'
@@ -103,14 +125,24 @@ export interface ReflectorAction {
    * resourceVersion (`""`), the one listed at being older than what the server can serve.
    */
   readonly atLatest?: boolean;
-  /** For `watch`, `relist` and `streaming-list`: how to report what happened. */
+  /** For `watch`, `relist`, `streaming-list` and `paged-list`: how to report what happened. */
   readonly report?: ReflectorReport;
+  /**
+   * For `paged-list`: lists are paged lists for this many milliseconds; the first list
+   * after that tries streaming again.
+   */
+  readonly pauseStreamingMs?: number;
 }
 
 const stop: ReflectorAction = { kind: 'stop' };
 const watchNow: ReflectorAction = { kind: 'watch', after: 'now', report: 'none' };
 const watchAfterDeadline: ReflectorAction = { kind: 'watch', after: 'now', report: 'deadline' };
 const watchAfterBackoff: ReflectorAction = { kind: 'watch', after: 'backoff', report: 'failure' };
+const pauseStreaming: ReflectorAction = {
+  kind: 'paged-list',
+  report: 'missing-bookmark',
+  pauseStreamingMs: streamingListPauseMs,
+};
 
 /**
  * The reflector's retry policy as one pure decision: what to do after `outcome`.
@@ -120,9 +152,13 @@ const watchAfterBackoff: ReflectorAction = { kind: 'watch', after: 'backoff', re
  *   fails the list-and-watch (retried by `run` after a backoff).
  * - A streaming list refused with "connection refused" or 429 is asked again after a
  *   backoff; one refused with 410 or "too large resource version" again at once from the
- *   latest state; one that ends before its initial events did, again at once (unless it
- *   ended at once with no events); any other failure (its deadline included) makes that
- *   list a paged list, except what the data-consistency check found, which fails.
+ *   latest state; one that ends before its initial events did, again after a backoff
+ *   (unless it ended at once with no events: a paged list); after
+ *   three (`maxIncompleteStreamingLists`) such ends in a row, or one held open past its
+ *   deadline (its `timeoutSeconds` and a grace) without the bookmark, lists are paged lists for
+ *   10 minutes, with one warning (client-go asks again at once, forever);
+ *   any other failure makes that list a paged list, except what the data-consistency check
+ *   found, which fails.
  * - A watch still open well after its `timeoutSeconds` (its deadline) is watched again at
  *   once from the last resourceVersion.
  * - A watch request refused with "connection refused" or 429, a stream that throws or
@@ -145,12 +181,25 @@ export function nextReflectorAction(outcome: ReflectorOutcome): ReflectorAction 
       return { kind: 'list-at-latest' };
     case 'streaming-list':
       if (outcome.stopped) return stop;
-      if (outcome.deadlineExpired) return { kind: 'paged-list' };
+      // Still open past its timeoutSeconds without the bookmark (the server ends a watch at
+      // its timeout): a server that never finishes the initial events, or a stalled
+      // connection; waiting again would leave the informer unsynced as long.
+      if (outcome.deadlineExpired) return pauseStreaming;
       // What the consistency check found is the failure it exists to show.
       if (err instanceof DataInconsistencyError) return { kind: 'fail', atLatest: false };
       if (err === undefined) {
         if (outcome.veryShort) return { kind: 'paged-list' };
-        return { kind: 'streaming-list', after: 'now', atLatest: false, report: 'none' };
+        // Asking again at once would be a busy loop against a server that always ends the
+        // stream early; asking forever would never sync.
+        if ((outcome.incompleteStreams ?? 1) >= maxIncompleteStreamingLists) {
+          return pauseStreaming;
+        }
+        return {
+          kind: 'streaming-list',
+          after: 'backoff',
+          atLatest: false,
+          report: 'incomplete-stream',
+        };
       }
       if (isConnectionRefused(err) || isTooManyRequests(err)) {
         return { kind: 'streaming-list', after: 'backoff', atLatest: false, report: 'failure' };
@@ -228,5 +277,29 @@ export class VeryShortWatchError extends Error {
         'the watch lasted less than a second and no items were received',
     );
     this.name = 'VeryShortWatchError';
+  }
+}
+
+/**
+ * The server does not finish streaming lists: it ended them (or held them open past their
+ * timeout) without the `k8s.io/initial-events-end` bookmark, so the reflector lists with
+ * paged lists for a while.
+ */
+export class IncompleteStreamingListError extends Error {
+  constructor(
+    reflectorName: string,
+    typeDescription: string,
+    what: { readonly heldPastTimeout: boolean; readonly streams: number },
+    pauseMs: number,
+  ) {
+    const behaviour = what.heldPastTimeout
+      ? `held a streaming list open past its timeoutSeconds`
+      : `ended ${what.streams} streaming lists in a row`;
+    super(
+      `reflector "${reflectorName}" (${typeDescription}): the server ${behaviour} ` +
+        'without the bookmark annotated "k8s.io/initial-events-end" that ends the initial ' +
+        `events (sendInitialEvents=true); listing with paged lists for ${pauseMs / 60_000} minutes`,
+    );
+    this.name = 'IncompleteStreamingListError';
   }
 }

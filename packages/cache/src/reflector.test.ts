@@ -487,8 +487,8 @@ describe('Reflector streaming list', () => {
     ]);
   });
 
-  it('asks for a new streaming list when the stream ends after some events without the end bookmark', async () => {
-    const { lw, store, start } = setup({ useStreamingList: true });
+  it('asks for a new streaming list after a backoff when the stream ends after some events without the end bookmark', async () => {
+    const { lw, store, clock, start } = setup({ useStreamingList: true });
     lw.onWatch = (w) => {
       if (lw.watches.length === 1) {
         w.push({ type: 'ADDED', object: pod('a', '5') });
@@ -504,6 +504,11 @@ describe('Reflector streaming list', () => {
       });
     };
     void start();
+    await lw.watchNumber(1);
+    // The ticker stopped with the stream; what is pending is the backoff.
+    await eventually(() => clock.pending === 1 && clock.nextDue() !== 10_000);
+    expect(lw.watchCalls).toHaveLength(1);
+    clock.stepToNext();
     await eventually(() => store.ops.length === 1);
     expect(lw.listCalls).toEqual([]);
     expect(lw.watchCalls.map((c) => c.sendInitialEvents)).toEqual([true, true]);

@@ -35,6 +35,7 @@ import {
   watchListClientEnabled,
 } from './reflector-options.js';
 import {
+  IncompleteStreamingListError,
   nextReflectorAction,
   type ReflectorAction,
   type ReflectorOutcome,
@@ -124,6 +125,8 @@ export class Reflector<T> {
   #lastSyncResourceVersion = '';
   #lastSyncResourceVersionUnavailable = false;
   #paginatedResult = false;
+  /** Until when (clock time) lists are paged lists, the server having failed to finish streaming ones. */
+  #streamingPausedUntil = Number.NEGATIVE_INFINITY;
   /** Objects and bookmarks received by watches since the last list (no ERRORs). */
   #watchProgressSinceList = 0;
 
@@ -217,7 +220,7 @@ export class Reflector<T> {
   async listAndWatch(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
     let stream: OpenWatch<T> | undefined;
-    if (this.#useStreamingList) {
+    if (this.#useStreamingList && this.#clock.now() >= this.#streamingPausedUntil) {
       stream = await this.#watchList(signal);
       if (signal.aborted) return;
     }
@@ -269,6 +272,11 @@ export class Reflector<T> {
         });
         return true;
       case 'paged-list':
+        if (action.pauseStreamingMs !== undefined) {
+          this.#streamingPausedUntil = this.#clock.now() + action.pauseStreamingMs;
+          this.#report(action.report ?? 'none', reason);
+          return !signal.aborted;
+        }
         // Expected from servers without streaming lists (kube-apiserver 1.20 answers 422):
         // this list is a paged one; the next list tries streaming again, as client-go does.
         this.#logger.debug('The streaming list failed; falling back to a paged list', {
@@ -315,6 +323,18 @@ export class Reflector<T> {
         break;
       case 'watch-error':
         this.#logger.warn('The watch ended with an error; relisting', this.#fields(reason));
+        break;
+      case 'incomplete-stream':
+        this.#logger.info(
+          'The streaming list ended before its initial-events-end bookmark; asking again after a backoff',
+          { name: this.#name, type: this.#typeDescription },
+        );
+        return;
+      case 'missing-bookmark':
+        this.#logger.warn(
+          'The server does not finish streaming lists; falling back to paged lists',
+          this.#fields(reason),
+        );
         break;
     }
     this.#callWatchErrorHandler(reason);
@@ -385,18 +405,36 @@ export class Reflector<T> {
    * with; `undefined` once `signal` aborts or when this list is to be a paged one.
    */
   async #watchList(signal: AbortSignal): Promise<OpenWatch<T> | undefined> {
+    let incompleteStreams = 0;
     while (!signal.aborted) {
-      const attempt = await this.#streamingList(signal);
+      const attempt = await this.#streamingList(signal, incompleteStreams);
       if (!('outcome' in attempt)) return attempt;
-      const action = nextReflectorAction(attempt.outcome);
-      if (!(await this.#follow(action, attempt.reason, signal))) return undefined;
+      const { outcome } = attempt;
+      incompleteStreams = outcome.incompleteStreams ?? 0;
+      const action = nextReflectorAction(outcome);
+      const reason =
+        action.report === 'missing-bookmark'
+          ? new IncompleteStreamingListError(
+              this.#name,
+              this.#typeDescription,
+              { heldPastTimeout: outcome.deadlineExpired === true, streams: incompleteStreams },
+              action.pauseStreamingMs ?? 0,
+            )
+          : attempt.reason;
+      if (!(await this.#follow(action, reason, signal))) return undefined;
       if (action.kind === 'paged-list') return undefined;
     }
     return undefined;
   }
 
-  /** One streaming list: the open watch once the initial events are in the store, or how it ended. */
-  async #streamingList(signal: AbortSignal): Promise<OpenWatch<T> | Ended> {
+  /**
+   * One streaming list: the open watch once the initial events are in the store, or how it
+   * ended; `incompleteStreams` streaming lists in a row ended before their bookmark.
+   */
+  async #streamingList(
+    signal: AbortSignal,
+    incompleteStreams: number,
+  ): Promise<OpenWatch<T> | Ended> {
     const timeoutSeconds = this.#watchTimeoutSeconds();
     const options: WatchOptions = {
       resourceVersion: this.#lastSyncResourceVersionUnavailable
@@ -491,6 +529,7 @@ export class Reflector<T> {
       stopped: signal.aborted,
       deadlineExpired: deadline.expired,
       veryShort,
+      incompleteStreams: incompleteStreams + 1,
     } as const;
     return {
       outcome,

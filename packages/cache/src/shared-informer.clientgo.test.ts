@@ -342,7 +342,7 @@ describe('client-go shared_informer_test.go', () => {
     expect(informer.isStopped()).toBe(true);
     expect(() =>
       informer.addEventHandler(listener.handler, { resyncPeriodMs: listener.resyncPeriodMs }),
-    ).toThrow(/has stopped: the handler was not added/);
+    ).toThrow(/was not added to shared informer because it has stopped already$/);
   });
 
   it('TestRemoveOnStoppedSharedInformer', async () => {

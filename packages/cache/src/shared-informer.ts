@@ -435,7 +435,9 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
     options: AddEventHandlerOptions = {},
   ): ResourceEventHandlerRegistration {
     if (this.#stopped) {
-      throw new Error(`informer ${this.#name} has stopped: the handler was not added`);
+      throw new Error(
+        `handler of informer ${this.#name} was not added to shared informer because it has stopped already`,
+      );
     }
     let resyncPeriodMs = options.resyncPeriodMs ?? this.#defaultEventHandlerResyncPeriodMs;
     if (resyncPeriodMs > 0) {

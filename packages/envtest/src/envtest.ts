@@ -3,6 +3,7 @@ import { type EnvtestBinaries, findEnvtestBinaries } from './binaries.js';
 import { generateEnvtestCertificates } from './certs.js';
 import { EnvtestError, isEnvtestError } from './errors.js';
 import { startControlPlane } from './plane.js';
+import { redactedTls } from './redacted-tls.js';
 import { startTimeoutMs as resolveStartTimeoutMs } from './start-timeout.js';
 
 /** Options for {@link startEnvtest}. */
@@ -38,7 +39,11 @@ export interface EnvtestTls {
   caData: string;
   /** The admin client certificate (CN=admin, O=system:masters). */
   certData: string;
-  /** The admin client certificate's private key. */
+  /**
+   * The admin client certificate's private key. Non-enumerable: `util.inspect`,
+   * `console.log` and `JSON.stringify` of the TLS material (and of `config`, also spread
+   * copies of it) show `--- REDACTED ---`; `{ ...env.tls }` leaves it out.
+   */
   keyData: string;
 }
 
@@ -185,7 +190,12 @@ export async function startEnvtest(options: EnvtestOptions = {}): Promise<Envtes
         callerSignal: options.signal,
         startTimeoutMs,
       });
-      const tls = { caData: plane.tls.ca, certData: plane.tls.cert, keyData: plane.tls.key };
+      // The key prints redacted, also from spread copies of `config` (they share `tls`).
+      const tls = redactedTls({
+        caData: plane.tls.ca,
+        certData: plane.tls.cert,
+        keyData: plane.tls.key,
+      });
       return {
         host: plane.host,
         tls,

@@ -124,6 +124,28 @@ describe('client objects print without credentials', () => {
     expectNoSecret(new TokenFile('/nonexistent/token'), 'TokenFile');
   });
 
+  // Issue 37: `{ ...config, qps: -1 }` is what users write; the copies and everything built
+  // from them keep the secrets out of sight.
+  it.each<[string, (sealed: Config) => Config]>([
+    ['spread', (sealed) => ({ ...sealed, qps: -1 })],
+    ['Object.assign', (sealed) => Object.assign({}, sealed, { qps: -1 })],
+    ['structuredClone', (sealed) => structuredClone(sealed)],
+    ['JSON round trip', (sealed) => JSON.parse(JSON.stringify(sealed)) as Config],
+  ])(
+    'a %s copy of a sealed config, and a clientset and informer factory holding one',
+    (_, copy) => {
+      const config = copy(copyConfig(secretConfig()));
+      expectNoSecret(config, 'the copy');
+      const clientset = new Clientset(config);
+      expectNoSecret(clientset, 'Clientset of the copy');
+      expectNoSecret({ ...clientset }, 'a spread Clientset');
+      const factory = newSharedInformerFactory(clientset, { defaultResyncMs: 0 });
+      factory.coreV1().configMaps().informer();
+      expectNoSecret(factory, 'SharedInformerFactory of the copy');
+      expectNoSecret({ ...factory }, 'a spread SharedInformerFactory');
+    },
+  );
+
   it('informer factories and running informers, watches open', async () => {
     server = await startApiServer();
     const live: Config = {

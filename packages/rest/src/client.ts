@@ -6,7 +6,7 @@ import {
   realClock,
   silentLogger,
 } from '@kubets/apimachinery';
-import { type Config, copyConfig, defaultUserAgent, redactConfig } from './config.js';
+import { type Config, configHost, copyConfig, defaultUserAgent, redactConfig } from './config.js';
 import { CredentialSource } from './credentials.js';
 import { ConfigError } from './errors.js';
 import { inspectAsJSON } from './inspect.js';
@@ -45,21 +45,30 @@ function hasTLSSettings(config: Config): boolean {
   return Boolean(tls && (tls.caData || tls.certData || tls.insecureSkipVerify));
 }
 
+/** `host` for error messages: a password in it (`https://user:pw@...`) shown as `xxxxx`. */
+function hostForMessages(host: string): string {
+  return host.replace(/^([^/@]*\/\/[^/@:]*:)[^/@]*@/, '$1xxxxx@');
+}
+
 /** The server URL with a scheme and no trailing slash, as client-go's `DefaultServerURL`. */
 function serverUrl(config: Config): URL {
-  const host = config.host?.trim();
-  if (!host)
+  const fullHost = configHost(config)?.trim();
+  if (!fullHost)
     throw new ConfigError('Config.host must be set to the API server URL', { field: 'host' });
-  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(host);
-  const withScheme = hasScheme ? host : `${hasTLSSettings(config) ? 'https' : 'http'}://${host}`;
+  const host = hostForMessages(fullHost);
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(fullHost);
+  const withScheme = hasScheme
+    ? fullHost
+    : `${hasTLSSettings(config) ? 'https' : 'http'}://${fullHost}`;
   let url: URL;
   try {
     url = new URL(withScheme);
   } catch (err) {
+    // The URL parser's error carries its input: with a password in it, it stays out.
     throw new ConfigError(
       `Config.host "${host}" is not a valid URL`,
       { field: 'host' },
-      { cause: err },
+      host === fullHost ? { cause: err } : {},
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -73,7 +82,9 @@ function serverUrl(config: Config): URL {
       { field: 'host' },
     );
   }
-  url.pathname = url.pathname.replace(/\/+$/, '');
+  // One trailing slash is kept: an empty `absPath()` names the base path as given
+  // (client-go's TestRequestPreservesBaseTrailingSlash).
+  url.pathname = url.pathname.replace(/\/+$/, '/');
   url.search = '';
   url.hash = '';
   return url;
@@ -103,7 +114,12 @@ export class RESTClient {
   readonly rateLimiter: RequestRateLimiter | undefined;
   readonly #runtime: RequestRuntime;
 
-  constructor(config: Config, options: RESTClientOptions = {}) {
+  constructor(given: Config, options: RESTClientOptions = {}) {
+    // A copy that prints redacted, so `client.config` is safe to log even when the caller
+    // spread or hand-wrote the config it passed; it holds the secrets a spread copy of a
+    // sealed config keeps out of sight.
+    const config = copyConfig(given);
+    this.config = config;
     const baseUrl = serverUrl(config);
     if (config.tls?.insecureSkipVerify && config.tls.caData) {
       throw new ConfigError(
@@ -113,13 +129,10 @@ export class RESTClient {
     }
     if (baseUrl.protocol === 'http:' && (config.tls?.certData || config.tls?.keyData)) {
       throw new ConfigError(
-        `Config.host "${config.host}" uses plain http, so the client certificate would not be sent`,
+        `Config.host "${redactedHref(baseUrl)}" uses plain http, so the client certificate would not be sent`,
         { field: 'host' },
       );
     }
-    // A copy that prints redacted, so `client.config` is safe to log even when the caller
-    // spread or hand-wrote the config it passed.
-    this.config = copyConfig(config);
     this.groupVersion =
       typeof options.groupVersion === 'string'
         ? parseGroupVersion(options.groupVersion)
@@ -156,7 +169,7 @@ export class RESTClient {
       onRequestResult: config.onRequestResult,
       userAgent: config.userAgent ?? defaultUserAgent(),
       maxWatchEventBytes: resolveMaxWatchEventBytes(options.maxWatchEventBytes),
-      http2: config.http2 === true,
+      http2: config.http2 !== false,
       tls: { caConfigured: Boolean(tls.caData), serverName: tls.serverName },
       async connection(signal) {
         const resolved = await credentials.resolve(signal);
@@ -172,9 +185,9 @@ export class RESTClient {
     };
   }
 
-  /** The server URL requests go to (scheme, host, base path). */
+  /** The server URL requests go to (scheme, host, base path; a password in it as `xxxxx`). */
   get baseUrl(): string {
-    return this.#runtime.baseUrl.href.replace(/\/$/, '');
+    return redactedHref(this.#runtime.baseUrl).replace(/\/$/, '');
   }
 
   /**

@@ -106,7 +106,12 @@ export interface Config {
    * status code, verb and host.
    */
   onRequestResult?: RequestResultHandler;
-  /** Where the client logs retries and throttling; silent when unset. */
+  /**
+   * Where the client logs retries and throttling; silent when unset. The first retry after a
+   * lost connection is a `warn` line and the first after `Retry-After` an `info` line (at most
+   * one such line per 10 s in the process; every retry at `debug`); a wait over 50 ms on the
+   * rate limiter is a `debug` line, one over 1 s also `info` (at most once per 10 s).
+   */
   logger?: Logger;
   /** How often a request is retried after a `Retry-After` answer or a reset connection; default 10. */
   maxRetries?: number;
@@ -116,8 +121,9 @@ export interface Config {
    * settings, and a connection that receives nothing for 30 s is pinged and closed when
    * the ping is not answered within 15 s (its watches end with an ERROR event and are
    * started again). Offered to the server by ALPN next to HTTP/1.1; a server that does not
-   * choose `h2` is spoken to over HTTP/1.1. Ignored for `http:` servers. Off by default in
-   * this release (HTTP/1.1 keep-alive connections).
+   * choose `h2` is spoken to over HTTP/1.1 keep-alive connections, where a silent watch is
+   * noticed only at its deadline (the reflector's, minutes later), as it is for `http:`
+   * servers. Default true; `false` speaks HTTP/1.1 to every server.
    */
   http2?: boolean | undefined;
   /** The default namespace of the kubeconfig context (or of the in-cluster service account). Informational: requests use the namespace you give them. */
@@ -126,6 +132,82 @@ export interface Config {
 
 const redactedMark = '--- REDACTED ---';
 const truncatedMark = '--- TRUNCATED ---';
+
+/**
+ * Where a config made by kubets keeps its secrets for copies: an enumerable property under a
+ * registry symbol, so `{ ...config }` and `Object.assign` carry it along (and another copy of
+ * this package finds it), while `JSON.stringify` and `structuredClone` skip it.
+ */
+const sealedSecretsKey = Symbol.for('kubets.rest.configSecrets');
+
+/** What a sealed config's copies need to authenticate; prints as `[redacted credentials]`. */
+class SealedSecrets {
+  readonly bearerToken: string | undefined;
+  readonly password: string | undefined;
+  readonly keyData: PemData | undefined;
+  /** The certificate `keyData` belongs to: a copy with other certificates does not get the key. */
+  readonly certData: PemData | undefined;
+  /** The server URL with its password, and as the config shows it (without). */
+  readonly host: { readonly full: string; readonly shown: string } | undefined;
+
+  constructor(secrets: Omit<SealedSecrets, 'toJSON'>) {
+    this.bearerToken = secrets.bearerToken;
+    this.password = secrets.password;
+    this.keyData = secrets.keyData;
+    this.certData = secrets.certData;
+    this.host = secrets.host;
+  }
+
+  toJSON(): string {
+    return '[redacted credentials]';
+  }
+}
+Object.defineProperty(SealedSecrets.prototype, inspectCustom, {
+  value: () => '[redacted credentials]',
+});
+
+function sealedSecretsOf(config: Config): SealedSecrets | undefined {
+  const held = (config as unknown as Record<symbol, unknown>)[sealedSecretsKey];
+  return held instanceof SealedSecrets ? held : undefined;
+}
+
+/** The secrets a config authenticates with: its own fields, else what a sealed original left it. */
+function secretsOf(config: Config): {
+  bearerToken: string | undefined;
+  password: string | undefined;
+  keyData: PemData | undefined;
+  host: string;
+} {
+  const sealed = sealedSecretsOf(config);
+  const tls = config.tls;
+  const keyFromSeal =
+    sealed?.keyData !== undefined && tls !== undefined && tls.certData === sealed.certData;
+  return {
+    bearerToken: config.bearerToken ?? sealed?.bearerToken,
+    password: config.password ?? sealed?.password,
+    keyData: tls?.keyData ?? (keyFromSeal ? sealed?.keyData : undefined),
+    host:
+      sealed?.host !== undefined && config.host === sealed.host.shown
+        ? sealed.host.full
+        : config.host,
+  };
+}
+
+/** The server URL a config talks to, with the password a sealed config keeps out of `host` (internal). */
+export function configHost(config: Config): string {
+  return secretsOf(config).host;
+}
+
+function withoutPassword(host: string): { full: string; shown: string } | undefined {
+  try {
+    const url = new URL(host);
+    if (!url.password) return undefined;
+    url.password = '';
+    return { full: host, shown: url.href };
+  } catch {
+    return undefined;
+  }
+}
 
 function redactedHost(host: string): string {
   try {
@@ -152,32 +234,73 @@ export function redactTLSConfig(tls: TLSClientConfig): Record<string, unknown> {
  * `[AuthProvider]`.
  *
  * Configs made by {@link loadConfig}, {@link configFromKubeconfig} and
- * {@link inClusterConfig} print this way by themselves (`util.inspect`, `console.log`,
- * `JSON.stringify`), through non-enumerable `[util.inspect.custom]` and `toJSON`
- * methods, and so do the copies clients keep ({@link copyConfig}); copies made with
- * `{ ...config }` and hand-written configs do not, so log `redactConfig(config)` rather
- * than a config.
+ * {@link inClusterConfig}, and the copies clients keep ({@link copyConfig}), never print a
+ * secret, and neither do copies made of them with `{ ...config }`, `Object.assign`,
+ * `structuredClone` or a JSON round trip: their token, password and client key are
+ * non-enumerable, a password in `host` is kept out of it, and a spread copy finds them
+ * under a symbol that prints as `[redacted credentials]`, so it still authenticates.
+ * Hand-written configs print what they hold: log `redactConfig(config)` rather than such a
+ * config.
  */
 export function redactConfig(config: Config): Record<string, unknown> {
-  const copy: Record<string, unknown> = { ...config };
-  if (typeof config.host === 'string') copy.host = redactedHost(config.host);
-  if (config.bearerToken) copy.bearerToken = redactedMark;
-  if (config.password) copy.password = redactedMark;
-  if (config.tls) copy.tls = redactTLSConfig(config.tls);
+  const secrets = secretsOf(config);
+  const copy: Record<string | symbol, unknown> = { ...config };
+  delete copy[sealedSecretsKey];
+  if (typeof secrets.host === 'string') copy.host = redactedHost(secrets.host);
+  if (secrets.bearerToken) copy.bearerToken = redactedMark;
+  if (secrets.password) copy.password = redactedMark;
+  if (config.tls) {
+    copy.tls = redactTLSConfig({
+      ...config.tls,
+      ...(secrets.keyData ? { keyData: secrets.keyData } : {}),
+    });
+  }
   if (config.authProvider) copy.authProvider = '[AuthProvider]';
-  return copy;
+  return copy as Record<string, unknown>;
 }
 
-// Non-enumerable, so spreading and structuredClone copy only the settings.
-/** Makes `config` print redacted by itself (internal: clientcmd's configs use it too). */
+/** Defines `key` on `target` as a non-enumerable value (skipped by spreading, JSON, clones). */
+function defineHidden(target: object, key: string | symbol, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: false,
+    configurable: true,
+    writable: true,
+  });
+}
+
+/**
+ * Makes `config` print redacted by itself, also in copies made of it (internal: clientcmd's
+ * configs use it too): see {@link redactConfig}. A config copied from a sealed one gets its
+ * secrets back from the copy's symbol property first.
+ */
 export function printRedacted<T extends Config>(config: T): T {
-  const define = (target: object, redact: () => Record<string, unknown>): void => {
-    const hidden = { value: redact, enumerable: false, configurable: true, writable: true };
-    Object.defineProperties(target, { [inspectCustom]: hidden, toJSON: hidden });
-  };
+  const secrets = secretsOf(config);
   const { tls } = config;
-  if (tls) define(tls, () => redactTLSConfig(tls));
-  define(config, () => redactConfig(config));
+  if (secrets.bearerToken !== undefined) defineHidden(config, 'bearerToken', secrets.bearerToken);
+  if (secrets.password !== undefined) defineHidden(config, 'password', secrets.password);
+  if (tls && secrets.keyData !== undefined) defineHidden(tls, 'keyData', secrets.keyData);
+  const host = typeof secrets.host === 'string' ? withoutPassword(secrets.host) : undefined;
+  if (host) config.host = host.shown;
+  const sealed = new SealedSecrets({
+    bearerToken: secrets.bearerToken,
+    password: secrets.password,
+    keyData: tls ? secrets.keyData : undefined,
+    certData: tls?.certData,
+    host,
+  });
+  Object.defineProperty(config, sealedSecretsKey, {
+    value: sealed,
+    enumerable: true,
+    configurable: true,
+    writable: true,
+  });
+  if (tls) {
+    defineHidden(tls, inspectCustom, () => redactTLSConfig(tls));
+    defineHidden(tls, 'toJSON', () => redactTLSConfig(tls));
+  }
+  defineHidden(config, inspectCustom, () => redactConfig(config));
+  defineHidden(config, 'toJSON', () => redactConfig(config));
   return config;
 }
 
@@ -189,8 +312,17 @@ export function printRedacted<T extends Config>(config: T): T {
  * the copy is kept by something that may be printed (clients keep their config this way).
  */
 export function copyConfig(config: Config, changes: Partial<Config> = {}): Config {
+  const secrets = secretsOf(config);
   const copy: Config = { ...config, ...changes };
-  if (copy.tls) copy.tls = { ...copy.tls };
+  if (!('host' in changes)) copy.host = secrets.host;
+  if (!('bearerToken' in changes) && secrets.bearerToken !== undefined) {
+    copy.bearerToken = secrets.bearerToken;
+  }
+  if (!('password' in changes) && secrets.password !== undefined) copy.password = secrets.password;
+  if (copy.tls) {
+    const keyData = copy.tls === config.tls ? secrets.keyData : copy.tls.keyData;
+    copy.tls = { ...copy.tls, ...(keyData !== undefined ? { keyData } : {}) };
+  }
   return printRedacted(copy);
 }
 

@@ -265,6 +265,34 @@ describe('HTTP/2 transport', () => {
     expect(transport.session).toBeUndefined();
   });
 
+  it('by default (no Config.http2) ends a watch whose connection stalls mid-event within a minute', async () => {
+    const fixture = certs();
+    const { server, watches } = await watchServer(fixture);
+    const proxy = await ChaosProxy.start(server.url);
+    cleanups.push(() => proxy.close());
+    const clock = new FakeClock();
+    const core = new RESTClient(
+      { host: proxy.url(), tls: { caData: fixture.ca.certPem }, qps: -1 },
+      { groupVersion: 'v1', clock },
+    );
+    const watch = await core.get().namespace('default').resource('pods').watch();
+    const events = watch[Symbol.asyncIterator]();
+    const next = events.next();
+    await eventually(() => expect(watches).toHaveLength(1));
+    // Half an event, then nothing: the flow was dropped on the way (a load balancer).
+    watches[0]?.write('{"type":"ADDED","object":{"kind":"Pod","metadata":{"na');
+    await eventually(() => expect(transportOf(proxy.url(), fixture).session).toBeDefined());
+    proxy.blackhole();
+    await clock.advance(defaultReadIdleTimeoutMs + defaultReadIdleTimeoutMs / 6);
+    await clock.advance(defaultPingTimeoutMs);
+    expect(defaultReadIdleTimeoutMs + defaultReadIdleTimeoutMs / 6 + defaultPingTimeoutMs).toBe(
+      50_000,
+    );
+    const broken = await next;
+    expect(broken.value).toMatchObject({ type: 'ERROR' });
+    expect(JSON.stringify(broken.value)).toMatch(/no answer to a PING|ended in the middle/);
+  });
+
   it('aborting one watch resets only its stream', async () => {
     const fixture = certs();
     const { server, watches, send } = await watchServer(fixture);

@@ -1,6 +1,8 @@
-// Config.http2 against a real kube-apiserver (1.20 offers h2 by ALPN): requests, lists and
-// watches go over one HTTP/2 session, and the protocol is the negotiated one, not assumed.
+// HTTP/2, the default (Config.http2), against a real kube-apiserver (1.20 offers h2 by ALPN):
+// requests, lists and watches go over one HTTP/2 session, and the protocol is the negotiated
+// one, not assumed. The config is a spread copy of a loaded one, as users write it.
 import { randomUUID } from 'node:crypto';
+import { inspect } from 'node:util';
 import { realClock, type WatchEvent } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { ChaosProxy, eventually, MemoryLogger, useEnvtest } from '@kubets/test-utils';
@@ -30,7 +32,7 @@ const namespace = `rest-h2-e2e-${randomUUID().slice(0, 8)}`;
 
 useEnvtest(
   async (env) => {
-    config = { ...loadConfig({ kubeconfig: env.kubeconfigPath }), qps: -1, http2: true, logger };
+    config = { ...loadConfig({ kubeconfig: env.kubeconfigPath }), qps: -1, logger };
     core = new RESTClient(config, { groupVersion: 'v1' });
     await core
       .post()
@@ -73,6 +75,17 @@ const configMap = (name: string, value: string): ConfigMap => ({
   kind: 'ConfigMap',
   metadata: { name },
   data: { value },
+});
+
+it('a spread copy of a loaded config authenticates with its client key and prints none', async () => {
+  const key = String(config.tls?.keyData);
+  expect(key).toContain('PRIVATE KEY');
+  const copy = { ...config, burst: 1 };
+  const printed = [inspect(copy), JSON.stringify(copy), inspect(new RESTClient(copy))];
+  for (const text of printed) expect(text).not.toContain(key.split('\n')[1]);
+  const client = new RESTClient(copy, { groupVersion: 'v1' });
+  const namespaces = await client.get().resource('namespaces').name(namespace).do();
+  expect(namespaces).toMatchObject({ metadata: { name: namespace } });
 });
 
 it('gets, lists, creates and watches over one HTTP/2 session', async () => {

@@ -46,6 +46,11 @@ describe('TestRequestWithErrorWontChange', () => {
 
 describe('URL building', () => {
   it.each<[test: string, build: () => Request, path: string]>([
+    [
+      'TestRequestPreservesBaseTrailingSlash',
+      () => new RESTClient({ host: 'http://localhost/path/', qps: -1 }).get().absPath(),
+      '/path/',
+    ],
     ['TestRequestAbsPathPreservesTrailingSlash', () => client.get().absPath('/foo/'), '/foo/'],
     ['TestRequestAbsPathJoins', () => client.get().absPath('foo/bar', 'baz'), '/foo/bar/baz'],
     ['TestRequestSetsNamespace', () => bare().namespace('foo'), '/namespaces/foo'],

@@ -329,14 +329,15 @@ export class Request {
       }
     }
     segments.push(...this.#suffixSegments);
-    const base = this.#runtime.baseUrl.pathname.replace(/\/+$/, '');
+    const basePath = this.#runtime.baseUrl.pathname;
+    const base = basePath.replace(/\/+$/, '');
     const url = new URL(this.#runtime.baseUrl.href);
     // As client-go: absPath's trailing slash survives only when nothing follows it.
     const keepSlash =
       this.#trailingSlash && segments.length > 0 && segments.length === this.#prefixSegments.length;
-    // An empty absPath names the base path itself, as Go's path.Join does: no slash added.
+    // An empty absPath names the base path itself, with its trailing slash if it has one.
     const bare = segments.length === 0 && !this.#trailingSlash && base !== '';
-    url.pathname = bare ? base : `${base}/${segments.join('/')}${keepSlash ? '/' : ''}`;
+    url.pathname = bare ? basePath : `${base}/${segments.join('/')}${keepSlash ? '/' : ''}`;
     const query = new URLSearchParams(this.#query);
     if (this.#timeoutMs !== undefined && this.#timeoutMs > 0 && !query.has('timeout')) {
       query.set('timeout', goDurationStringOfMs(this.#timeoutMs));

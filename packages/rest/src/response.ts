@@ -96,7 +96,17 @@ export function errorFromResponse(
 
 export async function readBody(response: HttpResponse): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of response.body) chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of response.body) chunks.push(chunk as Buffer);
+  } catch (err) {
+    // An HTTP/2 server may reset the stream (NO_ERROR) right after a complete answer when it
+    // answered before the end of the request body arrived (Go's does, having read as many
+    // bytes as Content-Length said); the stream then closes before its 'end' event. Every
+    // byte of the answer arrived, so it stands.
+    const prematureClose =
+      (err as { code?: unknown } | null)?.code === 'ERR_STREAM_PREMATURE_CLOSE';
+    if (!(prematureClose && response.body.readableEnded)) throw err;
+  }
   return Buffer.concat(chunks);
 }
 

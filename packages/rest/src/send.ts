@@ -3,7 +3,7 @@ import { TransportError } from './errors.js';
 import { http2TransportFor } from './http2-transport.js';
 import { retryAfterSeconds } from './response.js';
 import type { RequestRuntime } from './runtime.js';
-import { logThrottledWait } from './throttle-log.js';
+import { logRetry, logThrottledWait } from './throttle-log.js';
 import {
   describeTLSVerificationError,
   type HttpExchange,
@@ -165,7 +165,9 @@ async function sendAttempts(runtime: RequestRuntime, attempt: Attempt): Promise<
         // client-go answers a retryable connection error as if the server had said
         // "Retry-After: 1".
         waitMs = Math.max(1000, runtime.retryBackoffMs(tries + 1));
-        runtime.logger.debug('retrying after a connection error', {
+        // A server that cannot be reached is worth a warning the first time (the request
+        // may go on failing for its ~10 retries); the rest go to debug.
+        logRetry(runtime.logger, runtime.clock.now(), 'warn', 'retrying after a connection error', {
           method,
           url: href,
           code,
@@ -193,7 +195,9 @@ async function sendAttempts(runtime: RequestRuntime, attempt: Attempt): Promise<
       // Drain the body so the keep-alive connection can carry the retry.
       response.body.resume();
       waitMs = Math.max(retryAfter * 1000, runtime.retryBackoffMs(tries + 1));
-      runtime.logger.debug('retrying after Retry-After', {
+      // The server asked for it (429 from priority and fairness, a 5xx while it starts):
+      // routine, so info.
+      logRetry(runtime.logger, runtime.clock.now(), 'info', 'retrying after Retry-After', {
         method,
         url: href,
         statusCode: response.statusCode,

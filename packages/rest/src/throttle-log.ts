@@ -1,6 +1,7 @@
 // Logging of client-side throttling, as client-go's tryThrottle: every wait over 50 ms at
 // debug level, and a wait over a second at info level, but at most one such line per
-// 10 s in the whole process, so a saturated limiter does not flood the log.
+// 10 s in the whole process, so a saturated limiter does not flood the log. Retries are
+// logged the same way, at the level they deserve.
 import type { Logger } from '@kubets/apimachinery';
 
 /** A wait on the rate limiter longer than this is logged at debug level. */
@@ -48,4 +49,23 @@ export function logThrottledWait(
   if (delayMs > extraLongThrottleLatencyMs && infoThrottle.attempt(nowMs)) {
     logger.info('Waited before sending request', fields);
   }
+}
+
+// Process-wide too: a server that refuses every connection makes every client retry.
+const retryThrottle = new LogThrottle(10_000);
+
+/**
+ * Logs a retry the client is about to wait for: at `level` (what a user sees by default)
+ * at most once per 10 s in the process, so the first retry shows at once and a long outage
+ * does not flood the log; every retry at debug level.
+ */
+export function logRetry(
+  logger: Logger,
+  nowMs: number,
+  level: 'info' | 'warn',
+  message: string,
+  fields: Record<string, unknown>,
+): void {
+  if (retryThrottle.attempt(nowMs)) logger[level](message, fields);
+  else logger.debug(message, fields);
 }
