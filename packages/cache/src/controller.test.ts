@@ -243,21 +243,30 @@ describe('InformerController', () => {
 
 describe('waitForCacheSync', () => {
   it('resolves true once all functions report synced, polling every 100 ms', async () => {
-    let a = false;
-    const b = true;
-    const started = Date.now();
-    setTimeout(() => {
-      a = true;
-    }, 120);
-    expect(
-      await waitForCacheSync(
+    vi.useFakeTimers();
+    try {
+      let a = false;
+      let result: boolean | undefined;
+      const waiting = waitForCacheSync(
         signal(),
         () => a,
-        () => b,
-      ),
-    ).toBe(true);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
-    expect(await waitForCacheSync(signal())).toBe(true);
+        () => true,
+      ).then((synced) => {
+        result = synced;
+      });
+      await vi.advanceTimersByTimeAsync(100);
+      expect(result).toBeUndefined();
+      a = true;
+      // Synced now, but not seen before the next poll.
+      await vi.advanceTimersByTimeAsync(99);
+      expect(result).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      await waiting;
+      expect(result).toBe(true);
+      expect(await waitForCacheSync(signal())).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('resolves false when aborted', async () => {
