@@ -120,6 +120,12 @@ function sendHttp1Request(exchange: HttpExchange): Promise<IncomingMessage> {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     request.once('response', (incoming) => {
+      if (signal.aborted) {
+        // Deno's node:https can deliver a response after the request was destroyed.
+        incoming.destroy(signal.reason);
+        reject(signal.reason);
+        return;
+      }
       response = incoming;
       // Errors after this point surface on the response stream; keep the request from
       // raising them as uncaught.

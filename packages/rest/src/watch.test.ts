@@ -289,6 +289,24 @@ describe('WatchStream', () => {
     expect(finished).toBe(1);
   });
 
+  it('ends at once, connection closed, when its signal aborted before it was built', async () => {
+    // As on Deno, whose node:https can hand over a response after the request was aborted.
+    const body = new PassThrough();
+    const abort = new AbortController();
+    abort.abort();
+    let finished = 0;
+    const watch = new WatchStream<Named>({
+      body,
+      close: () => body.destroy(),
+      signal: abort.signal,
+      onFinished: () => void finished++,
+    });
+    body.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n');
+    expect(await watch.next()).toEqual({ done: true, value: undefined });
+    expect(body.destroyed).toBe(true);
+    expect(finished).toBe(1);
+  });
+
   it('await using disposes the watch', async () => {
     const { connection, closed } = neverEndingConnection();
     {
