@@ -2,8 +2,11 @@
 // figures, each between its own markers, so a run rewrites its block and leaves the prose and
 // the other blocks alone. Pure text in, text out (main.ts does the file I/O).
 
-/** Which block: the informer results for a Pod count, or the startup figures. */
-export type BlockKey = number | 'startup';
+/**
+ * Which block: the informer results for a Pod count, the startup figures, or a run on several
+ * runtimes (`--runtimes`).
+ */
+export type BlockKey = number | 'startup' | 'runtimes';
 
 /** The line that opens a block. */
 export const startMarker = (key: BlockKey): string => `<!-- bench:results:${key}:start -->`;
