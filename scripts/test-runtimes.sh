@@ -87,7 +87,8 @@ informer_e2e() {
 status=0
 failed=()
 for runtime in "${runtimes[@]}"; do
-  printf '\n\033[1m##### %s %s\033[0m\n' "$runtime" "$("${binary[$runtime]}" --version | head -n1)"
+  printf '\n\033[1m##### %s %s\033[0m\n' "$runtime" \
+    "$("${binary[$runtime]}" --version | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n1)"
   if has_step unit; then unit_tests "$runtime" || { status=1; failed+=("$runtime unit"); }; fi
   if has_step demos; then
     KUBETS_RUNTIME_BINARY="${binary[$runtime]}" bash scripts/demo.sh --no-build --runtime "$runtime" ||
