@@ -54,15 +54,21 @@ export function startApp(
   // stderr joins stdout in ONE pipe (`2>&1`, as in a terminal): with two pipes the parent
   // could read a later stdout line before an earlier stderr (klog) line. `exec` makes the
   // shell become node (or the runtime the tests run on), so signals reach the app itself.
+  // The runtime's path goes in the environment, not among the arguments: Deno rewrites the
+  // arguments of a spawn that names its own binary as if they were Node's (`--v8-flags=...`).
   const child = spawn(
     '/bin/sh',
     [
       '-c',
-      `exec "$0" ${appRuntimeArgs.join(' ')} src/main.ts "$@" 2>&1`,
-      process.execPath,
+      `exec "$KUBETS_APP_RUNTIME" ${appRuntimeArgs.join(' ')} src/main.ts "$@" 2>&1`,
+      'sh',
       ...args,
     ],
-    { cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd,
+      env: { ...(options.env ?? process.env), KUBETS_APP_RUNTIME: process.execPath },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   running.add(child);
   const output = new LineLog();

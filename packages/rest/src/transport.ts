@@ -117,13 +117,14 @@ function sendHttp1Request(exchange: HttpExchange): Promise<IncomingMessage> {
     const onAbort = (): void => {
       if (response) response.destroy(signal.reason);
       request.destroy(signal.reason);
+      // Node reports the destroyed request as an 'error'; Deno's node:https does not, and may
+      // still deliver the response (refused below).
+      reject(signal.reason);
     };
     signal.addEventListener('abort', onAbort, { once: true });
     request.once('response', (incoming) => {
       if (signal.aborted) {
-        // Deno's node:https can deliver a response after the request was destroyed.
         incoming.destroy(signal.reason);
-        reject(signal.reason);
         return;
       }
       response = incoming;
