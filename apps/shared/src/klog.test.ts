@@ -135,7 +135,9 @@ describe("klog's flags", () => {
     klog.V(3).info('at 3');
     logger.debug('Starting reflector', { name: 'pods' });
     expect(captured.map((entry) => entry.line)).toEqual([
-      expect.stringMatching(stackKeepsEveryCaller() ? / klog\.test\.ts:\d+\] at 3$/ : / \?\?\?:1\] at 3$/),
+      expect.stringMatching(
+        stackKeepsEveryCaller() ? / klog\.test\.ts:\d+\] at 3$/ : / \?\?\?:1\] at 3$/,
+      ),
     ]);
 
     configureKlog({ v: 4 });
