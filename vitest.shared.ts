@@ -1,9 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
+// The runtime vitest runs on, when not Node: scripts/test-runtimes.sh runs the suites on Bun
+// and Deno too, and their reports must not replace Node's.
+const versions: Record<string, string | undefined> = process.versions;
+const runtimeSuffix =
+  versions.bun !== undefined ? '-bun' : versions.deno !== undefined ? '-deno' : '';
+
 // Every package writes its results as JSON too, so scripts/test-summary.mjs can print
 // one closing "N passed, N failed" line for the whole run.
 function reporters(kind: 'unit' | 'e2e' | 'chaos'): ['default', ['json', { outputFile: string }]] {
-  return ['default', ['json', { outputFile: `.vitest-results/${kind}.json` }]];
+  return ['default', ['json', { outputFile: `.vitest-results/${kind}${runtimeSuffix}.json` }]];
 }
 
 /** Unit tests: fast, no external processes, run in parallel. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's one test command (README, CI): on a fresh machine it installs what it
-# needs — Node 24 and pnpm from the npm registry, etcd and kube-apiserver from Debian —
-# then builds, type-checks, lints, and runs the unit and end-to-end tests.
+# needs — Node 24 and pnpm from the npm registry, etcd and kube-apiserver from Debian, Bun and
+# Deno from the npm registry — then builds, type-checks, lints, and runs the unit and
+# end-to-end tests, on Node and (scripts/test-runtimes.sh) on Bun and Deno.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,6 +42,9 @@ pnpm test:e2e || status=1
 # Informers against a kube-apiserver that is killed, stopped and compacted, and against
 # the in-memory server with injected faults; each scenario ends in a convergence check.
 pnpm test:chaos || status=1
+# Bun and Deno (pinned, from the npm registry): the unit tests that run there, the six demos and
+# the informer e2e on kube-apiserver 1.20 over TLS, on each (README: "Runtimes").
+bash scripts/test-runtimes.sh || status=1
 # Every package packed, installed from its tarball into a scratch project, imported from ESM
 # and CommonJS, and type-checked as a consumer would.
 bash scripts/pack-check.sh --no-build || status=1

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { parseRuntimes, type Runtime } from './runtimes.ts';
 import { defaultVariants, type Variant, variants } from './stats.ts';
 
 /** The command line of `pnpm bench` / `node src/main.ts`. */
@@ -7,6 +8,11 @@ export interface BenchArgs {
   rounds: number;
   kubeconfig: string | undefined;
   variants: Variant[];
+  /**
+   * The runtimes the runners run on, side by side in every round (`--runtimes`; default Node
+   * alone). client-go runs once per round whatever the list, being Go.
+   */
+  runtimes: Runtime[];
   /** Write docs/benchmarks.md (default: only for runs of at least 10,000 Pods). */
   docs: boolean;
   /** Times every Pod is patched in the update window (a longer window, less noise). */
@@ -35,6 +41,8 @@ export const usage = `Usage: node src/main.ts [options]      (root: pnpm bench -
   --kubeconfig P    use this cluster instead of starting envtest (Pods go to namespace kubets-bench)
   --variants LIST   comma-separated subset of: ${variants.join(', ')}
                     (default: all but the HTTP/2 ones, kubets-h2 and kubets-h2-handler)
+  --runtimes LIST   run the runners on each of: node, bun, deno (default node), side by side
+                    in every round; Bun and Deno from scripts/provision-runtimes.sh
   --updates-per-pod K
                     patch every Pod K times in the update window, pass after pass (default 1);
                     CPU is still reported per 10,000 update events
@@ -69,6 +77,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       rounds: { type: 'string' },
       kubeconfig: { type: 'string' },
       variants: { type: 'string' },
+      runtimes: { type: 'string' },
       concurrency: { type: 'string' },
       'updates-per-pod': { type: 'string' },
       timeout: { type: 'string' },
@@ -100,6 +109,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     rounds: positive('rounds', values.rounds, 3),
     kubeconfig: values.kubeconfig,
     variants: selected,
+    runtimes: values.runtimes === undefined ? ['node'] : parseRuntimes(values.runtimes),
     docs: values['no-docs'] ? false : (values.docs ?? pods >= 10_000),
     updatesPerPod: positive('updates-per-pod', values['updates-per-pod'], 1),
     concurrency: positive('concurrency', values.concurrency, 32),

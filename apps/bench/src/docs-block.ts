@@ -1,9 +1,13 @@
 // The generated blocks of docs/benchmarks.md: one per Pod count, one for the startup
-// figures and one for reconcile throughput, each between its own markers, so a run rewrites its block and leaves the prose and
-// the other blocks alone. Pure text in, text out (main.ts does the file I/O).
+// figures, one for reconcile throughput, one for a run on several runtimes, each between its
+// own markers, so a run rewrites its block and leaves the prose and the other blocks alone.
+// Pure text in, text out (main.ts does the file I/O).
 
-/** Which block: the informer results for a Pod count, the startup or the reconcile figures. */
-export type BlockKey = number | `reconcile-${number}` | 'startup';
+/**
+ * Which block: the informer results for a Pod count, the startup figures, the reconcile
+ * throughput for a Pod count, or a run on several runtimes (`--runtimes`).
+ */
+export type BlockKey = number | `reconcile-${number}` | 'startup' | 'runtimes';
 
 /** The line that opens a block. */
 export const startMarker = (key: BlockKey): string => `<!-- bench:results:${key}:start -->`;

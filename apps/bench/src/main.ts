@@ -42,6 +42,16 @@ import {
 import { pool } from './pool.ts';
 import { type ReconcileSample, reconcileTable, reconcileWorkers } from './reconcile.ts';
 import type { ParentMessage, RunnerConfig, RunnerMessage } from './runner.ts';
+import {
+  notOn,
+  type RunnerLaunch,
+  type Runtime,
+  runnerLaunch,
+  runtimeBinaries,
+  runtimesTable,
+  runtimeVersion,
+  unsupportedReasons,
+} from './runtimes.ts';
 import { runStartup } from './startup-run.ts';
 import {
   checkIssue20Targets,
@@ -125,12 +135,14 @@ const runnerScripts: Readonly<Record<Exclude<Variant, 'client-go'>, string>> = {
   'kubets-h2-handler': 'run-kubets.ts',
 };
 
-/** The runner process of `variant`, with the IPC channel runner.ts speaks. */
+/** The runner process of `variant` on `runtime`, with the IPC channel runner.ts speaks. */
 function startRunner(
   args: BenchArgs,
   variant: Variant,
   config: RunnerConfig,
   clientGoBinary: string | undefined,
+  runtime: Runtime,
+  binary: string,
 ): ChildProcess {
   if (variant === 'client-go') {
     if (clientGoBinary === undefined) throw new Error('the client-go runner was not built');
@@ -141,12 +153,16 @@ function startRunner(
       serialization: 'json',
     });
   }
-  const profiled = args.cpuProf !== undefined && variant !== 'client-node';
+  // --cpu-prof is a Node flag: the runners on Bun and Deno run unprofiled.
+  const profiled = args.cpuProf !== undefined && variant !== 'client-node' && runtime === 'node';
   if (profiled) config.profileDir = path.resolve(args.cpuProf!);
-  const execArgv = ['--expose-gc'];
-  if (profiled) execArgv.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(args.cpuProf!)}`);
+  const launch: RunnerLaunch = runnerLaunch(
+    runtime,
+    binary,
+    profiled ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.cpuProf!)}`] : [],
+  );
   return fork(path.join(here, runnerScripts[variant]), [JSON.stringify(config)], {
-    execArgv,
+    ...launch,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }
@@ -159,6 +175,8 @@ function runOne(
   variant: Variant,
   round: number,
   clientGoBinary: string | undefined,
+  runtime: Runtime = 'node',
+  binary: string = process.execPath,
 ): Promise<RunnerResult> {
   const config: RunnerConfig = {
     variant,
@@ -169,7 +187,7 @@ function runOne(
     kubeconfig,
     timeoutMs: args.timeoutMs,
   };
-  const child = startRunner(args, variant, config, clientGoBinary);
+  const child = startRunner(args, variant, config, clientGoBinary, runtime, binary);
   return new Promise<RunnerResult>((resolve, reject) => {
     let result: RunnerResult | undefined;
     child.on('message', (m: RunnerMessage) => {
@@ -253,6 +271,36 @@ function renderResults(
     targetsTable(checkIssue20Targets(summaries, args.pods), 'issue 20'),
     ...paired,
   ].join('\n');
+}
+
+/**
+ * A run on several runtimes: the runtimes side by side, then each runtime's full table (the
+ * targets are Node's, and shown only with Node's table).
+ */
+function renderRuntimes(
+  args: BenchArgs,
+  resultsByRuntime: ReadonlyMap<Runtime, readonly RunnerResult[]>,
+  versions: Readonly<Partial<Record<Runtime, string>>>,
+  facts: { kubeApiserver: string; listBytes: number },
+  command: string,
+  skipped: readonly string[],
+  wakeCosts: readonly WakeCost[] | undefined,
+): string {
+  const sections = [
+    `Runtimes side by side, medians (runners on ${args.runtimes.map((r) => versions[r] ?? r).join(', ')}; the patcher, envtest and these tables on Node):`,
+    '',
+    runtimesTable(resultsByRuntime, versions),
+  ];
+  for (const [runtime, results] of resultsByRuntime) {
+    if (results.length === 0) continue;
+    const title = `**${versions[runtime] ?? runtime}**`;
+    const body =
+      runtime === 'node'
+        ? renderResults(args, results, facts, command, skipped, wakeCosts)
+        : resultsTable(summarize(results));
+    sections.push('', title, '', body);
+  }
+  return sections.join('\n');
 }
 
 function writeDocs(block: string, pods: BlockKey): void {
@@ -358,33 +406,82 @@ async function main(): Promise<void> {
       }
     }
 
-    const results: RunnerResult[] = [];
+    const binaries = runtimeBinaries(repoRoot, args.runtimes);
+    for (const runtime of args.runtimes) {
+      for (const variant of notOn(runtime).filter((v) => selected.includes(v))) {
+        const reason = `${variant} on ${runtime}: ${unsupportedReasons[variant] ?? 'not supported'}`;
+        log(`skipped: ${reason}`);
+        skipped.push(reason);
+      }
+    }
+    const versions: Partial<Record<Runtime, string>> = {};
+    for (const runtime of args.runtimes) {
+      versions[runtime] = runtimeVersion(runtime, binaries[runtime]);
+    }
+    const resultsByRuntime = new Map<Runtime, RunnerResult[]>(
+      args.runtimes.map((runtime) => [runtime, []]),
+    );
     for (let round = 0; round < args.rounds; round++) {
-      for (const variant of roundOrder(round, selected)) {
-        log(`round ${round + 1}/${args.rounds}: ${variant}`);
-        const result = await runOne(core, args, kubeconfig, variant, round, clientGoBinary);
-        results.push(result);
-        if (args.jsonl !== undefined) appendFileSync(args.jsonl, `${JSON.stringify(result)}\n`);
-        log(
-          `${variant}: sync ${(result.syncMs / 1000).toFixed(2)} s, ${(result.heapPerObjectBytes / 1000).toFixed(2)} KB/object, ` +
-            `${result.updateCpuSeconds.toFixed(2)} CPU-s and ${result.updateSleeps} sleeps for ${result.updates} updates, relist peak ${result.relistPeakRatio.toFixed(2)}× store`,
+      // Each round runs every runtime's variants back to back against the same server.
+      for (const runtime of args.runtimes) {
+        // client-go is a Go binary: it runs once per round, with Node's variants.
+        const onRuntime = selected.filter(
+          (v) => (v !== 'client-go' || runtime === 'node') && !notOn(runtime).includes(v),
         );
+        for (const variant of roundOrder(round, onRuntime)) {
+          const on = args.runtimes.length > 1 ? ` on ${runtime}` : '';
+          log(`round ${round + 1}/${args.rounds}: ${variant}${on}`);
+          const result = await runOne(
+            core,
+            args,
+            kubeconfig,
+            variant,
+            round,
+            clientGoBinary,
+            runtime,
+            binaries[runtime],
+          );
+          resultsByRuntime.get(runtime)?.push(result);
+          if (args.jsonl !== undefined) {
+            appendFileSync(args.jsonl, `${JSON.stringify({ ...result, runtime })}\n`);
+          }
+          log(
+            `${variant}${on}: sync ${(result.syncMs / 1000).toFixed(2)} s, ${(result.heapPerObjectBytes / 1000).toFixed(2)} KB/object, ` +
+              `${result.updateCpuSeconds.toFixed(2)} CPU-s and ${result.updateSleeps} sleeps for ${result.updates} updates, relist peak ${result.relistPeakRatio.toFixed(2)}× store`,
+          );
+        }
       }
     }
 
     const flags = process.argv.slice(2).filter((a) => a !== '--');
     const command = flags.length > 0 ? `pnpm bench -- ${flags.join(' ')}` : 'pnpm bench';
     const wakeCosts = await probeWakeCosts();
-    const block = renderResults(args, results, facts, command, skipped, wakeCosts);
-    process.stdout.write(`\n${block}\n`);
     const reconcileBlock = args.reconcile
       ? await measureReconciles(args, kubeconfig, facts.kubeApiserver, command)
       : undefined;
-    if (reconcileBlock !== undefined) process.stdout.write(`\n${reconcileBlock}\n`);
-    if (args.docs) {
-      writeDocs(block, args.pods);
-      if (reconcileBlock !== undefined) writeDocs(reconcileBlock, `reconcile-${args.pods}`);
-    } else log('docs/benchmarks.md not updated (runs under 10,000 Pods need --docs)');
+    if (args.runtimes.length === 1 && args.runtimes[0] === 'node') {
+      const results = resultsByRuntime.get('node') ?? [];
+      const block = renderResults(args, results, facts, command, skipped, wakeCosts);
+      process.stdout.write(`\n${block}\n`);
+      if (args.docs) writeDocs(block, args.pods);
+    } else {
+      const block = renderRuntimes(
+        args,
+        resultsByRuntime,
+        versions,
+        facts,
+        command,
+        skipped,
+        wakeCosts,
+      );
+      process.stdout.write(`\n${block}\n`);
+      if (args.docs) writeDocs(block, 'runtimes');
+    }
+    if (reconcileBlock !== undefined) {
+      process.stdout.write(`\n${reconcileBlock}\n`);
+      if (args.docs) writeDocs(reconcileBlock, `reconcile-${args.pods}`);
+    }
+    if (!args.docs) log('docs/benchmarks.md not updated (runs under 10,000 Pods need --docs)');
   } finally {
     await envtest?.stop();
   }

@@ -3,7 +3,7 @@
 // then print one JSON line and send it to the parent.
 //
 // A runner is started by main.ts with `node --expose-gc src/run-<impl>.ts <config JSON>`
-// and an IPC channel. Messages:
+// (or on Bun or Deno: runtimes.ts) and an IPC channel. Messages:
 //   runner → parent  { type: 'synced' }          sync measured; start patching
 //   parent → runner  { type: 'patch', generation } the label value the patcher sets
 //   runner → parent  { type: 'result', result }  everything measured; the runner exits
@@ -194,9 +194,15 @@ export class PeakSampler {
   }
 }
 
-/** A full, synchronous garbage collection (twice, so weak references and finalizers settle). */
+/**
+ * A full, synchronous garbage collection (twice, so weak references and finalizers settle):
+ * V8's `gc()` on Node and Deno (`--expose-gc`, `--v8-flags=--expose-gc`), `Bun.gc(true)` on
+ * Bun, which has no `gc()`.
+ */
 export function fullGc(): void {
-  const gc = (globalThis as { gc?: () => void }).gc;
+  const runtime = globalThis as { gc?: () => void; Bun?: { gc(force: boolean): void } };
+  const bun = runtime.Bun;
+  const gc = runtime.gc ?? (bun === undefined ? undefined : () => bun.gc(true));
   if (gc === undefined) throw new Error('run the runner with node --expose-gc');
   gc();
   gc();

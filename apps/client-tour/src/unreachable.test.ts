@@ -7,8 +7,10 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ChaosProxy } from '@kubets/test-utils';
 import {
+  appRuntimeArgs,
   closedLoopbackPort,
   escapeRegExp,
+  klogLine,
   noClusterEnv,
   runCommandLine,
 } from '@kubets-apps/shared/testing';
@@ -22,11 +24,15 @@ describe('client-tour against an unreachable server', () => {
     const server = `https://127.0.0.1:${port}`;
     const { env, cleanup } = noClusterEnv();
     try {
-      const child = spawn(process.execPath, ['src/main.ts', `--master=${server}`], {
-        cwd: fileURLToPath(appDir),
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [...appRuntimeArgs, 'src/main.ts', `--master=${server}`],
+        {
+          cwd: fileURLToPath(appDir),
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (text: string) => {
@@ -45,8 +51,10 @@ describe('client-tour against an unreachable server', () => {
       const lines = stderr.split('\n').filter((line) => line !== '');
       expect(lines, stderr).toHaveLength(1);
       expect(lines[0]).toMatch(
-        new RegExp(
-          `^F\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} +\\d+ main\\.ts:\\d+\\] Unable to connect to the server ${escapeRegExp(server)}: .*connect ECONNREFUSED 127\\.0\\.0\\.1:${port}$`,
+        klogLine(
+          'main.ts',
+          `Unable to connect to the server ${escapeRegExp(server)}: .*connect ECONNREFUSED 127\\.0\\.0\\.1:${port}`,
+          'F',
         ),
       );
     } finally {
@@ -68,8 +76,10 @@ describe('client-tour against an unreachable server', () => {
       expect(code, output.lines.join('\n')).toBe(255);
       expect(output.lines, output.lines.join('\n')).toHaveLength(1);
       expect(output.lines[0]).toMatch(
-        new RegExp(
-          `^F\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} +\\d+ main\\.ts:\\d+\\] Unable to connect to the server ${escapeRegExp(server)}: .*timed out after 1000 ms$`,
+        klogLine(
+          'main.ts',
+          `Unable to connect to the server ${escapeRegExp(server)}: .*timed out after 1000 ms`,
+          'F',
         ),
       );
       expect(proxy.held).toBeGreaterThan(0);

@@ -1,3 +1,4 @@
+import { Console } from 'node:console';
 import { homedir } from 'node:os';
 import type { InMemoryApiServer } from '@kubets/apiserver';
 import { Clientset } from '@kubets/clientset';
@@ -157,7 +158,16 @@ export async function connect(flags: ClusterFlags, scenario: DemoScenario = {}):
  * returns the function that undoes it.
  */
 function tapOutput(log: LineLog): () => void {
-  const undo: (() => void)[] = [];
+  // Node's console writes through `process.stdout.write`, Bun's and Deno's straight to the
+  // file descriptor: a console bound to the two streams makes `console.log` pass the tap on
+  // every runtime (on Node it is the console it replaces).
+  const globalConsole = globalThis.console;
+  globalThis.console = new Console({ stdout: process.stdout, stderr: process.stderr });
+  const undo: (() => void)[] = [
+    () => {
+      globalThis.console = globalConsole;
+    },
+  ];
   for (const [name, stream] of [
     ['stdout', process.stdout],
     ['stderr', process.stderr],

@@ -13,10 +13,17 @@
  * The caller's file and line come from V8's structured stack trace (`Error.captureStackTrace`
  * with a stack limited to the frames needed): a few microseconds per line, nothing at all
  * when no line is written. Node's type stripping keeps line numbers, so `main.ts:42` is line
- * 42 of the TypeScript source.
+ * 42 of the TypeScript source; Deno's too. On Bun a call in tail position drops its caller's
+ * frame (JavaScriptCore's proper tail calls), so a frame counted up the stack may be the
+ * wrong one: there the caller is left out as klog does when it cannot tell, `???:1`.
  */
 
-import { formatKlogField, formatKlogHeader, type KlogSeverity } from '@kubets/apimachinery';
+import {
+  formatKlogField,
+  formatKlogHeader,
+  type KlogSeverity,
+  stackKeepsEveryCaller,
+} from '@kubets/apimachinery';
 import type { LogFields, Logger } from '@kubets/rest';
 
 /** klog's severities. */
@@ -95,9 +102,11 @@ export const formatHeader = formatKlogHeader;
 
 /**
  * `file:line` of a frame on the current stack: 0 is the function calling `callerLocation`,
- * 1 its caller, and so on. Only `skip + 1` frames are collected.
+ * 1 its caller, and so on. Only `skip + 1` frames are collected. `???:1` where the stack may
+ * have lost a caller's frame (Bun), since counting frames there could name the wrong one.
  */
 export function callerLocation(skip: number): string {
+  if (!stackKeepsEveryCaller()) return '???:1';
   const savedLimit = Error.stackTraceLimit;
   const savedPrepare = Error.prepareStackTrace;
   const holder: { stack?: unknown } = {};

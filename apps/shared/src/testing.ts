@@ -10,6 +10,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stackKeepsEveryCaller } from '@kubets/apimachinery';
 import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LineLog, type LinePattern, type WaitForOptions } from './lines.ts';
@@ -52,11 +53,22 @@ export function startApp(
   const cwd = typeof appDir === 'string' ? appDir : fileURLToPath(appDir);
   // stderr joins stdout in ONE pipe (`2>&1`, as in a terminal): with two pipes the parent
   // could read a later stdout line before an earlier stderr (klog) line. `exec` makes the
-  // shell become node, so signals reach the app itself.
+  // shell become node (or the runtime the tests run on), so signals reach the app itself.
+  // The runtime's path goes in the environment, not among the arguments: Deno rewrites the
+  // arguments of a spawn that names its own binary as if they were Node's (`--v8-flags=...`).
   const child = spawn(
     '/bin/sh',
-    ['-c', 'exec "$0" src/main.ts "$@" 2>&1', process.execPath, ...args],
-    { cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] },
+    [
+      '-c',
+      `exec "$KUBETS_APP_RUNTIME" ${appRuntimeArgs.join(' ')} src/main.ts "$@" 2>&1`,
+      'sh',
+      ...args,
+    ],
+    {
+      cwd,
+      env: { ...(options.env ?? process.env), KUBETS_APP_RUNTIME: process.execPath },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   running.add(child);
   const output = new LineLog();
@@ -81,6 +93,17 @@ export function startApp(
     },
   };
 }
+
+/**
+ * What goes between the runtime and `src/main.ts` to run an app on the runtime the tests run
+ * on (`process.execPath`): nothing for Node and Bun, which run a TypeScript file as it is;
+ * `run --allow-all` for Deno (every permission, as Node has).
+ */
+export const appRuntimeArgs: readonly string[] = (
+  process.versions as Record<string, string | undefined>
+).deno
+  ? ['run', '--allow-all']
+  : [];
 
 /**
  * An environment in which no cluster configuration can be found: this process's
@@ -120,11 +143,15 @@ export function kubectl(
   });
 }
 
-/** A klog line of `file` with message `message` (a regular expression source). */
+/**
+ * A klog line of `file` with message `message` (a regular expression source). On Bun, where
+ * the apps leave the caller out (`stackKeepsEveryCaller` in `@kubets/apimachinery`), the
+ * caller is `???:1` instead of `file:line`.
+ */
 export function klogLine(file: string, message: string, severity = 'I'): RegExp {
-  const escapedFile = escapeRegExp(file);
+  const caller = stackKeepsEveryCaller() ? `${escapeRegExp(file)}:\\d+` : '\\?\\?\\?:1';
   return new RegExp(
-    `^${severity}\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} +\\d+ ${escapedFile}:\\d+\\] ${message}$`,
+    `^${severity}\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} +\\d+ ${caller}\\] ${message}$`,
   );
 }
 

@@ -50,8 +50,44 @@ export function formatKlogField(key: string, value: unknown): string {
 }
 
 /**
+ * Whether this runtime's stack traces keep a frame for every caller. Where a call in tail
+ * position replaces its caller's frame (JavaScriptCore's proper tail calls, so on Bun), the
+ * caller a stack names may be one further up than the code that called: the klog loggers
+ * leave the caller out there (`???:1`, klog's own "unknown") rather than name a wrong one.
+ * Node and Deno (V8) keep every frame.
+ */
+export function stackKeepsEveryCaller(): boolean {
+  keepsEveryCaller ??= tailCallProbe.kubetsTailCaller().includes('kubetsTailCaller');
+  return keepsEveryCaller;
+}
+
+let keepsEveryCaller: boolean | undefined;
+
+// The probe's call is in tail position (modules are strict): where proper tail calls are
+// implemented its frame is gone from the stack `functionNamesBelow` captures. The name is a
+// property key, so bundling cannot rename it.
+const tailCallProbe = { kubetsTailCaller: () => functionNamesBelow() };
+
+function functionNamesBelow(): (string | null)[] {
+  const savedLimit = Error.stackTraceLimit;
+  const savedPrepare = Error.prepareStackTrace;
+  const holder: { stack?: unknown } = {};
+  try {
+    Error.stackTraceLimit = 2;
+    Error.prepareStackTrace = (_error, frames) => frames;
+    Error.captureStackTrace(holder, functionNamesBelow);
+    const frames = (holder.stack as NodeJS.CallSite[] | undefined) ?? [];
+    return frames.map((frame) => frame.getFunctionName());
+  } finally {
+    Error.stackTraceLimit = savedLimit;
+    Error.prepareStackTrace = savedPrepare;
+  }
+}
+
+/**
  * `file:line` of the first frame on the current stack for which `skipFrame` (given the
- * frame's file) is false, looking at most `limit` frames up; `???:1` when there is none.
+ * frame's file) is false, looking at most `limit` frames up; `???:1` when there is none, or
+ * when the stack may have lost the caller's frame ({@link stackKeepsEveryCaller}).
  */
 export function klogCallerLocation(skipFrame: (file: string) => boolean, limit = 20): string {
   return (
@@ -71,6 +107,7 @@ function firstFrame(
   limit = 20,
   below: (...args: never[]) => unknown = firstFrame,
 ): string | undefined {
+  if (!stackKeepsEveryCaller()) return undefined;
   const savedLimit = Error.stackTraceLimit;
   const savedPrepare = Error.prepareStackTrace;
   const holder: { stack?: unknown } = {};
@@ -105,7 +142,8 @@ export interface TextLoggerOptions {
   /**
    * Names the line's origin instead of the caller's `file:line`, e.g. `"manager"`. Without
    * it, the first stack frame outside the kubets packages and Node is named, or, for a line
-   * a kubets library writes on its own, the library (`@kubets/cache`).
+   * a kubets library writes on its own, the library (`@kubets/cache`); on a runtime whose
+   * stack may have lost the caller (Bun: {@link stackKeepsEveryCaller}), `???:1`.
    */
   source?: string;
   /** Fields added to every line (after the message, before the call's own). */

@@ -48,9 +48,10 @@ export function serveEndpoint(
     });
   });
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (err: Error): void => reject(listenError(err, bind));
+    server.once('error', failed);
     server.listen(bind.port, bind.host === '' ? undefined : bind.host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       const info = server.address() as AddressInfo;
       resolve({
         address: { host: info.address, port: info.port },
@@ -62,4 +63,20 @@ export function serveEndpoint(
       });
     });
   });
+}
+
+/**
+ * A failed listen as Node words it, `listen EADDRINUSE: ... host:port`: Bun's error carries the
+ * same `code` but says only "Failed to start server. Is port N in use?", so there the code and
+ * the address are added (the runtime's error stays the `cause`).
+ */
+function listenError(err: NodeJS.ErrnoException, bind: BindAddress): NodeJS.ErrnoException {
+  const code = err.code;
+  if (code === undefined || err.message.includes(code)) return err;
+  const wrapped: NodeJS.ErrnoException = new Error(
+    `listen ${code}: ${err.message} (${bind.host === '' ? '*' : bind.host}:${bind.port})`,
+    { cause: err },
+  );
+  wrapped.code = code;
+  return wrapped;
 }

@@ -324,7 +324,11 @@ describe('startEnvtest failure paths', () => {
     await install('etcd', '', '#!/nonexistent/interpreter');
     const error = (await failure(startEnvtest({ assetsDir: assets }))) as EnvtestError;
     expect(error.code).toBe('ProcessExited');
-    expect(error.message).toMatch(/^etcd could not be started \(spawn .*ENOENT\)/);
+    // The spawn error in the runtime's words: `spawn <path> ENOENT` (Node, Deno),
+    // `ENOENT: no such file or directory, posix_spawn '<path>'` (Bun).
+    expect(error.message).toMatch(
+      /^etcd could not be started \((spawn .*ENOENT|ENOENT: .*spawn .*)\)/,
+    );
     expect(await leftoverTempDirs()).toEqual([]);
   });
 

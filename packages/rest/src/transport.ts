@@ -117,9 +117,16 @@ function sendHttp1Request(exchange: HttpExchange): Promise<IncomingMessage> {
     const onAbort = (): void => {
       if (response) response.destroy(signal.reason);
       request.destroy(signal.reason);
+      // Node reports the destroyed request as an 'error'; Deno's node:https does not, and may
+      // still deliver the response (refused below).
+      reject(signal.reason);
     };
     signal.addEventListener('abort', onAbort, { once: true });
     request.once('response', (incoming) => {
+      if (signal.aborted) {
+        incoming.destroy(signal.reason);
+        return;
+      }
       response = incoming;
       // Errors after this point surface on the response stream; keep the request from
       // raising them as uncaught.

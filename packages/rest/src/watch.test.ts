@@ -271,22 +271,41 @@ describe('WatchStream', () => {
     expect(await watch.next()).toEqual({ done: true, value: undefined });
   });
 
-  it('ends quietly, dropping undelivered events, when the signal aborts', async () => {
+  /** A watch over a writable body, with the signal it stops on and a count of its finishes. */
+  function abortableWatch() {
     const body = new PassThrough();
     const abort = new AbortController();
-    let finished = 0;
-    const watch = new WatchStream<Named>({
-      body,
-      close: () => body.destroy(),
-      signal: abort.signal,
-      onFinished: () => void finished++,
-    });
+    const counts = { finished: 0 };
+    const open = () =>
+      new WatchStream<Named>({
+        body,
+        close: () => body.destroy(),
+        signal: abort.signal,
+        onFinished: () => void counts.finished++,
+      });
+    return { body, abort, counts, open };
+  }
+
+  it('ends quietly, dropping undelivered events, when the signal aborts', async () => {
+    const { body, abort, counts, open } = abortableWatch();
+    const watch = open();
     body.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n');
     await new Promise((resolve) => setImmediate(resolve));
     abort.abort();
     expect(await watch.next()).toEqual({ done: true, value: undefined });
     expect(body.destroyed).toBe(true);
-    expect(finished).toBe(1);
+    expect(counts.finished).toBe(1);
+  });
+
+  it('ends at once, connection closed, when its signal aborted before it was built', async () => {
+    // As on Deno, whose node:https can hand over a response after the request was aborted.
+    const { body, abort, counts, open } = abortableWatch();
+    abort.abort();
+    const watch = open();
+    body.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n');
+    expect(await watch.next()).toEqual({ done: true, value: undefined });
+    expect(body.destroyed).toBe(true);
+    expect(counts.finished).toBe(1);
   });
 
   it('await using disposes the watch', async () => {

@@ -370,6 +370,9 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
     this.#body.on('error', (err: unknown) => this.#onBroken(err));
     this.#body.on('close', () => this.#onBroken(new Error('the connection closed')));
     connection.signal?.addEventListener('abort', this.#onAbort, { once: true });
+    // Aborted while the response was on its way (Deno's node:https can still deliver it after
+    // the request was destroyed): the 'abort' event has passed, so end now.
+    if (connection.signal?.aborted) this.#onAbort();
   }
 
   /** True once the watch was stopped or its signal aborted. */

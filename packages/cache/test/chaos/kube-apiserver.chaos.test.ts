@@ -19,6 +19,7 @@ import { newKeyedInformerFactory } from '../../src/factory.js';
 import { listWatchFromClient } from '../../src/listwatch-client.js';
 import { newSharedIndexInformer, type SharedIndexInformer } from '../../src/shared-informer.js';
 import { setMinWatchTimeoutFloorSeconds } from '../../src/testing.js';
+import { compactEtcd, etcdRevision } from '../etcd.js';
 import {
   churn,
   configMaps,
@@ -102,25 +103,6 @@ async function killApiServer(): Promise<{ restarted: Promise<void> }> {
     intervalMs: 100,
   });
   return { restarted };
-}
-
-/** etcd's current revision, through its v3 HTTP/JSON gateway. */
-async function etcdRevision(): Promise<number> {
-  const res = await fetch(`${env.etcdEndpoint}/v3/kv/range`, {
-    method: 'POST',
-    body: JSON.stringify({ key: Buffer.from('/').toString('base64') }),
-  });
-  const body = (await res.json()) as { header: { revision: string } };
-  return Number(body.header.revision);
-}
-
-/** Compacts etcd's history up to `revision`: older revisions can no longer be read or watched. */
-async function compactEtcd(revision: number): Promise<void> {
-  const res = await fetch(`${env.etcdEndpoint}/v3/kv/compaction`, {
-    method: 'POST',
-    body: JSON.stringify({ revision: String(revision), physical: true }),
-  });
-  expect(res.status).toBe(200);
 }
 
 describe('a. kube-apiserver SIGKILLed and restarted three times', () => {
@@ -361,9 +343,9 @@ describe('c. etcd compaction', () => {
     for (let i = 4; i < 8; i++) await writer.update(configMaps, ns, `cm-${i}`, 'unseen');
     for (let i = 0; i < 4; i++) await writer.create(configMaps, ns, `new-${i}`, 'unseen');
     // Forget the history, and restart kube-apiserver so its watch cache starts over too.
-    const revision = await etcdRevision();
+    const revision = await etcdRevision(env.etcdEndpoint);
     expect(revision).toBeGreaterThan(Number(rvBefore));
-    await compactEtcd(revision);
+    await compactEtcd(env.etcdEndpoint, revision);
     await env.restartApiServer({ signal: 'SIGKILL' });
     proxy.refuse(false);
 
