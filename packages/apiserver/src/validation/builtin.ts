@@ -1,5 +1,5 @@
+import { validateCrdSchemas } from '@kubets/apiextensions';
 import { validateCustomResource } from '../crd-schema/custom.js';
-import { validateCrdSchemas } from '../crd-schema/structural.js';
 import { objectName } from '../object-meta.js';
 import type { JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
