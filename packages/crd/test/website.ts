@@ -6,6 +6,7 @@ import {
   intOrString,
   listMap,
   listSet,
+  type PrinterColumn,
   preserveUnknownFields,
   stringMap,
   type VersionDeclaration,
@@ -94,6 +95,27 @@ export function violations(group: string) {
     ),
     'a group without a dot': { ...websiteDeclaration(group), group: 'websites' },
     'a group that is not a DNS subdomain': { ...websiteDeclaration(group), group: 'Web_Sites.io' },
+    'a default of the wrong type': withSpec(
+      group,
+      Type.Object({ replicas: Type.Optional(Type.Integer({ default: 'one' })) }),
+    ),
+    'a scale path outside .spec, a printer column of an unknown type and path': {
+      ...websiteDeclaration(group),
+      versions: {
+        v1: {
+          ...websiteV1,
+          scale: { specReplicasPath: '.status.replicas', statusReplicasPath: 'status.replicas' },
+          printerColumns: [
+            { name: 'Image', type: 'text' as PrinterColumn['type'], jsonPath: 'spec.image' },
+          ],
+        },
+      },
+    },
+    'a short name and a version name that are not DNS labels': {
+      ...websiteDeclaration(group),
+      shortNames: ['web site'],
+      versions: { V1: websiteV1 },
+    },
     'a kind that is not a DNS label': {
       ...websiteDeclaration(group),
       kind: 'Web_Site',
