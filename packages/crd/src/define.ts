@@ -102,6 +102,18 @@ export interface CustomResourceDeclaration<
   annotations?: Readonly<Record<string, string>>;
 }
 
+/** A version declaration with a `status` schema (and so the status subresource). */
+export interface WithStatus<St extends TSchema = TSchema> {
+  /** The schema of `status`. */
+  status: St;
+}
+
+/** A version declaration with the scale subresource. */
+export interface WithScale {
+  /** Where the replica counts live. */
+  scale: ScaleSubresource;
+}
+
 /** The object type of a version: type meta, `metadata`, `spec` and (if declared) `status`. */
 export type CustomObject<V extends VersionDeclaration> = {
   /** `group/version` of the object. */
@@ -112,7 +124,7 @@ export type CustomObject<V extends VersionDeclaration> = {
   metadata?: ObjectMeta;
   /** The desired state. */
   spec: Static<V['spec']>;
-} & (V extends { status: infer St extends TSchema }
+} & (V extends WithStatus<infer St>
   ? {
       /** The observed state. */
       status?: Static<St>;
@@ -121,8 +133,8 @@ export type CustomObject<V extends VersionDeclaration> = {
 
 /** The subresources a version's declaration turns on. */
 export type SubresourcesOf<V extends VersionDeclaration> =
-  | (V extends { status: TSchema } ? 'status' : never)
-  | (V extends { scale: ScaleSubresource } ? 'scale' : never);
+  | (V extends WithStatus ? 'status' : never)
+  | (V extends WithScale ? 'scale' : never);
 
 /**
  * The resource descriptor of one version (for `clientset.resource()`, informers, listers and

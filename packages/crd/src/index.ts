@@ -13,6 +13,8 @@ export {
   type Scope,
   type SubresourcesOf,
   type VersionDeclaration,
+  type WithScale,
+  type WithStatus,
 } from './define.js';
 export {
   atomicList,
