@@ -145,6 +145,39 @@ describe('validateCustomResourceDefinition', () => {
   });
 });
 
+describe('protected groups', () => {
+  const inGroup = (group: string, annotations?: JsonObject) => ({
+    ...crd({ group }),
+    metadata: { name: `widgets.${group}`, ...(annotations ? { annotations } : {}) },
+  });
+
+  it('require the api-approved.kubernetes.io annotation under k8s.io and kubernetes.io', () => {
+    expect(lines(validateCustomResourceDefinition(inGroup('demo.k8s.io')))).toEqual([
+      'metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
+    ]);
+    expect(
+      lines(
+        validateCustomResourceDefinition(
+          inGroup('x.kubernetes.io', { 'api-approved.kubernetes.io': 'yes' }),
+        ),
+      ),
+    ).toEqual([
+      'metadata.annotations[api-approved.kubernetes.io]: Invalid value: "yes": protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111',
+    ]);
+  });
+
+  it('accept a URL or a reason starting with unapproved, and leave other groups alone', () => {
+    for (const value of [
+      'https://github.com/kubernetes/enhancements/pull/1111',
+      'unapproved, tests',
+    ]) {
+      const approved = inGroup('demo.k8s.io', { 'api-approved.kubernetes.io': value });
+      expect(validateCustomResourceDefinition(approved)).toEqual([]);
+    }
+    expect(validateCustomResourceDefinition(inGroup('k8s.example.com'))).toEqual([]);
+  });
+});
+
 describe('unknownFormatErrors', () => {
   it('names formats kube-apiserver 1.20 would drop, anywhere in a schema', () => {
     const schema = {

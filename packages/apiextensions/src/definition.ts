@@ -363,7 +363,45 @@ export function validateCustomResourceDefinition(crd: JsonObject): FieldError[] 
   if (top.columns !== undefined) {
     errors.push(...columnErrors(top.columns, 'spec.additionalPrinterColumns'));
   }
+  errors.push(...approvalErrors(group, child(metadata, 'annotations') ?? {}));
   return errors;
+}
+
+const APPROVAL = 'api-approved.kubernetes.io';
+const APPROVAL_PR = 'see https://github.com/kubernetes/enhancements/pull/1111';
+
+/** Whether `value` is a URL with a scheme and a host, as Go's `url.ParseRequestURI` reads one. */
+function isApprovalUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol !== ':' && url.host !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A group under `k8s.io` or `kubernetes.io` is the community's: its CRD needs the
+ * `api-approved.kubernetes.io` annotation, a URL or a reason starting with `unapproved`.
+ */
+function approvalErrors(group: string, annotations: JsonObject): FieldError[] {
+  const isProtected = ['k8s.io', 'kubernetes.io'].some(
+    (domain) => group === domain || group.endsWith(`.${domain}`),
+  );
+  if (!isProtected) return [];
+  const field = `metadata.annotations[${APPROVAL}]`;
+  const value = str(annotations[APPROVAL]);
+  if (value === '') {
+    return [
+      required(
+        field,
+        `protected groups must have approval annotation "${APPROVAL}", ${APPROVAL_PR}`,
+      ),
+    ];
+  }
+  if (value.startsWith('unapproved') || isApprovalUrl(value)) return [];
+  const why = `protected groups must have approval annotation "${APPROVAL}" with either a URL or a reason starting with "unapproved", ${APPROVAL_PR}`;
+  return [invalid(field, value, why)];
 }
 
 /**

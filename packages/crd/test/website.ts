@@ -116,6 +116,10 @@ export function violations(group: string) {
       shortNames: ['web site'],
       versions: { V1: websiteV1 },
     },
+    'a group under k8s.io without the approval annotation': {
+      ...websiteDeclaration(group),
+      group: 'sites.k8s.io',
+    },
     'a kind that is not a DNS label': {
       ...websiteDeclaration(group),
       kind: 'Web_Site',
