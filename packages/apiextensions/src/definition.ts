@@ -249,6 +249,15 @@ function validationErrors(schema: Schema, statusEnabled: boolean, path: string):
   ];
 }
 
+/** Options of {@link validateCustomResourceDefinition}. */
+export interface CrdValidationOptions {
+  /**
+   * The caller has already checked `metadata.name` as a DNS subdomain (as an API server does
+   * for every object): leave that out, keep only the rule that it is `plural.group`.
+   */
+  readonly nameFormatChecked?: boolean;
+}
+
 /**
  * The causes kube-apiserver 1.20 answers a `create` of `crd` (an `apiextensions.k8s.io/v1`
  * CustomResourceDefinition) with, in its order; empty when it would accept it. Each cause names
@@ -256,7 +265,10 @@ function validationErrors(schema: Schema, statusEnabled: boolean, path: string):
  * in kube-apiserver's words. Not checked: labels and annotations of its metadata, conversion
  * webhooks, deprecation warnings, and the CRD's status (which the server sets).
  */
-export function validateCustomResourceDefinition(crd: JsonObject): FieldError[] {
+export function validateCustomResourceDefinition(
+  crd: JsonObject,
+  options: CrdValidationOptions = {},
+): FieldError[] {
   const metadata = child(crd, 'metadata') ?? {};
   const spec = child(crd, 'spec') ?? {};
   const names = { ...(child(spec, 'names') ?? {}) };
@@ -267,10 +279,16 @@ export function validateCustomResourceDefinition(crd: JsonObject): FieldError[] 
   const errors: FieldError[] = [];
 
   const name = str(metadata.name);
-  if (name === '') errors.push(required('metadata.name', 'name or generateName is required'));
-  else {
-    for (const problem of subdomainProblems(name))
-      errors.push(invalid('metadata.name', name, problem));
+  if (name === '') {
+    if (!options.nameFormatChecked) {
+      errors.push(required('metadata.name', 'name or generateName is required'));
+    }
+  } else {
+    if (!options.nameFormatChecked) {
+      for (const problem of subdomainProblems(name)) {
+        errors.push(invalid('metadata.name', name, problem));
+      }
+    }
     if (name !== `${str(names.plural)}.${group}`) {
       errors.push(invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
     }

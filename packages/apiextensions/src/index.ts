@@ -1,4 +1,5 @@
 export {
+  type CrdValidationOptions,
   crdInvalidMessage,
   unknownFormatErrors,
   validateCustomResourceDefinition,
