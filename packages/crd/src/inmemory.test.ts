@@ -26,7 +26,8 @@ describe('the in-memory API server refuses what the checker refuses, with the sa
     it(rule, async () => {
       let refused: CustomResourceDefinitionError | undefined;
       try {
-        defineCustomResource(declaration);
+        const refusedDeclaration: Parameters<typeof defineCustomResource>[0] = declaration;
+        defineCustomResource(refusedDeclaration);
       } catch (err) {
         if (err instanceof CustomResourceDefinitionError) refused = err;
       }
