@@ -48,7 +48,10 @@ const allowed = {
   ],
   // envtest owns the certificates, kubeconfig and temp dirs both test servers need.
   '@kubets/envtest': [],
-  '@kubets/apiserver': ['@kubets/apimachinery', '@kubets/envtest'],
+  '@kubets/apiserver': ['@kubets/apimachinery', '@kubets/apiextensions', '@kubets/envtest'],
+  // kube-apiserver's CRD rules, shared by the in-memory server and @kubets/crd.
+  '@kubets/apiextensions': ['@kubets/apimachinery'],
+  '@kubets/crd': ['@kubets/apimachinery', '@kubets/apiextensions', '@kubets/clientset'],
   '@kubets/codegen': [],
 };
 

@@ -29,12 +29,14 @@ VITEST_VERSION="$(node -p 'require("./package.json").devDependencies.vitest')"
 
 # Package dir -> an export that must exist (value) in its main entry.
 declare -A known=(
+  [apiextensions]=validateCustomResourceDefinition
   [apimachinery]=Backoff
   [apiserver]=startApiServer
   [cache]=Reflector
   [clientset]=Clientset
   [codegen]=CodegenError
   [controller]=Manager
+  [crd]=defineCustomResource
   [discovery]=DiscoveryClient
   [dynamic]=DynamicClient
   [envtest]=startEnvtest

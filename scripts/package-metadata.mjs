@@ -13,9 +13,11 @@ const baseKeywords = ['kubernetes', 'k8s', 'client-go'];
 /** Package-specific keywords, appended after the common ones. */
 const specificKeywords = {
   apimachinery: ['apimachinery', 'gvk', 'label-selector', 'field-selector', 'status'],
+  apiextensions: ['apiextensions', 'crd', 'customresourcedefinition', 'structural-schema'],
   apiserver: ['testing', 'fake-apiserver', 'apiserver', 'test-helpers'],
   cache: ['informer', 'reflector', 'deltafifo', 'indexer', 'controller'],
   clientset: ['clientset', 'typed-client', 'api-client'],
+  crd: ['crd', 'customresourcedefinition', 'typebox', 'operator'],
   codegen: ['codegen', 'code-generator', 'crd', 'customresourcedefinition', 'cli'],
   controller: ['controller-runtime', 'controller', 'operator', 'reconcile'],
   discovery: ['discovery', 'restmapper', 'api-resources'],

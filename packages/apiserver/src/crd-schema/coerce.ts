@@ -4,10 +4,11 @@
  * strings (else the request is a 400), and `metadata` is re-encoded as an ObjectMeta, which
  * drops the fields ObjectMeta does not have, empty ones, and a null `creationTimestamp`.
  */
+
+import { fieldsWithSchemas, itemsSchema, type Schema } from '@kubets/apiextensions';
 import { METADATA_ORDER } from '../object-meta.js';
 import { isObject, type JsonObject, type JsonValue } from '../patch.js';
 import { goSyntax } from './list-type.js';
-import { fieldsWithSchemas, itemsSchema, type Schema } from './schema.js';
 
 const OBJECT_META_FIELDS = new Set(METADATA_ORDER);
 

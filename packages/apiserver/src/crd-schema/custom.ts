@@ -1,3 +1,4 @@
+import { type Schema, validateCustomObject } from '@kubets/apiextensions';
 import type { JsonObject } from '../patch.js';
 import type { ResourceDefinition } from '../resources.js';
 import { badRequest } from '../status.js';
@@ -6,8 +7,6 @@ import { coerceEmbeddedResources } from './coerce.js';
 import { validateEmbeddedResources } from './embedded.js';
 import { validateListTypes } from './list-type.js';
 import { pruneAndDefault } from './prune-default.js';
-import type { Schema } from './schema.js';
-import { validateCustomObject } from './validate.js';
 
 function versionOf(obj: JsonObject): string | undefined {
   return typeof obj.apiVersion === 'string' ? obj.apiVersion.split('/').pop() : undefined;

@@ -4,11 +4,12 @@
  * strings, not empty, a parsable group/version and a kind that is a DNS-1035 label in lower
  * case, and the metadata's labels and annotations as an object's (its name is not required).
  */
+
+import { fieldsWithSchemas, itemsSchema, type Schema } from '@kubets/apiextensions';
 import { isObject, type JsonObject, type JsonValue } from '../patch.js';
 import { validateAnnotations, validateLabels } from '../validation/metadata.js';
 import { type FieldError, nameProblems } from '../validation/names.js';
 import { goSyntax } from './list-type.js';
-import { fieldsWithSchemas, itemsSchema, type Schema } from './schema.js';
 
 const required = (field: string): FieldError => ({
   reason: 'FieldValueRequired',

@@ -4,10 +4,11 @@
  * the second occurrence of a value gets `<list>[i]: Duplicate value: <value in Go's %#v>`.
  * It follows `properties`, `additionalProperties` and `items`, not `allOf` and the like.
  */
+
+import { fieldsWithSchemas, itemsSchema, type Schema } from '@kubets/apiextensions';
 import { goMarshal } from '../go-decode.js';
 import { isObject, type JsonObject, type JsonValue } from '../patch.js';
 import type { FieldError } from '../validation/names.js';
-import { fieldsWithSchemas, itemsSchema, type Schema } from './schema.js';
 
 /** Go's `%#v` of a decoded JSON value, as field.Duplicate prints it. */
 export function goSyntax(value: JsonValue): string {

@@ -4,8 +4,9 @@
  * prunes fields the schema does not declare (unless `x-kubernetes-preserve-unknown-fields`).
  * `apiVersion`, `kind` and `metadata` at the root (and in embedded resources) are kept.
  */
+
+import { additionalSchema, itemsSchema, propertySchema, type Schema } from '@kubets/apiextensions';
 import { clone, isObject, type JsonObject, type JsonValue } from '../patch.js';
-import { additionalSchema, itemsSchema, propertySchema, type Schema } from './schema.js';
 
 const KEPT_AT_ROOT = new Set(['apiVersion', 'kind', 'metadata']);
 

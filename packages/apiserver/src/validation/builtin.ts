@@ -1,5 +1,5 @@
+import { validateCustomResourceDefinition } from '@kubets/apiextensions';
 import { validateCustomResource } from '../crd-schema/custom.js';
-import { validateCrdSchemas } from '../crd-schema/structural.js';
 import { objectName } from '../object-meta.js';
 import type { JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
@@ -74,7 +74,9 @@ const OBJECT_RULES: Readonly<Record<string, (obj: JsonObject) => FieldError[]>> 
   'apps/statefulsets': (obj) => validateStatefulSetSpec(obj.spec),
   'batch/jobs': (obj) => validateJobSpec(obj.spec),
   'batch/cronjobs': (obj) => validateCronJobSpec(obj.spec),
-  'apiextensions.k8s.io/customresourcedefinitions': validateCrdSchemas,
+  // The object's name was checked as every name is (validateObjectName).
+  'apiextensions.k8s.io/customresourcedefinitions': (obj) =>
+    validateCustomResourceDefinition(obj, { nameFormatChecked: true }),
   '/services': (obj) => validateServiceSpec(obj.spec),
   '/configmaps': validateConfigMapData,
   '/secrets': (obj) => [...validateSecretData(obj), ...validateSecretType(obj)],

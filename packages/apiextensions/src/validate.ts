@@ -6,9 +6,10 @@
  * kube-apiserver walks properties in Go map order (random), so causes of several fields come
  * in no fixed order.
  */
-import { isObject, type JsonValue, jsonEqual } from '../patch.js';
-import type { FieldError } from '../validation/names.js';
+
+import type { FieldError } from './field-error.js';
 import { matchesFormat } from './formats.js';
+import { isObject, type JsonValue, jsonEqual } from './json.js';
 import {
   additionalSchema,
   goValue,

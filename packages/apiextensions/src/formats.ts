@@ -143,3 +143,20 @@ export function matchesFormat(format: string, value: string): boolean {
   const check = CHECKS[format.replaceAll('-', '')];
   return check ? check(value) : true;
 }
+
+/** Number formats OpenAPI names; kube-apiserver 1.20 accepts them on CRDs and checks nothing. */
+const NUMBER_FORMATS = ['int32', 'int64', 'float', 'double'];
+
+/**
+ * Whether kube-apiserver 1.20 knows `format` (after dropping `-`, as it normalizes): the
+ * string formats it checks (`supportedFormats`: those above, isbn and creditcard too) and the
+ * number formats. It silently drops any other format from a CRD's schema.
+ */
+export function isKnownFormat(format: string): boolean {
+  const name = format.replaceAll('-', '');
+  return (
+    name in CHECKS ||
+    ['isbn', 'isbn10', 'isbn13', 'creditcard'].includes(name) ||
+    NUMBER_FORMATS.includes(name)
+  );
+}

@@ -10,8 +10,9 @@
  * `spec.validation.openAPIV3Schema` when every version has the same schema (1.20 checks it
  * once, in its internal form), else at each version's.
  */
-import { isObject, type JsonObject, type JsonValue, jsonEqual } from '../patch.js';
-import type { FieldError } from '../validation/names.js';
+
+import type { FieldError } from './field-error.js';
+import { isObject, type JsonObject, type JsonValue, jsonEqual } from './json.js';
 import { properties, type Schema } from './schema.js';
 import { validateValue } from './validate.js';
 
@@ -540,7 +541,7 @@ function defaultErrors(schema: Schema, path: string): FieldError[] {
 }
 
 /** The causes for one version's schema (or the shared one) at `path`. */
-function schemaErrors(schema: Schema, path: string): FieldError[] {
+export function schemaErrors(schema: Schema, path: string): FieldError[] {
   const errors: FieldError[] = [];
   if (schema.nullable === true) {
     errors.push(forbidden(`${path}.nullable`, 'nullable cannot be true at the root'));

@@ -1,4 +1,4 @@
-import { isObject, type JsonObject, type JsonValue } from '../patch.js';
+import { isObject, type JsonObject, type JsonValue } from './json.js';
 
 /** An OpenAPI v3 schema node of a CustomResourceDefinition (structural, as 1.20 requires). */
 export type Schema = JsonObject;
