@@ -36,7 +36,7 @@ export function parseListQuery(query: URLSearchParams): ListQuery {
 /** LIST a collection. */
 export function serveList(state: ServerState, ctx: RequestContext, target: Target): void {
   if (!target.definition.verbs.includes('list'))
-    throw methodNotAllowed('list', target.definition.kind);
+    throw methodNotAllowed('list', target.definition.kind, target.definition.custom);
   const result = state.storage.list(target, parseListQuery(ctx.query));
   sendList(ctx, target, result.items, result);
 }
@@ -95,7 +95,7 @@ export function serveWatch(
 ): void {
   const { query, res } = ctx;
   const def = target.definition;
-  if (!def.verbs.includes('watch')) throw methodNotAllowed('watch', def.kind);
+  if (!def.verbs.includes('watch')) throw methodNotAllowed('watch', def.kind, def.custom);
   let fieldSelector = query.get('fieldSelector') ?? '';
   if (name !== undefined)
     fieldSelector = fieldSelector

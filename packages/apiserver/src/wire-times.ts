@@ -4,12 +4,14 @@ import type { Target } from './target.js';
 import { wireRoots, wireTypes } from './wire-types.generated.js';
 
 /**
- * Rewrites the metav1.Time and metav1.MicroTime fields of a built-in object as kube-apiserver
- * 1.20 stores them once decoded: in UTC, a Time in whole seconds (`2006-01-02T15:04:05Z`), a
- * MicroTime with six fractional digits. Values that do not parse are left for the decoder's
- * checks; custom resources keep what was sent.
+ * Rewrites a built-in object as kube-apiserver 1.20 stores it once decoded into its Go struct:
+ * fields the struct does not have are dropped (`kind` and `apiVersion` are kept wherever they
+ * are: the field tables leave TypeMeta out), metav1.Time and metav1.MicroTime fields are in UTC,
+ * a Time in whole seconds (`2006-01-02T15:04:05Z`), a MicroTime with six fractional digits.
+ * Times that do not parse are left for the decoder's checks; custom resources keep what was
+ * sent (their schema prunes them).
  */
-export function normaliseWireTimes(target: Target, obj: JsonObject): void {
+export function normaliseWireObject(target: Target, obj: JsonObject): void {
   const { definition, version } = target;
   if (definition.custom) return;
   const root = wireRoots[`${definition.group}/${version}/${definition.kind}`];
@@ -34,7 +36,12 @@ function normaliseValue(value: JsonValue, type: string): JsonValue {
   if (!struct || !isObject(value)) return value;
   for (const key of Object.keys(value)) {
     const field = struct.fields[key];
-    if (!field) continue;
+    if (!field) {
+      // Unknown to the Go struct: the decoder skips it. Only values a request produced reach
+      // here with such a key, never a stored (already decoded) part, so deleting is safe.
+      if (key !== 'kind' && key !== 'apiVersion') delete value[key];
+      continue;
+    }
     // Assigned only when rewritten: a patched object may share parts with the stored one.
     const next = normaliseValue(value[key] as JsonValue, field[1]);
     if (next !== value[key]) value[key] = next;

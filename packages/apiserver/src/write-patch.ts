@@ -11,10 +11,17 @@ import {
   strategicMergePatch,
 } from './patch.js';
 import type { ResourceDefinition } from './resources.js';
-import { ApiError, badRequest, failure, notFound, unsupportedMediaType } from './status.js';
+import {
+  ApiError,
+  badRequest,
+  failure,
+  invalid,
+  notFound,
+  unsupportedMediaType,
+} from './status.js';
 import { keyNamespace, type PatchOptions, type Target, type TypedPatch } from './target.js';
 import type { VersionedStore } from './versioned-store.js';
-import { normaliseWireTimes } from './wire-times.js';
+import { normaliseWireObject } from './wire-times.js';
 import { writeApply } from './write-apply.js';
 import {
   checkKind,
@@ -24,6 +31,7 @@ import {
 } from './write-checks.js';
 import { finishUpdate, prepareUpdate } from './write-update.js';
 
+const PATCH_DOES_NOT_APPLY = 'the server rejected our request due to an error in our request';
 const NOT_AN_OBJECT = 'json: cannot unmarshal array into Go value of type map[string]interface {}';
 
 /** PATCH (json, merge, strategic or apply). Apply creates the object when it is missing. */
@@ -51,7 +59,7 @@ export function patchObject(
     );
   }
   checkPatchedCustomKind(target, patched);
-  normaliseWireTimes(target, patched);
+  normaliseWireObject(target, patched);
   checkKind(target, patched);
   checkNamespace(target, patched);
   checkPreconditionRv(target, existing, patched);
@@ -70,6 +78,10 @@ export function applyPatchToValue(
       case 'json':
         return jsonPatch(base, patch);
       case 'merge':
+        // A merge patch that is not an object replaces the whole document (RFC 7386), which
+        // then fails to decode as an object.
+        if (!isObject(patch)) throw notAnObjectAfterPatch(patch);
+        return mergePatch(base, patch);
       case 'apply':
         if (!isObject(patch)) throw new PatchError(NOT_AN_OBJECT, 400);
         return mergePatch(base, patch);
@@ -84,10 +96,26 @@ export function applyPatchToValue(
         const { reason: _reason, ...status } = failure(500, '', error.message);
         throw new ApiError(status);
       }
-      throw new ApiError(
-        failure(error.code, error.code === 400 ? 'BadRequest' : 'Invalid', error.message),
-      );
+      if (error.code === 422) {
+        // kube-apiserver answers a patch that does not apply with a generic 422: the patch
+        // library's own text (`testing value … failed`) is not passed on.
+        throw new ApiError(failure(422, 'Invalid', PATCH_DOES_NOT_APPLY, {}));
+      }
+      throw new ApiError(failure(error.code, 'BadRequest', error.message));
     }
     throw error;
   }
+}
+
+/** kube-apiserver's 422 for a patched document that is not a JSON object. */
+function notAnObjectAfterPatch(patched: JsonValue): ApiError {
+  const goType = Array.isArray(patched)
+    ? 'array'
+    : patched === null
+      ? 'null'
+      : typeof patched === 'boolean'
+        ? 'bool'
+        : typeof patched;
+  const message = `Invalid value: ${JSON.stringify(JSON.stringify(patched))}: couldn't get version/kind; json parse error: json: cannot unmarshal ${goType} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
+  return invalid('', '', [{ reason: 'FieldValueInvalid', message, field: 'patch' }]);
 }

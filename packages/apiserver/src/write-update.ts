@@ -1,5 +1,5 @@
 import { validateCustomStatus } from './crd-schema/custom.js';
-import { prepareSecret } from './data-objects.js';
+import { prepareDataObject } from './data-objects.js';
 import { applyDefaults } from './defaults/builtin.js';
 import { asServed, validationGroup } from './event-versions.js';
 import { selfOwnedNodes } from './field-shapes.js';
@@ -16,7 +16,7 @@ import { validateUpdate } from './validation/builtin.js';
 import { isEventResource } from './validation/events.js';
 import type { VersionedStore } from './versioned-store.js';
 import { checkWireTypes } from './wire-decode.js';
-import { normaliseWireTimes } from './wire-times.js';
+import { normaliseWireObject } from './wire-times.js';
 import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
 import { createObject } from './write-create.js';
 
@@ -31,7 +31,7 @@ export function updateObject(
   const { definition } = target;
   checkKind(target, body, true);
   checkWireTypes(target, rawBodyOf(body));
-  normaliseWireTimes(target, body);
+  normaliseWireObject(target, body);
   const bodyName = objectName(body);
   if (bodyName !== name) {
     throw badRequest(
@@ -42,7 +42,7 @@ export function updateObject(
     return createObject(store, target, body, options);
   }
   const obj: JsonObject = { ...body, metadata: { ...meta(body) } };
-  if (options.subresource !== 'status') prepareSecret(target, obj, rawBodyOf(body));
+  if (options.subresource !== 'status') prepareDataObject(target, obj, rawBodyOf(body));
   checkNamespace(target, obj);
   const prev = store.get(target, name);
   // Custom resources' strategy forbids unconditional updates; built-in kinds' allow them.
@@ -119,7 +119,7 @@ export function prepareUpdate(
   }
   checkFinalizersWhileDeleting(target, oldMd, md);
   if (subresource !== 'status') {
-    prepareSecret(target, next);
+    prepareDataObject(target, next);
     applyDefaults(definition, next);
     const problems = validateUpdate(definition, next, old);
     if (problems.length > 0) {

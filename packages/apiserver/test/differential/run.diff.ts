@@ -10,7 +10,8 @@ import { STEPS } from './steps.js';
 
 const assets = process.env.KUBEBUILDER_ASSETS ?? join(homedir(), '.cache/kubets/assets');
 const kubectl = {
-  '1.20': process.env.KUBETS_KUBECTL_1_20 ?? '/usr/bin/kubectl',
+  // Built from kube-apiserver's source by scripts/provision-envtest.sh.
+  '1.20': process.env.KUBETS_KUBECTL_1_20 ?? join(assets, 'kubectl-1.20'),
   '1.34': process.env.KUBETS_KUBECTL ?? join(assets, 'kubectl-1.34'),
 };
 
@@ -44,6 +45,13 @@ it('compares the in-memory server with kube-apiserver 1.20 step by step', async 
     const report = renderReport(result);
     const out = process.env.KUBETS_DIFF_REPORT ?? join(tmpdir(), 'differential-report.txt');
     await writeFile(out, `${report}\n`);
+    // Both servers' normalised answers, step by step, for a closer look.
+    const answers = STEPS.map((s) => ({
+      id: s.id,
+      real: realAnswers.get(s.id),
+      ours: ourAnswers.get(s.id),
+    }));
+    await writeFile(out.replace(/(\.txt)?$/, '.json'), JSON.stringify(answers, null, 1));
     process.stdout.write(`${report}\n\nreport written to ${out}\n`);
     // Every step ran on both servers.
     expect(realAnswers.size).toBe(new Set(STEPS.map((s) => s.id)).size);
