@@ -26,7 +26,8 @@ export function prepareDataObject(target: Target, obj: JsonObject, raw = rawBody
     for (const [key, value] of Object.entries(obj.stringData)) {
       if (typeof value === 'string') merged[key] = Buffer.from(value, 'utf8').toString('base64');
     }
-    obj.data = merged;
+    // A Go map: encoded with its keys sorted.
+    obj.data = Object.fromEntries(Object.entries(merged).sort(([a], [b]) => (a < b ? -1 : 1)));
   }
   delete obj.stringData;
   if (obj.type === undefined || obj.type === '') obj.type = 'Opaque';

@@ -6,7 +6,8 @@ import { wireRoots, wireTypes } from './wire-types.generated.js';
 /**
  * Rewrites a built-in object as kube-apiserver 1.20 stores it once decoded into its Go struct:
  * fields the struct does not have are dropped (`kind` and `apiVersion` are kept wherever they
- * are: the field tables leave TypeMeta out), metav1.Time and metav1.MicroTime fields are in UTC,
+ * are: the field tables leave TypeMeta out), maps' keys are sorted (Go encodes a map sorted:
+ * labels, annotations, a ConfigMap's data, selectors), metav1.Time and metav1.MicroTime fields are in UTC,
  * a Time in whole seconds (`2006-01-02T15:04:05Z`), a MicroTime with six fractional digits.
  * Times that do not parse are left for the decoder's checks; custom resources keep what was
  * sent (their schema prunes them).
@@ -21,6 +22,21 @@ export function normaliseWireObject(target: Target, obj: JsonObject): void {
 function normaliseValue(value: JsonValue, type: string): JsonValue {
   if (type === 'time' || type === 'microtime') {
     return typeof value === 'string' ? (inUtc(value, type === 'microtime') ?? value) : value;
+  }
+  if (type.startsWith('map[string]')) {
+    if (!isObject(value)) return value;
+    // Go's encoding/json writes a map's keys sorted, whatever order they were sent in.
+    const element = type.slice('map[string]'.length);
+    const keys = Object.keys(value);
+    const sorted = [...keys].sort();
+    let rewritten = sorted.some((key, i) => key !== keys[i]);
+    const next: JsonObject = {};
+    for (const key of sorted) {
+      const item = normaliseValue(value[key] as JsonValue, element);
+      if (item !== value[key]) rewritten = true;
+      next[key] = item;
+    }
+    return rewritten ? next : value;
   }
   if (type.startsWith('[]')) {
     if (Array.isArray(value)) {

@@ -7,7 +7,7 @@ import { recordUpdate } from './fieldmanager.js';
 import { rawBodyOf } from './go-decode.js';
 import { type Entry, storeKey } from './object-entry.js';
 import { comparable, meta, objectName, withoutMetaAndStatus } from './object-meta.js';
-import { type JsonObject, type JsonValue, jsonEqual } from './patch.js';
+import { isObject, type JsonObject, type JsonValue, jsonEqual } from './patch.js';
 import { apiVersionOf } from './resources.js';
 import { allocateServiceAddresses } from './service-allocation.js';
 import { badRequest, invalid } from './status.js';
@@ -164,7 +164,14 @@ export function finishUpdate(
   }
   // Compared, and fields recorded, as the request's API shows the object (events.k8s.io).
   const before = asServed(target, prev.obj);
-  if (jsonEqual(comparable(next), comparable(before))) return prev;
+  // An apply that changes no value may still change who owns what (a second manager sharing
+  // a field, a manager letting one go): that is a write too.
+  if (
+    jsonEqual(comparable(next), comparable(before)) &&
+    (!fieldsDone || jsonEqual(ownership(next), ownership(before)))
+  ) {
+    return prev;
+  }
   if (!fieldsDone) {
     recordUpdate(
       before,
@@ -177,6 +184,16 @@ export function finishUpdate(
     );
   }
   return store.commit(target, prev, next, options);
+}
+
+/** Who owns which fields, without the times of the entries. */
+function ownership(obj: JsonObject): JsonValue[] {
+  const entries = meta(obj).managedFields;
+  return (Array.isArray(entries) ? entries : []).map((entry) => {
+    if (!isObject(entry)) return entry;
+    const { time: _time, ...rest } = entry;
+    return rest;
+  });
 }
 
 /** An object being deleted may lose finalizers but gain none (422, as kube-apiserver). */
