@@ -66,8 +66,9 @@ export function sendList(
       : sortedList
         ? `{"apiVersion":${JSON.stringify(apiVersion)},"items":[`
         : `{"kind":${kind},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
+  // An UnstructuredList's metadata always carries `continue`, empty on the last page.
   const tail = sortedList
-    ? `],"kind":${kind},"metadata":${JSON.stringify(goSortedKeys(metadata))}}`
+    ? `],"kind":${kind},"metadata":${JSON.stringify(goSortedKeys({ continue: '', ...metadata }))}}`
     : ']}';
   res.writeHead(200, {
     'Content-Type': 'application/json',

@@ -552,4 +552,56 @@ export function defineRequestsContract(getTarget: () => ContractEndpoint): void 
       .filter((n) => n.startsWith('deployments'));
     expect(deployments).toEqual(['deployments', 'deployments/scale', 'deployments/status']);
   });
+
+  it('lists custom resources with an empty continue, and refuses field selectors other than metadata’s', async () => {
+    const ns = await newNamespace('cr-lists');
+    const names = { plural: 'listables', singular: 'listable', kind: 'Listable' };
+    const { group, collection } = await createOpenCrd(calls, 'lists', names, ns);
+    await create(collection, {
+      apiVersion: `${group}/v1`,
+      kind: 'Listable',
+      metadata: { name: 'l' },
+      spec: { size: 2 },
+    });
+    const list = await call('GET', collection);
+    expect(Object.keys(list.json.metadata)).toEqual(['continue', 'resourceVersion']);
+    expect(list.json.metadata.continue).toBe('');
+    const bad = await call('GET', `${collection}?fieldSelector=spec.size%3D2`);
+    expect({ status: bad.status, message: bad.json.message }).toEqual({
+      status: 400,
+      message: 'field label not supported: spec.size',
+    });
+  });
+
+  it('keeps a Service’s cluster IP once set (422)', async () => {
+    const ns = await newNamespace('cluster-ip');
+    const created = await create(`/api/v1/namespaces/${ns}/services`, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's' },
+      spec: { selector: { app: 's' }, ports: [{ port: 80 }] },
+    });
+    const moved = created.json.spec.clusterIP === '10.0.0.99' ? '10.0.0.98' : '10.0.0.99';
+    const res = await call('PUT', `/api/v1/namespaces/${ns}/services/s`, {
+      body: {
+        ...created.json,
+        spec: { ...created.json.spec, clusterIP: moved, clusterIPs: [moved] },
+      },
+    });
+    const message = `Invalid value: []string{"${moved}"}: may not change once set`;
+    expect(res.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `Service "s" is invalid: spec.clusterIPs[0]: ${message}`,
+      reason: 'Invalid',
+      details: {
+        name: 's',
+        kind: 'Service',
+        causes: [{ reason: 'FieldValueInvalid', message, field: 'spec.clusterIPs[0]' }],
+      },
+      code: 422,
+    });
+  });
 }

@@ -11,7 +11,7 @@ import { validateMetadataMaps } from './metadata.js';
 import type { FieldError } from './names.js';
 import { validatePodCreate, validatePodUpdate } from './pod-update.js';
 import { validateSecretType } from './secret-types.js';
-import { validateServiceSpec } from './service.js';
+import { validateServiceSpec, validateServiceUpdate } from './service.js';
 import {
   validateDaemonSetSpec,
   validateDeploymentSpec,
@@ -61,6 +61,7 @@ export function validateUpdate(
   errors.push(...validateDataUpdate(key, next, old));
   if (definition.group === '') errors.push(...metaErrors);
   if (key === '/pods') errors.push(...validatePodUpdate(next.spec, old.spec));
+  if (key === '/services') errors.push(...validateServiceUpdate(next.spec, old.spec));
   errors.push(...validateSpec(key, next));
   return errors;
 }
