@@ -19,11 +19,10 @@ import {
 const SEP = '\u0000';
 const ITEM = '\u0001';
 
-// Naming fields and what the server sets: no manager owns them.
+// Naming fields and what the server sets: no manager owns them (a generateName is owned).
 const IGNORED_METADATA = new Set([
   'name',
   'namespace',
-  'generateName',
   'selfLink',
   'managedFields',
   ...SERVER_SET_METADATA,

@@ -120,6 +120,18 @@ export function defineRequestsContract(getTarget: () => ContractEndpoint): void 
     }
   });
 
+  it('records a generateName as the creator’s field', async () => {
+    const ns = await newNamespace('generate-name');
+    const res = await create(`/api/v1/namespaces/${ns}/configmaps`, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { generateName: 'gen-' },
+    });
+    expect(res.json.metadata.managedFields[0].fieldsV1).toEqual({
+      'f:metadata': { 'f:generateName': {} },
+    });
+  });
+
   it('answers a dry-run create without a resourceVersion and stores nothing', async () => {
     const ns = await newNamespace('dry-create');
     const res = await call('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, {
@@ -238,6 +250,14 @@ export function defineRequestsContract(getTarget: () => ContractEndpoint): void 
         400,
         badRequest(
           'ConfigMap in version "v1" cannot be handled as a ConfigMap: v1.ConfigMap.BinaryData: decode base64: illegal base64 data at input byte 0, error found in #10 byte of ...|:{"k":"!!"}}|..., bigger context ...|ap","metadata":{"name":"b"},"binaryData":{"k":"!!"}}|...',
+        ),
+      ],
+      [
+        'another kind',
+        { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'w' } } },
+        400,
+        badRequest(
+          'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion',
         ),
       ],
       [

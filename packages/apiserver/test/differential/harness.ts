@@ -186,6 +186,7 @@ export function normaliseText(text: string, target: DiffTarget): string {
     .replace(/[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}/g, '<time>')
     .replace(/^[EWI]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ /gm, '<klog> ')
     .replace(/(Resource Version:\s+)\d+/g, '$1<rv>')
+    .replace(/(ResourceVersion in record )\(\d+\)/g, '$1(<rv>)')
     .replace(GENERATED, '$1<generated>')
     .replace(UUID, '<uid>')
     .replace(TIME, '<time>')
