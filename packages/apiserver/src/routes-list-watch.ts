@@ -18,9 +18,7 @@ export function parseListQuery(query: URLSearchParams): ListQuery {
   if (limit !== null && limit !== '') {
     parsedLimit = Number(limit);
     if (!Number.isInteger(parsedLimit)) {
-      throw badRequest(
-        `limit: Invalid value: "${limit}": strconv.ParseInt: parsing "${limit}": invalid syntax`,
-      );
+      throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(limit)}: invalid syntax`);
     }
   }
   return {

@@ -624,4 +624,22 @@ export function defineRequestsContract(getTarget: () => ContractEndpoint): void 
       code: 422,
     });
   });
+
+  it('answers bad list options: a limit that is not a number (400), resourceVersionMatch values (422)', async () => {
+    const ns = await newNamespace('list-options');
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const limit = await call('GET', `${path}?limit=abc`);
+    expect({ status: limit.status, message: limit.json.message }).toEqual({
+      status: 400,
+      message: 'strconv.ParseInt: parsing "abc": invalid syntax',
+    });
+    const bogus = await call('GET', `${path}?resourceVersionMatch=Bogus&resourceVersion=1`);
+    const message = 'Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""';
+    expect(JSON.parse(bogus.text).details).toEqual({
+      group: 'meta.k8s.io',
+      kind: 'ListOptions',
+      causes: [{ reason: 'FieldValueNotSupported', message, field: 'resourceVersionMatch' }],
+    });
+    expect(Object.keys(JSON.parse(bogus.text).details)).toEqual(['group', 'kind', 'causes']);
+  });
 }
