@@ -642,4 +642,44 @@ export function defineRequestsContract(getTarget: () => ContractEndpoint): void 
     });
     expect(Object.keys(JSON.parse(bogus.text).details)).toEqual(['group', 'kind', 'causes']);
   });
+
+  it('refuses a CRD not named <plural>.<group> (422)', async () => {
+    const group = `named${Date.now().toString(36)}.contract.kubets.io`;
+    const res = await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `others.${group}` },
+        spec: {
+          group,
+          scope: 'Namespaced',
+          names: { plural: 'things', singular: 'thing', kind: 'Thing' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object' } },
+            },
+          ],
+        },
+      },
+    });
+    const message = `Invalid value: "others.${group}": must be spec.names.plural+"."+spec.group`;
+    expect(res.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `CustomResourceDefinition.apiextensions.k8s.io "others.${group}" is invalid: metadata.name: ${message}`,
+      reason: 'Invalid',
+      details: {
+        name: `others.${group}`,
+        group: 'apiextensions.k8s.io',
+        kind: 'CustomResourceDefinition',
+        causes: [{ reason: 'FieldValueInvalid', message, field: 'metadata.name' }],
+      },
+      code: 422,
+    });
+  });
 }

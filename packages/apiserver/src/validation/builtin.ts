@@ -1,11 +1,12 @@
 import { validateCustomResource } from '../crd-schema/custom.js';
 import { validateCrdSchemas } from '../crd-schema/structural.js';
 import { objectName } from '../object-meta.js';
-import type { JsonObject } from '../patch.js';
+import { isObject, type JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
 import { validateConfigMapData, validateSecretData } from './data-keys.js';
 import { validateDataUpdate } from './data-update.js';
 import { isEventResource, validateEventCreate, validateEventUpdate } from './events.js';
+import { invalid } from './field-errors.js';
 import { validateCronJobName, validateCronJobSpec, validateJobSpec } from './jobs.js';
 import { validateMetadataMaps } from './metadata.js';
 import type { FieldError } from './names.js';
@@ -74,11 +75,28 @@ const OBJECT_RULES: Readonly<Record<string, (obj: JsonObject) => FieldError[]>> 
   'apps/statefulsets': (obj) => validateStatefulSetSpec(obj.spec),
   'batch/jobs': (obj) => validateJobSpec(obj.spec),
   'batch/cronjobs': (obj) => validateCronJobSpec(obj.spec),
-  'apiextensions.k8s.io/customresourcedefinitions': validateCrdSchemas,
+  'apiextensions.k8s.io/customresourcedefinitions': (obj) => [
+    ...validateCrdName(obj),
+    ...validateCrdSchemas(obj),
+  ],
   '/services': (obj) => validateServiceSpec(obj.spec),
   '/configmaps': validateConfigMapData,
   '/secrets': (obj) => [...validateSecretData(obj), ...validateSecretType(obj)],
 };
+
+/** A CRD is named `<plural>.<group>`. */
+function validateCrdName(obj: JsonObject): FieldError[] {
+  const name = isObject(obj.metadata) ? obj.metadata.name : undefined;
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const names = isObject(spec.names) ? spec.names : {};
+  if (
+    typeof name !== 'string' ||
+    name === `${String(names.plural ?? '')}.${String(spec.group ?? '')}`
+  ) {
+    return [];
+  }
+  return [invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group')];
+}
 
 /** The spec rules checked on both create and update. */
 function validateSpec(key: string, obj: JsonObject): FieldError[] {
