@@ -1,4 +1,5 @@
 import { asServed } from './event-versions.js';
+import { goMarshal } from './go-decode.js';
 import { type Entry, storeKey } from './object-entry.js';
 import { meta } from './object-meta.js';
 import {
@@ -21,6 +22,7 @@ import {
 } from './status.js';
 import { keyNamespace, type PatchOptions, type Target, type TypedPatch } from './target.js';
 import type { VersionedStore } from './versioned-store.js';
+import { checkWireTypes } from './wire-decode.js';
 import { normaliseWireObject } from './wire-times.js';
 import { writeApply } from './write-apply.js';
 import {
@@ -59,6 +61,7 @@ export function patchObject(
     );
   }
   checkPatchedCustomKind(target, patched);
+  checkPatchedWireTypes(target, patched);
   normaliseWireObject(target, patched);
   checkKind(target, patched);
   checkNamespace(target, patched);
@@ -118,4 +121,25 @@ function notAnObjectAfterPatch(patched: JsonValue): ApiError {
         : typeof patched;
   const message = `Invalid value: ${JSON.stringify(JSON.stringify(patched))}: couldn't get version/kind; json parse error: json: cannot unmarshal ${goType} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
   return invalid('', '', [{ reason: 'FieldValueInvalid', message, field: 'patch' }]);
+}
+
+/**
+ * A patched built-in object is decoded again: a value of the wrong JSON type (`{"data": 5}`)
+ * is kube-apiserver's 422 on `patch`, quoting the patched object (keys sorted, as Go
+ * re-encodes it) and the decoder's error.
+ */
+function checkPatchedWireTypes(target: Target, patched: JsonObject): void {
+  if (target.definition.custom) return;
+  const raw = goMarshal(patched);
+  try {
+    checkWireTypes(target, raw);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status.code !== 400) throw error;
+    const decoderError = (error.status.message ?? '').replace(
+      /^.*? cannot be handled as a \w+: /,
+      '',
+    );
+    const message = `Invalid value: ${JSON.stringify(raw)}: ${decoderError}`;
+    throw invalid('', '', [{ reason: 'FieldValueInvalid', message, field: 'patch' }]);
+  }
 }

@@ -331,6 +331,20 @@ export function defineRequestsContract(getTarget: () => ContractEndpoint): void 
       details: { causes: [{ reason: 'FieldValueInvalid', message: cause, field: 'patch' }] },
       code: 422,
     });
+    const wrongType = await call('PATCH', path, {
+      body: { data: 5 },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(wrongType.json).toMatchObject({
+      status: 'Failure',
+      reason: 'Invalid',
+      message: expect.stringMatching(
+        /^ "" is invalid: patch: Invalid value: "\{.*"data\\":5.*ReadMapCB: expect \{ or n, but found 5/,
+      ),
+      details: { causes: [{ reason: 'FieldValueInvalid', field: 'patch' }] },
+      code: 422,
+    });
+    expect((await call('GET', path)).json.data).toEqual({ x: '1' });
     const bogus = await call('PATCH', path, { body: {}, contentType: 'application/bogus+json' });
     expect(bogus.json).toEqual({
       kind: 'Status',
