@@ -1,4 +1,4 @@
-import { asServed } from './event-versions.js';
+import { asServed, validationGroup } from './event-versions.js';
 import { goMarshal } from './go-decode.js';
 import { type Entry, storeKey } from './object-entry.js';
 import { meta } from './object-meta.js';
@@ -66,6 +66,7 @@ export function patchObject(
   checkKind(target, patched);
   checkNamespace(target, patched);
   checkPreconditionRv(target, existing, patched);
+  checkPatchedUid(target, existing, patched);
   const next = prepareUpdate(target, existing, patched, options.subresource);
   return finishUpdate(store, target, existing, next, options);
 }
@@ -142,4 +143,18 @@ function checkPatchedWireTypes(target: Target, patched: JsonObject): void {
     const message = `Invalid value: ${JSON.stringify(raw)}: ${decoderError}`;
     throw invalid('', '', [{ reason: 'FieldValueInvalid', message, field: 'patch' }]);
   }
+}
+
+/** A patch may not change a built-in object's uid: 422, the cause listed twice as 1.20 does. */
+function checkPatchedUid(target: Target, existing: Entry, patched: JsonObject): void {
+  const { definition } = target;
+  if (definition.custom) return;
+  const uid = meta(patched).uid;
+  if (uid === undefined || uid === meta(existing.obj).uid) return;
+  const cause = {
+    reason: 'FieldValueInvalid',
+    message: `Invalid value: ${JSON.stringify(uid)}: field is immutable`,
+    field: 'metadata.uid',
+  };
+  throw invalid(definition.kind, existing.name, [cause, cause], validationGroup(definition));
 }

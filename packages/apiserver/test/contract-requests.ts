@@ -345,6 +345,20 @@ export function defineRequestsContract(getTarget: () => ContractEndpoint): void 
       code: 422,
     });
     expect((await call('GET', path)).json.data).toEqual({ x: '1' });
+    const uid = await call('PATCH', path, {
+      body: { metadata: { uid: '00000000-0000-0000-0000-000000000000' } },
+      contentType: 'application/merge-patch+json',
+    });
+    const immutable = {
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: "00000000-0000-0000-0000-000000000000": field is immutable',
+      field: 'metadata.uid',
+    };
+    expect(uid.json).toMatchObject({
+      message: `ConfigMap "c" is invalid: metadata.uid: ${immutable.message}`,
+      details: { name: 'c', kind: 'ConfigMap', causes: [immutable, immutable] },
+      code: 422,
+    });
     const bogus = await call('PATCH', path, { body: {}, contentType: 'application/bogus+json' });
     expect(bogus.json).toEqual({
       kind: 'Status',
