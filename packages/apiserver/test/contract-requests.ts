@@ -710,4 +710,29 @@ export function defineRequestsContract(getTarget: () => ContractEndpoint): void 
       code: 422,
     });
   });
+
+  it('publishes each resource’s PATCH with its dryRun parameter in /openapi/v2 (what kubectl 1.20 checks before --dry-run=server)', async () => {
+    const res = await call('GET', '/openapi/v2');
+    const patch = res.json.paths['/api/v1/namespaces/{namespace}/configmaps/{name}']?.patch;
+    expect(patch['x-kubernetes-group-version-kind']).toEqual({
+      group: '',
+      kind: 'ConfigMap',
+      version: 'v1',
+    });
+    expect(patch['x-kubernetes-action']).toBe('patch');
+    // biome-ignore lint/suspicious/noExplicitAny: OpenAPI JSON
+    const dryRun = patch.parameters.find((p: any) => p.name === 'dryRun');
+    expect(dryRun).toMatchObject({
+      name: 'dryRun',
+      in: 'query',
+      type: 'string',
+      uniqueItems: true,
+    });
+    const apps = res.json.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}']?.patch;
+    expect(apps['x-kubernetes-group-version-kind']).toEqual({
+      group: 'apps',
+      kind: 'Deployment',
+      version: 'v1',
+    });
+  });
 }
