@@ -4,6 +4,8 @@
 #   kube-apiserver built from Debian's kubernetes source package with Debian's Go
 #   kubectl        from Debian's kubernetes-client package, unless one is on PATH
 #   kubectl-1.34   from an npm package (scripts/provision-kubectl.sh), for the kubectl e2e test
+#   kubectl-1.20   built from the same Debian source as kube-apiserver, for the differential
+#                  harness (pnpm --filter @kubets/apiserver diff:kube-apiserver)
 # Both end up in $KUBETS_ASSETS_DIR (default ~/.cache/kubets/assets); the script prints
 # that directory on its last line so callers can export KUBEBUILDER_ASSETS from it.
 # A second run finds both binaries and returns at once.
@@ -99,6 +101,26 @@ provision_kube_apiserver() {
   echo "$kube_apiserver_recipe" >"$marker"
 }
 
+# kubectl of kube-apiserver's own release, from the same source tree (its build cache is warm).
+provision_kubectl_1_20() {
+  if [ -x "$assets_dir/kubectl-1.20" ]; then return 0; fi
+  local src
+  src="$(ls -d "$build_root"/src/kubernetes-*/ 2>/dev/null | head -n1)"
+  if [ -z "$src" ]; then log "no kubernetes source to build kubectl 1.20 from"; return 0; fi
+  log "building kubectl 1.20 from Debian's kubernetes source package"
+  (
+    cd "$src"
+    export HOME="$build_root/home" GOPATH="$build_root/gopath" GOCACHE="$build_root/gocache"
+    export GO111MODULE=off GOFLAGS=-mod=vendor GOPROXY=off
+    make WHAT=cmd/kubectl >&2
+  )
+  local built
+  built="$(find "$src/_output" -type f -name kubectl -perm -u+x | head -n1)"
+  if [ -z "$built" ]; then log "the build produced no kubectl binary"; exit 1; fi
+  cp "$built" "$assets_dir/kubectl-1.20.tmp"
+  mv "$assets_dir/kubectl-1.20.tmp" "$assets_dir/kubectl-1.20"
+}
+
 # The end-to-end tests drive the server with kubectl too, as users do.
 provision_kubectl() {
   command -v kubectl >/dev/null 2>&1 && return 0
@@ -108,6 +130,7 @@ provision_kubectl() {
 
 provision_etcd
 provision_kube_apiserver
+provision_kubectl_1_20
 provision_kubectl
 KUBETS_ASSETS_DIR="$assets_dir" bash "$(dirname "$0")/provision-kubectl.sh" >/dev/null
 "$assets_dir/kube-apiserver" --version >&2

@@ -10,6 +10,7 @@ import { parseSelection, type Selection } from './selectors.js';
 import type { ApiError } from './status.js';
 import type { PatchOptions, Target, TypedPatch, WriteOptions } from './target.js';
 import { isNamespaces, type StorageHooks, VersionedStore } from './versioned-store.js';
+import { bindPod } from './write-binding.js';
 import { conflictFor } from './write-checks.js';
 import { createObject } from './write-create.js';
 import { type DeleteOptions, deleteObject } from './write-delete.js';
@@ -148,6 +149,11 @@ export class ApiStorage {
     definition: ResourceDefinition,
   ): JsonValue {
     return applyPatchToValue(base, typed, definition);
+  }
+
+  /** POST `pods/<name>/binding`: puts the pod on the Binding's node. */
+  bind(target: Target, name: string, binding: JsonObject, dryRun: boolean): Entry {
+    return bindPod(this.#store, target, name, binding, dryRun);
   }
 
   /** The 409 Conflict of a stale resourceVersion on `name`. */

@@ -17,6 +17,7 @@ import type { ResourceDefinition } from './resources.js';
 import { serveWatch } from './routes-list-watch.js';
 import { serveCollection, serveObject, type WriteParams } from './routes-objects.js';
 import { serveOpenApi } from './routes-openapi.js';
+import { POD_ACTIONS, servePodAction } from './routes-pods.js';
 import { serveReview } from './routes-reviews.js';
 import { serveScale } from './routes-scale.js';
 import { serveTable } from './routes-table.js';
@@ -135,7 +136,8 @@ export class ApiHandler {
         (subresource === 'status' && definition.status) ||
         (subresource === 'scale' && definition.scale) ||
         (subresource === 'log' && definition.log && name !== undefined) ||
-        (subresource === 'finalize' && definition.resource === 'namespaces');
+        (subresource === 'finalize' && definition.resource === 'namespaces') ||
+        (definition.log && POD_ACTIONS.has(subresource) && name !== undefined);
       if (!known) throw pathNotFound();
     }
     return { definition, version, namespace, name, subresource, watchPath };
@@ -177,8 +179,11 @@ export class ApiHandler {
         return;
       }
     }
+    if (method === 'GET' && !watch && route.subresource === undefined) {
+      checkAcceptable(req.headers.accept, route.definition, route.name);
+    }
     if (watch) {
-      if (method !== 'GET') throw methodNotAllowed(method, def.kind);
+      if (method !== 'GET') throw methodNotAllowed(method, def.kind, def.custom);
       serveWatch(state, ctx, target, route.name);
       return;
     }
@@ -186,6 +191,10 @@ export class ApiHandler {
       if (method !== 'GET') throw methodNotAllowed(method, 'PodLogOptions');
       const name = route.name as string;
       state.podLogs.serve(query, res, name, () => state.storage.get(target, name));
+      return;
+    }
+    if (route.subresource !== undefined && POD_ACTIONS.has(route.subresource)) {
+      servePodAction(state, ctx, target, route.name as string, route.subresource, params.dryRun);
       return;
     }
     if (route.subresource === 'scale') {
@@ -207,6 +216,40 @@ export class ApiHandler {
     if (method === 'GET' && !def.custom) return serve();
     return hooked();
   }
+}
+
+/** Media types a built-in resource's GET can answer in (go-restful's Produces). */
+const PRODUCED = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+
+/**
+ * Refuses a GET whose Accept header names nothing the server produces (go-restful's terse 406
+ * for built-in resources), or asks for a PartialObjectMetadataList of one object.
+ */
+function checkAcceptable(
+  accept: string | undefined,
+  definition: ResourceDefinition,
+  name: string | undefined,
+): void {
+  if (!accept) return;
+  const ranges = accept.split(',').map((range) => range.split(';')[0]?.trim() ?? '');
+  if (name !== undefined && /as=PartialObjectMetadataList/.test(accept)) {
+    // The Go type kube-apiserver decoded the object into, as `%T` prints it.
+    const goType = definition.custom
+      ? '*unstructured.Unstructured'
+      : `*${definition.group === '' ? 'core' : definition.group.split('.')[0]}.${definition.kind}`;
+    throw new ApiError(
+      failure(
+        406,
+        'NotAcceptable',
+        `you requested PartialObjectMetadataList, but the requested object is not a list (${goType})`,
+      ),
+    );
+  }
+  if (definition.custom) return;
+  const acceptable = ranges.some(
+    (range) => range === '' || range === '*/*' || PRODUCED.includes(range),
+  );
+  if (!acceptable) throw new ApiError(failure(406, 'NotAcceptable', '406: Not Acceptable', {}));
 }
 
 /** Answers the request from the first matching fault rule; false when none matches. */

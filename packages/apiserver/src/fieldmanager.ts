@@ -19,11 +19,10 @@ import {
 const SEP = '\u0000';
 const ITEM = '\u0001';
 
-// Naming fields and what the server sets: no manager owns them.
+// Naming fields and what the server sets: no manager owns them (a generateName is owned).
 const IGNORED_METADATA = new Set([
   'name',
   'namespace',
-  'generateName',
   'selfLink',
   'managedFields',
   ...SERVER_SET_METADATA,
@@ -139,12 +138,25 @@ export function fieldsTree(
         if (IGNORED_METADATA.has(mk)) continue;
         metaNode[`f:${mk}`] = treeOf(mv, `metadata.${mk}`, mergeKeys, selfOwned);
       }
-      if (Object.keys(metaNode).length > 0) root['f:metadata'] = metaNode;
+      if (Object.keys(metaNode).length > 0) root['f:metadata'] = sortedNode(metaNode);
       continue;
     }
     root[`f:${key}`] = treeOf(value, key, mergeKeys, selfOwned);
   }
-  return root;
+  return sortedNode(root);
+}
+
+/**
+ * A FieldsV1 node with its members in structured-merge-diff's order: `.` first, then fields
+ * by name, then list keys (what kube-apiserver writes, whatever order the object has).
+ */
+function sortedNode(node: JsonObject): JsonObject {
+  const keys = Object.keys(node);
+  const sorted = [...keys].sort();
+  if (sorted.every((key, i) => key === keys[i])) return node;
+  const out: JsonObject = {};
+  for (const key of sorted) out[key] = node[key] as JsonValue;
+  return out;
 }
 
 function treeOf(
@@ -159,7 +171,7 @@ function treeOf(
       if (unlisted(`${dotted}.${key}`, child)) continue;
       node[`f:${key}`] = treeOf(child, `${dotted}.${key}`, mergeKeys, selfOwned);
     }
-    return node;
+    return sortedNode(node);
   }
   const mergeKey = mergeKeys[dotted];
   if (Array.isArray(value) && mergeKey && value.every((i) => isObject(i) && mergeKey in i)) {
@@ -169,9 +181,9 @@ function treeOf(
       for (const [key, child] of Object.entries(item)) {
         itemNode[`f:${key}`] = treeOf(child, `${dotted}.*.${key}`, mergeKeys, selfOwned);
       }
-      node[itemSegment(item, dotted, mergeKey)] = itemNode;
+      node[itemSegment(item, dotted, mergeKey)] = sortedNode(itemNode);
     }
-    return node;
+    return sortedNode(node);
   }
   return {};
 }

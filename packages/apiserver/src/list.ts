@@ -54,6 +54,7 @@ export function listObjects(
     if (resourceVersionMatch !== 'NotOlderThan' && resourceVersionMatch !== 'Exact') {
       throw invalidListOptions(
         `resourceVersionMatch: Unsupported value: "${resourceVersionMatch}": supported values: "Exact", "NotOlderThan", ""`,
+        'FieldValueNotSupported',
       );
     }
     if (resourceVersion === undefined || resourceVersion === '') {
@@ -165,14 +166,14 @@ export function checkGetResourceVersion(value: string | null, current: number): 
   if (isAhead(rv, current)) throw tooLargeResourceVersion(rv, current);
 }
 
-function invalidListOptions(message: string): ApiError {
+function invalidListOptions(message: string, reason = 'FieldValueForbidden'): ApiError {
   return new ApiError(
     failure(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${message}`, {
-      kind: 'ListOptions',
       group: 'meta.k8s.io',
+      kind: 'ListOptions',
       causes: [
         {
-          reason: 'FieldValueForbidden',
+          reason,
           message: message.replace(/^[^:]+: /, ''),
           field: message.split(':')[0] ?? '',
         },

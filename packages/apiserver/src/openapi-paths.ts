@@ -1,3 +1,4 @@
+import type { JsonObject } from './patch.js';
 import type { ResourceRegistry } from './resources.js';
 
 /**
@@ -64,4 +65,39 @@ export function openApiV3GroupVersion(
     paths,
     components: { schemas: {} },
   };
+}
+
+/**
+ * The `paths` of `/openapi/v2`: each served resource's PATCH operation with its
+ * group-version-kind and query parameters (`dryRun` among them), which kubectl 1.20 reads
+ * before a `--dry-run=server` or a `diff` (no responses, no schemas).
+ */
+export function openApiV2Paths(registry: ResourceRegistry): JsonObject {
+  const paths: JsonObject = {};
+  const add = (group: string, version: string): void => {
+    const prefix = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+    for (const d of registry.resourcesOf(group, version)) {
+      if (d.createOnly) continue;
+      const path = d.namespaced
+        ? `${prefix}/namespaces/{namespace}/${d.resource}/{name}`
+        : `${prefix}/${d.resource}/{name}`;
+      paths[path] = {
+        patch: {
+          parameters: ['dryRun', 'fieldManager', 'force'].map((name) => ({
+            name,
+            in: 'query',
+            type: name === 'force' ? 'boolean' : 'string',
+            uniqueItems: true,
+          })),
+          'x-kubernetes-action': 'patch',
+          'x-kubernetes-group-version-kind': { group, version, kind: d.kind },
+        },
+      };
+    }
+  };
+  for (const version of registry.versionsOf('')) add('', version);
+  for (const group of registry.groups()) {
+    for (const version of registry.versionsOf(group)) add(group, version);
+  }
+  return paths;
 }

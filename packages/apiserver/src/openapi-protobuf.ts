@@ -93,8 +93,56 @@ function schemaMessage(schema: JsonObject): Buffer {
 }
 
 /**
- * An OpenAPI v2 document (swagger, info, definitions; paths are left out) as gnostic's
- * `openapi.v2.Document`, what client-go's `OpenAPISchema()` asks for and parses.
+ * An operation as gnostic's `openapi.v2.Operation`: its query parameters (`in`, `name`,
+ * `type`) and its `x-` vendor extensions; the rest is left out.
+ */
+function operationMessage(operation: JsonObject): Buffer {
+  const parameters = (Array.isArray(operation.parameters) ? operation.parameters : [])
+    .filter(isObject)
+    .filter((p) => p.in === 'query')
+    .map((p) =>
+      // ParametersItem.parameter → Parameter.non_body_parameter → query_parameter_sub_schema.
+      messageField(
+        8,
+        messageField(
+          1,
+          messageField(
+            2,
+            messageField(
+              3,
+              bytesField(2, 'query'),
+              bytesField(4, String(p.name ?? '')),
+              bytesField(6, String(p.type ?? 'string')),
+            ),
+          ),
+        ),
+      ),
+    );
+  const extensions = Object.entries(operation)
+    .filter(([key]) => key.startsWith('x-'))
+    .map(([key, value]) => messageField(13, bytesField(1, key), anyOf(2, value)));
+  return Buffer.concat([...parameters, ...extensions]);
+}
+
+/** The `paths` of a document as gnostic's `openapi.v2.Paths` (PATCH operations only). */
+function pathsMessage(paths: JsonObject): Buffer {
+  return messageField(
+    8,
+    ...Object.entries(paths)
+      .filter((entry): entry is [string, JsonObject] => isObject(entry[1]))
+      .map(([path, item]) =>
+        named(
+          2,
+          path,
+          isObject(item.patch) ? messageField(8, operationMessage(item.patch)) : Buffer.alloc(0),
+        ),
+      ),
+  );
+}
+
+/**
+ * An OpenAPI v2 document (swagger, info, the PATCH operations of its paths, definitions) as
+ * gnostic's `openapi.v2.Document`, what client-go's `OpenAPISchema()` asks for and parses.
  */
 export function openApiV2Protobuf(document: JsonObject): Buffer {
   const info = isObject(document.info) ? document.info : {};
@@ -106,6 +154,7 @@ export function openApiV2Protobuf(document: JsonObject): Buffer {
       bytesField(1, String(info.title ?? '')),
       bytesField(2, String(info.version ?? '')),
     ),
+    ...(isObject(document.paths) ? [pathsMessage(document.paths)] : []),
     messageField(
       9,
       ...Object.entries(definitions)

@@ -4,7 +4,7 @@ import type { RequestContext } from './http.js';
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
 import { decodeProtobufObject } from './protobuf.js';
 import type { ResourceDefinition } from './resources.js';
-import { ApiError, badRequest, failure, unsupportedMediaType } from './status.js';
+import { ApiError, badRequest, failure } from './status.js';
 import type { PatchType, TypedPatch } from './target.js';
 import type { DeleteOptions } from './write-delete.js';
 
@@ -29,7 +29,7 @@ function parseJson(ctx: RequestContext, kind: string): JsonValue {
   } catch (error) {
     const reason = goJsonError(text, (error as Error).message);
     throw badRequest(
-      `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${reason} (${text.slice(0, 30)} ...)`,
+      `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${reason} (${summariseBody(ctx.body)})`,
     );
   }
 }
@@ -50,7 +50,7 @@ export function parseObjectBody(ctx: RequestContext, def: ResourceDefinition): J
       failure(
         415,
         'UnsupportedMediaType',
-        `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+        'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
       ),
     );
   }
@@ -64,25 +64,50 @@ export function parseObjectBody(ctx: RequestContext, def: ResourceDefinition): J
   return value;
 }
 
-/** The patch of a PATCH and its type, from the Content-Type. */
-export function parsePatch(ctx: RequestContext): TypedPatch {
+/**
+ * A PATCH's type, from its Content-Type. Built-in resources are served through go-restful,
+ * which refuses a type it does not list with its own terse 415; custom resources list the
+ * types they take (strategic merge is not one of them).
+ */
+export function patchTypeOf(ctx: RequestContext, def: ResourceDefinition): PatchType {
   const contentType = contentTypeOf(ctx, '');
-  const types: Record<string, PatchType> = {
-    'application/json-patch+json': 'json',
-    'application/merge-patch+json': 'merge',
-    'application/strategic-merge-patch+json': 'strategic',
-    'application/apply-patch+yaml': 'apply',
-  };
-  const type = types[contentType];
-  if (!type) throw unsupportedMediaType(contentType);
+  const type = PATCH_TYPES[contentType];
+  if (def.custom && (type === undefined || type === 'strategic')) {
+    throw new ApiError(
+      failure(
+        415,
+        'UnsupportedMediaType',
+        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+      ),
+    );
+  }
+  if (type === undefined) {
+    throw new ApiError(failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {}));
+  }
+  return type;
+}
+
+const PATCH_TYPES: Readonly<Record<string, PatchType>> = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+};
+
+/** The patch of a PATCH of the given type (see {@link patchTypeOf}). */
+export function parsePatch(ctx: RequestContext, type: PatchType): TypedPatch {
   let patch: JsonValue;
   try {
     patch = parseJson(ctx, 'Patch');
   } catch {
+    // A merge patch that is not JSON: 1.20 answers 500 `Invalid JSON Patch` without a reason;
+    // later releases a 400, as here.
     throw badRequest(
       type === 'apply'
         ? 'error decoding YAML: the apply configuration is not valid YAML'
-        : `json: invalid ${type} patch body (${ctx.body.toString('utf8').slice(0, 30)} ...)`,
+        : type === 'merge'
+          ? 'Invalid JSON Patch'
+          : `json: invalid ${type} patch body (${ctx.body.toString('utf8').slice(0, 30)} ...)`,
     );
   }
   return { type, patch };
@@ -152,4 +177,15 @@ function goJsonError(text: string, message: string): string {
     return 'unexpected end of JSON input';
   }
   return `invalid character ${JSON.stringify(text[position]).replace(/^"|"$/g, "'")} looking for beginning of value`;
+}
+
+/**
+ * The start of a body that did not decode, as kube-apiserver quotes it: `<empty>`, up to 30
+ * bytes of text when it starts with `{`, else up to 30 bytes in hex; ` ...` when cut.
+ */
+function summariseBody(body: Buffer): string {
+  if (body.length === 0) return '<empty>';
+  const head = body.subarray(0, 30);
+  const shown = body[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
+  return body.length > 30 ? `${shown} ...` : shown;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   builtinResourceRows,
   builtinReviewRows,
@@ -111,6 +112,8 @@ export function builtinResources(): ResourceDefinition[] {
       namespaced: row.namespaced,
       shortNames: [...row.shortNames],
       categories: [...row.categories],
+      // kube-apiserver 1.20 reports no singular name for built-in resources (1.27 added them).
+      singularName: '',
       verbs: row.deleteCollection ? ALL_VERBS : NO_COLLECTION_DELETE,
       status: row.subresources.includes('status'),
       scale: row.subresources.includes('scale'),
@@ -324,6 +327,27 @@ export function apiGroupDocument(registry: ResourceRegistry, group: string): obj
   };
 }
 
+/** The pod subresources besides `log` and `status` the server answers (see routes-pods.ts). */
+const POD_SUBRESOURCES: readonly { name: string; verbs: string[]; kind: object }[] = [
+  { name: 'attach', verbs: ['create', 'get'], kind: { kind: 'PodAttachOptions' } },
+  { name: 'binding', verbs: ['create'], kind: { kind: 'Binding' } },
+  {
+    name: 'eviction',
+    verbs: ['create'],
+    kind: { group: 'policy', version: 'v1beta1', kind: 'Eviction' },
+  },
+  { name: 'exec', verbs: ['create', 'get'], kind: { kind: 'PodExecOptions' } },
+];
+
+/**
+ * kube-apiserver's `storageVersionHash`: the first 8 bytes of the SHA-256 of the storage
+ * version's `group/version/kind`, in base64 (Events are stored as core/v1 Events).
+ */
+function storageVersionHash(d: ResourceDefinition, version: string): string {
+  const stored = d.group === 'events.k8s.io' ? '/v1/Event' : `${d.group}/${version}/${d.kind}`;
+  return createHash('sha256').update(stored).digest().subarray(0, 8).toString('base64');
+}
+
 /** The `APIResourceList` of one group-version. */
 export function apiResourceList(
   registry: ResourceRegistry,
@@ -340,6 +364,7 @@ export function apiResourceList(
       verbs: d.verbs,
       ...(d.shortNames.length > 0 ? { shortNames: d.shortNames } : {}),
       ...(d.categories.length > 0 ? { categories: d.categories } : {}),
+      ...(d.custom || d.createOnly ? {} : { storageVersionHash: storageVersionHash(d, version) }),
     });
     // `kind` is the kind the subresource serves: the resource's own, or autoscaling/v1 Scale.
     const subresource = (name: string, verbs: string[], kind: object = { kind: d.kind }) => ({
@@ -349,12 +374,14 @@ export function apiResourceList(
       ...kind,
       verbs,
     });
+    // Listed by name, as kube-apiserver lists them.
+    if (d.log) resources.push(...POD_SUBRESOURCES.map((s) => subresource(s.name, s.verbs, s.kind)));
     if (d.log) resources.push(subresource('log', ['get']));
-    if (d.status) resources.push(subresource('status', ['get', 'patch', 'update']));
     if (d.scale) {
       const scale = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
       resources.push(subresource('scale', ['get', 'patch', 'update'], scale));
     }
+    if (d.status) resources.push(subresource('status', ['get', 'patch', 'update']));
   }
   return {
     kind: 'APIResourceList',

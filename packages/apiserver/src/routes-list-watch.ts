@@ -18,9 +18,7 @@ export function parseListQuery(query: URLSearchParams): ListQuery {
   if (limit !== null && limit !== '') {
     parsedLimit = Number(limit);
     if (!Number.isInteger(parsedLimit)) {
-      throw badRequest(
-        `limit: Invalid value: "${limit}": strconv.ParseInt: parsing "${limit}": invalid syntax`,
-      );
+      throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(limit)}: invalid syntax`);
     }
   }
   return {
@@ -36,7 +34,7 @@ export function parseListQuery(query: URLSearchParams): ListQuery {
 /** LIST a collection. */
 export function serveList(state: ServerState, ctx: RequestContext, target: Target): void {
   if (!target.definition.verbs.includes('list'))
-    throw methodNotAllowed('list', target.definition.kind);
+    throw methodNotAllowed('list', target.definition.kind, target.definition.custom);
   const result = state.storage.list(target, parseListQuery(ctx.query));
   sendList(ctx, target, result.items, result);
 }
@@ -66,8 +64,9 @@ export function sendList(
       : sortedList
         ? `{"apiVersion":${JSON.stringify(apiVersion)},"items":[`
         : `{"kind":${kind},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
+  // An UnstructuredList's metadata always carries `continue`, empty on the last page.
   const tail = sortedList
-    ? `],"kind":${kind},"metadata":${JSON.stringify(goSortedKeys(metadata))}}`
+    ? `],"kind":${kind},"metadata":${JSON.stringify(goSortedKeys({ continue: '', ...metadata }))}}`
     : ']}';
   res.writeHead(200, {
     'Content-Type': 'application/json',
@@ -95,7 +94,7 @@ export function serveWatch(
 ): void {
   const { query, res } = ctx;
   const def = target.definition;
-  if (!def.verbs.includes('watch')) throw methodNotAllowed('watch', def.kind);
+  if (!def.verbs.includes('watch')) throw methodNotAllowed('watch', def.kind, def.custom);
   let fieldSelector = query.get('fieldSelector') ?? '';
   if (name !== undefined)
     fieldSelector = fieldSelector

@@ -3,12 +3,13 @@ import { checkGetResourceVersion } from './list.js';
 import { type Entry, storeKey } from './object-entry.js';
 import { isObject } from './patch.js';
 import { renderObject } from './render.js';
-import { parseDeleteOptions, parseObjectBody, parsePatch } from './request-body.js';
+import { parseDeleteOptions, parseObjectBody, parsePatch, patchTypeOf } from './request-body.js';
 import { apiVersionOf } from './resources.js';
 import { parseListQuery, sendList, serveList } from './routes-list-watch.js';
 import type { ServerState } from './server-state.js';
-import { ApiError, failure, methodNotAllowed, pathNotFound, success } from './status.js';
+import { methodNotAllowed, pathNotFound, success } from './status.js';
 import { keyNamespace, type Target } from './target.js';
+import { checkWriteOptions } from './write-options.js';
 
 /** What every object and collection request carries besides its target. */
 export interface WriteParams {
@@ -32,7 +33,12 @@ export function serveCollection(
       serveList(state, ctx, target);
       return;
     case 'POST': {
-      if (def.namespaced && target.namespace === undefined) throw pathNotFound();
+      // A namespaced resource's all-namespaces path only lists (go-restful: 405 for built-ins).
+      if (def.namespaced && target.namespace === undefined) {
+        if (def.custom) throw pathNotFound();
+        throw methodNotAllowed(method, def.kind);
+      }
+      checkWriteOptions('CreateOptions', query);
       const body = parseObjectBody(ctx, def);
       const entry = state.storage.create(target, body, { manager: manager(), dryRun });
       sendObject(ctx, target, 201, entry);
@@ -40,13 +46,14 @@ export function serveCollection(
     }
     case 'DELETE': {
       if (!def.verbs.includes('deletecollection'))
-        throw methodNotAllowed('deletecollection', def.kind);
+        throw methodNotAllowed('deletecollection', def.kind, def.custom);
+      checkWriteOptions('DeleteOptions', query);
       const deleted = state.storage.deleteCollection(target, parseListQuery(query), dryRun);
       sendList(ctx, target, deleted, { resourceVersion: state.storage.rv });
       return;
     }
     default:
-      throw methodNotAllowed(method, def.kind);
+      throw methodNotAllowed(method, def.kind, def.custom);
   }
 }
 
@@ -69,6 +76,7 @@ export function serveObject(
       return;
     }
     case 'PUT': {
+      checkWriteOptions('UpdateOptions', query);
       const body = parseObjectBody(ctx, def);
       const created = subresource === undefined && state.storage.createsOnUpdate(target, name);
       const entry = state.storage.update(target, name, body, {
@@ -80,12 +88,13 @@ export function serveObject(
       return;
     }
     case 'PATCH': {
-      const typed = parsePatch(ctx);
+      const type = patchTypeOf(ctx, def);
+      checkWriteOptions('PatchOptions', query, type);
+      const typed = parsePatch(ctx, type);
       const existed =
         state.storage.storeOf(def).get(storeKey(keyNamespace(target), name)) !== undefined;
       const entry = state.storage.patch(target, name, typed, {
-        manager:
-          typed.type === 'apply' && !query.get('fieldManager') ? requireApplyManager() : manager(),
+        manager: manager(),
         dryRun,
         subresource,
         force: query.get('force') === 'true',
@@ -94,7 +103,8 @@ export function serveObject(
       return;
     }
     case 'DELETE': {
-      if (subresource) throw methodNotAllowed('delete', def.kind);
+      if (subresource) throw methodNotAllowed('delete', def.kind, def.custom);
+      checkWriteOptions('DeleteOptions', query);
       const options = parseDeleteOptions(ctx);
       const { entry, deleted } = state.storage.delete(target, name, {
         ...options,
@@ -120,7 +130,7 @@ export function serveObject(
       return;
     }
     default:
-      throw methodNotAllowed(method, def.kind);
+      throw methodNotAllowed(method, def.kind, def.custom);
   }
 }
 
@@ -130,26 +140,5 @@ export function sendObject(ctx: RequestContext, target: Target, code: number, en
     ctx.res,
     code,
     renderObject(entry, apiVersionOf(target.definition.group, target.version), ctx.view),
-  );
-}
-
-function requireApplyManager(): never {
-  throw new ApiError(
-    failure(
-      422,
-      'Invalid',
-      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
-      {
-        group: 'meta.k8s.io',
-        kind: 'PatchOptions',
-        causes: [
-          {
-            reason: 'FieldValueRequired',
-            message: 'Required value: is required for apply patch',
-            field: 'fieldManager',
-          },
-        ],
-      },
-    ),
   );
 }

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { sendJson } from './http.js';
 import type { Entry } from './object-entry.js';
 import { builtinDefinitionsV2, builtinSchemasOf } from './openapi-builtins.js';
-import { openApiV3GroupVersion, openApiV3Root } from './openapi-paths.js';
+import { openApiV2Paths, openApiV3GroupVersion, openApiV3Root } from './openapi-paths.js';
 import { OPENAPI_V2_PROTOBUF, openApiV2Protobuf } from './openapi-protobuf.js';
 import { isObject, type JsonObject } from './patch.js';
 import type { ServerState } from './server-state.js';
@@ -95,7 +95,7 @@ export function serveOpenApi(
     const document = {
       swagger: '2.0',
       info: { title: 'Kubernetes', version: 'v1.20.2+kubets' },
-      paths: {},
+      paths: openApiV2Paths(registry),
       definitions: { ...builtinDefinitionsV2(), ...crdSchemas(state) },
     };
     // client-go's OpenAPISchema() (kubectl explain --output=plaintext-openapiv2) asks only

@@ -2,9 +2,17 @@ import { crdVersion } from './crd-lookup.js';
 import { type RequestContext, sendJson } from './http.js';
 import type { Entry } from './object-entry.js';
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
-import { parseObjectBody, parsePatch } from './request-body.js';
+import { parseObjectBody, parsePatch, patchTypeOf } from './request-body.js';
 import type { ServerState } from './server-state.js';
-import { ApiError, badRequest, failure, methodNotAllowed, pathNotFound } from './status.js';
+import {
+  ApiError,
+  badRequest,
+  failure,
+  invalid,
+  methodNotAllowed,
+  notFound,
+  pathNotFound,
+} from './status.js';
 import { formatLabelSelector } from './table-format.js';
 import type { Target } from './target.js';
 
@@ -85,7 +93,8 @@ export function serveScale(
       },
     });
   };
-  const current = state.storage.get(target, name);
+  const current =
+    req.method === 'GET' ? scaledObject(state, target, name) : state.storage.get(target, name);
   if (req.method === 'GET') {
     sendJson(res, 200, render(current));
     return;
@@ -93,7 +102,7 @@ export function serveScale(
   let scale: JsonValue;
   if (req.method === 'PUT') scale = parseObjectBody(ctx, { ...target.definition, kind: 'Scale' });
   else if (req.method === 'PATCH') {
-    const typed = parsePatch(ctx);
+    const typed = parsePatch(ctx, patchTypeOf(ctx, target.definition));
     const base = JSON.parse(render(current)) as JsonObject;
     scale = state.storage.applyPatchToValue(base, typed, target.definition);
   } else throw methodNotAllowed(req.method ?? '', 'Scale');
@@ -104,6 +113,16 @@ export function serveScale(
   if (target.definition.custom && replicas < 0) {
     throw negativeReplicas(target, name, paths.specReplicas, replicas);
   }
+  if (replicas < 0) {
+    // A built-in's Scale is validated as a Scale first.
+    const message = `Invalid value: ${replicas}: must be greater than or equal to 0`;
+    throw invalid(
+      'Scale',
+      name,
+      [{ reason: 'FieldValueInvalid', message, field: 'spec.replicas' }],
+      'autoscaling',
+    );
+  }
   const rv = isObject(scale.metadata) ? scale.metadata.resourceVersion : undefined;
   if (typeof rv === 'string' && rv !== '' && rv !== String(current.rv)) {
     throw state.storage.conflictFor(target, name);
@@ -112,6 +131,17 @@ export function serveScale(
   for (const step of stepsOf(paths.specReplicas).reverse()) patch = { [step]: patch };
   const entry = state.storage.patch(target, name, { type: 'merge', patch }, { manager, dryRun });
   sendJson(res, 200, render(entry));
+}
+
+/** The object a Scale GET shows; a built-in's missing object is named as its scale subresource. */
+function scaledObject(state: ServerState, target: Target, name: string): Entry {
+  try {
+    return state.storage.get(target, name);
+  } catch (error) {
+    const { definition } = target;
+    if (definition.custom || !(error instanceof ApiError) || error.status.code !== 404) throw error;
+    throw notFound(`${definition.resource}/scale`, name, definition.group);
+  }
 }
 
 /** The 422 kube-apiserver answers for a negative replica count on a custom resource's Scale. */

@@ -42,7 +42,7 @@ export function serveTable(
     sendJson(ctx.res, 200, buildTable(printer, [entry], { version, include, meta, now, render }));
     return;
   }
-  if (!def.verbs.includes('list')) throw methodNotAllowed('list', def.kind);
+  if (!def.verbs.includes('list')) throw methodNotAllowed('list', def.kind, def.custom);
   const result = state.storage.list(target, parseListQuery(ctx.query));
   const meta = {
     resourceVersion: String(result.resourceVersion),

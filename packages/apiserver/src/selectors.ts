@@ -139,6 +139,8 @@ export function parseSelection(
       if (known) continue;
       const unsupported = UNSUPPORTED_LABEL[key];
       if (unsupported) throw badRequest(unsupported(requirement.field));
+      // A custom resource's field-label conversion knows only the metadata fields.
+      if (definition.custom) throw badRequest(`field label not supported: ${requirement.field}`);
       throw badRequest(
         `"${requirement.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
       );

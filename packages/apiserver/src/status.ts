@@ -156,7 +156,12 @@ export function badRequest(message: string): ApiError {
 }
 
 /** `405 MethodNotAllowed`. */
-export function methodNotAllowed(verb: string, resource: string): ApiError {
+export function methodNotAllowed(verb: string, resource: string, custom = false): ApiError {
+  // Built-in resources are routed by go-restful, whose 405 names nothing; the custom-resource
+  // handler names the verb and the kind.
+  if (!custom) {
+    return err(405, 'MethodNotAllowed', METHOD_NOT_ALLOWED, {});
+  }
   return err(
     405,
     'MethodNotAllowed',
@@ -164,6 +169,8 @@ export function methodNotAllowed(verb: string, resource: string): ApiError {
     {},
   );
 }
+
+const METHOD_NOT_ALLOWED = 'the server does not allow this method on the requested resource';
 
 /** `415 UnsupportedMediaType`. */
 export function unsupportedMediaType(contentType: string): ApiError {

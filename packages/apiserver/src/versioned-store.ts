@@ -187,7 +187,9 @@ export class VersionedStore {
       return this.remove(target, prev, next);
     }
     const rv = options.dryRun ? (prev?.rv ?? 0) : this.#nextRevision();
-    md.resourceVersion = String(rv);
+    // A dry-run create is never stored, so it answers without a resourceVersion.
+    if (options.dryRun && !prev) delete md.resourceVersion;
+    else md.resourceVersion = String(rv);
     dropEmptyMetadata(md);
     const normalised = storedForm(definition, next);
     const entry = makeEntry(normalised, keyNamespace(target), objectName(normalised), rv);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from './patch.js';
 import { builtinResources } from './resources.js';
-import { normaliseWireTimes } from './wire-times.js';
+import { normaliseWireObject } from './wire-times.js';
 
 const events = builtinResources().find((d) => d.group === '' && d.resource === 'events');
 if (events === undefined) throw new Error('no core events resource');
@@ -9,11 +9,11 @@ const target = { definition: events, version: 'v1', namespace: 'default' };
 
 function normalised(times: Record<string, string>): JsonObject {
   const event: JsonObject = { metadata: { name: 'e' }, ...times };
-  normaliseWireTimes(target, event);
+  normaliseWireObject(target, event);
   return event;
 }
 
-describe('normaliseWireTimes', () => {
+describe('normaliseWireObject', () => {
   it('writes Time in whole UTC seconds and MicroTime with six digits', () => {
     expect(
       normalised({

@@ -4,12 +4,15 @@ import type { Target } from './target.js';
 import { wireRoots, wireTypes } from './wire-types.generated.js';
 
 /**
- * Rewrites the metav1.Time and metav1.MicroTime fields of a built-in object as kube-apiserver
- * 1.20 stores them once decoded: in UTC, a Time in whole seconds (`2006-01-02T15:04:05Z`), a
- * MicroTime with six fractional digits. Values that do not parse are left for the decoder's
- * checks; custom resources keep what was sent.
+ * Rewrites a built-in object as kube-apiserver 1.20 stores it once decoded into its Go struct:
+ * fields the struct does not have are dropped (`kind` and `apiVersion` are kept wherever they
+ * are: the field tables leave TypeMeta out), maps' keys are sorted (Go encodes a map sorted:
+ * labels, annotations, a ConfigMap's data, selectors), metav1.Time and metav1.MicroTime fields are in UTC,
+ * a Time in whole seconds (`2006-01-02T15:04:05Z`), a MicroTime with six fractional digits.
+ * Times that do not parse are left for the decoder's checks; custom resources keep what was
+ * sent (their schema prunes them).
  */
-export function normaliseWireTimes(target: Target, obj: JsonObject): void {
+export function normaliseWireObject(target: Target, obj: JsonObject): void {
   const { definition, version } = target;
   if (definition.custom) return;
   const root = wireRoots[`${definition.group}/${version}/${definition.kind}`];
@@ -19,6 +22,21 @@ export function normaliseWireTimes(target: Target, obj: JsonObject): void {
 function normaliseValue(value: JsonValue, type: string): JsonValue {
   if (type === 'time' || type === 'microtime') {
     return typeof value === 'string' ? (inUtc(value, type === 'microtime') ?? value) : value;
+  }
+  if (type.startsWith('map[string]')) {
+    if (!isObject(value)) return value;
+    // Go's encoding/json writes a map's keys sorted, whatever order they were sent in.
+    const element = type.slice('map[string]'.length);
+    const keys = Object.keys(value);
+    const sorted = [...keys].sort();
+    let rewritten = sorted.some((key, i) => key !== keys[i]);
+    const next: JsonObject = {};
+    for (const key of sorted) {
+      const item = normaliseValue(value[key] as JsonValue, element);
+      if (item !== value[key]) rewritten = true;
+      next[key] = item;
+    }
+    return rewritten ? next : value;
   }
   if (type.startsWith('[]')) {
     if (Array.isArray(value)) {
@@ -34,7 +52,12 @@ function normaliseValue(value: JsonValue, type: string): JsonValue {
   if (!struct || !isObject(value)) return value;
   for (const key of Object.keys(value)) {
     const field = struct.fields[key];
-    if (!field) continue;
+    if (!field) {
+      // Unknown to the Go struct: the decoder skips it. Only values a request produced reach
+      // here with such a key, never a stored (already decoded) part, so deleting is safe.
+      if (key !== 'kind' && key !== 'apiVersion') delete value[key];
+      continue;
+    }
     // Assigned only when rewritten: a patched object may share parts with the stored one.
     const next = normaliseValue(value[key] as JsonValue, field[1]);
     if (next !== value[key]) value[key] = next;

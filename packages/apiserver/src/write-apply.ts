@@ -8,6 +8,7 @@ import { apiVersionOf } from './resources.js';
 import { ApiError, badRequest, failure } from './status.js';
 import { fieldScope, type PatchOptions, type Target } from './target.js';
 import type { VersionedStore } from './versioned-store.js';
+import { normaliseWireObject } from './wire-times.js';
 import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
 import { createApplied } from './write-create.js';
 import { finishUpdate, prepareUpdate } from './write-update.js';
@@ -42,7 +43,7 @@ export function writeApply(
   const scope = fieldScope(definition, options.subresource);
   const applyOrThrow = (live: JsonObject | undefined): JsonObject => {
     try {
-      return applyConfiguration(
+      const applied = applyConfiguration(
         live,
         config,
         options.manager,
@@ -52,6 +53,9 @@ export function writeApply(
         options.force === true,
         selfOwnedNodes(definition, target.version, 'Apply'),
       );
+      // Decoded as a write's body is: unknown fields dropped, maps sorted, times in UTC.
+      normaliseWireObject(target, applied);
+      return applied;
     } catch (error) {
       if (error instanceof ApplyConflictError) {
         throw new ApiError(

@@ -2,7 +2,7 @@ import { goMarshal, iteratorContext, rawBodyOf } from './go-decode.js';
 import type { Entry } from './object-entry.js';
 import { meta } from './object-meta.js';
 import type { JsonObject } from './patch.js';
-import { apiVersionOf } from './resources.js';
+import { apiVersionOf, builtinResources } from './resources.js';
 import {
   type ApiError,
   badRequest,
@@ -57,9 +57,30 @@ export function checkKind(target: Target, body: JsonObject, requireKind = false)
   if (typeof kind !== 'string' || kind === '') {
     throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(body).slice(0, 200)}'`);
   }
+  const bodyGoVersion = typeof bodyVersion === 'string' ? (bodyVersion.split('/').pop() ?? '') : '';
+  const handled = `${kind} in version ${JSON.stringify(bodyGoVersion)} cannot be handled as a ${definition.kind}`;
+  if (bodyVersion === apiVersion && isBuiltinKind(apiVersion, kind)) {
+    // A kind the scheme knows at that version decodes, then has no conversion to the target's.
+    const internal = definition.group === '' ? 'core' : definition.group.split('.')[0];
+    throw badRequest(
+      `${handled}: converting (${bodyGoVersion}.${kind}) to (${internal}.${definition.kind}): unknown conversion`,
+    );
+  }
   throw badRequest(
-    `${kind} in version ${JSON.stringify(typeof bodyVersion === 'string' ? bodyVersion.split('/').pop() : '')} cannot be handled as a ${definition.kind}: no kind "${kind}" is registered for version "${String(bodyVersion)}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`,
+    `${handled}: no kind "${kind}" is registered for version "${String(bodyVersion)}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`,
   );
+}
+
+let builtinKinds: Set<string> | undefined;
+
+/** Whether kube-apiserver's scheme has `kind` at `apiVersion` (the served built-in kinds). */
+function isBuiltinKind(apiVersion: string, kind: string): boolean {
+  builtinKinds ??= new Set(
+    builtinResources().flatMap((d) =>
+      d.versions.map((v) => `${apiVersionOf(d.group, v)}/${d.kind}`),
+    ),
+  );
+  return builtinKinds.has(`${apiVersion}/${kind}`);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { prepareSecret } from './data-objects.js';
+import { prepareDataObject } from './data-objects.js';
 import { applyDefaults, prepareNewBuiltin } from './defaults/builtin.js';
 import { validationGroup } from './event-versions.js';
 import { selfOwnedNodes } from './field-shapes.js';
@@ -10,13 +10,13 @@ import { meta, objectName, timestamp } from './object-meta.js';
 import { isObject, type JsonObject } from './patch.js';
 import { apiVersionOf, type ResourceDefinition, resourceKey } from './resources.js';
 import { allocateServiceAddresses } from './service-allocation.js';
-import { alreadyExists, invalid } from './status.js';
+import { ApiError, alreadyExists, failure, invalid } from './status.js';
 import { fieldScope, keyNamespace, type Target, type WriteOptions } from './target.js';
 import { validateCreate } from './validation/builtin.js';
 import { generateNameSuffix, validateObjectName } from './validation/names.js';
 import type { VersionedStore } from './versioned-store.js';
 import { checkWireTypes } from './wire-decode.js';
-import { normaliseWireTimes } from './wire-times.js';
+import { normaliseWireObject } from './wire-times.js';
 import { checkKind, checkNamespace, requireNamespace } from './write-checks.js';
 
 /** POST: creates an object. */
@@ -30,14 +30,14 @@ export function createObject(
   checkKind(target, body, true);
   checkWireTypes(target, rawBodyOf(body));
   // The body is owned by this call (freshly parsed): copy only what is changed in place.
-  normaliseWireTimes(target, body);
+  normaliseWireObject(target, body);
   const obj: JsonObject = {
     ...body,
     metadata: isObject(body.metadata) ? { ...body.metadata } : {},
   };
   obj.kind = definition.kind;
   obj.apiVersion = apiVersionOf(definition.group, version);
-  prepareSecret(target, obj, rawBodyOf(body));
+  prepareDataObject(target, obj, rawBodyOf(body));
   applyDefaults(definition, obj);
   const md = meta(obj);
   checkNamespace(target, obj);
@@ -59,6 +59,7 @@ export function createObject(
   if (problems.length > 0) {
     throw invalid(definition.kind, name, problems, validationGroup(definition));
   }
+  if (!options.dryRun) checkNoResourceVersion(md);
   if (objects.get(storeKey(keyNamespace(target), name))) {
     throw alreadyExists(definition.resource, name, definition.group);
   }
@@ -84,6 +85,23 @@ export function createObject(
   return store.commit(target, undefined, obj, options);
 }
 
+/**
+ * etcd's storage refuses to create an object whose `metadata.resourceVersion` is a number other
+ * than 0; kube-apiserver passes that on as a 500 without a reason (1.20 and the releases after
+ * it). One that is not a number is ignored.
+ */
+function checkNoResourceVersion(md: JsonObject): void {
+  const rv = md.resourceVersion;
+  if (typeof rv === 'string' && /^\d+$/.test(rv) && BigInt(rv) !== 0n) {
+    const { reason: _reason, ...status } = failure(
+      500,
+      '',
+      'resourceVersion should not be set on objects to be created',
+    );
+    throw new ApiError(status);
+  }
+}
+
 /** Creates the object a server-side apply produced, keeping its Apply managedFields entry. */
 export function createApplied(
   store: VersionedStore,
@@ -93,7 +111,7 @@ export function createApplied(
 ): Entry {
   const managed = meta(obj).managedFields;
   const { definition } = target;
-  prepareSecret(target, obj);
+  prepareDataObject(target, obj);
   applyDefaults(definition, obj);
   const name = objectName(obj);
   const problems = validateCreate(

@@ -1,5 +1,5 @@
 import { validateCustomStatus } from './crd-schema/custom.js';
-import { prepareSecret } from './data-objects.js';
+import { prepareDataObject } from './data-objects.js';
 import { applyDefaults } from './defaults/builtin.js';
 import { asServed, validationGroup } from './event-versions.js';
 import { selfOwnedNodes } from './field-shapes.js';
@@ -7,7 +7,7 @@ import { recordUpdate } from './fieldmanager.js';
 import { rawBodyOf } from './go-decode.js';
 import { type Entry, storeKey } from './object-entry.js';
 import { comparable, meta, objectName, withoutMetaAndStatus } from './object-meta.js';
-import { type JsonObject, type JsonValue, jsonEqual } from './patch.js';
+import { isObject, type JsonObject, type JsonValue, jsonEqual } from './patch.js';
 import { apiVersionOf } from './resources.js';
 import { allocateServiceAddresses } from './service-allocation.js';
 import { badRequest, invalid } from './status.js';
@@ -16,7 +16,7 @@ import { validateUpdate } from './validation/builtin.js';
 import { isEventResource } from './validation/events.js';
 import type { VersionedStore } from './versioned-store.js';
 import { checkWireTypes } from './wire-decode.js';
-import { normaliseWireTimes } from './wire-times.js';
+import { normaliseWireObject } from './wire-times.js';
 import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
 import { createObject } from './write-create.js';
 
@@ -31,7 +31,7 @@ export function updateObject(
   const { definition } = target;
   checkKind(target, body, true);
   checkWireTypes(target, rawBodyOf(body));
-  normaliseWireTimes(target, body);
+  normaliseWireObject(target, body);
   const bodyName = objectName(body);
   if (bodyName !== name) {
     throw badRequest(
@@ -42,7 +42,7 @@ export function updateObject(
     return createObject(store, target, body, options);
   }
   const obj: JsonObject = { ...body, metadata: { ...meta(body) } };
-  if (options.subresource !== 'status') prepareSecret(target, obj, rawBodyOf(body));
+  if (options.subresource !== 'status') prepareDataObject(target, obj, rawBodyOf(body));
   checkNamespace(target, obj);
   const prev = store.get(target, name);
   // Custom resources' strategy forbids unconditional updates; built-in kinds' allow them.
@@ -119,7 +119,7 @@ export function prepareUpdate(
   }
   checkFinalizersWhileDeleting(target, oldMd, md);
   if (subresource !== 'status') {
-    prepareSecret(target, next);
+    prepareDataObject(target, next);
     applyDefaults(definition, next);
     const problems = validateUpdate(definition, next, old);
     if (problems.length > 0) {
@@ -164,7 +164,14 @@ export function finishUpdate(
   }
   // Compared, and fields recorded, as the request's API shows the object (events.k8s.io).
   const before = asServed(target, prev.obj);
-  if (jsonEqual(comparable(next), comparable(before))) return prev;
+  // An apply that changes no value may still change who owns what (a second manager sharing
+  // a field, a manager letting one go): that is a write too.
+  if (
+    jsonEqual(comparable(next), comparable(before)) &&
+    (!fieldsDone || jsonEqual(ownership(next), ownership(before)))
+  ) {
+    return prev;
+  }
   if (!fieldsDone) {
     recordUpdate(
       before,
@@ -177,6 +184,16 @@ export function finishUpdate(
     );
   }
   return store.commit(target, prev, next, options);
+}
+
+/** Who owns which fields, without the times of the entries. */
+function ownership(obj: JsonObject): JsonValue[] {
+  const entries = meta(obj).managedFields;
+  return (Array.isArray(entries) ? entries : []).map((entry) => {
+    if (!isObject(entry)) return entry;
+    const { time: _time, ...rest } = entry;
+    return rest;
+  });
 }
 
 /** An object being deleted may lose finalizers but gain none (422, as kube-apiserver). */

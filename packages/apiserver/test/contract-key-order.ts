@@ -97,4 +97,67 @@ export function defineKeyOrderContract(getTarget: () => ContractEndpoint): void 
       'fieldsV1',
     ]);
   });
+
+  it('returns a built-in object’s maps with their keys sorted (labels, data, selectors) and FieldsV1 sorted, on every write', async () => {
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const sent = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'maps', labels: { zeta: '1', alpha: '2' }, annotations: { z: '', a: '' } },
+      data: { zz: '1', aa: '2', mm: '3' },
+    };
+    const created = await calls.create(path, sent);
+    const merge = { contentType: 'application/merge-patch+json' };
+    const patched = await calls.call('PATCH', `${path}/maps`, {
+      ...merge,
+      body: { data: { bb: '4' }, metadata: { labels: { beta: '3' } } },
+    });
+    const applied = await calls.call('PATCH', `${path}/applied?fieldManager=a`, {
+      contentType: 'application/apply-patch+yaml',
+      body: JSON.stringify({ ...sent, metadata: { ...sent.metadata, name: 'applied' } }),
+    });
+    for (const [write, res, data, labels] of [
+      ['create', created, ['aa', 'mm', 'zz'], ['alpha', 'zeta']],
+      ['patch', patched, ['aa', 'bb', 'mm', 'zz'], ['alpha', 'beta', 'zeta']],
+      ['apply', applied, ['aa', 'mm', 'zz'], ['alpha', 'zeta']],
+    ] as const) {
+      const body = JSON.parse(res.text);
+      expect({
+        write,
+        data: Object.keys(body.data),
+        labels: Object.keys(body.metadata.labels),
+      }).toEqual({
+        write,
+        data,
+        labels,
+      });
+      expect(Object.keys(body.metadata.annotations)).toEqual(['a', 'z']);
+    }
+    const fields = JSON.parse(created.text).metadata.managedFields[0].fieldsV1;
+    expect(Object.keys(fields)).toEqual(['f:data', 'f:metadata']);
+    expect(Object.keys(fields['f:data'])).toEqual(['.', 'f:aa', 'f:mm', 'f:zz']);
+    expect(Object.keys(fields['f:metadata'])).toEqual(['f:annotations', 'f:labels']);
+    const pod = await calls.create(`/api/v1/namespaces/${ns}/pods`, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'sorted' },
+      spec: {
+        nodeSelector: { zone: 'a', disk: 'ssd' },
+        containers: [{ name: 'c', image: 'busybox:1' }],
+      },
+    });
+    const podBody = JSON.parse(pod.text);
+    expect(Object.keys(podBody.spec.nodeSelector)).toEqual(['disk', 'zone']);
+    const container =
+      podBody.metadata.managedFields[0].fieldsV1['f:spec']['f:containers']['k:{"name":"c"}'];
+    expect(Object.keys(container)).toEqual([
+      '.',
+      'f:image',
+      'f:imagePullPolicy',
+      'f:name',
+      'f:resources',
+      'f:terminationMessagePath',
+      'f:terminationMessagePolicy',
+    ]);
+  });
 }

@@ -252,4 +252,35 @@ export function defineManagedFieldsContract(getTarget: () => ContractEndpoint): 
       container: expectedContainer,
     });
   });
+
+  it('shares a field two appliers set to the same value, and lets it go when one stops applying it', async () => {
+    const ns = await newNamespace('mf-shared');
+    const path = `/api/v1/namespaces/${ns}/configmaps/shared`;
+    const apply = (manager: string, data?: Record<string, string>) =>
+      call('PATCH', `${path}?fieldManager=${manager}`, {
+        ...APPLY,
+        body: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'shared' },
+          data,
+        }),
+      });
+    const first = await apply('a', { x: '1', w: '2' });
+    expect(first.status).toBe(201);
+    const second = await apply('b', { x: '1' });
+    expect(second.status).toBe(200);
+    // Only ownership changed: still a write, with a new resourceVersion.
+    expect(second.json.metadata.resourceVersion).not.toBe(first.json.metadata.resourceVersion);
+    expect(entries(second)).toEqual([
+      ['a', 'Apply', { 'f:data': { 'f:w': {}, 'f:x': {} } }],
+      ['b', 'Apply', { 'f:data': { 'f:x': {} } }],
+    ]);
+    const again = await apply('b', { x: '1' });
+    expect(again.json.metadata.resourceVersion).toBe(second.json.metadata.resourceVersion);
+    // a stops applying x: b still owns it, so it stays; w was a's alone, so it goes.
+    const released = await apply('a');
+    expect(released.json.data).toEqual({ x: '1' });
+    expect(entries(released)).toEqual([['b', 'Apply', { 'f:data': { 'f:x': {} } }]]);
+  });
 }

@@ -21,6 +21,7 @@ import { defineManagedFieldsContract } from './contract-managed-fields.js';
 import { defineMicroTimeContract } from './contract-microtime.js';
 import { defineOpenApiContract } from './contract-openapi.js';
 import { defineReadsContract } from './contract-reads.js';
+import { defineRequestsContract } from './contract-requests.js';
 import { defineResourceVersionParsingContract } from './contract-resource-version-parsing.js';
 import { defineResourceVersionContract } from './contract-resource-versions.js';
 import { defineReviewsContract, defineSubjectReviewsContract } from './contract-reviews.js';
@@ -100,6 +101,8 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('strategic merge patch', () => defineStrategicMergeContract(getTarget));
   describe('admission webhooks', () => defineAdmissionWebhooksContract(getTarget));
   describe('conversion webhooks', () => defineConversionWebhooksContract(getTarget));
+  describe('requests a client gets wrong, pod subresources', () =>
+    defineRequestsContract(getTarget));
   const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',

@@ -1,17 +1,18 @@
 import { validateCustomResourceDefinition } from '@kubets/apiextensions';
 import { validateCustomResource } from '../crd-schema/custom.js';
 import { objectName } from '../object-meta.js';
-import type { JsonObject } from '../patch.js';
+import { isObject, type JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
 import { validateConfigMapData, validateSecretData } from './data-keys.js';
 import { validateDataUpdate } from './data-update.js';
 import { isEventResource, validateEventCreate, validateEventUpdate } from './events.js';
+import { invalid } from './field-errors.js';
 import { validateCronJobName, validateCronJobSpec, validateJobSpec } from './jobs.js';
 import { validateMetadataMaps } from './metadata.js';
 import type { FieldError } from './names.js';
 import { validatePodCreate, validatePodUpdate } from './pod-update.js';
 import { validateSecretType } from './secret-types.js';
-import { validateServiceSpec } from './service.js';
+import { validateServiceSpec, validateServiceUpdate } from './service.js';
 import { validateWebhookConfiguration } from './webhook-configurations.js';
 import {
   validateDaemonSetSpec,
@@ -62,6 +63,7 @@ export function validateUpdate(
   errors.push(...validateDataUpdate(key, next, old));
   if (definition.group === '') errors.push(...metaErrors);
   if (key === '/pods') errors.push(...validatePodUpdate(next.spec, old.spec));
+  if (key === '/services') errors.push(...validateServiceUpdate(next.spec, old.spec));
   errors.push(...validateSpec(key, next));
   return errors;
 }

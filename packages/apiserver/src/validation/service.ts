@@ -203,3 +203,35 @@ export function validateServiceSpec(specValue: JsonValue | undefined): FieldErro
   errors.push(...portUseErrors(spec, ports));
   return errors;
 }
+
+/**
+ * What a Service update may not change: a cluster IP once allocated (the first of
+ * `clusterIPs`, quoted as the whole new list), unless the Service is headless or ExternalName
+ * on either side.
+ */
+export function validateServiceUpdate(
+  next: JsonValue | undefined,
+  old: JsonValue | undefined,
+): FieldError[] {
+  if (!isObject(next) || !isObject(old)) return [];
+  const oldIps = clusterIpsOf(old);
+  const newIps = clusterIpsOf(next);
+  const needsIp = (ips: string[], spec: JsonObject) =>
+    spec.type !== 'ExternalName' && ips[0] !== undefined && ips[0] !== '' && ips[0] !== 'None';
+  if (!needsIp(oldIps, old) || !needsIp(newIps, next) || oldIps[0] === newIps[0]) return [];
+  const quoted = `[]string{${newIps.map((ip) => JSON.stringify(ip)).join(', ')}}`;
+  return [
+    {
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${quoted}: may not change once set`,
+      field: 'spec.clusterIPs[0]',
+    },
+  ];
+}
+
+function clusterIpsOf(spec: JsonObject): string[] {
+  if (Array.isArray(spec.clusterIPs) && spec.clusterIPs.length > 0) {
+    return spec.clusterIPs.map((ip) => String(ip));
+  }
+  return typeof spec.clusterIP === 'string' ? [spec.clusterIP] : [];
+}
