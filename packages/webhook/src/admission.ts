@@ -29,8 +29,9 @@ export type AdmissionHandler = (
 /** Warnings a validator returns to the client (`admission.Warnings`). */
 export type Warnings = readonly string[];
 
+/** What a validator method returns: warnings, or nothing. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a validator with nothing to say returns nothing
-type ValidationResult = Warnings | undefined | void;
+export type ValidationResult = Warnings | undefined | void;
 
 /**
  * Validates objects of type `T` (controller-runtime's `admission.Validator[T]`). Returns

@@ -12,6 +12,14 @@ export interface CertificatePair {
   readonly key: string;
 }
 
+/** How often a {@link CertWatcher} read its files. */
+export interface CertificateReads {
+  /** Reads made. */
+  total: number;
+  /** Reads that failed. */
+  errors: number;
+}
+
 /** Options of {@link CertWatcher}. */
 export interface CertWatcherOptions {
   /** The certificate file. */
@@ -40,7 +48,7 @@ export class CertWatcher {
   readonly #callbacks = new Set<(pair: CertificatePair) => void>();
   #current: CertificatePair | undefined;
   /** Reads made and failed (controller-runtime's `certwatcher_read_certificate_total`/`_errors_total`). */
-  readonly reads = { total: 0, errors: 0 };
+  readonly reads: CertificateReads = { total: 0, errors: 0 };
 
   constructor(options: CertWatcherOptions) {
     if (typeof options?.certPath !== 'string' || typeof options.keyPath !== 'string') {

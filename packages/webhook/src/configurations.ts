@@ -58,14 +58,22 @@ export interface AdmissionRegistration {
   readonly reinvocationPolicy?: 'Never' | 'IfNeeded' | undefined;
 }
 
+/** The Service in front of the webhook server. */
+export interface WebhookService {
+  /** Its namespace. */
+  readonly namespace: string;
+  /** Its name. */
+  readonly name: string;
+  /** Its port (the API server's default: 443). */
+  readonly port?: number;
+}
+
 /** Where the API server reaches the webhook server, and the CA it trusts for it. */
 export interface WebhookTarget {
   /** The PEM CA bundle that signed the serving certificate. */
   readonly caBundlePem: string;
   /** A Service in the cluster (the usual deployment)... */
-  readonly service?:
-    | { readonly namespace: string; readonly name: string; readonly port?: number }
-    | undefined;
+  readonly service?: WebhookService | undefined;
   /** ...or a base URL (`https://127.0.0.1:9443`; envtest), the path appended. */
   readonly url?: string | undefined;
 }

@@ -13,6 +13,7 @@ export {
   handleAdmission,
   multiMutatingHandler,
   multiValidatingHandler,
+  type ValidationResult,
   type Validator,
   validatingHandler,
   type Warnings,
@@ -44,7 +45,12 @@ export type {
   AdmissionReviewVersion,
   AdmissionUserInfo,
 } from './admission-review.js';
-export { type CertificatePair, CertWatcher, type CertWatcherOptions } from './certwatcher.js';
+export {
+  type CertificatePair,
+  type CertificateReads,
+  CertWatcher,
+  type CertWatcherOptions,
+} from './certwatcher.js';
 export {
   type AdmissionRegistration,
   CONVERSION_PATH,
@@ -55,6 +61,7 @@ export {
   type WebhookConfigurations,
   type WebhookResource,
   type WebhookRule,
+  type WebhookService,
   type WebhookTarget,
   webhookConfigurations,
 } from './configurations.js';

@@ -42,7 +42,7 @@ function fakeCustomValidator(
   return { validateCreate: answer, validateUpdate: answer, validateDelete: answer };
 }
 
-const operations: AdmissionOperation[] = ['CREATE', 'UPDATE', 'DELETE'];
+const operations = ['CREATE', 'UPDATE', 'DELETE'] as const;
 const verb = { CREATE: 'create', UPDATE: 'update', DELETE: 'delete' } as const;
 const method = {
   CREATE: 'ValidateCreate',
