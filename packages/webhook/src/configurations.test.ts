@@ -10,7 +10,7 @@ import {
 
 const caBundlePem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const caBundle = Buffer.from(caBundlePem).toString('base64');
-const mydemo = { group: 'demo.example.com', version: 'v1', kind: 'Mydemo', plural: 'mydemos' };
+const mydemo = { group: 'demo.example.com', version: 'v1', kind: 'Mydemo', resource: 'mydemos' };
 
 describe('webhook configurations', () => {
   it("names paths as controller-runtime's builder does", () => {

@@ -28,8 +28,8 @@ export interface WebhookResource {
   readonly version: string;
   /** The kind. */
   readonly kind: string;
-  /** The plural resource name (`mydemos`). */
-  readonly plural: string;
+  /** The plural resource name (`mydemos`); a `ResourceDescriptor` of `@kubets/clientset` is one. */
+  readonly resource: string;
 }
 
 /** One admission webhook as the configurations list it (what `kubebuilder:webhook` markers say). */
@@ -106,7 +106,7 @@ export function rulesFor(
     {
       apiGroups: [resource.group],
       apiVersions: [resource.version],
-      resources: [resource.plural],
+      resources: [resource.resource],
       operations: [...operations],
     },
   ];

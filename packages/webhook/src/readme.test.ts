@@ -23,7 +23,7 @@ interface Website {
   metadata: { name: string };
   spec: { image?: string; port: number };
 }
-const website = { group: 'demo.example.com', version: 'v1', kind: 'Website', plural: 'websites' };
+const website = { group: 'demo.example.com', version: 'v1', kind: 'Website', resource: 'websites' };
 
 const server = new WebhookServer({
   port: Number(process.env.WEBHOOK_PORT ?? 9443),
