@@ -30,7 +30,7 @@ interface WebhooksHost {
 
 /**
  * The webhooks of a {@link Manager} (controller-runtime's `GetWebhookServer` and what the
- * webhook builder registers): one {@link WebhookServer}, made on first use with the
+ * webhook builder registers): one `WebhookServer`, made on first use with the
  * manager's logger and metrics, started by `Manager.start` on every replica (leader or not)
  * before the caches, stopped with the manager; a readiness check `webhook` while it serves.
  */

@@ -25,3 +25,9 @@ export {
 } from './errors.js';
 export { type KubeconfigParams, renderKubeconfig } from './kubeconfig.js';
 export { createTempDir, type TempDir } from './temp-dir.js';
+export type {
+  EnvtestWebhookClientConfig,
+  EnvtestWebhookConfiguration,
+  EnvtestWebhookOptions,
+  EnvtestWebhookServing,
+} from './webhook-install.js';

@@ -84,7 +84,7 @@ describe('webhook configurations', () => {
     });
   });
 
-  it('leaves out a configuration with no webhooks, and refuses duplicates and a missing CA', () => {
+  it('leaves out a configuration with no webhooks, refuses duplicates and a CA that is not PEM, and leaves out a CA not given', () => {
     expect(webhookConfigurations('x', [], { caBundlePem, url: 'https://h' })).toEqual({});
     const one: AdmissionRegistration = { type: 'validating', name: 'v.x', path: '/v', rules: [] };
     expect(() => webhookConfigurations('x', [one, one], { caBundlePem, url: 'https://h' })).toThrow(
@@ -92,7 +92,7 @@ describe('webhook configurations', () => {
     );
     expect(() =>
       webhookConfigurations('x', [one], { caBundlePem: 'nope', url: 'https://h' }),
-    ).toThrow('webhook target needs caBundlePem, a PEM certificate');
+    ).toThrow('webhook target caBundlePem must be a PEM certificate');
     expect(() => webhookConfigurations('x', [one], { caBundlePem })).toThrow(
       'webhook target needs a service or a url',
     );

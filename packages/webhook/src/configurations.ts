@@ -70,8 +70,11 @@ export interface WebhookService {
 
 /** Where the API server reaches the webhook server, and the CA it trusts for it. */
 export interface WebhookTarget {
-  /** The PEM CA bundle that signed the serving certificate. */
-  readonly caBundlePem: string;
+  /**
+   * The PEM CA bundle that signed the serving certificate; left out, the API server trusts
+   * its system roots (and envtest or cert-manager's CA injector fills it in).
+   */
+  readonly caBundlePem?: string | undefined;
   /** A Service in the cluster (the usual deployment)... */
   readonly service?: WebhookService | undefined;
   /** ...or a base URL (`https://127.0.0.1:9443`; envtest), the path appended. */
@@ -114,18 +117,21 @@ export function rulesFor(
 
 function clientConfig(target: WebhookTarget, path: string): WebhookClientConfig {
   if (
-    typeof target?.caBundlePem !== 'string' ||
-    !target.caBundlePem.includes('BEGIN CERTIFICATE')
+    target.caBundlePem !== undefined &&
+    (typeof target.caBundlePem !== 'string' || !target.caBundlePem.includes('BEGIN CERTIFICATE'))
   ) {
-    throw new TypeError('webhook target needs caBundlePem, a PEM certificate');
+    throw new TypeError('webhook target caBundlePem must be a PEM certificate');
   }
-  const caBundle = Buffer.from(target.caBundlePem).toString('base64');
+  const ca =
+    target.caBundlePem === undefined
+      ? {}
+      : { caBundle: Buffer.from(target.caBundlePem).toString('base64') };
   if (target.url !== undefined) {
-    return { caBundle, url: `${target.url.replace(/\/+$/, '')}${path}` };
+    return { ...ca, url: `${target.url.replace(/\/+$/, '')}${path}` };
   }
   if (target.service === undefined) throw new TypeError('webhook target needs a service or a url');
   return {
-    caBundle,
+    ...ca,
     service: {
       namespace: target.service.namespace,
       name: target.service.name,
