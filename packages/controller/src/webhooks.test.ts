@@ -183,7 +183,7 @@ describe('webhooks of a Manager', () => {
         review({ metadata: { name: 'a' }, spec: { port: 80 } }),
       ),
     ).resolves.toMatchObject({
-      response: { allowed: false, result: { code: 403, message: 'port 80 is privileged' } },
+      response: { allowed: false, status: { code: 403, message: 'port 80 is privileged' } },
     });
     await eventually(() => expect(server.serving).toBe(true));
     await expect(server.startedChecker()()).resolves.toBeUndefined();

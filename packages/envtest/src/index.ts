@@ -26,8 +26,11 @@ export {
 export { type KubeconfigParams, renderKubeconfig } from './kubeconfig.js';
 export { createTempDir, type TempDir } from './temp-dir.js';
 export type {
+  EnvtestWebhook,
   EnvtestWebhookClientConfig,
   EnvtestWebhookConfiguration,
+  EnvtestWebhookMetadata,
   EnvtestWebhookOptions,
+  EnvtestWebhookService,
   EnvtestWebhookServing,
 } from './webhook-install.js';

@@ -4,14 +4,40 @@ import { join } from 'node:path';
 import { generateEnvtestCertificates } from './certs.js';
 import { freeLoopbackPorts } from './ports.js';
 
+/** A webhook's Service reference; envtest keeps its `path`. */
+export interface EnvtestWebhookService {
+  /** The Service's namespace. */
+  namespace?: string;
+  /** The Service's name. */
+  name?: string;
+  /** The webhook's path on the server. */
+  path?: string;
+  /** The Service's port. */
+  port?: number;
+}
+
 /** How the API server reaches one webhook: what envtest rewrites. */
 export interface EnvtestWebhookClientConfig {
   /** A Service reference; its `path` is kept. */
-  service?: { namespace?: string; name?: string; path?: string; port?: number };
+  service?: EnvtestWebhookService;
   /** A URL; its path is kept. */
   url?: string;
   /** The CA bundle (base64 PEM), replaced by envtest's. */
   caBundle?: string;
+}
+
+/** The metadata envtest reads from a configuration. */
+export interface EnvtestWebhookMetadata {
+  /** The configuration's name (required). */
+  name?: string;
+}
+
+/** One webhook of a configuration, as envtest reads it. */
+export interface EnvtestWebhook {
+  /** The webhook's name. */
+  name?: string;
+  /** Where it is called; pointed at the local server. */
+  clientConfig?: EnvtestWebhookClientConfig;
 }
 
 /** A `ValidatingWebhookConfiguration` or `MutatingWebhookConfiguration`, as JSON. */
@@ -20,10 +46,10 @@ export interface EnvtestWebhookConfiguration {
   apiVersion?: string;
   /** `ValidatingWebhookConfiguration` or `MutatingWebhookConfiguration` (set when missing). */
   kind?: string;
-  /** Its name. */
-  metadata: { name: string; [field: string]: unknown };
+  /** Its metadata; `name` is required. */
+  metadata?: EnvtestWebhookMetadata;
   /** Its webhooks: each `clientConfig` is pointed at the local server. */
-  webhooks?: { name: string; clientConfig: EnvtestWebhookClientConfig; [field: string]: unknown }[];
+  webhooks?: EnvtestWebhook[];
 }
 
 /**
@@ -74,7 +100,10 @@ interface Admin {
   key: string;
 }
 
-function pathOf(config: EnvtestWebhookClientConfig, webhook: string): string {
+function pathOf(
+  config: EnvtestWebhookClientConfig | undefined,
+  webhook: string | undefined,
+): string {
   if (config?.service?.path !== undefined) return config.service.path;
   if (config?.url !== undefined) return new URL(config.url).pathname;
   throw new TypeError(

@@ -16,7 +16,7 @@ function request(body: string | undefined, contentType?: string): WebhookRequest
 const refusal = (code: number, message: string) => ({
   apiVersion: 'admission.k8s.io/v1',
   kind: 'AdmissionReview',
-  response: { uid: '', allowed: false, result: { code, message } },
+  response: { uid: '', allowed: false, status: { code, message } },
 });
 
 describe('Admission Webhooks', () => {
@@ -41,7 +41,7 @@ describe('Admission Webhooks', () => {
         response: {
           uid: '',
           allowed: false,
-          result: {
+          status: {
             code: 400,
             message: expect.stringMatching(/^couldn't get version\/kind; json parse error: /),
           },
@@ -61,7 +61,7 @@ describe('Admission Webhooks', () => {
         body: {
           apiVersion: 'admission.k8s.io/v1',
           kind: 'AdmissionReview',
-          response: { uid: 'u', allowed: true, result: { code: 200 } },
+          response: { uid: 'u', allowed: true, status: { code: 200 } },
         },
       });
     });
@@ -76,7 +76,7 @@ describe('Admission Webhooks', () => {
       expect(reply.body).toEqual({
         apiVersion: 'admission.k8s.io/v1',
         kind: 'AdmissionReview',
-        response: { uid: 'u', allowed: true, result: { code: 200 } },
+        response: { uid: 'u', allowed: true, status: { code: 200 } },
       });
     });
 
@@ -90,7 +90,7 @@ describe('Admission Webhooks', () => {
       expect(reply.body).toEqual({
         apiVersion: 'admission.k8s.io/v1beta1',
         kind: 'AdmissionReview',
-        response: { uid: 'u', allowed: true, result: { code: 200 } },
+        response: { uid: 'u', allowed: true, status: { code: 200 } },
       });
     });
 

@@ -26,7 +26,7 @@ function refused(status: number, message: string): WebhookReply {
   const answer = errored(status, new Error(message));
   return {
     status,
-    body: review('admission.k8s.io/v1', { uid: '', allowed: false, result: answer.result ?? {} }),
+    body: review('admission.k8s.io/v1', { uid: '', allowed: false, status: answer.status ?? {} }),
   };
 }
 

@@ -30,24 +30,24 @@ const context = { request: request(), signal: new AbortController().signal };
 describe('Admission Webhook Response Helpers', () => {
   describe('Allowed', () => {
     it("should return an 'allowed' response", () => {
-      expect(allowed('')).toEqual({ allowed: true, result: { code: 200 } });
+      expect(allowed('')).toEqual({ allowed: true, status: { code: 200 } });
     });
     it('should populate a status with a reason when a reason is given', () => {
       expect(allowed('acceptable')).toEqual({
         allowed: true,
-        result: { code: 200, message: 'acceptable' },
+        status: { code: 200, message: 'acceptable' },
       });
     });
   });
 
   describe('Denied', () => {
     it("should return a 'not allowed' response", () => {
-      expect(denied('')).toEqual({ allowed: false, result: { code: 403, reason: 'Forbidden' } });
+      expect(denied('')).toEqual({ allowed: false, status: { code: 403, reason: 'Forbidden' } });
     });
     it('should populate a status with a reason when a reason is given', () => {
       expect(denied('UNACCEPTABLE!')).toEqual({
         allowed: false,
-        result: { code: 403, reason: 'Forbidden', message: 'UNACCEPTABLE!' },
+        status: { code: 403, reason: 'Forbidden', message: 'UNACCEPTABLE!' },
       });
     });
   });
@@ -58,12 +58,12 @@ describe('Admission Webhook Response Helpers', () => {
       { op: 'remove', path: '/spec/replicas' },
     ];
     it("should return an 'allowed' response with the given patches", () => {
-      expect(patched('', ops)).toEqual({ allowed: true, result: { code: 200 }, patches: ops });
+      expect(patched('', ops)).toEqual({ allowed: true, status: { code: 200 }, patches: ops });
     });
     it('should populate a status with a reason when a reason is given', () => {
       expect(patched('some changes', ops)).toEqual({
         allowed: true,
-        result: { code: 200, message: 'some changes' },
+        status: { code: 200, message: 'some changes' },
         patches: ops,
       });
     });
@@ -73,7 +73,7 @@ describe('Admission Webhook Response Helpers', () => {
     it('should return a denied response with an error', () => {
       expect(errored(400, new Error('this is an error'))).toEqual({
         allowed: false,
-        result: { code: 400, message: 'this is an error' },
+        status: { code: 400, message: 'this is an error' },
       });
     });
   });
@@ -82,18 +82,18 @@ describe('Admission Webhook Response Helpers', () => {
     it('should populate a status with a message when a message is given', () => {
       expect(validationResponse(true, 'acceptable')).toEqual({
         allowed: true,
-        result: { code: 200, message: 'acceptable' },
+        status: { code: 200, message: 'acceptable' },
       });
       expect(validationResponse(false, 'UNACCEPTABLE!')).toEqual({
         allowed: false,
-        result: { code: 403, reason: 'Forbidden', message: 'UNACCEPTABLE!' },
+        status: { code: 403, reason: 'Forbidden', message: 'UNACCEPTABLE!' },
       });
     });
     it('should return an admission decision', () => {
-      expect(validationResponse(true, '')).toEqual({ allowed: true, result: { code: 200 } });
+      expect(validationResponse(true, '')).toEqual({ allowed: true, status: { code: 200 } });
       expect(validationResponse(false, '')).toEqual({
         allowed: false,
-        result: { code: 403, reason: 'Forbidden' },
+        status: { code: 403, reason: 'Forbidden' },
       });
     });
   });
@@ -111,12 +111,12 @@ describe('Admission Webhook Response Helpers', () => {
     it('should add the warnings to the existing response without removing any existing warnings', () => {
       const initial: AdmissionAnswer = {
         allowed: true,
-        result: { code: 200 },
+        status: { code: 200 },
         warnings: ['existing-warning'],
       };
       expect(withWarnings(initial, 'additional-warning-1', 'additional-warning-2')).toEqual({
         allowed: true,
-        result: { code: 200 },
+        status: { code: 200 },
         warnings: ['existing-warning', 'additional-warning-1', 'additional-warning-2'],
       });
       expect(initial.warnings).toEqual(['existing-warning']);
@@ -204,14 +204,14 @@ describe('Admission Webhooks', () => {
   });
   it('should populate the status on a response if one is not provided', async () => {
     const response = await handleAdmission(() => ({ allowed: true }), request());
-    expect(response.result).toEqual({ code: 200 });
+    expect(response.status).toEqual({ code: 200 });
   });
   it("shouldn't overwrite the status on a response", async () => {
     const response = await handleAdmission(
-      () => ({ allowed: true, result: { message: 'Ground Control to Major Tom' } }),
+      () => ({ allowed: true, status: { message: 'Ground Control to Major Tom' } }),
       request(),
     );
-    expect(response.result).toEqual({ code: 200, message: 'Ground Control to Major Tom' });
+    expect(response.status).toEqual({ code: 200, message: 'Ground Control to Major Tom' });
   });
   it('should serialize patch operations into a single jsonpatch blob', async () => {
     const response = await handleAdmission(
@@ -233,8 +233,8 @@ describe('Admission Webhooks', () => {
         throw new Error('fake panic test');
       }, request());
       expect(response.allowed).toBe(false);
-      expect(response.result?.code).toBe(500);
-      expect(response.result?.message).toBe('admission handler failed: fake panic test');
+      expect(response.status?.code).toBe(500);
+      expect(response.status?.message).toBe('admission handler failed: fake panic test');
     });
   });
   it('logs one line per denial, naming the webhook, the object and the message', async () => {

@@ -22,8 +22,8 @@ export interface JsonPatchOperation {
 export interface AdmissionAnswer {
   /** Whether the request may go on. */
   allowed: boolean;
-  /** The Status: code, reason, message and field causes. */
-  result?: Status;
+  /** The Status: code, reason, message and field causes (Go's `Result`, `status` on the wire). */
+  status?: Status;
   /** The changes to the object (mutating webhooks). */
   patches?: JsonPatchOperation[];
   /** Warnings for the client. */
@@ -49,19 +49,19 @@ export function patched(message: string, patches: JsonPatchOperation[]): Admissi
 
 /** The answer denying the request because handling it failed with `error` (HTTP `code`). */
 export function errored(code: number, error: unknown): AdmissionAnswer {
-  return { allowed: false, result: { code, message: messageOf(error) } };
+  return { allowed: false, status: { code, message: messageOf(error) } };
 }
 
 /** An allowing (200) or denying (403 Forbidden) answer with `message` when non-empty. */
 export function validationResponse(isAllowed: boolean, message = ''): AdmissionAnswer {
   const result: Status = isAllowed ? { code: 200 } : { code: 403, reason: 'Forbidden' };
   if (message.length > 0) result.message = message;
-  return { allowed: isAllowed, result };
+  return { allowed: isAllowed, status: result };
 }
 
 /** The answer carrying `status` as it is (a `StatusError` a callback threw). */
 export function responseFromStatus(isAllowed: boolean, status: Status): AdmissionAnswer {
-  return { allowed: isAllowed, result: status };
+  return { allowed: isAllowed, status };
 }
 
 /**
@@ -107,7 +107,7 @@ export class AdmissionDenied extends Error {
   /** The Status of the denial: the one of a `StatusError` it was given as `cause`, else its own. */
   toStatus(): Status {
     if (isStatusError(this.cause)) return this.cause.status;
-    if (this.causes.length === 0) return denied(this.message).result as Status;
+    if (this.causes.length === 0) return denied(this.message).status as Status;
     return {
       status: 'Failure',
       code: 422,
@@ -132,9 +132,9 @@ export function completeAnswer(
   answer: AdmissionAnswer,
   request: { uid: string },
 ): AdmissionResponse {
-  const result: Status = { ...(answer.result ?? {}) };
+  const result: Status = { ...(answer.status ?? {}) };
   if (result.code === undefined || result.code === 0) result.code = 200;
-  const response: AdmissionResponse = { uid: request.uid, allowed: answer.allowed, result };
+  const response: AdmissionResponse = { uid: request.uid, allowed: answer.allowed, status: result };
   if (answer.warnings !== undefined && answer.warnings.length > 0) {
     response.warnings = [...answer.warnings];
   }

@@ -78,8 +78,8 @@ export interface AdmissionResponse {
   uid: string;
   /** Whether the request may go on. */
   allowed: boolean;
-  /** Why it may not (code, reason, message, field causes). */
-  result?: Status;
+  /** Why it may not (code, reason, message, field causes): Go's `Result`, `status` on the wire. */
+  status?: Status;
   /** The JSON Patch to apply to the object, base64. */
   patch?: string;
   /** Always `JSONPatch` when `patch` is set. */

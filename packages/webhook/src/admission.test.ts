@@ -45,7 +45,7 @@ describe('typed defaulters', () => {
       defaulter,
       create({ metadata: { name: 'a' }, spec: { image: 'x:1' } }),
     );
-    expect(response).toEqual({ uid: 'u', allowed: true, result: { code: 200 } });
+    expect(response).toEqual({ uid: 'u', allowed: true, status: { code: 200 } });
   });
 
   it('may return a new object instead of changing the copy', async () => {
@@ -66,7 +66,7 @@ describe('typed defaulters', () => {
       },
     });
     const response = await handleAdmission(throwing, create({ metadata: { name: 'a' }, spec: {} }));
-    expect(response.result).toEqual({
+    expect(response.status).toEqual({
       code: 403,
       reason: 'Forbidden',
       message: 'no default for this image registry',
@@ -75,7 +75,7 @@ describe('typed defaulters', () => {
 
   it('answers 400 to a request without an object', async () => {
     const response = await handleAdmission(defaulter, create(undefined));
-    expect(response.result).toEqual({ code: 400, message: 'request.object is missing' });
+    expect(response.status).toEqual({ code: 400, message: 'request.object is missing' });
   });
 
   it('refuses to be built without a default method', () => {
@@ -112,7 +112,7 @@ describe('typed validators', () => {
     expect(response).toEqual({
       uid: 'u',
       allowed: false,
-      result: {
+      status: {
         status: 'Failure',
         code: 422,
         reason: 'Invalid',
@@ -138,7 +138,7 @@ describe('typed validators', () => {
     expect(response).toEqual({
       uid: 'u',
       allowed: true,
-      result: { code: 200 },
+      status: { code: 200 },
       warnings: ['dry run: nothing stored'],
     });
   });
@@ -157,7 +157,7 @@ describe('typed validators', () => {
   it('answers 500 naming a validator that returns something other than warnings', async () => {
     const odd = validatingHandler<Mydemo>({ validateCreate: () => 'fine' as never });
     const response = await handleAdmission(odd, create({ metadata: { name: 'a' }, spec: {} }));
-    expect(response.result).toEqual({
+    expect(response.status).toEqual({
       code: 500,
       message: 'validator must return an array of warnings or nothing, got string',
     });
@@ -165,6 +165,6 @@ describe('typed validators', () => {
 
   it('answers 400 to an unknown operation', async () => {
     const response = await handleAdmission(validator, create({}, { operation: 'PATCH' as never }));
-    expect(response.result).toEqual({ code: 400, message: 'unknown operation "PATCH"' });
+    expect(response.status).toEqual({ code: 400, message: 'unknown operation "PATCH"' });
   });
 });

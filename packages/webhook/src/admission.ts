@@ -207,7 +207,7 @@ export function multiValidatingHandler(...handlers: AdmissionHandler[]): Admissi
       if (!answer.allowed) return answer;
       warnings.push(...(answer.warnings ?? []));
     }
-    return { allowed: true, result: { code: 200 }, warnings };
+    return { allowed: true, status: { code: 200 }, warnings };
   };
 }
 
@@ -225,7 +225,7 @@ export function multiMutatingHandler(...handlers: AdmissionHandler[]): Admission
       patches.push(...(answer.patches ?? []));
       warnings.push(...(answer.warnings ?? []));
     }
-    return { allowed: true, result: { code: 200 }, patches, warnings };
+    return { allowed: true, status: { code: 200 }, patches, warnings };
   };
 }
 
@@ -275,9 +275,9 @@ export async function handleAdmission(
       namespace: request.namespace,
       name: request.name,
       user: request.userInfo?.username,
-      code: response.result?.code,
-      reason: response.result?.reason,
-      message: response.result?.message,
+      code: response.status?.code,
+      reason: response.status?.reason,
+      message: response.status?.message,
     });
   }
   return response;

@@ -82,7 +82,7 @@ it('runs the README example: defaults the image, refuses an image without a tag'
   expect(refused.body).toMatchObject({
     response: {
       allowed: false,
-      result: { code: 422, reason: 'Invalid', message: 'Website a is invalid' },
+      status: { code: 422, reason: 'Invalid', message: 'Website a is invalid' },
     },
   });
   shutdown.abort();

@@ -65,7 +65,7 @@ describe('WebhookServer (controller-runtime server_test.go)', () => {
       expect(reply.body).toEqual({
         apiVersion: 'admission.k8s.io/v1',
         kind: 'AdmissionReview',
-        response: { uid: 'uid-1', allowed: true, result: { code: 200 } },
+        response: { uid: 'uid-1', allowed: true, status: { code: 200 } },
       });
     });
   });
@@ -149,7 +149,7 @@ describe('WebhookServer', () => {
     expect(get.body).toMatchObject({
       response: {
         allowed: false,
-        result: { code: 405, message: 'method GET is not allowed, only POST' },
+        status: { code: 405, message: 'method GET is not allowed, only POST' },
       },
     });
     const unknown = await post(port, '/other', admissionReview({}), {
@@ -362,7 +362,7 @@ describe('hostile input: each gets a clear answer and the server keeps serving',
         response: {
           uid: '',
           allowed: false,
-          result: {
+          status: {
             code: 400,
             message: expect.stringMatching(/^couldn't get version\/kind; json parse error: /),
           },
@@ -376,7 +376,7 @@ describe('hostile input: each gets a clear answer and the server keeps serving',
       status: 400,
       answer: {
         response: {
-          result: {
+          status: {
             code: 400,
             message:
               'the body is not an AdmissionReview of admission.k8s.io/v1 or v1beta1: apiVersion "v1", kind "Pod"',
@@ -391,7 +391,7 @@ describe('hostile input: each gets a clear answer and the server keeps serving',
       status: 400,
       answer: {
         response: {
-          result: { code: 400, message: 'the body is not an AdmissionReview: a JSON array' },
+          status: { code: 400, message: 'the body is not an AdmissionReview: a JSON array' },
         },
       },
     },
@@ -401,7 +401,7 @@ describe('hostile input: each gets a clear answer and the server keeps serving',
       body: JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }),
       status: 400,
       answer: {
-        response: { result: { code: 400, message: 'the AdmissionReview has no request' } },
+        response: { status: { code: 400, message: 'the AdmissionReview has no request' } },
       },
     },
     {
@@ -410,7 +410,7 @@ describe('hostile input: each gets a clear answer and the server keeps serving',
       body: admissionReview({}, { uid: undefined }),
       status: 400,
       answer: {
-        response: { result: { code: 400, message: 'the AdmissionReview request has no uid' } },
+        response: { status: { code: 400, message: 'the AdmissionReview request has no uid' } },
       },
     },
     {
@@ -421,7 +421,7 @@ describe('hostile input: each gets a clear answer and the server keeps serving',
       status: 400,
       answer: {
         response: {
-          result: { code: 400, message: 'contentType=text/plain, expected application/json' },
+          status: { code: 400, message: 'contentType=text/plain, expected application/json' },
         },
       },
     },
@@ -432,7 +432,7 @@ describe('hostile input: each gets a clear answer and the server keeps serving',
       status: 413,
       answer: {
         response: {
-          result: { code: 413, message: 'request entity is too large; limit is 7340032 bytes' },
+          status: { code: 413, message: 'request entity is too large; limit is 7340032 bytes' },
         },
       },
     },
@@ -445,7 +445,7 @@ describe('hostile input: each gets a clear answer and the server keeps serving',
         response: {
           uid: 'uid-1',
           allowed: false,
-          result: {
+          status: {
             code: 403,
             reason: 'Forbidden',
             message: 'validator exploded on image "throw"',
@@ -462,7 +462,7 @@ describe('hostile input: each gets a clear answer and the server keeps serving',
         response: {
           uid: 'uid-1',
           allowed: false,
-          result: {
+          status: {
             code: 500,
             message: 'defaulter must change the object in place or return an object, got number',
           },

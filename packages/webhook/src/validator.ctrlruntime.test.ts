@@ -61,7 +61,7 @@ describe('customValidatingHandler', () => {
       it(`should return 200 in response when ${verb[operation]} succeeds`, async () => {
         const response = await handle(validator, operation);
         expect(response.allowed).toBe(true);
-        expect(response.result?.code).toBe(200);
+        expect(response.status?.code).toBe(200);
       });
     }
   });
@@ -72,7 +72,7 @@ describe('customValidatingHandler', () => {
       it(`should return 200 in response when ${verb[operation]} succeeds, with warning messages`, async () => {
         const response = await handle(validator, operation);
         expect(response.allowed).toBe(true);
-        expect(response.result?.code).toBe(200);
+        expect(response.status?.code).toBe(200);
         expect(response.warnings).toContain(warningMessage);
       });
     }
@@ -85,8 +85,8 @@ describe('customValidatingHandler', () => {
       it(`should propagate the Status from ${method[operation]}'s return value to the HTTP response`, async () => {
         const response = await handle(validator, operation);
         expect(response.allowed).toBe(false);
-        expect(response.result?.code).toBe(422);
-        expect(response.result).toEqual(expectedError.status);
+        expect(response.status?.code).toBe(422);
+        expect(response.status).toEqual(expectedError.status);
         expect(response.warnings).toEqual(
           expect.arrayContaining([warningMessage, anotherWarningMessage]),
         );
@@ -100,7 +100,7 @@ describe('customValidatingHandler', () => {
       it(`should propagate the Status from ${method[operation]}'s return value to the HTTP response`, async () => {
         const response = await handle(fakeCustomValidator(expectedError, undefined), operation);
         expect(response.allowed).toBe(false);
-        expect(response.result).toEqual(expectedError.status);
+        expect(response.status).toEqual(expectedError.status);
         expect(response.warnings).toBeUndefined();
       });
     }
@@ -112,7 +112,7 @@ describe('customValidatingHandler', () => {
       it(`should return 403 response when ${method[operation]} returns non-APIStatus error`, async () => {
         const response = await handle(fakeCustomValidator(expectedError, undefined), operation);
         expect(response.allowed).toBe(false);
-        expect(response.result).toEqual({ code: 403, reason: 'Forbidden', message: 'some error' });
+        expect(response.status).toEqual({ code: 403, reason: 'Forbidden', message: 'some error' });
       });
     }
   });
@@ -126,7 +126,7 @@ describe('customValidatingHandler', () => {
           operation,
         );
         expect(response.allowed).toBe(false);
-        expect(response.result).toEqual({ code: 403, reason: 'Forbidden', message: 'some error' });
+        expect(response.status).toEqual({ code: 403, reason: 'Forbidden', message: 'some error' });
         expect(response.warnings).toEqual([warningMessage, anotherWarningMessage]);
       });
     }
@@ -141,7 +141,7 @@ describe('customValidatingHandler', () => {
         object: 'not an object',
       },
     );
-    expect(response.result).toEqual({
+    expect(response.status).toEqual({
       code: 400,
       message: 'request.object must be a JSON object, got string',
     });
@@ -153,7 +153,7 @@ describe('customValidatingHandler', () => {
       validatingHandler(fakeCustomValidator(undefined, undefined)),
       request,
     );
-    expect(response.result).toEqual({ code: 400, message: 'request.oldObject is missing' });
+    expect(response.status).toEqual({ code: 400, message: 'request.oldObject is missing' });
   });
   it('should return 400 in response when delete fails on decode', async () => {
     const response = await handleAdmission(
@@ -163,7 +163,7 @@ describe('customValidatingHandler', () => {
         oldObject: [1],
       },
     );
-    expect(response.result).toEqual({
+    expect(response.status).toEqual({
       code: 400,
       message: 'request.oldObject must be a JSON object, got an array',
     });
@@ -219,7 +219,7 @@ describe('Defaulter Handler', () => {
       defaultingHandler(testCustomDefaulter),
       createRequest({ newField: 'foo', totalReplicas: 5 }),
     );
-    expect(response.result?.code).toBe(200);
+    expect(response.status?.code).toBe(200);
   });
 
   it('should return ok if received delete verb in defaulter handler', async () => {
@@ -228,6 +228,6 @@ describe('Defaulter Handler', () => {
       createRequest({}, 'DELETE'),
     );
     expect(response.allowed).toBe(true);
-    expect(response.result?.code).toBe(200);
+    expect(response.status?.code).toBe(200);
   });
 });
