@@ -34,6 +34,8 @@ const allowed = {
   ],
   '@kubets/record': ['@kubets/apimachinery', '@kubets/rest', '@kubets/clientset'],
   '@kubets/leaderelection': ['@kubets/apimachinery', '@kubets/rest', '@kubets/clientset'],
+  // Webhooks serve the API server; they never call it. The controller depends on them.
+  '@kubets/webhook': ['@kubets/apimachinery'],
   '@kubets/controller': [
     '@kubets/apimachinery',
     '@kubets/rest',
@@ -45,6 +47,7 @@ const allowed = {
     '@kubets/workqueue',
     '@kubets/record',
     '@kubets/leaderelection',
+    '@kubets/webhook',
   ],
   // envtest owns the certificates, kubeconfig and temp dirs both test servers need.
   '@kubets/envtest': [],

@@ -45,10 +45,11 @@ declare -A known=(
   [listers]=newGenericLister
   [record]=EventAggregator
   [rest]=RESTClient
+  [webhook]=WebhookServer
   [workqueue]=DelayingQueue
 )
 # Subpath exports: "specifier export".
-subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/cache/prometheus PrometheusInformerMetricsProvider" "@kubets/cache/testing setCacheMutationDetectorDefault" "@kubets/cache/compat DeltaFIFO" "@kubets/apimachinery/testing FakeClock" "@kubets/apimachinery/prometheus perNameMetricsProvider" "@kubets/controller/testing newTestContext" "@kubets/controller/manifests writeManifests")
+subpaths=("@kubets/workqueue/prometheus PrometheusMetricsProvider" "@kubets/cache/prometheus PrometheusInformerMetricsProvider" "@kubets/cache/testing setCacheMutationDetectorDefault" "@kubets/cache/compat DeltaFIFO" "@kubets/apimachinery/testing FakeClock" "@kubets/apimachinery/prometheus perNameMetricsProvider" "@kubets/controller/testing newTestContext" "@kubets/controller/manifests writeManifests" "@kubets/webhook/prometheus PrometheusWebhookMetricsProvider")
 
 fail() {
   echo "pack-check: FAIL: $*" >&2

@@ -28,6 +28,7 @@ const specificKeywords = {
   listers: ['lister', 'indexer', 'controller'],
   record: ['events', 'event-recorder', 'controller'],
   rest: ['rest-client', 'kubeconfig', 'watch', 'rate-limiting'],
+  webhook: ['webhook', 'admission-webhook', 'conversion-webhook', 'controller-runtime', 'operator'],
   workqueue: ['workqueue', 'rate-limiter', 'controller', 'prometheus'],
 };
 

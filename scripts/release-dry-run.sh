@@ -11,7 +11,7 @@
 #      on it got a patch bump and a CHANGELOG.md "Updated dependencies" entry, the other
 #      packages kept their version, and the `workspace:` ranges are still there;
 #   4. runs `pnpm publish -r --dry-run --no-git-checks` (what `changeset publish` runs for a
-#      pnpm workspace, minus the upload) and checks that every one of the 17 packages would
+#      pnpm workspace, minus the upload) and checks that every one of the 18 packages would
 #      be published, from a tarball whose package.json has no `workspace:` range left and
 #      whose internal dependency ranges name the bumped versions.
 #
@@ -143,7 +143,7 @@ for (const dir of fs.readdirSync('packages')) {
   if (published.get(pkg.name) !== pkg.version)
     problems.push(`${pkg.name}@${pkg.version} would not be published (summary: ${published.get(pkg.name)})`);
 }
-if (published.size !== 17) problems.push(`${published.size} packages would be published, expected 17`);
+if (published.size !== 18) problems.push(`${published.size} packages would be published, expected 18`);
 for (const file of fs.readdirSync(packedDir)) {
   const manifest = JSON.parse(
     execFileSync('tar', ['-xzOf', `${packedDir}/${file}`, 'package/package.json'], { encoding: 'utf8' }),
@@ -164,4 +164,4 @@ if (problems.length > 0) {
 for (const [name, version] of [...published].sort()) console.log(`  + ${name}@${version}`);
 EOF
 
-step "OK: changeset version + publish --dry-run would release 17 packages"
+step "OK: changeset version + publish --dry-run would release 18 packages"

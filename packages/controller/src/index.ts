@@ -64,3 +64,11 @@ export type {
   InformerProvider,
   WatchedResource,
 } from './watched-resource.js';
+export {
+  ManagerWebhooks,
+  registerConversion,
+  WebhookBuilder,
+  type WebhookForOptions,
+  type WebhookHost,
+  webhookFor,
+} from './webhooks.js';

@@ -16,6 +16,7 @@ import { newSharedInformerFactory, type SharedInformerFactory } from '@kubets/in
 import { LeaseLock, runLeaderElection } from '@kubets/leaderelection';
 import type { EventRecorder } from '@kubets/record';
 import { type Config, copyConfig } from '@kubets/rest';
+import type { WebhookServer, WebhookServerOptions } from '@kubets/webhook';
 import type { MetricsProvider } from '@kubets/workqueue';
 import type { ControllerDeps } from './builder.js';
 import { InformerCache } from './cache.js';
@@ -48,6 +49,7 @@ import {
   parseBindAddress,
   serveEndpoint,
 } from './serve-endpoint.js';
+import { ManagerWebhooks } from './webhooks.js';
 
 /**
  * Leader election of a {@link Manager} over a `coordination.k8s.io/v1` Lease: of several
@@ -128,6 +130,12 @@ export interface ManagerOptions {
    * default of every controller built on this manager. Default 2 minutes.
    */
   cacheSyncTimeoutMs?: number;
+  /**
+   * The webhook server (`WebhookServer` of `@kubets/webhook`), or the options of the one the
+   * manager makes when a webhook is first registered (default port 9443, logging and counting
+   * metrics with the manager). It runs on every replica, leader or not.
+   */
+  webhookServer?: WebhookServer | WebhookServerOptions;
 }
 
 /**
@@ -185,6 +193,8 @@ export class Manager implements ControllerDeps {
   readonly workqueueMetrics: MetricsProvider | undefined;
   /** How long `start` and the controllers wait for caches to sync, in milliseconds. */
   readonly cacheSyncTimeoutMs: number;
+  /** The webhook server and what is registered on it (`webhookFor`, `registerConversion`). */
+  readonly webhooks: ManagerWebhooks;
   readonly #managerMetrics: ManagerMetricsRecorder | undefined;
   readonly #metricsBind: BindAddress | undefined;
   #metricsEndpoint: Endpoint | undefined;
@@ -313,6 +323,7 @@ export class Manager implements ControllerDeps {
       })),
     });
     this.cache = new InformerCache(this);
+    this.webhooks = new ManagerWebhooks(this, options.webhookServer);
   }
 
   /**
@@ -362,8 +373,13 @@ export class Manager implements ControllerDeps {
     else signal.addEventListener('abort', onAbort, { once: true });
     let failure: { error: unknown } | undefined;
     const drain = this.#drainDeadline(stop.signal);
+    let webhooks: { readonly stopped: Promise<void> } | undefined;
     try {
       await this.#serveMetrics();
+      webhooks = await this.webhooks.start(stop.signal, (error) => {
+        failure ??= { error };
+        stop.abort(error);
+      });
       if (this.#healthBind) {
         this.#healthEndpoint = await serveEndpoint(
           this.#healthBind,
@@ -396,7 +412,8 @@ export class Manager implements ControllerDeps {
         );
       if (this.#leaderElection === undefined) {
         this.#leading = true;
-        await Promise.race([runAll(stop.signal), drain.passed]);
+        // A webhook server keeps the manager running as a runnable does.
+        await Promise.race([Promise.all([runAll(stop.signal), webhooks?.stopped]), drain.passed]);
       } else {
         await Promise.race([
           this.#runElected(runAll, stop, (error) => {
@@ -417,6 +434,7 @@ export class Manager implements ControllerDeps {
         this.dynamicInformers.shutdown(),
         this.#metricsEndpoint?.close(),
         this.#healthEndpoint?.close(),
+        webhooks?.stopped,
       ]);
       // Once the controllers have stopped, nothing records any more; what the sink has not
       // written yet is dropped (client-go's broadcaster Shutdown), so a stop never hangs on

@@ -5,6 +5,11 @@ import { EnvtestError, isEnvtestError } from './errors.js';
 import { startControlPlane } from './plane.js';
 import { redactedTls } from './redacted-tls.js';
 import { startTimeoutMs as resolveStartTimeoutMs } from './start-timeout.js';
+import {
+  type EnvtestWebhookOptions,
+  type EnvtestWebhookServing,
+  installWebhooks,
+} from './webhook-install.js';
 
 /** Options for {@link startEnvtest}. */
 export interface EnvtestOptions {
@@ -31,6 +36,11 @@ export interface EnvtestOptions {
    * the promise rejects with the signal's reason. It has no effect once the start resolved.
    */
   signal?: AbortSignal;
+  /**
+   * Webhook configurations to install, pointed at a server the test starts on
+   * {@link Envtest.webhook} (controller-runtime's `WebhookInstallOptions`).
+   */
+  webhooks?: EnvtestWebhookOptions;
 }
 
 /** PEM strings for talking to the envtest API server as its admin user. */
@@ -103,6 +113,11 @@ export interface Envtest extends AsyncDisposable {
   readonly binaries: EnvtestBinaries;
   /** How long the start took, in milliseconds. */
   readonly startDurationMs: number;
+  /**
+   * With `webhooks`: where the test's webhook server must listen and the certificate it
+   * serves; the configurations are installed and point there.
+   */
+  readonly webhook: EnvtestWebhookServing | undefined;
   /**
    * Ends kube-apiserver (SIGTERM by default, or SIGKILL to simulate a crash), starts it again
    * with the same flags, port, certificates and etcd, and resolves once `/readyz` answers 200.
@@ -196,6 +211,16 @@ export async function startEnvtest(options: EnvtestOptions = {}): Promise<Envtes
         certData: plane.tls.cert,
         keyData: plane.tls.key,
       });
+      const webhook =
+        options.webhooks === undefined
+          ? undefined
+          : await installWebhooks(options.webhooks, plane.dir, {
+              host: plane.host,
+              ...plane.tls,
+            }).catch(async (error: unknown) => {
+              await plane.stop();
+              throw error;
+            });
       return {
         host: plane.host,
         tls,
@@ -209,6 +234,7 @@ export async function startEnvtest(options: EnvtestOptions = {}): Promise<Envtes
         },
         binaries,
         startDurationMs: Date.now() - startedAt,
+        webhook,
         restartApiServer: (restartOptions?: RestartApiServerOptions) =>
           plane.restarter.restart(restartOptions),
         stop: plane.stop,

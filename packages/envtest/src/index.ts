@@ -32,3 +32,12 @@ export {
   serviceAccountUser,
 } from './service-account.js';
 export { createTempDir, type TempDir } from './temp-dir.js';
+export type {
+  EnvtestWebhook,
+  EnvtestWebhookClientConfig,
+  EnvtestWebhookConfiguration,
+  EnvtestWebhookMetadata,
+  EnvtestWebhookOptions,
+  EnvtestWebhookService,
+  EnvtestWebhookServing,
+} from './webhook-install.js';

@@ -1,0 +1,3 @@
+import { e2eTestConfig } from '../../vitest.shared.js';
+
+export default e2eTestConfig();
