@@ -5,11 +5,11 @@ describe('package entry', () => {
   it('exports the cache API and nothing internal', () => {
     expect(Object.keys(cache).sort()).toEqual([
       'CacheIndexer',
-      'InformerController',
       'DataInconsistencyError',
       'FIFOClosedError',
       'FieldsV1Pool',
       'IndexNotFoundError',
+      'InformerController',
       'InformerName',
       'InformerNameAndResource',
       'KeyedInformerFactoryBase',
