@@ -2,6 +2,7 @@
 // test's name, inputs and expectations. Cases that cannot apply are listed in the README
 // ("client-go tests not ported").
 
+import type { ListQueryOptions } from '@kubets/apimachinery';
 import {
   ExponentialBackoffManager,
   type ObjectList,
@@ -28,7 +29,6 @@ import {
 import { DeltaFIFO, NonAtomicRealFIFO } from './compat.js';
 import type { Delta } from './delta.js';
 import { metaNamespaceKeyFunc } from './keys.js';
-import type { ListOptions } from './listwatch.js';
 import { Reflector } from './reflector.js';
 import type { BackoffManager, ReflectorOptions, ReflectorStore } from './reflector-options.js';
 import { type CacheIndexer, newStore, type Store } from './store.js';
@@ -276,7 +276,7 @@ describe('client-go reflector_test.go', () => {
           added(mkPod('qux', '5')),
           added(mkPod('zoo', '6')),
         ] as WatchEvent<TestPod>[],
-        expectedListOptions: [] as ListOptions[],
+        expectedListOptions: [] as ListQueryOptions[],
         expectedWatchOptions: [
           {
             allowWatchBookmarks: true,
