@@ -47,4 +47,4 @@ export {
   type EventSink,
   eventSinkFromClientset,
 } from './sink.js';
-export { type EventClock, rfc3339, systemClock, uniqueUnixNanos } from './time.js';
+export { rfc3339, systemClock, uniqueUnixNanos } from './time.js';
