@@ -25,6 +25,8 @@ pnpm typecheck
 pnpm lint
 # The package graph follows client-go's layers, with no cycle between packages or files.
 node scripts/check-deps.mjs
+# One public name, one meaning: a name two packages export is one declaration re-exported.
+node scripts/check-exports.mjs
 # API reference: fails on TypeDoc warnings, broken links and undocumented public exports.
 pnpm docs:check
 # Every package README's example is the code its src/readme.test.ts runs.

@@ -7,13 +7,16 @@
 // cache), replacing the whole store. Until then the reflector reads the inner watch itself,
 // unwrapped: the wrapper costs nothing per event.
 
-import type { ObjectList, WatchEvent } from '@kubets/apimachinery';
+import type {
+  ListQueryOptions,
+  ObjectList,
+  WatchEvent,
+  WatchQueryOptions,
+} from '@kubets/apimachinery';
 import {
   doesClientNotSupportWatchListSemantics,
   type ListerWatcher,
   type ListHints,
-  type ListOptions,
-  type WatchOptions,
 } from '@kubets/cache';
 
 /** The event kube-apiserver sends when a watch's resourceVersion is too old. */
@@ -68,13 +71,13 @@ export class Expirer<T> {
 
   wrap(lw: ListerWatcher<T>): ListerWatcher<T> {
     const wrapped: ListerWatcher<T> = {
-      list: async (options: ListOptions, signal: AbortSignal, hints?: ListHints<T>) => {
+      list: async (options: ListQueryOptions, signal: AbortSignal, hints?: ListHints<T>) => {
         this.lists++;
         const list = await lw.list(options, signal, hints);
         this.onList?.(list);
         return list;
       },
-      watch: async (options: WatchOptions, signal: AbortSignal) => {
+      watch: async (options: WatchQueryOptions, signal: AbortSignal) => {
         if (this.#expireNextWatch) {
           this.#expireNextWatch = false;
           return oneEventWatch(expiredEvent<T>());

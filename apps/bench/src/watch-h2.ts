@@ -24,8 +24,8 @@ import { loadavg } from 'node:os';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { isAlreadyExists } from '@kubets/apimachinery';
-import { type ListerWatcher, listWatchFromClient, type WatchOptions } from '@kubets/cache';
+import { isAlreadyExists, type WatchQueryOptions } from '@kubets/apimachinery';
+import { type ListerWatcher, listWatchFromClient } from '@kubets/cache';
 import { type Envtest, startEnvtest } from '@kubets/envtest';
 import { type Config, loadConfig, RESTClient, WatchStream } from '@kubets/rest';
 import { podFixture } from './fixture.ts';
@@ -83,7 +83,7 @@ function http2ListWatch(config: Config): ListerWatcher<unknown> & { close(): voi
   let session: ClientHttp2Session | undefined;
   return {
     list: (options, signal, hints) => lists.list(options, signal, hints),
-    async watch(options: WatchOptions, signal: AbortSignal) {
+    async watch(options: WatchQueryOptions, signal: AbortSignal) {
       if (session === undefined || session.closed || session.destroyed) {
         session = connect(config.host, tlsOptions(config));
         session.on('error', () => undefined);

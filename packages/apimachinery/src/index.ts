@@ -1,14 +1,173 @@
-export * from './backoff.js';
-export * from './clock.js';
-export * from './equality.js';
-export * from './fields.js';
-export * from './gvk.js';
-export * from './labels.js';
-export * from './list-options.js';
-export * from './logger.js';
-export * from './meta.js';
-export * from './metrics.js';
-export * from './ring-buffer.js';
-export * from './status.js';
-export * from './text-logger.js';
-export * from './watch.js';
+export {
+  Backoff,
+  type BackoffOptions,
+  ExponentialBackoffManager,
+  type ExponentialBackoffManagerOptions,
+  jitter,
+  type RandomSource,
+} from './backoff.js';
+export {
+  type ApplyOptions,
+  type CallOptions,
+  type CreateOptions,
+  type DeleteOptions,
+  type DeleteOptionsBody,
+  deleteOptionsBody,
+  type FieldValidation,
+  type GetOptions,
+  getParams,
+  type ListOptions,
+  listParams,
+  type Params,
+  type PatchOptions,
+  type UpdateOptions,
+  type WatchOptions,
+  watchParams,
+  writeParams,
+} from './call-options.js';
+export { type Clock, type ClockTimer, realClock, sleep } from './clock.js';
+export { jsonEqual } from './equality.js';
+export {
+  escapeFieldValue,
+  everythingFieldSelector,
+  type FieldOperator,
+  type FieldRequirement,
+  type FieldSelector,
+  FieldSelectorParseError,
+  type Fields,
+  fieldSelectorFromSet,
+  fieldsFromObject,
+  parseFieldSelector,
+  unescapeFieldValue,
+} from './fields.js';
+export {
+  apiVersion,
+  type GroupKind,
+  type GroupResource,
+  type GroupVersion,
+  type GroupVersionKind,
+  GroupVersionParseError,
+  type GroupVersionResource,
+  groupKindToString,
+  groupResourceToString,
+  groupVersionKindToString,
+  groupVersionResourceToString,
+  groupVersionToString,
+  gvkFromObject,
+  parseGroupResource,
+  parseGroupVersion,
+  parseGroupVersionResource,
+  parseResourceArg,
+} from './gvk.js';
+export {
+  everything,
+  isValidLabelKey,
+  isValidLabelValue,
+  type LabelSelector,
+  type LabelSelectorOperator,
+  type LabelSelectorRequirement,
+  type Labels,
+  labelSelectorAsSelector,
+  nothing,
+  parseSelector,
+  Requirement,
+  type SelectionOperator,
+  type Selector,
+  SelectorParseError,
+  selectorFromSet,
+} from './labels.js';
+export type {
+  ListQueryOptions,
+  Preconditions,
+  PropagationPolicy,
+  ResourceVersionMatch,
+  WatchQueryOptions,
+} from './list-options.js';
+export { type LogFields, type Logger, silentLogger } from './logger.js';
+export {
+  getAnnotations,
+  getControllerOf,
+  getLabels,
+  getName,
+  getNamespace,
+  getOwnerReferences,
+  getResourceVersion,
+  getUID,
+  type HasObjectMeta,
+  isControlledBy,
+  type KubeObject,
+  type ListMeta,
+  type ManagedFieldsEntry,
+  type ObjectList,
+  type ObjectMeta,
+  type OwnerReference,
+  objectMetaFor,
+  type PartialObjectMetadata,
+  type PartialObjectMetadataList,
+  setListItemTypeMeta,
+  type TypeMeta,
+} from './meta.js';
+export {
+  type CounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
+  type MetricsProviderSetting,
+  metricsProviderSetting,
+  type NoopMetric,
+  noopMetric,
+  noopMetricsProvider,
+  type SettableGaugeMetric,
+  type SummaryMetric,
+} from './metrics.js';
+export { RingBuffer } from './ring-buffer.js';
+export {
+  findStatusError,
+  type GenericServerResponse,
+  isAlreadyExists,
+  isBadRequest,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInternalError,
+  isInvalid,
+  isMethodNotSupported,
+  isNotFound,
+  isRequestEntityTooLarge,
+  isResourceExpired,
+  isServerTimeout,
+  isServiceUnavailable,
+  isStatusError,
+  isTimeout,
+  isTooManyRequests,
+  isUnauthorized,
+  newGenericServerResponse,
+  type Status,
+  type StatusCause,
+  type StatusDetails,
+  StatusError,
+  type StatusReason,
+  statusFromHttp,
+} from './status.js';
+export {
+  formatKlogField,
+  formatKlogHeader,
+  type KlogSeverity,
+  klogCallerLocation,
+  newTextLogger,
+  type TextLoggerOptions,
+} from './text-logger.js';
+export {
+  type AddedEvent,
+  type BookmarkEvent,
+  type DeletedEvent,
+  type ErrorEvent,
+  INITIAL_EVENTS_END_ANNOTATION,
+  isInitialEventsEndBookmark,
+  isWatchEventType,
+  type ModifiedEvent,
+  parseWatchEvent,
+  type WatchEvent,
+  type WatchEventType,
+  watchErrorToStatusError,
+  watchEventTypes,
+} from './watch.js';

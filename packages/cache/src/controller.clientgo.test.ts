@@ -7,7 +7,7 @@ import { eventually } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import { FakeControllerSource } from '../test/fake-controller-source.js';
 import { abortedAfterTest, type TestPod } from '../test/helpers.js';
-import { processDeltaBatchInTransaction } from './compat.js';
+import { NonAtomicRealFIFO, processDeltaBatchInTransaction } from './compat.js';
 import { InformerController, newInformer } from './controller.js';
 import {
   type DeletedFinalStateUnknown,
@@ -67,7 +67,9 @@ function newEventRecorder(store: CacheIndexer<TestPod>) {
 /** A controller over `source` with a RealFIFO, atomic or not, applying deltas to `store`. */
 function startRecordingController(source: FakeControllerSource<TestPod>, atomic: boolean) {
   const store = new CacheIndexer<TestPod>(deletionHandlingMetaNamespaceKeyFunc);
-  const fifo = new RealFIFO<TestPod>(atomic ? { atomicEvents: true } : { knownObjects: store });
+  const fifo = atomic
+    ? new RealFIFO<TestPod>()
+    : new NonAtomicRealFIFO<TestPod>({ knownObjects: store });
   const recorder = newEventRecorder(store);
   const clock = new FakeClock();
   const controller = new InformerController<TestPod>({
@@ -122,7 +124,7 @@ describe('client-go controller_test.go', () => {
     const source = new FakeControllerSource<TestPod>();
     // The downstream state, as the controller knows it.
     const downstream = new CacheIndexer<TestPod>(deletionHandlingMetaNamespaceKeyFunc);
-    const fifo = new RealFIFO<TestPod>({
+    const fifo = new NonAtomicRealFIFO<TestPod>({
       keyFunction: metaNamespaceKeyFunc,
       knownObjects: downstream,
     });
@@ -481,7 +483,6 @@ describe('client-go controller_test.go', () => {
     const fifo = new RealFIFO<unknown>({
       transformer: (obj) => (obj as TestPod).metadata.name,
       keyFunction: keyFunc,
-      atomicEvents: true,
     });
     const history: { action: string; key: string; isInInitialList: boolean }[] = [];
     const handler: DeltaHandler<unknown> = {

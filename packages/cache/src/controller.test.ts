@@ -90,6 +90,33 @@ describe('newIndexerInformer', () => {
     expect(store.listKeys()).toEqual(['default/bad']);
   });
 
+  it('counts as synced only once an async handler has finished with the first list', async () => {
+    const lw = new FakeListerWatcher<TestPod>();
+    lw.listFn = () => listOf([pod('a', '1'), pod('b', '1')], '1');
+    const seen: string[] = [];
+    const releases: (() => void)[] = [];
+    const { controller } = newInformer<TestPod>(
+      lw,
+      {
+        onAdd: (obj) => {
+          seen.push(obj.metadata.name);
+          return new Promise<void>((r) => releases.push(r));
+        },
+      },
+      0,
+      { clock: new FakeClock() },
+    );
+    void controller.run(signal());
+    await eventually(() => seen.length === 1);
+    expect(controller.hasSynced()).toBe(false);
+    releases[0]!();
+    await eventually(() => seen.length === 2);
+    expect(controller.hasSynced()).toBe(false);
+    releases[1]!();
+    await eventually(() => controller.hasSynced());
+    expect(seen).toEqual(['a', 'b']);
+  });
+
   it('drains queued deltas without a promise per delta when the handler is synchronous', async () => {
     // Spy on every FIFO: the informer's is created inside newIndexerInformer.
     const tryPopBatch = RealFIFO.prototype.tryPopBatch;

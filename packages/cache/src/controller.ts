@@ -1,42 +1,46 @@
 import type { Clock } from '@kubets/apimachinery';
 import { type Logger, silentLogger } from '@kubets/apimachinery';
+import { AwaitingHandler, AwaitingQueue } from './awaiting-handler.js';
 import { isFIFOClosedError } from './fifo-lifecycle.js';
 import type { HandlerEvent, ResourceEventHandler } from './handler.js';
 import { informerFIFO } from './informer-fifo.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
 import { type ListerWatcher, reusingCachedItems } from './listwatch.js';
 import { isCacheMutationDetectorEnabled } from './mutation-detector.js';
-import {
-  type DeltaHandler,
-  isPromiseLike,
-  processDeltaBatch,
-  processDeltas,
-} from './process-deltas.js';
+import { processDeltaBatch, processDeltas } from './process-deltas.js';
 import { Reflector } from './reflector.js';
 import type { ReflectorStore, WatchErrorHandler } from './reflector-options.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
-import { type FIFODelta, type ProcessBatchFunc, RealFIFO } from './the-real-fifo.js';
+import type { FIFODelta, ProcessBatchFunc, RealFIFO } from './the-real-fifo.js';
 import type { Indexers } from './thread-safe-store.js';
 import { pickTuning, type ReflectorTuning } from './tuning.js';
 
 /**
  * Handles what a controller pops: one key's deltas from a `DeltaFIFO`, or one delta
  * (possibly a whole relist or resync) from a {@link RealFIFO}, with the key it was queued
- * under.
+ * under. Synchronous: the controller pops the next delta once it returns.
  */
 export type ProcessFunc<T> = (
   deltas: readonly FIFODelta<T>[],
   isInInitialList: boolean,
   key: string,
-) => void | Promise<void>;
+) => void;
 
 /**
  * The queue a {@link InformerController} runs a reflector into and pops: the informers' atomic
  * {@link RealFIFO}, or a queue of the same shape (the `DeltaFIFO` of `@kubets/cache/compat`).
  */
 export interface InformerControllerQueue<T> extends ReflectorStore<T> {
-  /** Pops and processes what is queued, if anything; `undefined` when empty. */
+  /**
+   * Pops and processes what is queued, if anything; `undefined` when empty. A promise it
+   * returns is waited for before the next pop.
+   */
   tryPop(process: ProcessFunc<T>): unknown;
+  /**
+   * Pops and processes a batch of deltas of distinct keys, as {@link RealFIFO.tryPopBatch};
+   * the controller uses it when given a `processBatch`.
+   */
+  tryPopBatch?(processBatch: ProcessBatchFunc<T>, process: ProcessFunc<T>): unknown;
   /** Resolves once something is queued; rejects with `FIFOClosedError` once closed. */
   whenItems(): Promise<void>;
   /** Closes the queue: waits end, pops of an empty queue fail. */
@@ -57,8 +61,9 @@ export interface InformerControllerConfig<T> extends ReflectorTuning {
    */
   process: ProcessFunc<T>;
   /**
-   * Handles a batch of deltas of distinct keys (client-go `ProcessBatch`). Used with a
-   * {@link RealFIFO} only; without it every delta goes to `process` alone.
+   * Handles a batch of deltas of distinct keys (client-go `ProcessBatch`). Used with a queue
+   * that pops batches (a {@link RealFIFO}) only; without it every delta goes to `process`
+   * alone.
    */
   processBatch?: ProcessBatchFunc<T> | undefined;
   /** Resync period of the reflector in milliseconds; 0 for none. */
@@ -124,12 +129,12 @@ export class InformerController<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     const reflectorDone = signal.aborted ? Promise.resolve() : reflector.run(signal);
     try {
-      const popper = poppingFrom(c);
+      const tryPop = popping(c);
       let poppedInARow = 0;
       while (!signal.aborted) {
         try {
           // Drain what is queued without a promise per key; wait only when it is empty.
-          const popped = popper.tryPop();
+          const popped = tryPop();
           if (popped === undefined) {
             poppedInARow = 0;
             // No signal: aborting closes the queue (onAbort), which ends this wait with a
@@ -174,20 +179,13 @@ export class InformerController<T> {
   }
 }
 
-interface Popper {
-  /** Pops and processes what is queued, if anything; `undefined` when empty. */
-  tryPop(): unknown;
-}
-
 /** How the process loop pops `config.queue`: in batches when it can (client-go `processLoop`). */
-function poppingFrom<T>(config: InformerControllerConfig<T>): Popper {
+function popping<T>(config: InformerControllerConfig<T>): () => unknown {
   const { queue, process, processBatch } = config;
-  if (queue instanceof RealFIFO && processBatch !== undefined) {
-    return {
-      tryPop: () => queue.tryPopBatch(processBatch, process),
-    };
+  if (queue.tryPopBatch !== undefined && processBatch !== undefined) {
+    return () => queue.tryPopBatch!(processBatch, process);
   }
-  return { tryPop: () => queue.tryPop(process) };
+  return () => queue.tryPop(process);
 }
 
 /** Extra settings of {@link newInformer} and {@link newIndexerInformer}. */
@@ -269,12 +267,12 @@ function newInformerController<T>(
   options: InformerOptions<T>,
 ): InformerController<T> {
   const logger = options.logger ?? silentLogger;
-  const queue = informerFIFO(
+  const fifo = informerFIFO(
     store,
     options.transform,
     options.detectMutations ?? isCacheMutationDetectorEnabled(),
   );
-  const reporting = reportingHandler(handler, (error, event) => {
+  const reporting = new AwaitingHandler(handler, (error, event: HandlerEvent) => {
     logger.error('Event handler failed', { event, error: String(error) });
     try {
       options.onHandlerError?.(error, event);
@@ -283,7 +281,7 @@ function newInformerController<T>(
     }
   });
   return new InformerController<T>({
-    queue,
+    queue: new AwaitingQueue(fifo, reporting),
     listerWatcher: reusingCachedItems(lw, store),
     // The FIFO files deltas under the store's key function, so `key` is every delta's key.
     process: (deltas, isInInitialList, key) =>
@@ -297,43 +295,4 @@ function newInformerController<T>(
     logger,
     ...pickTuning(options),
   });
-}
-
-/**
- * `handler` with every failure (a throw or a rejection) reported instead of propagated, so
- * one bad notification never stops the informer. A handler's promise is still handed back,
- * for the next notification to wait on.
- */
-function reportingHandler<T>(
-  handler: ResourceEventHandler<T>,
-  report: (error: unknown, event: HandlerEvent) => void,
-): DeltaHandler<T> {
-  // The promise, if any, with its rejection reported: the next delta still waits for it.
-  const settled = (result: unknown, event: HandlerEvent): void | Promise<void> =>
-    isPromiseLike(result)
-      ? Promise.resolve(result).then(undefined, (err: unknown) => report(err, event))
-      : undefined;
-  return {
-    onAdd: (obj, isInInitialList) => {
-      try {
-        return settled(handler.onAdd?.(obj, isInInitialList), 'add');
-      } catch (err) {
-        report(err, 'add');
-      }
-    },
-    onUpdate: (oldObj, newObj) => {
-      try {
-        return settled(handler.onUpdate?.(oldObj, newObj), 'update');
-      } catch (err) {
-        report(err, 'update');
-      }
-    },
-    onDelete: (obj) => {
-      try {
-        return settled(handler.onDelete?.(obj), 'delete');
-      } catch (err) {
-        report(err, 'delete');
-      }
-    },
-  };
 }

@@ -2,12 +2,11 @@
 // case: each test keeps the Go test's name, inputs and expectations ("panics" is a rejection
 // with DataInconsistencyError).
 
-import type { ObjectList } from '@kubets/apimachinery';
+import type { ListQueryOptions, ObjectList } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { describe, expect, it } from 'vitest';
 import { listOf, stepThrough } from '../test/helpers.js';
 import { checkDataConsistency, DataInconsistencyError } from './data-consistency-detector.js';
-import type { ListOptions } from './listwatch.js';
 
 interface Obj {
   apiVersion?: string;
@@ -26,10 +25,10 @@ const makeUnstructuredObject = (version: string, kind: string, name: string): Ob
 
 /** client-go's `listWrapper`: answers every list with `response`, recording the options. */
 function listWrapper(response: ObjectList<Obj>) {
-  const requestOptions: ListOptions[] = [];
+  const requestOptions: ListQueryOptions[] = [];
   return {
     requestOptions,
-    list: async (options: ListOptions) => {
+    list: async (options: ListQueryOptions) => {
       requestOptions.push(options);
       return structuredClone(response);
     },
@@ -39,7 +38,7 @@ function listWrapper(response: ObjectList<Obj>) {
 const threePods = () => [makePod('p1', '1'), makePod('p2', '2'), makePod('p3', '3')];
 
 /** A consistent scenario of three pods at resourceVersion 2, asked with `requestOptions`. */
-const threePodsAtRV2 = (requestOptions: ListOptions, expected: ListOptions) => ({
+const threePodsAtRV2 = (requestOptions: ListQueryOptions, expected: ListQueryOptions) => ({
   lastSyncedResourceVersion: '2',
   listResponse: listOf(threePods(), '2'),
   requestOptions,
@@ -47,7 +46,7 @@ const threePodsAtRV2 = (requestOptions: ListOptions, expected: ListOptions) => (
   expectedRequestOptions: [expected],
 });
 
-const exact = (extra: ListOptions = {}): ListOptions => ({
+const exact = (extra: ListQueryOptions = {}): ListQueryOptions => ({
   ...extra,
   resourceVersion: '2',
   resourceVersionMatch: 'Exact',
@@ -59,8 +58,8 @@ describe('client-go data_consistency_detector_test.go', () => {
     lastSyncedResourceVersion?: string;
     listResponse?: ObjectList<Obj>;
     retrievedItems?: Obj[];
-    requestOptions: ListOptions;
-    expectedRequestOptions: ListOptions[];
+    requestOptions: ListQueryOptions;
+    expectedRequestOptions: ListQueryOptions[];
     expectPanic?: boolean;
   }>([
     {

@@ -1,3 +1,4 @@
+import type { ListQueryOptions } from '@kubets/apimachinery';
 import {
   type Clock,
   type Logger,
@@ -5,7 +6,6 @@ import {
   realClock,
   silentLogger,
 } from '@kubets/apimachinery';
-import type { ListOptions } from './listwatch.js';
 
 /**
  * The environment variable that turns the check on (client-go
@@ -46,9 +46,9 @@ export interface CheckDataConsistencyOptions<T> {
   /** The resourceVersion the retrieved items are at; the plain list asks for it exactly. */
   lastSyncedResourceVersion: string;
   /** Lists from the server. */
-  list: (options: ListOptions, signal: AbortSignal) => Promise<ObjectList<T>>;
+  list: (options: ListQueryOptions, signal: AbortSignal) => Promise<ObjectList<T>>;
   /** The options the retrieved items were asked with (default none). */
-  listOptions?: ListOptions | undefined;
+  listOptions?: ListQueryOptions | undefined;
   /** The items to check, e.g. what a streaming list delivered. */
   retrievedItems: () => readonly T[];
   /** Applied to every listed item before comparing (the informer's transform). */
@@ -126,8 +126,12 @@ export async function checkDataConsistency<T>(
 }
 
 /** The list options of the check: an exact read at `rv`, straight from etcd. */
-function exactListOptions(rv: string, requested: ListOptions, retrievedCount: number): ListOptions {
-  const options: ListOptions = { ...requested };
+function exactListOptions(
+  rv: string,
+  requested: ListQueryOptions,
+  retrievedCount: number,
+): ListQueryOptions {
+  const options: ListQueryOptions = { ...requested };
   // The watch cache ignores the limit at resourceVersion "0": compare with an unlimited list.
   if (
     requested.resourceVersion === '0' &&

@@ -32,7 +32,7 @@ export function newestDelta<T>(deltas: Deltas<T>): Delta<T> | undefined {
 }
 
 /**
- * What a FIFO that is not atomic (a `DeltaFIFO`, a `RealFIFO` without `atomicEvents`, from
+ * What a FIFO that is not atomic (a `DeltaFIFO` or a `NonAtomicRealFIFO`, from
  * `@kubets/cache/compat`) needs to know about the objects its consumer already has
  * (client-go `KeyListerGetter`); an {@link Indexer} or {@link Store} qualifies.
  */

@@ -1,3 +1,4 @@
+import type { ListQueryOptions } from '@kubets/apimachinery';
 import {
   type GroupVersionResource,
   groupVersionToString,
@@ -6,7 +7,6 @@ import {
 } from '@kubets/apimachinery';
 import type { InformerName, InformerNameAndResource } from './identity.js';
 import type { InformerMetricsProvider } from './informer-metrics.js';
-import type { ListOptions } from './listwatch.js';
 import type { ReflectorMetricsProvider } from './reflector-metrics.js';
 import type { SharedIndexInformer } from './shared-informer.js';
 import { waitForCacheSync } from './wait.js';
@@ -21,7 +21,7 @@ export interface KeyedInformerFactoryOptions {
   /** Namespace every informer is limited to; `''` (the default) for all namespaces. */
   namespace?: string | undefined;
   /** Changes the list and watch options of every informer, e.g. to add a label selector. */
-  tweakListOptions?: ((options: ListOptions) => void) | undefined;
+  tweakListOptions?: ((options: ListQueryOptions) => void) | undefined;
   /** Resync periods per informer key (see {@link informerKey}), overriding `defaultResyncMs`. */
   customResync?: Readonly<Record<string, number>> | ReadonlyMap<string, number> | undefined;
   /**
@@ -65,7 +65,7 @@ export interface InformerFactoryContext {
   /** The factory's namespace; `''` for all. */
   namespace: string;
   /** The factory's list-options tweak, to apply to the informer's ListerWatcher. */
-  tweakListOptions: ((options: ListOptions) => void) | undefined;
+  tweakListOptions: ((options: ListQueryOptions) => void) | undefined;
   /** The factory's logger, to hand to the informer; `undefined` when none was set. */
   logger: Logger | undefined;
   /** The informer's metrics settings, to spread into its options; empty when none were set. */
@@ -131,7 +131,7 @@ export interface KeyedInformerFactory {
 export class KeyedInformerFactoryBase implements KeyedInformerFactory {
   readonly namespace: string;
   readonly #defaultResyncMs: number;
-  readonly #tweakListOptions: ((options: ListOptions) => void) | undefined;
+  readonly #tweakListOptions: ((options: ListQueryOptions) => void) | undefined;
   readonly #customResync: ReadonlyMap<string, number>;
   readonly #transform: ((obj: unknown) => unknown) | undefined;
   readonly #logger: Logger | undefined;
@@ -255,7 +255,7 @@ export function newKeyedInformerFactory(
 export type FilteredInformerFactoryArgs = [
   defaultResyncMs: number,
   namespace: string,
-  tweakListOptions?: (options: ListOptions) => void,
+  tweakListOptions?: (options: ListQueryOptions) => void,
 ];
 
 /** The factory settings that {@link FilteredInformerFactoryArgs} stand for. */

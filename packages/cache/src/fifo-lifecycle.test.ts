@@ -5,7 +5,7 @@ import { isFIFOClosedError } from './fifo-lifecycle.js';
 import { RealFIFO } from './the-real-fifo.js';
 
 const fifos = [
-  { fifo: 'RealFIFO', make: () => new RealFIFO<TestPod>({ atomicEvents: true }) },
+  { fifo: 'RealFIFO', make: () => new RealFIFO<TestPod>() },
   { fifo: 'DeltaFIFO', make: () => new DeltaFIFO<TestPod>() },
 ];
 

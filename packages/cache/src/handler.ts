@@ -61,3 +61,12 @@ export function filteringResourceEventHandler<T>(
 export function deletedObject<T>(obj: T | DeletedFinalStateUnknown<T>): T | undefined {
   return isDeletedFinalStateUnknown<T>(obj) ? obj.obj : obj;
 }
+
+/** True for a promise or any other thenable: what a handler may return. */
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}

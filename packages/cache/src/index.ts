@@ -69,11 +69,8 @@ export {
   doesClientNotSupportWatchListSemantics,
   type ListerWatcher,
   type ListHints,
-  type ListOptions,
-  type ResourceVersionMatch,
   reusingCachedItems,
   tweakListerWatcher,
-  type WatchOptions,
 } from './listwatch.js';
 export {
   type ListOptionsTweak,

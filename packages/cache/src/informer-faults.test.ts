@@ -4,6 +4,7 @@
 // malformed watch lines and a 429 storm. Every test ends with the informer's store (and the
 // handlers' view of it) equal to the server's list, keys and resourceVersions.
 
+import type { ListQueryOptions, WatchQueryOptions } from '@kubets/apimachinery';
 import {
   isResourceExpired,
   isStatusError,
@@ -26,7 +27,6 @@ import {
   type HandlerErrorInfo,
   isDeletedFinalStateUnknown,
   type ListerWatcher,
-  type ListOptions,
   listWatchFromClient,
   metaNamespaceKeyFunc,
   newFilteredListWatchFromClient,
@@ -34,7 +34,6 @@ import {
   type ResourceEventHandlerRegistration,
   type SharedIndexInformer,
   type SharedIndexInformerOptions,
-  type WatchOptions,
   waitForCacheSync,
 } from './index.js';
 
@@ -123,8 +122,8 @@ type Seen =
 interface Harness {
   informer: SharedIndexInformer<ConfigMap>;
   /** Options of every list and watch call, as the reflector made them. */
-  lists: ListOptions[];
-  watches: WatchOptions[];
+  lists: ListQueryOptions[];
+  watches: WatchQueryOptions[];
   /** What the recording handler last saw, per key (key → resourceVersion). */
   view: Map<string, string>;
   /** Every notification the recording handler got, in order. */
@@ -138,7 +137,7 @@ interface InformerSetup {
   /** Rest config overrides of the informer's own client. */
   config?: Partial<Config>;
   /** Edits the options of every call before it is sent (newFilteredListWatchFromClient). */
-  tweak?: (options: WatchOptions) => void;
+  tweak?: (options: WatchQueryOptions) => void;
   /** Wraps the REST list-watch, below the counting wrapper. */
   wrap?: (lw: ListerWatcher<ConfigMap>) => ListerWatcher<ConfigMap>;
   /** Called before `run`, e.g. to add more handlers. */
@@ -153,8 +152,8 @@ function startInformer(setupOptions: InformerSetup = {}): Harness {
       ? listWatchFromClient<ConfigMap>(client, 'configmaps', ns)
       : newFilteredListWatchFromClient<ConfigMap>(client, 'configmaps', ns, setupOptions.tweak);
   const inner = setupOptions.wrap?.(base) ?? base;
-  const lists: ListOptions[] = [];
-  const watches: WatchOptions[] = [];
+  const lists: ListQueryOptions[] = [];
+  const watches: WatchQueryOptions[] = [];
   const counting: ListerWatcher<ConfigMap> = {
     list: (options, signal, hints) => {
       lists.push({ ...options });
@@ -458,7 +457,7 @@ describe('informer against the in-memory server with faults', () => {
         match: (r) => r.watch && r.query.get('sendInitialEvents') === 'true',
         times: Number.POSITIVE_INFINITY,
         message:
-          'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch',
+          'ListQueryOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch',
       });
       const h = startInformer({ informer: { useStreamingList: true } });
       await synced(() => h.registration.hasSynced());

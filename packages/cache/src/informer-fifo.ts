@@ -17,7 +17,6 @@ export function informerFIFO<T>(
 ): RealFIFO<T> {
   const keyFunc = store.keyFunc;
   return new RealFIFO<T>({
-    atomicEvents: true,
     emitDeltaTypeBookmark: true,
     keyFunction: keyFunc,
     transformer: freezingTransform(transform, detectMutations),

@@ -1,6 +1,7 @@
 // End-to-end tests of the REST list-watch adapters and the informers built on them, against
 // a real etcd + kube-apiserver started by @kubets/envtest (envtest).
 
+import type { ListQueryOptions, WatchQueryOptions } from '@kubets/apimachinery';
 import {
   everythingFieldSelector,
   isNotFound,
@@ -19,7 +20,6 @@ import {
   type Indexer,
   isDeletedFinalStateUnknown,
   type ListerWatcher,
-  type ListOptions,
   listWatchFromClient,
   metadataListWatchFromClient,
   metaNamespaceIndexFunc,
@@ -29,7 +29,6 @@ import {
   newIndexerInformer,
   newSharedIndexInformer,
   type Store,
-  type WatchOptions,
   waitForCacheSync,
 } from './index.js';
 
@@ -136,11 +135,11 @@ async function expectConverged<T extends { metadata?: ObjectMeta | undefined }>(
 /** A ListerWatcher that records every list call's options and counts watches. */
 function recording<T>(lw: ListerWatcher<T>): {
   lw: ListerWatcher<T>;
-  lists: ListOptions[];
-  watches: WatchOptions[];
+  lists: ListQueryOptions[];
+  watches: WatchQueryOptions[];
 } {
-  const lists: ListOptions[] = [];
-  const watches: WatchOptions[] = [];
+  const lists: ListQueryOptions[] = [];
+  const watches: WatchQueryOptions[] = [];
   return {
     lists,
     watches,

@@ -1,3 +1,4 @@
+import type { ListQueryOptions, WatchQueryOptions } from '@kubets/apimachinery';
 import {
   type FieldSelector,
   type PartialObjectMetadata,
@@ -5,7 +6,7 @@ import {
   type WatchEvent,
 } from '@kubets/apimachinery';
 import type { ParamValue, Request } from '@kubets/rest';
-import type { ListerWatcher, ListHints, ListOptions, WatchOptions } from './listwatch.js';
+import type { ListerWatcher, ListHints } from './listwatch.js';
 
 /**
  * Anything that starts a GET request on the API, such as a `RESTClient` of `@kubets/rest`
@@ -20,7 +21,7 @@ export interface RESTGetter {
  * Changes the options of every list and watch call of a list-watch (client-go's
  * `optionsModifier`, as used by `TweakListOptionsFunc`). It receives a copy it may modify.
  */
-export type ListOptionsTweak = (options: WatchOptions) => void;
+export type ListOptionsTweak = (options: WatchQueryOptions) => void;
 
 /**
  * The `Accept` header of a metadata-only list: the server answers with a
@@ -40,10 +41,10 @@ export const partialObjectMetadataAccept =
  * The query parameters of a list or watch, as client-go's parameter codec encodes
  * `metav1.ListOptions`: empty strings, `false` flags and a zero `limit` are left out.
  */
-function queryParams(options: WatchOptions): Record<string, ParamValue | undefined> {
+function queryParams(options: WatchQueryOptions): Record<string, ParamValue | undefined> {
   return {
-    labelSelector: options.labelSelector || undefined,
-    fieldSelector: options.fieldSelector || undefined,
+    labelSelector: options.labelSelector?.toString() || undefined,
+    fieldSelector: options.fieldSelector?.toString() || undefined,
     resourceVersion: options.resourceVersion || undefined,
     resourceVersionMatch: options.resourceVersionMatch || undefined,
     limit: options.limit ? options.limit : undefined,
@@ -66,11 +67,11 @@ interface ClientListWatchSettings {
 
 function request(
   settings: ClientListWatchSettings,
-  options: WatchOptions,
+  options: WatchQueryOptions,
   signal: AbortSignal,
   accept: string | undefined,
 ): Request {
-  const copy: WatchOptions = { ...options };
+  const copy: WatchQueryOptions = { ...options };
   settings.tweak?.(copy);
   const req = settings.client
     .get()
@@ -91,7 +92,7 @@ function request(
 // list whose type meta came after its items get them once the list is complete.
 function clientListWatch<T>(settings: ClientListWatchSettings): ListerWatcher<T> {
   return {
-    list: async (options: ListOptions, signal: AbortSignal, hints?: ListHints<T>) =>
+    list: async (options: ListQueryOptions, signal: AbortSignal, hints?: ListHints<T>) =>
       setListItemTypeMeta(
         await request(settings, options, signal, settings.listAccept).doList<T>({
           reuseItem: hints?.reuseItem,
@@ -99,7 +100,10 @@ function clientListWatch<T>(settings: ClientListWatchSettings): ListerWatcher<T>
           setItemTypeMeta: true,
         }),
       ),
-    watch: (options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> =>
+    watch: (
+      options: WatchQueryOptions,
+      signal: AbortSignal,
+    ): Promise<AsyncIterable<WatchEvent<T>>> =>
       request(settings, options, signal, settings.watchAccept).watch<T>(),
   };
 }

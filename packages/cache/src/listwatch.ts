@@ -1,40 +1,10 @@
-import type { ObjectList, ResourceVersionMatch, WatchEvent } from '@kubets/apimachinery';
+import type {
+  ListQueryOptions,
+  ObjectList,
+  WatchEvent,
+  WatchQueryOptions,
+} from '@kubets/apimachinery';
 import type { ListItemIdentity } from '@kubets/rest';
-
-export type { ResourceVersionMatch } from '@kubets/apimachinery';
-
-/** Query options of a list request (the list fields of `meta/v1` `ListOptions`). */
-export interface ListOptions {
-  /** Only objects whose labels match this selector, e.g. `app=web,tier!=db`. */
-  labelSelector?: string | undefined;
-  /** Only objects whose fields match this selector, e.g. `spec.nodeName=node-1`. */
-  fieldSelector?: string | undefined;
-  /**
-   * `'0'`: any version, served from the API server's watch cache; `''` or absent: the
-   * latest (a quorum read); otherwise as `resourceVersionMatch` says.
-   */
-  resourceVersion?: string | undefined;
-  /** How `resourceVersion` is interpreted: `NotOlderThan` or `Exact`. */
-  resourceVersionMatch?: ResourceVersionMatch | undefined;
-  /** Page size; the server may ignore it (it does for `resourceVersion=0`). */
-  limit?: number | undefined;
-  /** The `continue` token of the previous page. */
-  continue?: string | undefined;
-  /** Server-side timeout of the request, in seconds. */
-  timeoutSeconds?: number | undefined;
-}
-
-/** Query options of a watch request. */
-export interface WatchOptions extends ListOptions {
-  /** Ask for BOOKMARK events, which carry only a newer resourceVersion. */
-  allowWatchBookmarks?: boolean | undefined;
-  /**
-   * Streaming list: the watch starts with ADDED events for the current state and a
-   * BOOKMARK annotated `k8s.io/initial-events-end: "true"`, then continues as a watch.
-   * Requires `resourceVersionMatch: 'NotOlderThan'`.
-   */
-  sendInitialEvents?: boolean | undefined;
-}
 
 /**
  * What a caller of {@link ListerWatcher.list} offers to make a list cheaper. A list-watch
@@ -70,14 +40,18 @@ export interface ListerWatcher<T> {
    * Lists objects. Rejects with a `StatusError` for server failures; an `Expired`/410
    * error on a `continue` token makes the reflector fall back to one full list.
    */
-  list(options: ListOptions, signal: AbortSignal, hints?: ListHints<T>): Promise<ObjectList<T>>;
+  list(
+    options: ListQueryOptions,
+    signal: AbortSignal,
+    hints?: ListHints<T>,
+  ): Promise<ObjectList<T>>;
   /**
    * Starts a watch. The promise rejects when the server refuses it (e.g. 410 Gone when the
    * resourceVersion is too old); the stream yields events until the server ends it (clean
    * end), fails (throws), or `signal` aborts (it must then end or throw promptly). Leaving
    * a `for await` loop early must stop the request.
    */
-  watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>>;
+  watch(options: WatchQueryOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>>;
   /**
    * True when this list-watch cannot serve a streaming list (client-go
    * `IsWatchListSemanticsUnSupported`): its watch ignores `sendInitialEvents`, as fakes and
@@ -114,7 +88,7 @@ function keepWatchListSemantics<T>(from: ListerWatcher<T>, to: ListerWatcher<T>)
  */
 export function tweakListerWatcher<T>(
   lw: ListerWatcher<T>,
-  tweak: ((options: ListOptions) => void) | undefined,
+  tweak: ((options: ListQueryOptions) => void) | undefined,
 ): ListerWatcher<T> {
   if (tweak === undefined) return lw;
   return keepWatchListSemantics(lw, {

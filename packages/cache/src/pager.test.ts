@@ -1,6 +1,6 @@
+import type { ListQueryOptions } from '@kubets/apimachinery';
 import { describe, expect, it } from 'vitest';
 import { expiredError, listOf, statusError } from '../test/helpers.js';
-import type { ListOptions } from './listwatch.js';
 import { listAllPages } from './pager.js';
 
 const signal = new AbortController().signal;
@@ -13,8 +13,8 @@ describe('listAllPages', () => {
   });
 
   it('honours pageSize 0 and an explicit limit', async () => {
-    const calls: ListOptions[] = [];
-    const fn = async (o: ListOptions) => {
+    const calls: ListQueryOptions[] = [];
+    const fn = async (o: ListQueryOptions) => {
       calls.push({ ...o });
       return listOf([], '1');
     };
@@ -34,12 +34,12 @@ describe('listAllPages', () => {
         signal,
       ),
     ).rejects.toThrow(/too old/);
-    const fn = async (o: ListOptions) => {
+    const fn = async (o: ListQueryOptions) => {
       if (o.continue) throw expiredError();
       return listOf(['a'], '1', 'tok');
     };
     await expect(listAllPages(fn, {}, signal, { fullListIfExpired: false })).rejects.toThrow();
-    const other = async (o: ListOptions) => {
+    const other = async (o: ListQueryOptions) => {
       if (o.continue) throw statusError(500, 'InternalError');
       return listOf(['a'], '1', 'tok');
     };
@@ -47,8 +47,8 @@ describe('listAllPages', () => {
   });
 
   it('keeps selectors on every page', async () => {
-    const calls: ListOptions[] = [];
-    const fn = async (o: ListOptions) => {
+    const calls: ListQueryOptions[] = [];
+    const fn = async (o: ListQueryOptions) => {
       calls.push({ ...o });
       return o.continue ? listOf(['b'], '5') : listOf(['a'], '5', 'tok');
     };

@@ -1,5 +1,5 @@
+import type { ListQueryOptions } from '@kubets/apimachinery';
 import { isResourceExpired, type ObjectList } from '@kubets/apimachinery';
-import type { ListOptions } from './listwatch.js';
 
 /** The page size client-go's pager uses. */
 export const defaultPageSize = 500;
@@ -34,14 +34,14 @@ export interface PagedList<T> {
  *   resourceVersionMatch) of `initial`.
  */
 export async function listAllPages<T>(
-  pageFn: (options: ListOptions, signal: AbortSignal) => Promise<ObjectList<T>>,
-  initial: ListOptions,
+  pageFn: (options: ListQueryOptions, signal: AbortSignal) => Promise<ObjectList<T>>,
+  initial: ListQueryOptions,
   signal: AbortSignal,
   pagerOptions: ListPagerOptions = {},
 ): Promise<PagedList<T>> {
   const pageSize = pagerOptions.pageSize ?? defaultPageSize;
   const fullListIfExpired = pagerOptions.fullListIfExpired ?? true;
-  const options: ListOptions = { ...initial };
+  const options: ListQueryOptions = { ...initial };
   if ((options.limit === undefined || options.limit === 0) && pageSize > 0) {
     options.limit = pageSize;
   }
@@ -56,7 +56,7 @@ export async function listAllPages<T>(
       // The token fell out of the server's history while paging: list everything at once,
       // at the resourceVersion first asked for, which may still be served from the watch
       // cache (the token's own one is gone).
-      const full: ListOptions = { ...options };
+      const full: ListQueryOptions = { ...options };
       delete full.limit;
       delete full.continue;
       delete full.resourceVersion;

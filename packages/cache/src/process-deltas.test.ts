@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pod, type TestPod } from '../test/helpers.js';
+import { AwaitingHandler } from './awaiting-handler.js';
 import { deletedFinalStateUnknown, deletionHandlingMetaNamespaceKeyFunc as keyOf } from './keys.js';
 import { processDeltaBatch, processDeltas } from './process-deltas.js';
 import { CacheIndexer } from './store.js';
@@ -43,7 +44,7 @@ describe('processDeltaBatch on an indexer', () => {
     expect(store.lastStoreSyncResourceVersion()).toBe('4');
   });
 
-  it('waits for a handler promise before the next notification', async () => {
+  it("waits for a handler promise before the next notification (newInformer's handler)", async () => {
     const store = new CacheIndexer<TestPod>(keyOf);
     const seen: string[] = [];
     let release!: () => void;
@@ -51,22 +52,23 @@ describe('processDeltaBatch on an indexer', () => {
       { type: 'Added' as const, object: pod('a', '1') },
       { type: 'Added' as const, object: pod('b', '2') },
     ];
-    const result = processDeltaBatch(
+    const handler = new AwaitingHandler<TestPod>(
       {
         onAdd: (obj) => {
           seen.push(obj.metadata.name);
           if (obj.metadata.name === 'a') return new Promise<void>((r) => (release = r));
         },
       },
-      store,
-      deltas,
-      false,
-      ['default/a', 'default/b'],
+      (err) => {
+        throw err;
+      },
     );
+    processDeltaBatch(handler, store, deltas, false, ['default/a', 'default/b']);
     expect(seen).toEqual(['a']);
     release();
-    await result;
+    await handler.pending;
     expect(seen).toEqual(['a', 'b']);
+    expect(handler.pending).toBeUndefined();
   });
 });
 

@@ -1,18 +1,22 @@
 import type { Delta, DeltaType } from './delta.js';
-import type { ResourceEventHandler } from './handler.js';
 import type { DeletedFinalStateUnknown } from './keys.js';
 import { deletedFinalStateUnknown } from './keys.js';
 import type { CacheIndexer } from './store.js';
 import type { FIFODelta, ReplacedAllInfo } from './the-real-fifo.js';
 
 /**
- * What {@link processDeltas} notifies: a {@link ResourceEventHandler} whose `onUpdate` may
- * also learn the type of the delta, because a shared informer hands a resync (`Sync`, or a
+ * What {@link processDeltas} notifies, synchronously (a shared informer's fan-out to its
+ * handlers' buffers): a `ResourceEventHandler` that returns nothing, whose `onUpdate` also
+ * learns the type of the delta, because a shared informer hands a resync (`Sync`, or a
  * relist that found the object unchanged) only to the handlers due for one.
  */
-export interface DeltaHandler<T> extends ResourceEventHandler<T> {
-  /** As {@link ResourceEventHandler.onUpdate}; `deltaType` is what caused the update. */
-  onUpdate?(oldObj: T, newObj: T, deltaType?: DeltaType): void | Promise<void>;
+export interface DeltaHandler<T> {
+  /** An object appeared; `isInInitialList` is true for the objects of the first list. */
+  onAdd?(obj: T, isInInitialList: boolean): void;
+  /** An object changed; `deltaType` is what caused the update. */
+  onUpdate?(oldObj: T, newObj: T, deltaType?: DeltaType): void;
+  /** An object was deleted, or is missing from a relist (then `obj` is a tombstone). */
+  onDelete?(obj: T | DeletedFinalStateUnknown<T>): void;
 }
 
 /**
@@ -36,9 +40,7 @@ export interface DeltaHandler<T> extends ResourceEventHandler<T> {
  * would only recompute its index entries.
  *
  * Synchronous, so a process loop draining the FIFO with `tryPop` costs no promise per
- * delta. Only when a handler returns a promise does the result become a promise: the next
- * notification waits for it, as the handler contract promises. Handler errors propagate;
- * wrap the handler to report them.
+ * delta. Handler errors propagate; wrap the handler to report them.
  *
  * `key` is the key the FIFO filed the deltas under: the indexer is accessed by it rather than
  * by computing every object's key again (computed when not given).
@@ -49,26 +51,18 @@ export function processDeltas<T>(
   deltas: readonly FIFODelta<T>[],
   isInInitialList = false,
   key?: string,
-): void | Promise<void> {
-  for (let i = 0; i < deltas.length; i++) {
-    const delta = deltas[i]!;
-    let handled: unknown;
+): void {
+  for (const delta of deltas) {
     if (delta.type === 'ReplacedAll') {
-      handled = processReplacedAll(handler, clientState, delta.object, isInInitialList);
+      processReplacedAll(handler, clientState, delta.object, isInInitialList);
     } else if (delta.type === 'Bookmark') {
       clientState.bookmark(delta.object.resourceVersion);
-      continue;
     } else if (delta.type === 'SyncAll') {
-      const objs = clientState.list();
-      handled = runEach(objs.length, (j) => handler.onUpdate?.(objs[j]!, objs[j]!, 'Sync'));
+      for (const obj of clientState.list()) handler.onUpdate?.(obj, obj, 'Sync');
     } else {
-      handled = processDelta(handler, clientState, delta, isInInitialList, key);
-    }
-    if (isPromiseLike(handled)) {
-      return processRest(handled, handler, clientState, deltas, i + 1, isInInitialList, key);
+      processDelta(handler, clientState, delta, isInInitialList, key);
     }
   }
-  return undefined;
 }
 
 /**
@@ -83,7 +77,7 @@ export function processDeltaBatch<T>(
   deltas: readonly Delta<T>[],
   isInInitialList: boolean,
   keys: readonly string[],
-): void | Promise<void> {
+): void {
   // The writes cannot fail (no key to compute), so they go to the indexer directly,
   // without a transaction record per delta.
   const olds = new Array<T | undefined>(deltas.length);
@@ -98,7 +92,7 @@ export function processDeltaBatch<T>(
     olds[i] = old;
     if (old !== delta.object) indexer.setByKey(key, delta.object as T);
   }
-  return runEach(deltas.length, (i) => notify(handler, deltas[i]!, olds[i], isInInitialList));
+  for (let i = 0; i < deltas.length; i++) notify(handler, deltas[i]!, olds[i], isInInitialList);
 }
 
 /** Notifies `handler` of one delta already applied to the store, over `old`. */
@@ -107,27 +101,14 @@ export function notify<T>(
   delta: Delta<T>,
   old: T | undefined,
   isInInitialList: boolean,
-): unknown {
-  if (delta.type === 'Deleted') return handler.onDelete?.(delta.object);
+): void {
+  if (delta.type === 'Deleted') {
+    handler.onDelete?.(delta.object);
+    return;
+  }
   const obj = delta.object as T;
-  return old === undefined
-    ? handler.onAdd?.(obj, isInInitialList)
-    : handler.onUpdate?.(old, obj, delta.type);
-}
-
-/** The slow path of {@link processDeltas}, once a handler returned a promise. */
-async function processRest<T>(
-  handled: PromiseLike<unknown>,
-  handler: DeltaHandler<T>,
-  clientState: CacheIndexer<T>,
-  deltas: readonly FIFODelta<T>[],
-  from: number,
-  isInInitialList: boolean,
-  key: string | undefined,
-): Promise<void> {
-  await handled;
-  const rest = deltas.slice(from);
-  if (rest.length > 0) await processDeltas(handler, clientState, rest, isInInitialList, key);
+  if (old === undefined) handler.onAdd?.(obj, isInInitialList);
+  else handler.onUpdate?.(old, obj, delta.type);
 }
 
 /**
@@ -139,20 +120,17 @@ function processReplacedAll<T>(
   clientState: CacheIndexer<T>,
   info: ReplacedAllInfo<T>,
   isInInitialList: boolean,
-): unknown {
+): void {
   const objects = info.objects;
   const olds = new Array<T | undefined>(objects.length);
   // The store reflects the list before any handler hears of it.
-  const deletions = replaceInIndexer(clientState, info, olds);
-  const deleted = deletions.length;
-  return runEach(deleted + objects.length, (i) => {
-    if (i < deleted) return handler.onDelete?.(deletions[i]!);
-    const old = olds[i - deleted];
-    const obj = objects[i - deleted]!;
-    return old === undefined
-      ? handler.onAdd?.(obj, isInInitialList)
-      : handler.onUpdate?.(old, obj, 'Replaced');
-  });
+  for (const tombstone of replaceInIndexer(clientState, info, olds)) handler.onDelete?.(tombstone);
+  for (let i = 0; i < objects.length; i++) {
+    const old = olds[i];
+    const obj = objects[i]!;
+    if (old === undefined) handler.onAdd?.(obj, isInInitialList);
+    else handler.onUpdate?.(old, obj, 'Replaced');
+  }
 }
 
 /**
@@ -184,58 +162,20 @@ function replaceInIndexer<T>(
   return deletions;
 }
 
-/**
- * Calls `notify(0)` … `notify(count - 1)` in turn; once one returns a promise, the rest
- * wait for it, and the result is a promise.
- */
-export function runEach(count: number, notify: (i: number) => unknown): void | Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const handled = notify(i);
-    if (isPromiseLike(handled)) return runRest(handled, count, notify, i + 1);
-  }
-  return undefined;
-}
-
-async function runRest(
-  handled: PromiseLike<unknown>,
-  count: number,
-  notify: (i: number) => unknown,
-  from: number,
-): Promise<void> {
-  await handled;
-  for (let i = from; i < count; i++) {
-    const next = notify(i);
-    if (isPromiseLike(next)) await next;
-  }
-}
-
 function processDelta<T>(
   handler: DeltaHandler<T>,
   indexer: CacheIndexer<T>,
   delta: Delta<T>,
   isInInitialList: boolean,
   filedUnder: string | undefined,
-): unknown {
+): void {
   const key = filedUnder ?? indexer.keyFunc(delta.object);
+  let old: T | undefined;
   if (delta.type === 'Deleted') {
     indexer.deleteByKey(key, delta.object);
-    return handler.onDelete?.(delta.object);
+  } else {
+    old = indexer.getByKey(key);
+    if (old !== delta.object) indexer.setByKey(key, delta.object as T);
   }
-  const obj = delta.object as T;
-  const old = indexer.getByKey(key);
-  if (old === undefined) {
-    indexer.setByKey(key, obj);
-    return handler.onAdd?.(obj, isInInitialList);
-  }
-  if (old !== obj) indexer.setByKey(key, obj);
-  return handler.onUpdate?.(old, obj, delta.type);
-}
-
-/** True for a promise or any other thenable. */
-export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
+  notify(handler, delta, old, isInInitialList);
 }

@@ -26,7 +26,7 @@ const pod1 = (): TestPod => ({ metadata: { name: 'pod-1', resourceVersion: '1' }
 /** The queue client-go's `newQueueFIFO` builds for an informer. */
 function newQueueFIFO(inOrder: boolean, transformer: ((pod: TestPod) => TestPod) | undefined) {
   if (inOrder) {
-    return new RealFIFO<TestPod>({ atomicEvents: true, emitDeltaTypeBookmark: true, transformer });
+    return new RealFIFO<TestPod>({ emitDeltaTypeBookmark: true, transformer });
   }
   return new DeltaFIFO<TestPod>({
     knownObjects: newStore<TestPod>(),

@@ -2,6 +2,7 @@
 // the Go test's name, inputs and expectations. Cases that cannot apply are listed in the
 // README ("client-go tests not ported").
 
+import type { ListQueryOptions, WatchQueryOptions } from '@kubets/apimachinery';
 import { type ObjectList, silentLogger, type WatchEvent } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { eventually } from '@kubets/test-utils';
@@ -17,7 +18,7 @@ import {
 } from '../test/helpers.js';
 import { InitialEventsEndBookmarkTicker } from './initial-events-end-ticker.js';
 import { metaNamespaceKeyFunc } from './keys.js';
-import type { ListerWatcher, ListOptions, WatchOptions } from './listwatch.js';
+import type { ListerWatcher } from './listwatch.js';
 import { Reflector } from './reflector.js';
 import { newStore, type Store } from './store.js';
 
@@ -56,14 +57,14 @@ class WatchListFakeLW implements ListerWatcher<TestPod> {
   watchCounter = 0;
   closeAfterWatchRequests = 0;
   closeAfterListRequests = 0;
-  readonly requestOptions: (ListOptions | WatchOptions)[] = [];
+  readonly requestOptions: (ListQueryOptions | WatchQueryOptions)[] = [];
   customListResponse: ObjectList<TestPod> | undefined;
-  watchOptionsPredicate: ((options: WatchOptions) => Error | undefined) | undefined;
+  watchOptionsPredicate: ((options: WatchQueryOptions) => Error | undefined) | undefined;
   readonly watches: FakeWatch<TestPod>[] = [];
 
   constructor(private readonly stop: () => void) {}
 
-  async list(options: ListOptions): Promise<ObjectList<TestPod>> {
+  async list(options: ListQueryOptions): Promise<ObjectList<TestPod>> {
     this.listCounter++;
     this.requestOptions.push({ ...options });
     if (this.listCounter === this.closeAfterListRequests) this.stop();
@@ -71,7 +72,7 @@ class WatchListFakeLW implements ListerWatcher<TestPod> {
     throw new Error('not implemented');
   }
 
-  async watch(options: WatchOptions, signal: AbortSignal): Promise<FakeWatch<TestPod>> {
+  async watch(options: WatchQueryOptions, signal: AbortSignal): Promise<FakeWatch<TestPod>> {
     this.watchCounter++;
     this.requestOptions.push({ ...options });
     if (this.watchCounter === this.closeAfterWatchRequests) this.stop();
@@ -133,7 +134,7 @@ async function sendEvents(
  * A request's options as the Go test compares them: unset and empty fields dropped, and
  * `timeoutSeconds` only checked for presence (the Go test ignores its value).
  */
-function comparable(options: ListOptions | WatchOptions): Record<string, unknown> {
+function comparable(options: ListQueryOptions | WatchQueryOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
     if (value === undefined || value === '') continue;
@@ -142,7 +143,7 @@ function comparable(options: ListOptions | WatchOptions): Record<string, unknown
   return out;
 }
 
-/** The options of a streaming list request (client-go's expected watch-list ListOptions). */
+/** The options of a streaming list request (client-go's expected watch-list ListQueryOptions). */
 const watchListOptions = {
   sendInitialEvents: true,
   allowWatchBookmarks: true,
@@ -213,7 +214,7 @@ describe('client-go reflector_watchlist_test.go', () => {
         clock: new FakeClock(),
       });
       await r.listAndWatch(ac.signal);
-      const first = fake.requestOptions[0] as WatchOptions;
+      const first = fake.requestOptions[0] as WatchQueryOptions;
       expect(first.sendInitialEvents === true).toBe(scenario.expectUseWatchListValue);
       expect(fake.watchCounter + fake.listCounter).toBe(1);
     });
@@ -337,7 +338,7 @@ describe('client-go reflector_watchlist_test.go', () => {
       closeAfterWatchRequests?: number;
       closeAfterListRequests?: number;
       stopAfterWatchEvents?: number;
-      watchOptionsPredicate?: (options: WatchOptions) => Error | undefined;
+      watchOptionsPredicate?: (options: WatchQueryOptions) => Error | undefined;
       watchEvents?: WatchEvent<TestPod>[];
       podList?: ObjectList<TestPod>;
       expectedRequestOptions: Record<string, unknown>[];
@@ -534,7 +535,7 @@ describe('the WatchListClient gate as an environment variable (kubets)', () => {
       clock: new FakeClock(),
     });
     await r.listAndWatch(ac.signal);
-    expect((lw.requestOptions[0] as WatchOptions).sendInitialEvents === true).toBe(streaming);
+    expect((lw.requestOptions[0] as WatchQueryOptions).sendInitialEvents === true).toBe(streaming);
   });
 
   it('an explicit useStreamingList wins over the environment variable', async () => {

@@ -2,6 +2,7 @@
 // test's name, inputs and expectations. Cases that cannot apply are listed in the README
 // ("client-go tests not ported").
 
+import type { ListQueryOptions } from '@kubets/apimachinery';
 import {
   ExponentialBackoffManager,
   type ObjectList,
@@ -25,14 +26,12 @@ import {
   statusError,
   stepThrough,
 } from '../test/helpers.js';
-import { DeltaFIFO } from './compat.js';
+import { DeltaFIFO, NonAtomicRealFIFO } from './compat.js';
 import type { Delta } from './delta.js';
 import { metaNamespaceKeyFunc } from './keys.js';
-import type { ListOptions } from './listwatch.js';
 import { Reflector } from './reflector.js';
 import type { BackoffManager, ReflectorOptions, ReflectorStore } from './reflector-options.js';
 import { type CacheIndexer, newStore, type Store } from './store.js';
-import { RealFIFO } from './the-real-fifo.js';
 
 /** A pod in namespace `ns`, as the Go tests make them (`mkPod`). */
 function mkPod(name: string, rv = '', namespace = 'ns'): TestPod {
@@ -277,7 +276,7 @@ describe('client-go reflector_test.go', () => {
           added(mkPod('qux', '5')),
           added(mkPod('zoo', '6')),
         ] as WatchEvent<TestPod>[],
-        expectedListOptions: [] as ListOptions[],
+        expectedListOptions: [] as ListQueryOptions[],
         expectedWatchOptions: [
           {
             allowWatchBookmarks: true,
@@ -888,7 +887,7 @@ describe('client-go reflector_test.go', () => {
       {
         name: 'real-fifo',
         storeBuilder: (counter: { invoked: number }) => {
-          const fifo = new RealFIFO<HostPod>({
+          const fifo = new NonAtomicRealFIFO<HostPod>({
             keyFunction: metaNamespaceKeyFunc,
             knownObjects: newStore<HostPod>(metaNamespaceKeyFunc) as CacheIndexer<HostPod>,
             transformer: transforming(counter),

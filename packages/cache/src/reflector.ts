@@ -1,3 +1,4 @@
+import type { ListQueryOptions, WatchQueryOptions } from '@kubets/apimachinery';
 import {
   type Clock,
   ExponentialBackoffManager,
@@ -19,12 +20,7 @@ import {
 } from './data-consistency-detector.js';
 import { InitialEventsEndBookmarkTicker } from './initial-events-end-ticker.js';
 import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
-import {
-  doesClientNotSupportWatchListSemantics,
-  type ListerWatcher,
-  type ListOptions,
-  type WatchOptions,
-} from './listwatch.js';
+import { doesClientNotSupportWatchListSemantics, type ListerWatcher } from './listwatch.js';
 import { defaultPageSize, listAllPages } from './pager.js';
 import { newReflectorMetrics, type ReflectorMetrics } from './reflector-metrics.js';
 import {
@@ -360,7 +356,7 @@ export class Reflector<T> {
       // its watch cache instead of paging through etcd.
       pageSize = 0;
     }
-    const pageFn = (options: ListOptions, s: AbortSignal) => this.#listPage(options, s);
+    const pageFn = (options: ListQueryOptions, s: AbortSignal) => this.#listPage(options, s);
     let result: Awaited<ReturnType<typeof listAllPages<T>>>;
     try {
       result = await listAllPages(pageFn, { resourceVersion }, signal, { pageSize });
@@ -388,7 +384,7 @@ export class Reflector<T> {
   }
 
   /** One list request, under its own deadline (see {@link ReflectorOptions.listTimeoutSeconds}). */
-  #listPage(options: ListOptions, signal: AbortSignal): Promise<ObjectList<T>> {
+  #listPage(options: ListQueryOptions, signal: AbortSignal): Promise<ObjectList<T>> {
     const seconds = this.#listTimeoutSeconds;
     if (!(seconds > 0)) return this.#lw.list(options, signal);
     return withListDeadline(
@@ -436,7 +432,7 @@ export class Reflector<T> {
     incompleteStreams: number,
   ): Promise<OpenWatch<T> | Ended> {
     const timeoutSeconds = this.#watchTimeoutSeconds();
-    const options: WatchOptions = {
+    const options: WatchQueryOptions = {
       resourceVersion: this.#lastSyncResourceVersionUnavailable
         ? ''
         : this.#lastSyncResourceVersion,
@@ -581,7 +577,7 @@ export class Reflector<T> {
     let deadline = stream?.deadline;
     if (it === undefined || deadline === undefined) {
       const timeoutSeconds = this.#watchTimeoutSeconds();
-      const options: WatchOptions = {
+      const options: WatchQueryOptions = {
         resourceVersion: this.#lastSyncResourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds,

@@ -7,7 +7,7 @@ import {
   type TypeMeta,
 } from '@kubets/apimachinery';
 import { InformerController } from './controller.js';
-import type { HandlerEvent, ResourceEventHandler } from './handler.js';
+import { type HandlerEvent, isPromiseLike, type ResourceEventHandler } from './handler.js';
 import type { InformerNameAndResource } from './identity.js';
 import { informerFIFO } from './informer-fifo.js';
 import type { InformerMetricsProvider } from './informer-metrics.js';
@@ -19,12 +19,7 @@ import {
 import { type ListerWatcher, reusingCachedItems } from './listwatch.js';
 import { shareManagedFields } from './managed-fields.js';
 import { isCacheMutationDetectorEnabled } from './mutation-detector.js';
-import {
-  type DeltaHandler,
-  isPromiseLike,
-  processDeltaBatch,
-  processDeltas,
-} from './process-deltas.js';
+import { type DeltaHandler, processDeltaBatch, processDeltas } from './process-deltas.js';
 import type { WatchErrorHandler } from './reflector-options.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
 import type { Indexers } from './thread-safe-store.js';

@@ -1,6 +1,7 @@
 // Streaming lists (client-go WatchListClient, on by default) against the real kube-apiserver
 // of envtest (1.20): the server refuses them, and the reflector lists with paged lists instead.
 
+import type { WatchQueryOptions } from '@kubets/apimachinery';
 import { isInvalid, isStatusError, type WatchEvent } from '@kubets/apimachinery';
 import { loadConfig, RESTClient } from '@kubets/rest';
 import { createTestNamespace, eventually, useEnvtest } from '@kubets/test-utils';
@@ -12,7 +13,6 @@ import {
   newSharedIndexInformer,
   newStore,
   Reflector,
-  type WatchOptions,
 } from './index.js';
 
 type ConfigMap = TestConfigMap;
@@ -29,7 +29,7 @@ const convergeMs = 60_000;
 /** One request of a list-watch, and how the server answered it. */
 interface Call {
   kind: 'list' | 'watch';
-  options: WatchOptions;
+  options: WatchQueryOptions;
   refusal?: unknown;
 }
 
@@ -66,10 +66,10 @@ function createConfigMap(ns: string, name: string): Promise<ConfigMap> {
   return core.post().namespace(ns).resource('configmaps').body(cm).do<ConfigMap>();
 }
 
-/** kube-apiserver 1.20's answer to a streaming list: 422 Invalid ListOptions. */
+/** kube-apiserver 1.20's answer to a streaming list: 422 Invalid ListQueryOptions. */
 function expectRefusedAsByKubeApiserver120(refusal: unknown): void {
   expect(isInvalid(refusal)).toBe(true);
-  expect(isStatusError(refusal) && refusal.status.details?.kind).toBe('ListOptions');
+  expect(isStatusError(refusal) && refusal.status.details?.kind).toBe('ListQueryOptions');
   expect(String(refusal)).toMatch(/resourceVersionMatch is forbidden for watch/);
 }
 

@@ -4,12 +4,27 @@
 
 import { describe, expect, it } from 'vitest';
 import * as fx from '../test/fifo.js';
-import type { Delta } from './delta.js';
+import { NonAtomicRealFIFO } from './compat.js';
+import type { Delta, KnownObjects } from './delta.js';
 import { type FIFODelta, RealFIFO, type RealFIFOOptions } from './the-real-fifo.js';
 
-function newFIFO(options: Omit<RealFIFOOptions<FifoObj>, 'keyFunction'> = {}): RealFIFO<FifoObj> {
-  const known = options.atomicEvents ? {} : { knownObjects: fx.literalListerGetter([]) };
-  return new RealFIFO<FifoObj>({ keyFunction: fx.testFifoObjectKeyFunc, ...known, ...options });
+/**
+ * client-go's `NewRealFIFOWithOptions`: with `atomicEvents` the informers' RealFIFO, without
+ * it the compat queue of one delta per object over `knownObjects`.
+ */
+function newFIFO(
+  options: Omit<RealFIFOOptions<FifoObj>, 'keyFunction'> & {
+    atomicEvents?: boolean;
+    knownObjects?: KnownObjects<FifoObj>;
+  } = {},
+): RealFIFO<FifoObj> {
+  const { atomicEvents, knownObjects, ...rest } = options;
+  const keyed = { keyFunction: fx.testFifoObjectKeyFunc, ...rest };
+  if (atomicEvents) return new RealFIFO<FifoObj>(keyed);
+  return new NonAtomicRealFIFO<FifoObj>({
+    ...keyed,
+    knownObjects: knownObjects ?? fx.literalListerGetter([]),
+  });
 }
 
 /** Pops one fx.delta without waiting (client-go's `Pop` on a non-empty queue). */

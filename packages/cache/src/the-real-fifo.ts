@@ -1,4 +1,4 @@
-import type { Delta, DeltaType, KnownObjects } from './delta.js';
+import type { Delta, DeltaType } from './delta.js';
 import { FIFOLifecycle } from './fifo-lifecycle.js';
 import type { InformerNameAndResource } from './identity.js';
 import {
@@ -72,14 +72,14 @@ export type ProcessBatchFunc<T> = (
   deltas: readonly Delta<T>[],
   isInInitialList: boolean,
   keys: readonly string[],
-) => void | Promise<void>;
+) => void;
 
 /** Handles one delta popped by a {@link RealFIFO}, with the key it was queued under. */
 export type RealFIFOProcessFunc<T> = (
   deltas: readonly FIFODelta<T>[],
   isInInitialList: boolean,
   key: string,
-) => void | Promise<void>;
+) => void;
 
 /** Most deltas {@link RealFIFO.popBatch} hands over at once (client-go `defaultBatchSize`). */
 export const defaultBatchSize = 1000;
@@ -89,19 +89,8 @@ export interface RealFIFOOptions<T> {
   /** Keys objects; default {@link metaNamespaceKeyFunc}. Tombstones are keyed by their key. */
   keyFunction?: KeyFunc | undefined;
   /**
-   * The objects the consumer holds. Required unless `atomicEvents`, where it must be absent
-   * (the consumer then reconciles a relist or resync against its own store).
-   */
-  knownObjects?: KnownObjects<T> | undefined;
-  /**
-   * Queue a relist as one `ReplacedAll` delta and a resync as one `SyncAll` delta instead of
-   * one delta per object (client-go `AtomicEvents`, the `AtomicFIFO` default of 1.36).
-   */
-  atomicEvents?: boolean | undefined;
-  /**
    * Queue a `Bookmark` delta for every {@link RealFIFO.bookmark} (client-go
    * `EmitDeltaTypeBookmark`, set for informers in 1.36); without it bookmarks are dropped.
-   * Requires `atomicEvents`.
    */
   emitDeltaTypeBookmark?: boolean | undefined;
   /**
@@ -137,15 +126,14 @@ const batchable: ReadonlySet<string> = new Set<DeltaType>([
 
 /**
  * The queue between a reflector and an informer that delivers every change in the order it
- * happened (client-go `cache.RealFIFO`, the default of informers since `InOrderInformers`):
- * nothing is merged or deduplicated, so a handler sees each intermediate state, deletes
- * included, and never an object jumping ahead of another.
+ * happened (client-go `cache.RealFIFO` with `AtomicEvents`, the default of informers since
+ * `InOrderInformers` and `AtomicFIFO`): nothing is merged or deduplicated, so a handler sees
+ * each intermediate state, deletes included, and never an object jumping ahead of another.
  *
  * - `add`, `update`, `delete` queue one delta each, deletes of unknown keys too;
- * - with `atomicEvents`, {@link replace} queues one `ReplacedAll` delta and {@link resync}
- *   one `SyncAll` delta; otherwise `replace` queues a tombstone `Deleted` for each queued or
- *   known key missing from the list (deletes first), then `Replaced` for each listed object,
- *   and `resync` a `Sync` for each known key with nothing queued;
+ * - {@link replace} queues one `ReplacedAll` delta and {@link resync} one `SyncAll` delta:
+ *   the consumer reconciles them against its own store (the queue of one delta per object,
+ *   with `knownObjects`, is `NonAtomicRealFIFO` of `@kubets/cache/compat`);
  * - {@link popBatch} hands over consecutive deltas of distinct keys at once, never mixing
  *   the first list with later deltas;
  * - {@link hasSynced} turns true once every delta queued up to the first `replace` has been
@@ -156,8 +144,6 @@ const batchable: ReadonlySet<string> = new Set<DeltaType>([
  */
 export class RealFIFO<T> {
   readonly #keyFunc: KeyFunc;
-  readonly #knownObjects: KnownObjects<T> | undefined;
-  readonly #atomic: boolean;
   readonly #emitBookmarks: boolean;
   readonly #isTransformed: ((obj: T) => boolean) | undefined;
   #transformer: ((obj: T) => T) | undefined;
@@ -173,23 +159,17 @@ export class RealFIFO<T> {
   readonly #metrics: FIFOMetrics | undefined;
 
   constructor(options: RealFIFOOptions<T> = {}) {
-    this.#atomic = options.atomicEvents ?? false;
-    if (this.#atomic && options.knownObjects !== undefined) {
-      throw new Error('RealFIFO: knownObjects must not be given with atomicEvents');
-    }
-    if (!this.#atomic && options.knownObjects === undefined) {
-      throw new Error('RealFIFO: knownObjects is required without atomicEvents');
+    if ('knownObjects' in options && new.target === RealFIFO) {
+      throw new Error(
+        "RealFIFO: knownObjects is no option of the atomic RealFIFO (it reconciles a relist against the consumer's store); a queue of one delta per object is NonAtomicRealFIFO of @kubets/cache/compat",
+      );
     }
     this.#emitBookmarks = options.emitDeltaTypeBookmark ?? false;
-    if (this.#emitBookmarks && !this.#atomic) {
-      throw new Error('RealFIFO: emitDeltaTypeBookmark requires atomicEvents');
-    }
     const batchSize = options.batchSize ?? defaultBatchSize;
     if (!Number.isInteger(batchSize) || batchSize < 1) {
       throw new RangeError(`RealFIFO: batchSize must be a positive integer, got ${batchSize}`);
     }
     this.#keyFunc = options.keyFunction ?? keyFns.metaNamespaceKeyFunc;
-    this.#knownObjects = options.knownObjects;
     this.#transformer = options.transformer;
     this.#isTransformed = options.isTransformed;
     this.batchSize = batchSize;
@@ -214,34 +194,35 @@ export class RealFIFO<T> {
   /** Queues an `Added` delta. */
   add(obj: T): void {
     this.#life.populated();
-    this.#queue('Added', obj, this.#keyFunc(obj), false);
+    this.#queue('Added', obj, this.#keyFunc(obj));
   }
 
   /** Queues an `Updated` delta. */
   update(obj: T): void {
     this.#life.populated();
-    this.#queue('Updated', obj, this.#keyFunc(obj), false);
+    this.#queue('Updated', obj, this.#keyFunc(obj));
   }
 
   /** Queues a `Deleted` delta, whether or not the key is known. */
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
     this.#life.populated();
     const key = keyFns.isDeletedFinalStateUnknown(obj) ? obj.key : this.#keyFunc(obj);
-    this.#queue('Deleted', obj, key, false);
+    this.#queue('Deleted', obj, key);
+  }
+
+  /** A fresh list at `resourceVersion`: one `ReplacedAll` delta carrying it. */
+  replace(list: readonly T[], resourceVersion: string): void {
+    this.queueRelist(list, resourceVersion);
+    this.#life.firstList(this.length);
   }
 
   /**
-   * A fresh list at `resourceVersion`: one `ReplacedAll` delta with `atomicEvents`,
-   * otherwise tombstones for missing keys followed by a `Replaced` delta per listed object.
+   * Queues a relist for {@link replace}: one `ReplacedAll` delta. Protected for
+   * `NonAtomicRealFIFO` of `@kubets/cache/compat`, which queues one delta per object instead.
    */
-  replace(list: readonly T[], resourceVersion: string): void {
-    if (this.#atomic) {
-      const objects = this.#transformer === undefined ? list : list.map((o) => this.#relisted(o));
-      this.#push({ type: 'ReplacedAll', object: { resourceVersion, objects } }, '');
-    } else {
-      this.#reconcileReplacement(list);
-    }
-    this.#life.firstList(this.length);
+  protected queueRelist(list: readonly T[], resourceVersion: string): void {
+    const objects = this.#transformer === undefined ? list : list.map((o) => this.relisted(o));
+    this.#push({ type: 'ReplacedAll', object: { resourceVersion, objects } }, '');
   }
 
   /**
@@ -253,24 +234,9 @@ export class RealFIFO<T> {
     this.#push({ type: 'Bookmark', object: { resourceVersion } }, '');
   }
 
-  /**
-   * Time for a periodic resync: one `SyncAll` delta with `atomicEvents`, otherwise a `Sync`
-   * delta for every known object with nothing queued (a queued delta is newer than the
-   * known object).
-   */
+  /** Time for a periodic resync: one `SyncAll` delta. */
   resync(): void {
-    if (this.#atomic) {
-      this.#push({ type: 'SyncAll', object: undefined }, '');
-      return;
-    }
-    const known = this.#knownObjects!;
-    const queued = new Set(this.#liveKeys());
-    for (const key of known.listKeys()) {
-      if (queued.has(key)) continue;
-      const obj = known.getByKey(key);
-      if (obj === undefined) continue;
-      this.#queue('Sync', obj, key, true);
-    }
+    this.#push({ type: 'SyncAll', object: undefined }, '');
   }
 
   /** Closes the FIFO: a `pop` waiting or to come on an empty queue rejects with {@link FIFOClosedError}. */
@@ -279,22 +245,22 @@ export class RealFIFO<T> {
   }
 
   /**
-   * Waits for a delta, removes it and hands it to `process` (as a one-element list, awaiting
-   * a promise it returns); resolves with that list.
+   * Waits for a delta, removes it and hands it to `process` (as a one-element list);
+   * resolves with that list.
    *
    * @throws {FIFOClosedError} once the FIFO is closed and empty.
    * @throws the signal's `reason` if `signal` aborts while waiting; what `process` throws.
    */
   async pop(process: RealFIFOProcessFunc<T>, signal?: AbortSignal): Promise<FIFODelta<T>[]> {
-    await this.#life.waitForItems(() => this.length === 0, signal);
-    return (await this.tryPop(process))!;
+    await this.#life.waitForItems(this.#isEmpty, signal);
+    return this.tryPop(process)!;
   }
 
   /**
    * {@link pop} without waiting: hands the oldest delta to `process` and returns it in a
-   * list (a promise of it only if `process` returns a promise); `undefined` when empty.
+   * list; `undefined` when empty.
    */
-  tryPop(process: RealFIFOProcessFunc<T>): FIFODelta<T>[] | Promise<FIFODelta<T>[]> | undefined {
+  tryPop(process: RealFIFOProcessFunc<T>): FIFODelta<T>[] | undefined {
     if (this.length === 0) return undefined;
     const isInInitialList = !this.hasSynced();
     const key = this.#keys[this.#head]!;
@@ -328,15 +294,15 @@ export class RealFIFO<T> {
     processSingle: RealFIFOProcessFunc<T>,
     signal?: AbortSignal,
   ): Promise<FIFODelta<T>[]> {
-    await this.#life.waitForItems(() => this.length === 0, signal);
-    return (await this.tryPopBatch(processBatch, processSingle))!;
+    await this.#life.waitForItems(this.#isEmpty, signal);
+    return this.tryPopBatch(processBatch, processSingle)!;
   }
 
   /** {@link popBatch} without waiting; `undefined` when empty. */
   tryPopBatch(
     processBatch: ProcessBatchFunc<T>,
     processSingle: RealFIFOProcessFunc<T>,
-  ): FIFODelta<T>[] | Promise<FIFODelta<T>[]> | undefined {
+  ): FIFODelta<T>[] | undefined {
     const n = this.#batchLength();
     if (n === 0) return undefined;
     const isInInitialList = !this.hasSynced();
@@ -377,36 +343,21 @@ export class RealFIFO<T> {
    * `process` and its arguments come separately: no closure per pop.
    */
   #processed<D, K, R>(
-    process: (deltas: D, isInInitialList: boolean, key: K) => void | Promise<void>,
+    process: (deltas: D, isInInitialList: boolean, key: K) => void,
     deltas: D,
     isInInitialList: boolean,
     key: K,
     count: number,
     result: R,
-  ): R | Promise<R> {
+  ): R {
     this.#metrics?.queuedItems.set(this.length);
     const startedMs = this.#metrics === undefined ? 0 : performance.now();
-    let processing: void | Promise<void>;
     try {
-      processing = process(deltas, isInInitialList, key);
-    } catch (err) {
+      process(deltas, isInInitialList, key);
+    } finally {
       this.#finished(count, startedMs);
-      throw err;
     }
-    if (processing === undefined) {
-      this.#finished(count, startedMs);
-      return result;
-    }
-    return Promise.resolve(processing).then(
-      () => {
-        this.#finished(count, startedMs);
-        return result;
-      },
-      (err: unknown) => {
-        this.#finished(count, startedMs);
-        throw err;
-      },
-    );
+    return result;
   }
 
   /** Records `count` deltas as processed, and how long that took (client-go `whileProcessing`). */
@@ -446,24 +397,39 @@ export class RealFIFO<T> {
     this.#transformer = transformer;
   }
 
-  #relisted(obj: T): T {
+  /**
+   * A relisted object as it is queued: transformed, unless the consumer holds it already
+   * (see {@link RealFIFOOptions.isTransformed}).
+   */
+  protected relisted(obj: T): T {
     const transformer = this.#transformer;
     if (transformer === undefined || this.#isTransformed?.(obj) === true) return obj;
     return transformer(obj);
   }
 
-  #queue(
-    type: DeltaType,
-    obj: T | DeletedFinalStateUnknown<T>,
-    key: string,
-    skipTransform: boolean,
-  ): void {
+  /**
+   * Queues `delta` under `key` as it is: no transform, and no effect on {@link hasSynced}
+   * (a relist counts what it queued once done). For `NonAtomicRealFIFO`'s relist and resync.
+   */
+  protected queueDelta(delta: Delta<T>, key: string): void {
+    this.#push(delta, key);
+  }
+
+  /** The newest queued object delta of each key, in queue order of the keys' first delta. */
+  protected newestQueuedDeltas(): Map<string, Delta<T>> {
+    const newest = new Map<string, Delta<T>>();
+    for (let i = this.#head; i < this.#deltas.length; i++) {
+      const delta = this.#deltas[i]!;
+      if (delta.type === 'ReplacedAll' || delta.type === 'SyncAll' || delta.type === 'Bookmark')
+        continue;
+      newest.set(this.#keys[i]!, delta);
+    }
+    return newest;
+  }
+
+  #queue(type: DeltaType, obj: T | DeletedFinalStateUnknown<T>, key: string): void {
     let object = obj;
-    if (
-      this.#transformer !== undefined &&
-      !skipTransform &&
-      !keyFns.isDeletedFinalStateUnknown(obj)
-    ) {
+    if (this.#transformer !== undefined && !keyFns.isDeletedFinalStateUnknown(obj)) {
       object = this.#transformer(obj as T);
     }
     this.#push({ type, object }, key);
@@ -491,44 +457,6 @@ export class RealFIFO<T> {
       this.#head = 0;
     }
     return delta;
-  }
-
-  #liveKeys(): string[] {
-    return this.#keys.slice(this.#head);
-  }
-
-  /**
-   * The non-atomic relist: a tombstone for each queued key whose last delta is not a delete
-   * and each known key, both missing from `list`; then `Replaced` for every listed object.
-   */
-  #reconcileReplacement(list: readonly T[]): void {
-    const listed = new Set<string>();
-    for (const obj of list) listed.add(this.#keyFunc(obj));
-
-    const lastQueued = new Map<string, FIFODelta<T>>();
-    for (let i = this.#head; i < this.#deltas.length; i++) {
-      const delta = this.#deltas[i]!;
-      if (delta.type === 'ReplacedAll' || delta.type === 'SyncAll' || delta.type === 'Bookmark')
-        continue;
-      lastQueued.set(this.#keys[i]!, delta);
-    }
-    for (const [key, last] of lastQueued) {
-      if (listed.has(key) || last.type === 'Deleted') continue;
-      this.#queue('Deleted', keyFns.deletedFinalStateUnknown<T>(key, last.object as T), key, true);
-    }
-    const known = this.#knownObjects!;
-    for (const key of known.listKeys()) {
-      if (listed.has(key) || lastQueued.has(key)) continue;
-      this.#queue(
-        'Deleted',
-        keyFns.deletedFinalStateUnknown<T>(key, known.getByKey(key)),
-        key,
-        true,
-      );
-    }
-    for (const obj of list) {
-      this.#push({ type: 'Replaced', object: this.#relisted(obj) }, this.#keyFunc(obj));
-    }
   }
 }
 

@@ -2,9 +2,14 @@
 // shared informer tests: an in-memory "API server" for one resource. Every change gets the
 // next resourceVersion and goes to the open watches; lists return the current objects.
 
-import type { ObjectList, WatchEvent } from '@kubets/apimachinery';
+import type {
+  ListQueryOptions,
+  ObjectList,
+  WatchEvent,
+  WatchQueryOptions,
+} from '@kubets/apimachinery';
 import { metaNamespaceKeyFunc } from '../src/keys.js';
-import type { ListerWatcher, ListOptions, WatchOptions } from '../src/listwatch.js';
+import type { ListerWatcher } from '../src/listwatch.js';
 import { expiredStatus, FakeWatch } from './helpers.js';
 
 type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -71,7 +76,7 @@ export class FakeControllerSource<T extends Meta> implements ListerWatcher<T> {
     this.#log.length = 0;
   }
 
-  async list(_options: ListOptions, signal: AbortSignal): Promise<ObjectList<T>> {
+  async list(_options: ListQueryOptions, signal: AbortSignal): Promise<ObjectList<T>> {
     signal.throwIfAborted();
     this.lists++;
     if (this.listError !== undefined) throw this.listError;
@@ -81,7 +86,10 @@ export class FakeControllerSource<T extends Meta> implements ListerWatcher<T> {
     };
   }
 
-  async watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
+  async watch(
+    options: WatchQueryOptions,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<WatchEvent<T>>> {
     signal.throwIfAborted();
     const w = new FakeWatch<T>(options, signal);
     const from = Number(options.resourceVersion ?? 0);

@@ -1,12 +1,20 @@
 // Helpers shared by the tests of this package (not exported from the package).
 
-import type { KubeObject, ObjectList, ObjectMeta, Status, WatchEvent } from '@kubets/apimachinery';
+import type {
+  KubeObject,
+  ListQueryOptions,
+  ObjectList,
+  ObjectMeta,
+  Status,
+  WatchEvent,
+  WatchQueryOptions,
+} from '@kubets/apimachinery';
 import { StatusError } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { eventually } from '@kubets/test-utils';
 import { onTestFinished } from 'vitest';
 import { metaNamespaceKeyFunc } from '../src/keys.js';
-import type { ListerWatcher, ListHints, ListOptions, WatchOptions } from '../src/listwatch.js';
+import type { ListerWatcher, ListHints } from '../src/listwatch.js';
 import type { Store } from '../src/store.js';
 import { setMinWatchTimeoutFloorSeconds } from '../src/testing.js';
 
@@ -76,7 +84,7 @@ export function deleted<T>(object: T): WatchEvent<T> {
 
 /** One watch stream of a {@link FakeListerWatcher}: push events, close it, or fail it. */
 export class FakeWatch<T> implements AsyncIterable<WatchEvent<T>> {
-  readonly options: WatchOptions;
+  readonly options: WatchQueryOptions;
   readonly #signal: AbortSignal;
   #buffer: WatchEvent<T>[] = [];
   #ended = false;
@@ -85,7 +93,7 @@ export class FakeWatch<T> implements AsyncIterable<WatchEvent<T>> {
   /** True once the consumer left the stream (return() called) or the signal aborted. */
   stopped = false;
 
-  constructor(options: WatchOptions, signal: AbortSignal) {
+  constructor(options: WatchQueryOptions, signal: AbortSignal) {
     this.options = options;
     this.#signal = signal;
     signal.addEventListener('abort', () => this.#notify(), { once: true });
@@ -156,11 +164,12 @@ export class FakeWatch<T> implements AsyncIterable<WatchEvent<T>> {
  * {@link FakeWatch} the test pushes events into.
  */
 export class FakeListerWatcher<T> implements ListerWatcher<T> {
-  listFn: (options: ListOptions) => ObjectList<T> | Promise<ObjectList<T>> = () => listOf([], '1');
+  listFn: (options: ListQueryOptions) => ObjectList<T> | Promise<ObjectList<T>> = () =>
+    listOf([], '1');
   /** Errors the next watch calls reject with, in order. */
   watchErrors: unknown[] = [];
-  readonly listCalls: ListOptions[] = [];
-  readonly watchCalls: WatchOptions[] = [];
+  readonly listCalls: ListQueryOptions[] = [];
+  readonly watchCalls: WatchQueryOptions[] = [];
   readonly watches: FakeWatch<T>[] = [];
   /** Optional hook on every watch call, e.g. to push initial events; may throw. */
   onWatch: ((w: FakeWatch<T>) => void) | undefined;
@@ -179,7 +188,7 @@ export class FakeListerWatcher<T> implements ListerWatcher<T> {
 
   /** Lists with `listFn`, passing each item through the `reuseItem` hint as a real list-watch does. */
   async list(
-    options: ListOptions,
+    options: ListQueryOptions,
     signal: AbortSignal,
     hints?: ListHints<T>,
   ): Promise<ObjectList<T>> {
@@ -204,7 +213,10 @@ export class FakeListerWatcher<T> implements ListerWatcher<T> {
     return { ...list, items: list.items.map(held) };
   }
 
-  async watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
+  async watch(
+    options: WatchQueryOptions,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<WatchEvent<T>>> {
     signal.throwIfAborted();
     this.watchCalls.push({ ...options });
     const err = this.watchErrors.shift();

@@ -48,9 +48,9 @@ export class Clientset extends GeneratedClientset {
   readonly config: Config;
   /** The limiter all requests of this clientset wait on; `undefined` when throttling is off. */
   readonly rateLimiter: RequestRateLimiter | undefined;
-  private readonly options: ClientsetOptions;
-  private readonly restClients = new Map<string, RESTClient>();
-  private readonly groupClients = new Map<
+  readonly #options: ClientsetOptions;
+  readonly #restClients = new Map<string, RESTClient>();
+  readonly #groupClients = new Map<
     GroupVersionClientClass<GroupVersionClient>,
     GroupVersionClient
   >();
@@ -61,7 +61,7 @@ export class Clientset extends GeneratedClientset {
    */
   constructor(config: Config, options: ClientsetOptions = {}) {
     super();
-    this.options = options;
+    this.#options = options;
     this.rateLimiter = rateLimiterFor(config, { clock: options.clock });
     // Not a spread: the copy must keep printing with its secrets redacted.
     this.config = copyConfig(config, { rateLimiter: this.rateLimiter });
@@ -76,23 +76,23 @@ export class Clientset extends GeneratedClientset {
    */
   restClientFor(groupVersion: GroupVersion): RESTClient {
     const key = groupVersionToString(groupVersion);
-    let client = this.restClients.get(key);
+    let client = this.#restClients.get(key);
     if (!client) {
       client = restClientFor(this.config, groupVersion, {
         ...(this.rateLimiter ? { rateLimiter: this.rateLimiter } : {}),
-        ...(this.options.clock ? { clock: this.options.clock } : {}),
-        ...(this.options.retryBackoffMs ? { retryBackoffMs: this.options.retryBackoffMs } : {}),
+        ...(this.#options.clock ? { clock: this.#options.clock } : {}),
+        ...(this.#options.retryBackoffMs ? { retryBackoffMs: this.#options.retryBackoffMs } : {}),
       });
-      this.restClients.set(key, client);
+      this.#restClients.set(key, client);
     }
     return client;
   }
 
   protected groupClient<C extends GroupVersionClient>(clientClass: GroupVersionClientClass<C>): C {
-    let client = this.groupClients.get(clientClass);
+    let client = this.#groupClients.get(clientClass);
     if (!client) {
       client = new clientClass(this.restClientFor(clientClass.groupVersion));
-      this.groupClients.set(clientClass, client);
+      this.#groupClients.set(clientClass, client);
     }
     return client as C;
   }

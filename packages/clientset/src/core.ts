@@ -1,4 +1,12 @@
 import { PassThrough, type Readable } from 'node:stream';
+import {
+  type CallOptions,
+  type CreateOptions,
+  type DeleteOptions,
+  type DeleteOptionsBody,
+  deleteOptionsBody,
+  type UpdateOptions,
+} from '@kubets/apimachinery';
 import type { RESTClient } from '@kubets/rest';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import type {
@@ -11,14 +19,6 @@ import type {
   ServiceAccountList,
 } from 'kubernetes-types/core/v1.js';
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
-import {
-  type CallOptions,
-  type CreateOptions,
-  type DeleteOptions,
-  type DeleteOptionsBody,
-  deleteOptionsBody,
-  type UpdateOptions,
-} from './options.js';
 import { StatusResourceClient, TypedResourceClient } from './typed-client.js';
 
 /** Options of {@link PodClient.getLog} (core/v1 `PodLogOptions`). */

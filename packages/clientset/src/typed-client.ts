@@ -1,20 +1,5 @@
 import type { ObjectList, Status } from '@kubets/apimachinery';
 import {
-  InvalidRequestError,
-  PatchType,
-  type RESTClient,
-  type Request,
-  type RequestBody,
-  type WatchStream,
-} from '@kubets/rest';
-import type { Scale } from 'kubernetes-types/autoscaling/v1.js';
-import {
-  descriptorAPIVersion,
-  hasSubresource,
-  type ObjectWithMeta,
-  type ResourceDescriptor,
-} from './descriptor.js';
-import {
   type ApplyOptions,
   type CallOptions,
   type CreateOptions,
@@ -29,7 +14,22 @@ import {
   type WatchOptions,
   watchParams,
   writeParams,
-} from './options.js';
+} from '@kubets/apimachinery';
+import {
+  InvalidRequestError,
+  PatchType,
+  type RESTClient,
+  type Request,
+  type RequestBody,
+  type WatchStream,
+} from '@kubets/rest';
+import type { Scale } from 'kubernetes-types/autoscaling/v1.js';
+import {
+  descriptorAPIVersion,
+  hasSubresource,
+  type ObjectWithMeta,
+  type ResourceDescriptor,
+} from './descriptor.js';
 
 /** What a delete answers: the object (still terminating, e.g. finalizers or grace period) or a Status. */
 export type DeleteResult<T> = T | Status;

@@ -7,9 +7,27 @@ export {
   parseCrds,
   type Reader,
 } from './crd.js';
-export * from './errors.js';
-export * from './format.js';
-export * from './generate.js';
+export {
+  CodegenError,
+  CodegenSyntaxError,
+  type ErrorLocation,
+  formatPath,
+  isCodegenError,
+  type PathSegment,
+} from './errors.js';
+export { biomeFormatter, type Formatter, FormatterError, findBiome } from './format.js';
+export {
+  type CrdSource,
+  compareFileContents,
+  compareWithDirectory,
+  type Difference,
+  type GenerateOptions,
+  generate,
+  generatedFilesIn,
+  generatedMarker,
+  generateFromCrd,
+  writeFiles,
+} from './generate.js';
 export {
   compareVersions,
   type ImportExtension,
@@ -19,4 +37,4 @@ export {
   renderFiles,
   resourceMethodName,
 } from './render.js';
-export * from './run.js';
+export { type CliIO, runCli, usage } from './run.js';

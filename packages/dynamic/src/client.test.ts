@@ -205,7 +205,7 @@ describe('DynamicClient verbs', () => {
     const created = await dynamic
       .resource('widgets.v1.e2e.kubets.dev')
       .namespace('ns1')
-      .create(widget('w1'), { fieldManager: 'me', dryRun: ['All'], fieldValidation: 'Strict' });
+      .create(widget('w1'), { fieldManager: 'me', dryRun: true, fieldValidation: 'Strict' });
     expect(created.metadata.name).toBe('w1');
     expect(last().method).toBe('POST');
     expect(last().path).toBe('/apis/e2e.kubets.dev/v1/namespaces/ns1/widgets');
@@ -294,7 +294,7 @@ describe('DynamicClient verbs', () => {
       propagationPolicy: 'Foreground',
       gracePeriodSeconds: 0,
       preconditions: { uid: 'u-1', resourceVersion: '7' },
-      dryRun: ['All'],
+      dryRun: true,
     });
     expect([last().method, last().path]).toEqual([
       'DELETE',

@@ -1,13 +1,24 @@
 import {
+  type ApplyOptions,
+  type CallOptions,
+  type CreateOptions,
+  type DeleteOptions,
+  deleteOptionsBody,
+  type GetOptions,
   type GroupVersion,
   type GroupVersionResource,
+  getParams,
   groupVersionToString,
   type KubeObject,
+  type ListOptions,
+  listParams,
   type ObjectMeta,
-  type Preconditions,
-  type PropagationPolicy,
+  type PatchOptions,
   setListItemTypeMeta,
-  type WatchQueryOptions,
+  type UpdateOptions,
+  type WatchOptions,
+  watchParams,
+  writeParams,
 } from '@kubets/apimachinery';
 import {
   type Config,
@@ -23,66 +34,6 @@ import {
 } from '@kubets/rest';
 import { resolveGVR } from './gvr.js';
 import type { Unstructured, UnstructuredList } from './unstructured.js';
-
-export type { Preconditions } from '@kubets/apimachinery';
-
-/** What every call accepts. */
-export interface CallOptions {
-  /** Aborts the request (for a watch: ends it). */
-  signal?: AbortSignal | undefined;
-}
-
-/** Query parameters of `get` (`metav1.GetOptions`). */
-export interface GetOptions extends CallOptions {
-  /** `'0'` lets the server answer from its cache. */
-  resourceVersion?: string | undefined;
-}
-
-/** Query parameters of `list`, `watch` and `deleteCollection` (`metav1.ListOptions`). */
-export interface ListOptions extends CallOptions, WatchQueryOptions {}
-
-/** Dry-run, field manager and validation (`metav1.CreateOptions` / `UpdateOptions`). */
-export interface CreateOptions extends CallOptions {
-  /** `['All']` to have the server validate and answer without persisting. */
-  dryRun?: readonly string[] | undefined;
-  /** Who makes the change, recorded in `managedFields`. */
-  fieldManager?: string | undefined;
-  /** What the server does with unknown or duplicate fields: ignore, warn, or reject. */
-  fieldValidation?: 'Ignore' | 'Warn' | 'Strict' | (string & {}) | undefined;
-}
-
-/** See {@link CreateOptions}. */
-export type UpdateOptions = CreateOptions;
-
-/** `metav1.PatchOptions`. */
-export interface PatchOptions extends CreateOptions {
-  /** Apply patches only: take over fields owned by other managers instead of failing with a conflict. */
-  force?: boolean | undefined;
-}
-
-/** Server-side apply (`metav1.ApplyOptions`): a field manager is required. */
-export interface ApplyOptions extends CallOptions {
-  /** The manager that owns the applied fields, e.g. your controller's name. */
-  fieldManager: string;
-  /** Take ownership of fields other managers own instead of failing with 409 Conflict. */
-  force?: boolean | undefined;
-  /** `['All']` to have the server validate and answer without persisting. */
-  dryRun?: readonly string[] | undefined;
-}
-
-/** `metav1.DeleteOptions`, sent as the JSON body of the DELETE. */
-export interface DeleteOptions extends CallOptions {
-  /** Seconds before the object is deleted; 0 deletes at once. */
-  gracePeriodSeconds?: number | undefined;
-  /** Conditions that must hold, or the delete fails with 409 Conflict. */
-  preconditions?: Preconditions | undefined;
-  /** What happens to dependents: `Orphan`, `Background` (default for most) or `Foreground`. */
-  propagationPolicy?: PropagationPolicy | undefined;
-  /** Deprecated by the API in favour of `propagationPolicy`. */
-  orphanDependents?: boolean | undefined;
-  /** `['All']` to validate the delete without performing it. */
-  dryRun?: readonly string[] | undefined;
-}
 
 /**
  * An object to write: {@link Unstructured} whose `apiVersion` and `kind` may be left out (the
@@ -104,7 +55,7 @@ export interface ResourceInterface {
   /** Lists objects; every item gets the list's apiVersion and the kind without `List`. */
   list(options?: ListOptions): Promise<UnstructuredList>;
   /** Starts a watch; iterate it with `for await`. */
-  watch(options?: ListOptions): Promise<WatchStream<Unstructured>>;
+  watch(options?: WatchOptions): Promise<WatchStream<Unstructured>>;
   /** Creates an object (or posts to a subresource of the object named in `obj`). */
   create(
     obj: UnstructuredInput,
@@ -151,33 +102,10 @@ export interface NamespaceableResourceInterface extends ResourceInterface {
   namespace(namespace: string): ResourceInterface;
 }
 
-function queryOf(
-  options: object | undefined,
-  skip: readonly string[] = ['signal'],
-): Record<string, string | number | boolean | readonly string[] | undefined> {
-  const params: Record<string, string | number | boolean | readonly string[] | undefined> = {};
-  if (!options) return params;
-  for (const [key, value] of Object.entries(options)) {
-    if (skip.includes(key) || value === undefined) continue;
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
-      params[key] = value;
-    } else if (Array.isArray(value)) {
-      params[key] = value.map(String);
-    } else if (value !== null) {
-      params[key] = String(value); // parsed selectors
-    }
-  }
-  return params;
-}
-
+// Every group accepts an untyped delete body as meta/v1 DeleteOptions; the dynamic client
+// names its type, as client-go's does.
 function deleteBody(options: DeleteOptions | undefined): object {
-  const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
-  if (!options) return body;
-  for (const [key, value] of Object.entries(options)) {
-    if (key === 'signal' || value === undefined) continue;
-    body[key] = value;
-  }
-  return body;
+  return { kind: 'DeleteOptions', apiVersion: 'v1', ...deleteOptionsBody(options ?? {}) };
 }
 
 function nameOf(obj: UnstructuredInput): string {
@@ -196,8 +124,8 @@ export interface ResourceOptions {
 class DynamicResourceClient implements NamespaceableResourceInterface {
   readonly resource: GroupVersionResource;
   readonly namespaceName: string;
-  private readonly client: RESTClient;
-  private readonly kind: string | undefined;
+  readonly #client: RESTClient;
+  readonly #kind: string | undefined;
 
   constructor(
     client: RESTClient,
@@ -205,69 +133,70 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
     namespace: string,
     kind: string | undefined,
   ) {
-    this.client = client;
+    this.#client = client;
     this.resource = resource;
     this.namespaceName = namespace;
-    this.kind = kind;
+    this.#kind = kind;
   }
 
   namespace(namespace: string): ResourceInterface {
-    return new DynamicResourceClient(this.client, this.resource, namespace, this.kind);
+    return new DynamicResourceClient(this.#client, this.resource, namespace, this.#kind);
   }
 
   // The object with `apiVersion` (from the GVR) and `kind` (when known) filled in where
   // missing; bodies for other subresources than status (eviction, scale) are left alone.
-  private withTypeMeta(obj: UnstructuredInput, subresources: readonly string[]): RequestBody {
+  #withTypeMeta(obj: UnstructuredInput, subresources: readonly string[]): RequestBody {
     if (subresources.some((s) => s !== 'status')) return obj;
-    if (obj.apiVersion && (obj.kind || !this.kind)) return obj;
+    if (obj.apiVersion && (obj.kind || !this.#kind)) return obj;
     const { group, version } = this.resource;
     return {
       ...obj,
       apiVersion: obj.apiVersion || groupVersionToString({ group, version }),
-      ...(obj.kind || !this.kind ? {} : { kind: this.kind }),
+      ...(obj.kind || !this.#kind ? {} : { kind: this.#kind }),
     };
   }
 
   // `/api/v1[/namespaces/<ns>]/<resource>[/<name>[/<subresource>...]]`; the Request
   // validates every segment.
-  private request(
+  #request(
     verb: Request,
     name: string | undefined,
     subresources: readonly string[],
-    signal: AbortSignal | undefined,
+    options: CallOptions | undefined,
   ): Request {
     if (this.namespaceName !== '') verb.namespace(this.namespaceName);
     verb.resource(this.resource.resource);
     if (name !== undefined) verb.name(name);
     if (subresources.length > 0) verb.subresource(...subresources);
-    if (signal) verb.signal(signal);
+    if (options?.signal) verb.signal(options.signal);
+    if (options?.timeoutMs !== undefined && options.timeoutMs > 0) verb.timeout(options.timeoutMs);
     return verb;
   }
 
   // A create, update or patch: the call's options as query parameters, `body` as the body,
   // the written object as the answer.
-  private write(
+  #write(
     verb: Request,
     name: string | undefined,
     subresources: readonly string[],
-    options: { signal?: AbortSignal } | undefined,
+    options: PatchOptions | ApplyOptions | undefined,
     body: RequestBody,
   ): Promise<Unstructured> {
-    return this.request(verb, name, subresources, options?.signal)
-      .params(queryOf(options))
+    return this.#request(verb, name, subresources, options)
+      .params(writeParams(options ?? {}))
       .body(body)
       .do<Unstructured>();
   }
 
   async get(name: string, options?: GetOptions, ...subresources: string[]): Promise<Unstructured> {
-    return this.request(this.client.get(), name, subresources, options?.signal)
-      .params(queryOf(options))
+    return this.#request(this.#client.get(), name, subresources, options)
+      .params(getParams(options ?? {}))
       .do<Unstructured>();
   }
 
   async list(options?: ListOptions): Promise<UnstructuredList> {
-    const list = await this.request(this.client.get(), undefined, [], options?.signal)
-      .params(queryOf(options))
+    const list = await this.#request(this.#client.get(), undefined, [], options)
+      .params(listParams(options ?? {}))
       .do<UnstructuredList>();
     const items = list.items ?? [];
     // Typed lists leave item type meta out; fill it in from the list, as client-go does.
@@ -275,9 +204,9 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
     return { ...list, metadata: list.metadata ?? {}, items };
   }
 
-  watch(options?: ListOptions): Promise<WatchStream<Unstructured>> {
-    return this.request(this.client.get(), undefined, [], options?.signal)
-      .params(queryOf(options))
+  watch(options?: WatchOptions): Promise<WatchStream<Unstructured>> {
+    return this.#request(this.#client.get(), undefined, [], options)
+      .params(watchParams(options ?? {}))
       .param('watch', true)
       .watch<Unstructured>();
   }
@@ -289,12 +218,12 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
   ): Promise<Unstructured> {
     // Posting to a subresource needs the object's name; a plain create may use generateName.
     const name = subresources.length > 0 ? nameOf(obj) : undefined;
-    return this.write(
-      this.client.post(),
+    return this.#write(
+      this.#client.post(),
       name,
       subresources,
       options,
-      this.withTypeMeta(obj, subresources),
+      this.#withTypeMeta(obj, subresources),
     );
   }
 
@@ -303,12 +232,12 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
     options?: UpdateOptions,
     ...subresources: string[]
   ): Promise<Unstructured> {
-    return this.write(
-      this.client.put(),
+    return this.#write(
+      this.#client.put(),
       nameOf(obj),
       subresources,
       options,
-      this.withTypeMeta(obj, subresources),
+      this.#withTypeMeta(obj, subresources),
     );
   }
 
@@ -323,7 +252,7 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
     options?: PatchOptions,
     ...subresources: string[]
   ): Promise<Unstructured> {
-    return this.write(this.client.patch(patchType), name, subresources, options, body);
+    return this.#write(this.#client.patch(patchType), name, subresources, options, body);
   }
 
   apply(
@@ -337,7 +266,7 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
         new TypeError('apply needs options.fieldManager (who owns the applied fields)'),
       );
     }
-    const body = this.withTypeMeta(obj, subresources);
+    const body = this.#withTypeMeta(obj, subresources);
     return this.patch(name, PatchType.ApplyPatch, body, options, ...subresources);
   }
 
@@ -346,19 +275,17 @@ class DynamicResourceClient implements NamespaceableResourceInterface {
   }
 
   async delete(name: string, options?: DeleteOptions, ...subresources: string[]): Promise<void> {
-    await this.request(this.client.delete(), name, subresources, options?.signal)
+    await this.#request(this.#client.delete(), name, subresources, options)
       .body(deleteBody(options))
       .do();
   }
 
   async deleteCollection(deleteOptions?: DeleteOptions, listOptions?: ListOptions): Promise<void> {
-    await this.request(
-      this.client.delete(),
-      undefined,
-      [],
-      deleteOptions?.signal ?? listOptions?.signal,
-    )
-      .params(queryOf(listOptions))
+    await this.#request(this.#client.delete(), undefined, [], {
+      signal: deleteOptions?.signal ?? listOptions?.signal,
+      timeoutMs: deleteOptions?.timeoutMs ?? listOptions?.timeoutMs,
+    })
+      .params(listParams(listOptions ?? {}))
       .body(deleteBody(deleteOptions))
       .do();
   }
@@ -383,7 +310,7 @@ export class DynamicClient {
   readonly config: Config;
   /** The limiter every request of this client waits on; `undefined` when throttling is off. */
   readonly rateLimiter: RequestRateLimiter | undefined;
-  private readonly clients = new Map<string, RESTClient>();
+  readonly #clients = new Map<string, RESTClient>();
 
   constructor(config: Config) {
     // A copy that prints redacted, even when the caller spread or hand-wrote `config`.
@@ -396,14 +323,14 @@ export class DynamicClient {
   /** The (shared, cached) REST client for one group-version. */
   restClient(groupVersion: GroupVersion): RESTClient {
     const key = groupVersionToString(groupVersion);
-    let client = this.clients.get(key);
+    let client = this.#clients.get(key);
     if (!client) {
       client = restClientFor(
         this.config,
         { group: groupVersion.group, version: groupVersion.version },
         this.rateLimiter ? { rateLimiter: this.rateLimiter } : {},
       );
-      this.clients.set(key, client);
+      this.#clients.set(key, client);
     }
     return client;
   }

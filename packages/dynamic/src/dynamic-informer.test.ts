@@ -1,10 +1,14 @@
 import { isNotFound } from '@kubets/apimachinery';
-import { isDeletedFinalStateUnknown, newIndexer, waitForCacheSync } from '@kubets/cache';
+import {
+  informerKey,
+  isDeletedFinalStateUnknown,
+  newIndexer,
+  waitForCacheSync,
+} from '@kubets/cache';
 import { eventually, selectingLabels, thrownBy, useApiServerPerTest } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   DynamicClient,
-  dynamicInformerKey,
   newDynamicLister,
   newDynamicSharedInformerFactory,
   newDynamicSharedInformerFactoryWithOptions,
@@ -60,7 +64,7 @@ describe('DynamicSharedInformerFactory', () => {
     expect(factory.forResource('deployments.v1.apps').informer()).toBe(informer);
     expect(factory.forResource('v1/pods').informer()).not.toBe(informer);
     expect(Object.keys(informer.getIndexer().getIndexers())).toEqual(['namespace']);
-    expect(dynamicInformerKey({ group: '', version: 'v1', resource: 'pods' })).toBe('v1/pods');
+    expect(informerKey({ group: '', version: 'v1', resource: 'pods' })).toBe('v1/pods');
   });
 
   it('lists and watches through the REST client, syncs and serves the lister', async () => {

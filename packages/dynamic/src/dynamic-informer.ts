@@ -8,7 +8,7 @@ import {
   KeyedInformerFactoryBase,
   type KeyedInformerFactoryOptions,
   type ListerWatcher,
-  type ListOptions,
+  type ListOptionsTweak,
   type Logger,
   metaNamespaceIndexFunc,
   namespaceIndex,
@@ -82,12 +82,6 @@ export interface DynamicSharedInformerFactoryOptions
 }
 
 /**
- * @deprecated Use `informerKey` of `@kubets/cache`, the key of both the typed and the
- * dynamic factory.
- */
-export const dynamicInformerKey: (gvr: GroupVersionResource) => string = informerKey;
-
-/**
  * The {@link @kubets/cache!ListerWatcher | ListerWatcher} of a dynamic informer: lists and
  * watches `gvr` in `namespace` (`''` for all) through the dynamic client's REST client of the group/version, with
  * `tweakListOptions` changing every call's options. Listed items get the list's
@@ -98,7 +92,7 @@ export function newFilteredDynamicListWatch(
   client: DynamicClient,
   gvr: GroupVersionResource,
   namespace: string,
-  tweakListOptions?: (options: ListOptions) => void,
+  tweakListOptions?: ListOptionsTweak,
 ): ListerWatcher<Unstructured> {
   const resolved = resolveGVR(gvr);
   // The client list-watch gives listed items the list's apiVersion and kind.
@@ -118,7 +112,7 @@ export interface DynamicInformerOptions extends InformerMetricsOptions {
   /** Indexes of the cache; default: the `namespace` index. */
   indexers?: Indexers<Unstructured> | undefined;
   /** Changes the list and watch options, e.g. to set a label selector. */
-  tweakListOptions?: ((options: ListOptions) => void) | undefined;
+  tweakListOptions?: ListOptionsTweak | undefined;
   /** Where informer failures are reported. Default silent. */
   logger?: Logger | undefined;
 }

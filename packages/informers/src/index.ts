@@ -1,4 +1,51 @@
 export type { GenericLister, GenericNamespaceLister, SelectorInput } from '@kubets/listers';
-export * from './factory.js';
-export * from './generated/index.js';
-export * from './resource-informer.js';
+export {
+  type InformerClient,
+  newFilteredSharedInformerFactory,
+  newSharedInformerFactory,
+  newSharedInformerFactoryWithOptions,
+  SharedInformerFactory,
+  type SharedInformerFactoryOptions,
+  type SharedInformerOptions,
+} from './factory.js';
+export {
+  AdmissionregistrationV1Informers,
+  ApiextensionsV1Informers,
+  ApiregistrationV1Informers,
+  AppsV1Informers,
+  AutoscalingV1Informers,
+  AutoscalingV2beta2Informers,
+  AutoscalingV2Informers,
+  BatchV1beta1Informers,
+  BatchV1Informers,
+  CertificatesV1Informers,
+  CoordinationV1Informers,
+  CoreV1Informers,
+  DiscoveryV1beta1Informers,
+  DiscoveryV1Informers,
+  EventsV1Informers,
+  FlowcontrolApiserverV1Informers,
+  GeneratedInformerFactory,
+  groupVersionInformersClasses,
+  informableResources,
+  NetworkingV1Informers,
+  NodeV1beta1Informers,
+  NodeV1Informers,
+  PolicyV1beta1Informers,
+  PolicyV1Informers,
+  RbacV1Informers,
+  SchedulingV1Informers,
+  StorageV1Informers,
+} from './generated/index.js';
+export {
+  type ClusterLister,
+  type ClusterResourceInformer,
+  type GenericInformer,
+  GroupVersionInformers,
+  type GroupVersionInformersClass,
+  type InformerSource,
+  informerKey,
+  type NamespacedLister,
+  type NamespacedResourceInformer,
+  type ObjectOf,
+} from './resource-informer.js';

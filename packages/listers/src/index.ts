@@ -1,1 +1,10 @@
-export * from './lister.js';
+export {
+  type GenericLister,
+  type GenericNamespaceLister,
+  listAll,
+  listAllByNamespace,
+  newGenericLister,
+  newNotFoundError,
+  type SelectorInput,
+  toSelector,
+} from './lister.js';

@@ -139,14 +139,14 @@ function newStage<T>(options: CorrelatorOptions): Stage<T> {
  * starts full with `burst` tokens and refills `qps` tokens per second.
  */
 class PassiveTokenBucket {
+  readonly #qps: number;
+  readonly #burst: number;
   #tokens: number;
   #last: number;
 
-  constructor(
-    private readonly qps: number,
-    private readonly burst: number,
-    now: number,
-  ) {
+  constructor(qps: number, burst: number, now: number) {
+    this.#qps = qps;
+    this.#burst = burst;
     this.#tokens = burst;
     this.#last = now;
   }
@@ -154,7 +154,7 @@ class PassiveTokenBucket {
   tryAccept(now: number): boolean {
     const elapsed = Math.max(0, now - this.#last) / 1000;
     this.#last = Math.max(this.#last, now);
-    this.#tokens = Math.min(this.burst, this.#tokens + elapsed * this.qps);
+    this.#tokens = Math.min(this.#burst, this.#tokens + elapsed * this.#qps);
     if (this.#tokens < 1) return false;
     this.#tokens -= 1;
     return true;

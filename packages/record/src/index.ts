@@ -1,5 +1,50 @@
-export * from './broadcaster.js';
-export * from './correlator.js';
-export * from './reference.js';
-export * from './sink.js';
-export * from './time.js';
+export {
+  defaultMaxQueuedEvents,
+  defaultSleepDurationMs,
+  type EventBroadcaster,
+  type EventBroadcasterOptions,
+  type EventRecorder,
+  type EventSourceOptions,
+  type EventType,
+  type EventWatcher,
+  formatEventForLog,
+  formatObjectReference,
+  maxTriesPerEvent,
+  newBroadcaster,
+} from './broadcaster.js';
+export {
+  aggregatedMessagePrefix,
+  type CorrelatorOptions,
+  defaultAggregateIntervalMs,
+  defaultAggregateMaxEvents,
+  defaultSpamBurst,
+  defaultSpamQps,
+  EventAggregator,
+  type EventAggregatorKeyFunc,
+  type EventAggregatorMessageFunc,
+  type EventCorrelateResult,
+  EventCorrelator,
+  type EventFilterFunc,
+  EventLogger,
+  type EventPatch,
+  EventSourceObjectSpamFilter,
+  type EventSpamKeyFunc,
+  eventAggregatorByReasonFunc,
+  eventAggregatorByReasonMessageFunc,
+  getEventKey,
+  getSpamKey,
+  maxLruCacheEntries,
+} from './correlator.js';
+export {
+  getReference,
+  isObjectReferenceError,
+  ObjectReferenceError,
+  type RecordableObject,
+} from './reference.js';
+export {
+  type CoreV1EventsClient,
+  type CoreV1EventsGetter,
+  type EventSink,
+  eventSinkFromClientset,
+} from './sink.js';
+export { rfc3339, systemClock, uniqueUnixNanos } from './time.js';

@@ -1,12 +1,6 @@
 import { type Clock, realClock } from '@kubets/apimachinery';
 
 /**
- * @deprecated Use `Clock` from `@kubets/apimachinery`; the event machinery reads its `now()`
- * as epoch time.
- */
-export type EventClock = Clock;
-
-/**
  * The event machinery's default clock: `@kubets/apimachinery`'s `realClock` with `now()` read
  * from `Date.now()`, because it stamps `firstTimestamp`/`lastTimestamp` and names events,
  * which need WALL-CLOCK milliseconds since the Unix epoch. A `FakeClock` from `@kubets/apimachinery/testing`

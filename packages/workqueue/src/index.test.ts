@@ -8,12 +8,11 @@ import {
 } from './index.js';
 
 describe('package entry', () => {
-  it('exports the queues, limiters, clock and metrics API', () => {
+  it("exports the queues, limiters and metrics API (the clock is @kubets/apimachinery's)", () => {
     expect(Object.keys(workqueue).sort()).toEqual(
       [
         'BucketRateLimiter',
         'DelayingQueue',
-        'FakeClock',
         'ItemExponentialFailureRateLimiter',
         'ItemFastSlowRateLimiter',
         'MaxOfRateLimiter',
@@ -28,8 +27,7 @@ describe('package entry', () => {
         'newPriorityQueue',
         'newQueue',
         'newRateLimitingQueue',
-        'noopMetricsProvider',
-        'realClock',
+        'noopQueueMetricsProvider',
         'setMetricsProvider',
       ].sort(),
     );

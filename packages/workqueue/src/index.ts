@@ -1,28 +1,24 @@
 /**
  * Work queues for Kubernetes controllers, as client-go's `util/workqueue`: a deduplicating
  * FIFO that never hands one item to two workers, a delaying queue, a rate-limiting queue,
- * controller-runtime's priority queue, the rate limiters controllers use, metrics hooks and
- * an injectable clock.
+ * controller-runtime's priority queue, the rate limiters controllers use and metrics hooks.
+ * Queues take the `Clock` of `@kubets/apimachinery` (a `FakeClock` from
+ * `@kubets/apimachinery/testing` in tests).
  *
  * The Prometheus adapter lives in the `@kubets/workqueue/prometheus` subpath.
  * @packageDocumentation
  */
-export { type Clock, type ClockTimer, FakeClock, realClock } from './clock.js';
 export {
   DelayingQueue,
   type DelayingWorkQueue,
   newDelayingQueue,
 } from './delaying-queue.js';
 export {
-  type CounterMetric,
   type DepthMetricWithPriority,
-  type GaugeMetric,
   getMetricsProvider,
-  type HistogramMetric,
   type MetricsProvider,
-  noopMetricsProvider,
+  noopQueueMetricsProvider,
   type QueueOptions,
-  type SettableGaugeMetric,
   setMetricsProvider,
   UNFINISHED_WORK_UPDATE_PERIOD_MS,
 } from './metrics.js';

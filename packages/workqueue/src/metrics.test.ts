@@ -4,7 +4,7 @@ import { DelayingQueue } from './delaying-queue.js';
 import {
   getMetricsProvider,
   type MetricsProvider,
-  noopMetricsProvider,
+  noopQueueMetricsProvider,
   setMetricsProvider,
   UNFINISHED_WORK_UPDATE_PERIOD_MS,
 } from './metrics.js';
@@ -72,7 +72,7 @@ class RecordingProvider implements MetricsProvider {
   }
 }
 
-afterEach(() => setMetricsProvider(noopMetricsProvider));
+afterEach(() => setMetricsProvider(noopQueueMetricsProvider));
 
 describe('metrics', () => {
   it('records nothing and sets no timer for an unnamed queue or the no-op provider', () => {
@@ -82,7 +82,7 @@ describe('metrics', () => {
     unnamed.add('a');
     unnamed.addAfter('b', 0);
     expect(provider.created).toEqual([]);
-    const noop = new Queue<string>({ clock, name: 'q', metricsProvider: noopMetricsProvider });
+    const noop = new Queue<string>({ clock, name: 'q', metricsProvider: noopQueueMetricsProvider });
     noop.add('a');
     expect(clock.pending).toBe(0);
   });
@@ -189,7 +189,7 @@ describe('metrics', () => {
   it('uses the provider set with setMetricsProvider when none is given', async () => {
     const clock = new FakeClock();
     const provider = new RecordingProvider();
-    expect(getMetricsProvider()).toBe(noopMetricsProvider);
+    expect(getMetricsProvider()).toBe(noopQueueMetricsProvider);
     setMetricsProvider(provider);
     expect(getMetricsProvider()).toBe(provider);
     const q = new DelayingQueue<string>({ clock, name: 'global' });

@@ -1,11 +1,11 @@
 import {
   type Clock,
   type ClockTimer,
-  type CounterMetric as Counter,
-  type GaugeMetric as Gauge,
-  type HistogramMetric as Histogram,
+  type CounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
   metricsProviderSetting,
-  type SettableGaugeMetric as SettableGauge,
+  type SettableGaugeMetric,
 } from '@kubets/apimachinery';
 
 /**
@@ -18,19 +18,19 @@ import {
  */
 export interface MetricsProvider {
   /** Items waiting in the queue (added and not yet handed out by `get`). */
-  newDepthMetric(name: string): Gauge;
+  newDepthMetric(name: string): GaugeMetric;
   /** Adds the queue accepted (duplicates of a waiting item are not counted). */
-  newAddsMetric(name: string): Counter;
+  newAddsMetric(name: string): CounterMetric;
   /** Seconds from an item's first add to `get` handing it out. */
-  newLatencyMetric(name: string): Histogram;
+  newLatencyMetric(name: string): HistogramMetric;
   /** Seconds from `get` handing an item out to `done`. */
-  newWorkDurationMetric(name: string): Histogram;
+  newWorkDurationMetric(name: string): HistogramMetric;
   /** Sum of the seconds every item in processing has been processed so far (updated periodically). */
-  newUnfinishedWorkSecondsMetric(name: string): SettableGauge;
+  newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric;
   /** Seconds the longest-running item in processing has been processed so far (updated periodically). */
-  newLongestRunningProcessorSecondsMetric(name: string): SettableGauge;
+  newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric;
   /** Calls to `addAfter` (and so `addRateLimited`) the delaying queue accepted. */
-  newRetriesMetric(name: string): Counter;
+  newRetriesMetric(name: string): CounterMetric;
   /**
    * Optional: the depth of a priority queue by priority (controller-runtime's
    * `MetricsProviderWithPriority`). The priority queue uses it when the provider has it,
@@ -51,23 +51,23 @@ export interface DepthMetricWithPriority {
 const queueMetricsSetting = metricsProviderSetting<MetricsProvider>();
 
 /** The provider whose metrics do nothing: the default. Queues given it keep no metric state. */
-export const noopMetricsProvider = queueMetricsSetting.noop;
+export const noopQueueMetricsProvider = queueMetricsSetting.noop;
 
 /**
  * Sets the provider used by queues created afterwards without a `metricsProvider` option
  * (client-go's `workqueue.SetProvider`). Queues without a name never record metrics.
- * Pass {@link noopMetricsProvider} to switch metrics off again.
+ * Pass {@link noopQueueMetricsProvider} to switch metrics off again.
  */
 export const setMetricsProvider = queueMetricsSetting.set;
 
-/** The provider set by {@link setMetricsProvider} ({@link noopMetricsProvider} until then). */
+/** The provider set by {@link setMetricsProvider} ({@link noopQueueMetricsProvider} until then). */
 export const getMetricsProvider = queueMetricsSetting.get;
 
 /** How often unfinished-work and longest-running gauges are refreshed, as in client-go. */
 export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
 
 /** A plain depth gauge as a depth by priority that adds every priority up. */
-function priorityBlind(depth: Gauge): DepthMetricWithPriority {
+function priorityBlind(depth: GaugeMetric): DepthMetricWithPriority {
   // Never pass the priority on: prom-client's `inc(n)` would take it for an amount.
   return { inc: () => depth.inc(), dec: () => depth.dec() };
 }
@@ -80,11 +80,11 @@ function priorityBlind(depth: Gauge): DepthMetricWithPriority {
 export class QueueMetrics<T> {
   readonly #clock: Clock;
   readonly #depth: DepthMetricWithPriority;
-  readonly #adds: Counter;
-  readonly #latency: Histogram;
-  readonly #workDuration: Histogram;
-  readonly #unfinished: SettableGauge;
-  readonly #longestRunning: SettableGauge;
+  readonly #adds: CounterMetric;
+  readonly #latency: HistogramMetric;
+  readonly #workDuration: HistogramMetric;
+  readonly #unfinished: SettableGaugeMetric;
+  readonly #longestRunning: SettableGaugeMetric;
   readonly #addTimes = new Map<T, number>();
   readonly #processingStartTimes = new Map<T, number>();
   #timer: ClockTimer | undefined;
@@ -192,13 +192,3 @@ export interface QueueOptions {
 export function activeProvider(options: QueueOptions): MetricsProvider | undefined {
   return options.name ? queueMetricsSetting.active(options.metricsProvider) : undefined;
 }
-
-// The metric interfaces' names before they moved to @kubets/apimachinery.
-/** @deprecated Use `CounterMetric` from `@kubets/apimachinery`, the same interface. */
-export type CounterMetric = Counter;
-/** @deprecated Use `GaugeMetric` from `@kubets/apimachinery`, the same interface. */
-export type GaugeMetric = Gauge;
-/** @deprecated Use `HistogramMetric` from `@kubets/apimachinery`, the same interface. */
-export type HistogramMetric = Histogram;
-/** @deprecated Use `SettableGaugeMetric` from `@kubets/apimachinery`, the same interface. */
-export type SettableGaugeMetric = SettableGauge;

@@ -54,13 +54,6 @@ const WORKQUEUE_METRIC_HELP: Readonly<Record<keyof typeof WORKQUEUE_METRIC_NAMES
   retries: 'Total number of retries handled by workqueue',
 };
 
-/**
- * Options of {@link PrometheusMetricsProvider}.
- * @deprecated Use `PrometheusProviderOptions` from `@kubets/apimachinery/prometheus`, the
- *   same options.
- */
-export type PrometheusMetricsProviderOptions = PrometheusProviderOptions;
-
 const workqueueMetric = metricSpecsOf(WORKQUEUE_METRIC_NAMES, WORKQUEUE_METRIC_HELP);
 
 /**

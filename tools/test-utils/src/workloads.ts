@@ -48,7 +48,7 @@ export function configMapOf(
 /** A `tweakListOptions` that lists and watches only the objects matching `labelSelector`. */
 export function selectingLabels(
   labelSelector: string,
-): (options: { labelSelector?: string }) => void {
+): (options: { labelSelector?: unknown }) => void {
   return (options) => {
     options.labelSelector = labelSelector;
   };

@@ -4,6 +4,7 @@
 // that retries through outages, and heap and unhandled-rejection probes. Not exported from
 // the package.
 
+import type { ListQueryOptions, WatchQueryOptions } from '@kubets/apimachinery';
 import { isStatusError, type KubeObject, type ObjectList } from '@kubets/apimachinery';
 import { PatchType, type RESTClient, type Request } from '@kubets/rest';
 import { eventually, seededRandom } from '@kubets/test-utils';
@@ -14,7 +15,7 @@ import {
   deletionHandlingMetaNamespaceKeyFunc,
   isDeletedFinalStateUnknown,
 } from '../../src/keys.js';
-import type { ListerWatcher, ListOptions, WatchOptions } from '../../src/listwatch.js';
+import type { ListerWatcher } from '../../src/listwatch.js';
 import {
   type ListOptionsTweak,
   newFilteredListWatchFromClient,
@@ -402,8 +403,8 @@ export const heapSlackBytes = 48 * 1024 * 1024;
 export interface InformerHarness<T extends Obj> {
   informer: SharedIndexInformer<T>;
   /** Options of every list and watch call, in order. */
-  lists: ListOptions[];
-  watches: WatchOptions[];
+  lists: ListQueryOptions[];
+  watches: WatchQueryOptions[];
   /** Errors of list calls (each page counts). */
   listFailures: unknown[];
   /** Everything the watch error handler got. */
@@ -442,8 +443,8 @@ export function startInformer<T extends Obj>(setup: InformerSetup<T>): InformerH
     setup.tweak ?? (() => undefined),
   );
   const inner = setup.wrap?.(base) ?? base;
-  const lists: ListOptions[] = [];
-  const watches: WatchOptions[] = [];
+  const lists: ListQueryOptions[] = [];
+  const watches: WatchQueryOptions[] = [];
   const listFailures: unknown[] = [];
   const recording: ListerWatcher<T> = {
     list: async (options, signal) => {

@@ -1,16 +1,17 @@
+// The meta/v1 call options, once for every client: the typed clientset and the dynamic client
+// take these (re-exported by both), and turn them into query parameters and a delete body with
+// the functions below. The bare query fields a ListerWatcher gets are ListQueryOptions and
+// WatchQueryOptions (list-options.ts).
+import type { FieldSelector } from './fields.js';
+import type { Selector } from './labels.js';
 import type {
-  FieldSelector,
   ListQueryOptions,
   Preconditions,
   PropagationPolicy,
-  Selector,
   WatchQueryOptions,
-} from '@kubets/apimachinery';
-import type { ParamValue } from '@kubets/rest';
+} from './list-options.js';
 
-export type { Preconditions, PropagationPolicy, ResourceVersionMatch } from '@kubets/apimachinery';
-
-/** Options every typed-client call takes. */
+/** Options every client call takes (the typed clientset's and the dynamic client's). */
 export interface CallOptions {
   /** Aborting cancels the request (for `watch` and `getLog`: ends the stream). */
   signal?: AbortSignal | undefined;
@@ -27,7 +28,7 @@ export interface GetOptions extends CallOptions {
   resourceVersion?: string | undefined;
 }
 
-/** Options of `list` (meta/v1 `ListOptions`). */
+/** Options of `list` and `deleteCollection`'s selection (meta/v1 `ListOptions`). */
 export interface ListOptions extends CallOptions, ListQueryOptions {}
 
 /** Options of `watch`: list options plus bookmarks and streaming lists. */
@@ -96,7 +97,7 @@ export interface DeleteOptionsBody {
 }
 
 /** Query parameters of a request, by name; `undefined` values are left out when it is sent. */
-export type Params = Record<string, ParamValue | undefined>;
+export type Params = Record<string, string | number | boolean | undefined>;
 
 function selectorString(
   selector: string | Selector | FieldSelector | undefined,
