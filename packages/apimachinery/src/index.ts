@@ -154,6 +154,7 @@ export {
   type KlogSeverity,
   klogCallerLocation,
   newTextLogger,
+  stackKeepsEveryCaller,
   type TextLoggerOptions,
 } from './text-logger.js';
 export {

@@ -14,7 +14,7 @@ import type { RequestContext } from './http.js';
 import { type Entry, storeKey } from './object-entry.js';
 import { meta } from './object-meta.js';
 import { clone, isObject, type JsonObject, jsonEqual } from './patch.js';
-import { parseDeleteOptions, parseObjectBody, parsePatch } from './request-body.js';
+import { parseDeleteOptions, parseObjectBody, parsePatch, patchTypeOf } from './request-body.js';
 import { apiVersionOf } from './resources.js';
 import { parseListQuery } from './routes-list-watch.js';
 import { sendObject, type WriteParams } from './routes-objects.js';
@@ -229,7 +229,7 @@ export async function serveAdmittedWrite(
   }
 
   // PATCH: the patched object (checked as the write would) goes to the webhooks.
-  const typed = parsePatch(ctx);
+  const typed = parsePatch(ctx, patchTypeOf(ctx, target.definition));
   const patchOptions = { ...options, force: ctx.query.get('force') === 'true' };
   const patched = state.storage.patch(target, name as string, typed, {
     ...patchOptions,

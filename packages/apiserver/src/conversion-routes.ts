@@ -5,7 +5,7 @@ import { sendJson } from './http.js';
 import { type Entry, makeEntry, storeKey } from './object-entry.js';
 import { meta } from './object-meta.js';
 import { isObject, type JsonObject } from './patch.js';
-import { parseObjectBody, parsePatch } from './request-body.js';
+import { parseObjectBody, parsePatch, patchTypeOf } from './request-body.js';
 import { apiVersionOf } from './resources.js';
 import { parseListQuery, sendList } from './routes-list-watch.js';
 import type { WriteParams } from './routes-objects.js';
@@ -60,7 +60,7 @@ export async function serveConvertedRequest(
     (await convertObjects(webhook, [obj], webhook.storageVersion))[0] as JsonObject;
   if (method === 'PATCH' && name !== undefined) {
     // The patch applies to the object as this version shows it; the result is stored converted.
-    const typed = parsePatch(ctx);
+    const typed = parsePatch(ctx, patchTypeOf(ctx, target.definition));
     const options = { manager: params.manager(), dryRun: params.dryRun, subresource };
     const existing = state.storage
       .storeOf(target.definition)
