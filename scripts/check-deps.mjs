@@ -55,7 +55,7 @@ const allowed = {
   // kube-apiserver's CRD rules, shared by the in-memory server and @kubets/crd.
   '@kubets/apiextensions': ['@kubets/apimachinery'],
   '@kubets/crd': ['@kubets/apimachinery', '@kubets/apiextensions', '@kubets/clientset'],
-  '@kubets/codegen': [],
+  '@kubets/codegen': ['@kubets/apimachinery'],
 };
 
 // Packages a published package may import only from a test-support subpath, as an optional

@@ -1,9 +1,6 @@
-export { jsonEqual } from '@kubets/apimachinery';
+import type { JsonObject } from '@kubets/apimachinery';
 
-/** A JSON value as `JSON.parse` yields it. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
-/** A JSON object. */
-export type JsonObject = { [key: string]: JsonValue };
+export { type JsonObject, type JsonValue, jsonEqual } from '@kubets/apimachinery';
 
 /** True for a plain JSON object (not an array, not null). */
 export function isObject(value: unknown): value is JsonObject {

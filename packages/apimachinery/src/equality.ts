@@ -1,6 +1,9 @@
-type JsonObject = { [key: string]: unknown };
+/** A JSON value as `JSON.parse` yields it. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
 
-function isPlainObject(value: unknown): value is JsonObject {
+function isPlainObject(value: unknown): value is { [key: string]: unknown } {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -26,7 +26,7 @@ export {
   writeParams,
 } from './call-options.js';
 export { type Clock, type ClockTimer, realClock, sleep } from './clock.js';
-export { jsonEqual } from './equality.js';
+export { type JsonObject, type JsonValue, jsonEqual } from './equality.js';
 export {
   escapeFieldValue,
   everythingFieldSelector,

@@ -1,17 +1,8 @@
+import type { JsonObject, JsonValue } from '@kubets/apimachinery';
 import { type Document, LineCounter, parseAllDocuments } from 'yaml';
 import { CodegenError, CodegenSyntaxError, type PathSegment } from './errors.js';
 
-/** A JSON value as YAML parsing yields it. */
-export type JsonValue =
-  | string
-  | number
-  | boolean
-  | null
-  | JsonValue[]
-  | { [key: string]: JsonValue };
-
-/** A JSON object (a YAML mapping). */
-export type JsonObject = { [key: string]: JsonValue };
+export type { JsonObject, JsonValue } from '@kubets/apimachinery';
 
 /** One served version of a custom resource, as the generator sees it. */
 export interface CrdVersion {

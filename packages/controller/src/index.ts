@@ -39,7 +39,6 @@ export {
   createOrPatchPermissions,
   createOrUpdatePermission,
   finalizerPermission,
-  type GroupResource,
   type RbacManifestsOptions,
   type RbacObject,
   type RbacPermission,

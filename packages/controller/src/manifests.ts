@@ -7,7 +7,7 @@
  */
 
 export {
-  type CrdSource,
+  type CrdManifestSource,
   type ManifestFile,
   type OperatorManifestsOptions,
   operatorManifests,

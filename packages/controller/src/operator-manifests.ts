@@ -5,7 +5,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { type RbacObject, type RbacPermission, rbacManifests } from './rbac.js';
 
 /** A CRD to install with the operator: a YAML file's path, or the object itself. */
-export type CrdSource = string | apiextensionsv1.CustomResourceDefinition;
+export type CrdManifestSource = string | apiextensionsv1.CustomResourceDefinition;
 
 /** What {@link operatorManifests} writes. */
 export interface OperatorManifestsOptions {
@@ -35,7 +35,7 @@ export interface OperatorManifestsOptions {
   /** Replicas of the Deployment (more than 1 needs leader election). Default 1. */
   replicas?: number | undefined;
   /** CRDs installed with the operator: YAML files (one or more documents each) or objects. */
-  crds?: readonly CrdSource[] | undefined;
+  crds?: readonly CrdManifestSource[] | undefined;
   /** Permissions of the manager's other runnables (see `rbacRules`). */
   permissions?: readonly RbacPermission[] | undefined;
   /** Write a Namespace object for `namespace`. Default true. */
@@ -224,7 +224,7 @@ function deployment(
 }
 
 async function loadCrds(
-  sources: readonly CrdSource[],
+  sources: readonly CrdManifestSource[],
 ): Promise<apiextensionsv1.CustomResourceDefinition[]> {
   const crds: apiextensionsv1.CustomResourceDefinition[] = [];
   for (const [i, source] of sources.entries()) {

@@ -1,4 +1,4 @@
-import { parseGroupVersionResource } from '@kubets/apimachinery';
+import { type GroupResource, parseGroupVersionResource } from '@kubets/apimachinery';
 import type { corev1, ResourceDescriptor, rbacv1 } from '@kubets/clientset';
 import type { WatchedResource } from './watched-resource.js';
 
@@ -13,14 +13,6 @@ export type RbacVerb =
   | 'delete'
   | 'deletecollection'
   | (string & {});
-
-/** A resource by API group and plural name, as RBAC rules name it. */
-export interface GroupResource {
-  /** The API group; `''` for the core group. */
-  readonly group: string;
-  /** The plural resource name, e.g. `deployments`. */
-  readonly resource: string;
-}
 
 /**
  * A resource a permission is about: a typed descriptor (its scope is known), a
