@@ -457,7 +457,7 @@ describe('informer against the in-memory server with faults', () => {
         match: (r) => r.watch && r.query.get('sendInitialEvents') === 'true',
         times: Number.POSITIVE_INFINITY,
         message:
-          'ListQueryOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch',
+          'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch',
       });
       const h = startInformer({ informer: { useStreamingList: true } });
       await synced(() => h.registration.hasSynced());

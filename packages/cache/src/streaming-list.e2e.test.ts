@@ -66,10 +66,10 @@ function createConfigMap(ns: string, name: string): Promise<ConfigMap> {
   return core.post().namespace(ns).resource('configmaps').body(cm).do<ConfigMap>();
 }
 
-/** kube-apiserver 1.20's answer to a streaming list: 422 Invalid ListQueryOptions. */
+/** kube-apiserver 1.20's answer to a streaming list: 422 Invalid ListOptions. */
 function expectRefusedAsByKubeApiserver120(refusal: unknown): void {
   expect(isInvalid(refusal)).toBe(true);
-  expect(isStatusError(refusal) && refusal.status.details?.kind).toBe('ListQueryOptions');
+  expect(isStatusError(refusal) && refusal.status.details?.kind).toBe('ListOptions');
   expect(String(refusal)).toMatch(/resourceVersionMatch is forbidden for watch/);
 }
 
