@@ -190,6 +190,13 @@ export class WebhookServer {
         });
       },
     );
+    if (typeof (server as Partial<Server>).setSecureContext !== 'function') {
+      // Bun's node:https servers have neither setSecureContext() nor a working SNICallback: a
+      // certificate rotated on disk could never be served, so refuse to serve a stale one.
+      throw new Error(
+        'the webhook server needs node:https Server.setSecureContext() to reload its certificate, and this runtime has none (Bun): run the webhook server on Node or Deno',
+      );
+    }
     this.#server = server;
     const unsubscribe = watcher.onChange((next) =>
       server.setSecureContext({ ...next, minVersion }),
