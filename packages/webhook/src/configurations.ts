@@ -5,8 +5,8 @@ import type {
   ValidatingWebhook,
   ValidatingWebhookConfiguration,
   WebhookClientConfig,
-} from 'kubernetes-types/admissionregistration/v1';
-import type { CustomResourceConversion } from 'kubernetes-types/apiextensions/v1';
+} from 'kubernetes-types/admissionregistration/v1.js';
+import type { CustomResourceConversion } from 'kubernetes-types/apiextensions/v1.js';
 import type { AdmissionOperation } from './admission-review.js';
 
 /**
