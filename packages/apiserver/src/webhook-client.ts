@@ -67,7 +67,10 @@ export function postJson(
       },
     );
     const timer = setTimeout(() => {
-      req.destroy(new CallingWebhookError(`${shown}: context deadline exceeded`));
+      const deadline = new CallingWebhookError(`${shown}: context deadline exceeded`);
+      // Deno's node:https emits no 'error' for a request destroyed before its answer.
+      reject(deadline);
+      req.destroy(deadline);
     }, timeoutSeconds * 1000);
     req.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
