@@ -245,7 +245,7 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
     const path = `/${ns}/convert`;
     // Converts Hosts, but refuses one whose ip is `unconvertible` (written at v1, the storage version).
     hooks.handle(path, (request) =>
-      request.objects.some((o) => o.spec?.ip === 'unconvertible')
+      request.objects.some((o: { spec?: { ip?: string } }) => o.spec?.ip === 'unconvertible')
         ? { conversion: { result: { status: 'Failure', message: 'cannot convert' } } }
         : { conversion: convertHosts(request) },
     );
