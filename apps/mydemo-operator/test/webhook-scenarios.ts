@@ -14,7 +14,7 @@ import { type apiextensionsv1, Clientset } from '@kubets/clientset';
 import { Manager } from '@kubets/controller';
 import { generateEnvtestCertificates, startEnvtest } from '@kubets/envtest';
 import { loadConfig, PatchType } from '@kubets/rest';
-import { eventually } from '@kubets/test-utils';
+import { eventually, MemoryLogger } from '@kubets/test-utils';
 import { type AdmissionRegistration, webhookConfigurations } from '@kubets/webhook';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -28,7 +28,10 @@ const crdName = `${crddemoV1.mydemosResource.resource}.${crddemoV1.mydemosResour
 
 /** The admission registrations of the operator's webhooks (from a Manager that never starts). */
 export function mydemoRegistrations(): AdmissionRegistration[] {
-  const mgr = new Manager({ host: 'https://kubernetes.default.svc' }, { webhookServer: {} });
+  const mgr = new Manager(
+    { host: 'https://kubernetes.default.svc' },
+    { webhookServer: {}, logger: new MemoryLogger() },
+  );
   return addMydemoWebhooks(mgr);
 }
 
@@ -56,6 +59,7 @@ export async function serveWebhooks(
   const mgr = new Manager(kubeconfig, {
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
+    logger: new MemoryLogger(),
     // The rotation scenario waits for the poll rather than for a file-system event.
     webhookServer: { ...serving, certPollIntervalMs: 200 },
   });
@@ -136,23 +140,18 @@ export function clientWriter(clientset: Clientset): MydemoWriter {
  */
 async function trustCa(clientset: Clientset, caPem: string): Promise<void> {
   const caBundle = Buffer.from(caPem).toString('base64');
+  const trusting = <C extends { webhooks?: { clientConfig: object }[] }>(config: C): C => ({
+    ...config,
+    webhooks: config.webhooks?.map((w) => ({
+      ...w,
+      clientConfig: { ...w.clientConfig, caBundle },
+    })),
+  });
   const admission = clientset.admissionregistrationV1();
-  const mutating = await admission.mutatingWebhookConfigurations().get(configurationName);
-  await admission.mutatingWebhookConfigurations().update({
-    ...mutating,
-    webhooks: (mutating.webhooks ?? []).map((w) => ({
-      ...w,
-      clientConfig: { ...w.clientConfig, caBundle },
-    })),
-  });
-  const validating = await admission.validatingWebhookConfigurations().get(configurationName);
-  await admission.validatingWebhookConfigurations().update({
-    ...validating,
-    webhooks: (validating.webhooks ?? []).map((w) => ({
-      ...w,
-      clientConfig: { ...w.clientConfig, caBundle },
-    })),
-  });
+  const mutating = admission.mutatingWebhookConfigurations();
+  await mutating.update(trusting(await mutating.get(configurationName)));
+  const validating = admission.validatingWebhookConfigurations();
+  await validating.update(trusting(await validating.get(configurationName)));
   await clientset
     .apiextensionsV1()
     .customResourceDefinitions()
