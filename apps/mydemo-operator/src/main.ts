@@ -13,6 +13,7 @@
 // With no cluster configuration (or --demo) it plays a walk-through on the embedded API server.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Manager } from '@kubets/controller';
@@ -48,8 +49,17 @@ const recordsDir =
 const records = new DirectoryRecords(recordsDir);
 
 // A demo serves its webhooks with a certificate of its own, from a CA it tells the embedded
-// API server to trust (in a cluster, cert-manager issues both: see src/manifests.ts).
-const demoCerts = demo ? await generateEnvtestCertificates() : undefined;
+// API server to trust (in a cluster, cert-manager issues both: see src/manifests.ts). Where
+// node:https cannot reload a certificate (Bun), the webhook server refuses to start: the demo
+// then plays without webhooks.
+const demoWebhooks = demo && typeof createServer().setSecureContext === 'function';
+if (demo && !demoWebhooks) {
+  klog.warning(
+    'this runtime cannot serve webhooks (no https Server.setSecureContext): the demo goes without them',
+  );
+}
+const serveWebhooks = flags['enable-webhooks'] || demoWebhooks;
+const demoCerts = demoWebhooks ? await generateEnvtestCertificates() : undefined;
 const demoCertDir = demoCerts && mkdtempSync(join(tmpdir(), 'mydemo-operator-webhook-certs-'));
 if (demoCerts && demoCertDir) {
   writeFileSync(join(demoCertDir, 'tls.crt'), demoCerts.serving.certPem);
@@ -59,15 +69,18 @@ if (demoCerts && demoCertDir) {
 let mgr: Manager | undefined;
 const cluster = await connect(
   flags,
-  mydemoOperatorDemo(records, {
-    caPem: demoCerts?.ca.certPem ?? '',
-    async url() {
-      const address = await mgr?.webhooks.server.listening();
-      if (address === undefined) throw new Error('the webhook server is not running');
-      return `https://127.0.0.1:${address.port}`;
+  mydemoOperatorDemo(
+    records,
+    demoCerts && {
+      caPem: demoCerts.ca.certPem,
+      async url() {
+        const address = await mgr?.webhooks.server.listening();
+        if (address === undefined) throw new Error('the webhook server is not running');
+        return `https://127.0.0.1:${address.port}`;
+      },
+      registrations: () => mgr?.webhooks.registrations ?? [],
     },
-    registrations: () => mgr?.webhooks.registrations ?? [],
-  }),
+  ),
 );
 
 mgr = new Manager(cluster.config, managerOptions(flags, demo, demoCertDir));
@@ -77,7 +90,7 @@ addMydemoController(mgr, {
   image: flags.image,
   maxConcurrentReconciles: flags['max-concurrent-reconciles'],
 });
-if (flags['enable-webhooks'] || demo) addMydemoWebhooks(mgr, { image: flags.image });
+if (serveWebhooks) addMydemoWebhooks(mgr, { image: flags.image });
 klog.info(`external records in ${recordsDir}`);
 
 try {

@@ -6,8 +6,8 @@ import { type Flags, klogLogger } from '@kubets-apps/shared';
 import type { flagSpecs } from './flags.ts';
 
 /**
- * The Manager's options for `flags`; `demo` binds the endpoints to free loopback ports and
- * serves the webhooks with the certificate in `demoWebhookCertDir`.
+ * The Manager's options for `flags`; `demo` binds the endpoints to free loopback ports, and
+ * serves the webhooks with the certificate in `demoWebhookCertDir` when it is given.
  */
 export function managerOptions(
   flags: Pick<
@@ -39,7 +39,7 @@ export function managerOptions(
     gracefulShutdownTimeoutMs: flags['graceful-shutdown-timeout'],
     cacheSyncTimeoutMs: flags['cache-sync-timeout'],
   };
-  if (flags['enable-webhooks'] || demo) {
+  if (flags['enable-webhooks'] || demoWebhookCertDir !== undefined) {
     // A demo serves on a free loopback port with the certificate it generated.
     const host = flags['webhook-host'] || (demo ? '127.0.0.1' : '');
     const certDir = flags['webhook-cert-dir'] || (demo ? demoWebhookCertDir : undefined);
