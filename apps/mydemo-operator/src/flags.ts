@@ -2,6 +2,14 @@
 // controller-runtime manager's settings (metrics, health probes, leader election).
 
 import { type Command, duration, positiveInt } from '@kubets-apps/shared';
+
+/** A TCP port, 1-65535. */
+function port(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 65535) throw new Error('want a port, 1-65535');
+  return n;
+}
+
 import { defaultImage } from './operator.ts';
 
 export const command: Command = {
@@ -9,7 +17,7 @@ export const command: Command = {
   summary:
     "an operator for seed 003's Mydemo custom resource: a Deployment, a Service and an external record per Mydemo.",
   details: [
-    'Serves /metrics and /healthz, /readyz. With --leader-elect, replicas compete for a Lease and only',
+    'Serves /metrics and /healthz, /readyz, and with --enable-webhooks the Mydemo webhooks over HTTPS. With --leader-elect, replicas compete for a Lease and only',
     'the leader reconciles; all of them keep their caches warm. SIGINT/SIGTERM stops taking new work,',
     'waits up to --graceful-shutdown-timeout for the reconciles in flight, and exits 0.',
   ].join('\n'),
@@ -57,6 +65,28 @@ export const flagSpecs = {
     parse: duration,
     description:
       'how long the manager waits for its informers to sync before it fails naming those that did not (e.g. a list refused by RBAC)',
+  },
+  'enable-webhooks': {
+    type: 'boolean',
+    description:
+      'serve the defaulting, validating and conversion webhooks (the deploy manifests set it; demo mode always serves them)',
+  },
+  'webhook-host': {
+    type: 'string',
+    default: '',
+    description: 'address the webhook server listens on (default every interface)',
+  },
+  'webhook-port': {
+    type: 'string',
+    default: '9443',
+    parse: port,
+    description: 'port of the webhook server',
+  },
+  'webhook-cert-dir': {
+    type: 'string',
+    default: '',
+    description:
+      'directory of the webhook serving certificate (tls.crt, tls.key), read again when it changes (default <tmpdir>/k8s-webhook-server/serving-certs)',
   },
   'leader-elect': {
     type: 'boolean',

@@ -3,7 +3,8 @@
 // Mydemo, restored when changed or deleted), an external record (a JSON file in
 // --records-dir, removed by a finalizer before the Mydemo goes) and a status (Ready and
 // Available conditions, observedGeneration). The Manager serves /metrics, /healthz and
-// /readyz, elects a leader with --leader-elect, and drains on SIGINT/SIGTERM.
+// /readyz, elects a leader with --leader-elect, and drains on SIGINT/SIGTERM; with
+// --enable-webhooks it serves the Mydemo webhooks (defaulting, validating, conversion).
 //
 //   kubectl apply -f crd/mydemo.yaml
 //   node src/main.ts --kubeconfig ~/.kube/config [--leader-elect] [--records-dir DIR]
@@ -11,10 +12,12 @@
 //
 // With no cluster configuration (or --demo) it plays a walk-through on the embedded API server.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Manager } from '@kubets/controller';
+import { generateEnvtestCertificates } from '@kubets/envtest';
 import {
   connect,
   errorMessage,
@@ -28,6 +31,7 @@ import { command, flagSpecs } from './flags.ts';
 import { managerOptions } from './manager-options.ts';
 import { addMydemoController } from './operator.ts';
 import { DirectoryRecords } from './records.ts';
+import { addMydemoWebhooks } from './webhooks.ts';
 
 // An error nothing caught ends the program with one klog F line, not a stack dump
 fatalOnUncaughtErrors();
@@ -44,15 +48,49 @@ const recordsDir =
   flags['records-dir'] || demoRecordsDir || join(tmpdir(), 'mydemo-operator-records');
 const records = new DirectoryRecords(recordsDir);
 
-const cluster = await connect(flags, mydemoOperatorDemo(records));
+// A demo serves its webhooks with a certificate of its own, from a CA it tells the embedded
+// API server to trust (in a cluster, cert-manager issues both: see src/manifests.ts). Where
+// node:https cannot reload a certificate (Bun), the webhook server refuses to start: the demo
+// then plays without webhooks.
+const demoWebhooks = demo && typeof createServer().setSecureContext === 'function';
+if (demo && !demoWebhooks) {
+  klog.warning(
+    'this runtime cannot serve webhooks (no https Server.setSecureContext): the demo goes without them',
+  );
+}
+const serveWebhooks = flags['enable-webhooks'] || demoWebhooks;
+const demoCerts = demoWebhooks ? await generateEnvtestCertificates() : undefined;
+const demoCertDir = demoCerts && mkdtempSync(join(tmpdir(), 'mydemo-operator-webhook-certs-'));
+if (demoCerts && demoCertDir) {
+  writeFileSync(join(demoCertDir, 'tls.crt'), demoCerts.serving.certPem);
+  writeFileSync(join(demoCertDir, 'tls.key'), demoCerts.serving.keyPem, { mode: 0o600 });
+}
 
-const mgr = new Manager(cluster.config, managerOptions(flags, demo));
+let mgr: Manager | undefined;
+const cluster = await connect(
+  flags,
+  mydemoOperatorDemo(
+    records,
+    demoCerts && {
+      caPem: demoCerts.ca.certPem,
+      async url() {
+        const address = await mgr?.webhooks.server.listening();
+        if (address === undefined) throw new Error('the webhook server is not running');
+        return `https://127.0.0.1:${address.port}`;
+      },
+      registrations: () => mgr?.webhooks.registrations ?? [],
+    },
+  ),
+);
+
+mgr = new Manager(cluster.config, managerOptions(flags, demo, demoCertDir));
 
 addMydemoController(mgr, {
   records,
   image: flags.image,
   maxConcurrentReconciles: flags['max-concurrent-reconciles'],
 });
+if (serveWebhooks) addMydemoWebhooks(mgr, { image: flags.image });
 klog.info(`external records in ${recordsDir}`);
 
 try {
@@ -66,3 +104,4 @@ try {
 klog.info('Stopped the Mydemo operator');
 await cluster.close();
 if (demoRecordsDir !== undefined) rmSync(demoRecordsDir, { recursive: true, force: true });
+if (demoCertDir !== undefined) rmSync(demoCertDir, { recursive: true, force: true });

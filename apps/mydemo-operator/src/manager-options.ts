@@ -1,11 +1,14 @@
 // The Manager's settings from the command line: what main.ts runs with, and what
-// manifests.ts derives the Deployment's RBAC rules from (the same flags, so they match).
+// manifests.ts derives the Deployment's RBAC rules and webhooks from (the same flags, so they match).
 
 import type { ManagerOptions } from '@kubets/controller';
 import { type Flags, klogLogger } from '@kubets-apps/shared';
 import type { flagSpecs } from './flags.ts';
 
-/** The Manager's options for `flags`; `demo` binds the endpoints to free loopback ports. */
+/**
+ * The Manager's options for `flags`; `demo` binds the endpoints to free loopback ports, and
+ * serves the webhooks with the certificate in `demoWebhookCertDir` when it is given.
+ */
 export function managerOptions(
   flags: Pick<
     Flags<typeof flagSpecs>,
@@ -19,8 +22,13 @@ export function managerOptions(
     | 'leader-elect-lease-duration'
     | 'leader-elect-renew-deadline'
     | 'leader-elect-retry-period'
+    | 'enable-webhooks'
+    | 'webhook-host'
+    | 'webhook-port'
+    | 'webhook-cert-dir'
   >,
   demo: boolean,
+  demoWebhookCertDir?: string,
 ): ManagerOptions {
   // A demo must not take the ports a real operator on this machine may hold.
   const bind = (flag: string, port: number): string => flag || (demo ? '127.0.0.1:0' : `:${port}`);
@@ -31,6 +39,16 @@ export function managerOptions(
     gracefulShutdownTimeoutMs: flags['graceful-shutdown-timeout'],
     cacheSyncTimeoutMs: flags['cache-sync-timeout'],
   };
+  if (flags['enable-webhooks'] || demoWebhookCertDir !== undefined) {
+    // A demo serves on a free loopback port with the certificate it generated.
+    const host = flags['webhook-host'] || (demo ? '127.0.0.1' : '');
+    const certDir = flags['webhook-cert-dir'] || (demo ? demoWebhookCertDir : undefined);
+    options.webhookServer = {
+      port: demo ? 0 : flags['webhook-port'],
+      ...(host ? { host } : {}),
+      ...(certDir ? { certDir } : {}),
+    };
+  }
   if (flags['leader-elect']) {
     options.leaderElection = {
       namespace: flags['leader-elect-resource-namespace'],

@@ -52,17 +52,40 @@ export interface OperatorDeps {
   readonly now?: (() => Date) | undefined;
 }
 
-/** Why a Mydemo's spec cannot be run, or `undefined` when it can. */
-export function specProblem(spec: crddemoV1.MydemoSpec | undefined): string | undefined {
+/** A field of a Mydemo's spec the operator cannot run, and why. */
+export interface SpecProblem {
+  /** The field's path, `spec.port`. */
+  readonly field: string;
+  /** What is wrong with it, naming it. */
+  readonly message: string;
+}
+
+/**
+ * What in a Mydemo's spec cannot be run (none when it can): the validating webhook refuses
+ * such a spec, and the reconciler reports one stored before the webhook existed.
+ */
+export function specProblems(spec: crddemoV1.MydemoSpec | undefined): SpecProblem[] {
+  const problems: SpecProblem[] = [];
   const port = spec?.port;
   if (port === undefined || !Number.isInteger(port) || port < 1 || port > 65535) {
-    return `spec.port ${port ?? '(unset)'} is outside 1-65535`;
+    problems.push({
+      field: 'spec.port',
+      message: `spec.port ${port ?? '(unset)'} is outside 1-65535`,
+    });
   }
   const replicas = spec?.replicas;
   if (replicas !== undefined && !(Number.isInteger(replicas) && replicas >= 0)) {
-    return `spec.replicas ${replicas} is not a whole number ≥ 0`;
+    problems.push({
+      field: 'spec.replicas',
+      message: `spec.replicas ${replicas} is not a whole number ≥ 0`,
+    });
   }
-  return undefined;
+  return problems;
+}
+
+/** Why a Mydemo's spec cannot be run (its first {@link specProblems}), or `undefined` when it can. */
+export function specProblem(spec: crddemoV1.MydemoSpec | undefined): string | undefined {
+  return specProblems(spec)[0]?.message;
 }
 
 /** `Type=Status (Reason)` of each condition, for log lines. */
@@ -111,7 +134,9 @@ export function mydemoReconciler(deps: OperatorDeps): ReconcileFunc<Mydemo> {
     });
     const problem = specProblem(mydemo.spec);
     if (problem !== undefined) {
-      // Retrying will not help; the next change of the spec is reconciled anyway.
+      // The validating webhook refuses such a spec; one stored before it existed (or where it
+      // is not installed) still arrives here and must not be run. Retrying will not help; the
+      // next change of the spec is reconciled anyway.
       ctx.logger.warn('Invalid spec', { problem });
       const refused = await writeStatus(
         mydemo,

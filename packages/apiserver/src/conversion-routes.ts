@@ -1,13 +1,12 @@
 import { serveAdmittedWrite } from './admission-writes.js';
 import { conversionWebhookOf, convertObjects } from './conversion-webhooks.js';
-import type { RequestContext } from './http.js';
-import { sendJson } from './http.js';
+import { RequestContext, sendJson } from './http.js';
 import { type Entry, makeEntry, storeKey } from './object-entry.js';
 import { meta } from './object-meta.js';
 import { isObject, type JsonObject } from './patch.js';
 import { parseObjectBody, parsePatch, patchTypeOf } from './request-body.js';
 import { apiVersionOf } from './resources.js';
-import { parseListQuery, sendList } from './routes-list-watch.js';
+import { parseListQuery, sendList, serveWatch } from './routes-list-watch.js';
 import type { WriteParams } from './routes-objects.js';
 import type { ServerState } from './server-state.js';
 import { badRequest } from './status.js';
@@ -94,4 +93,77 @@ export async function serveConvertedRequest(
     view,
     send,
   });
+}
+
+/**
+ * A WATCH of a custom resource at a version its CRD's conversion webhook converts to: the
+ * watch is served as any other, each event's object (stored at the storage version) converted
+ * through the webhook before it is written, one event after the other in their order.
+ * kube-apiserver 1.20 converts in its watch encoder, and ends the stream (no ERROR event)
+ * when an object cannot be encoded; so does this. Answers false (nothing sent) for other
+ * watches, and for metadata-only ones, which carry no version's fields.
+ */
+export function serveConvertedWatch(
+  state: ServerState,
+  ctx: RequestContext,
+  target: Target,
+  name: string | undefined,
+): boolean {
+  const webhook = conversionWebhookOf(state, target.definition);
+  if (!webhook || target.version === webhook.storageVersion || ctx.view === 'metadata') {
+    return false;
+  }
+  const stored = apiVersionOf(target.definition.group, webhook.storageVersion);
+  const { res } = ctx;
+  const open = (): boolean => !res.destroyed && !res.writableEnded;
+  let pending: Promise<void> = Promise.resolve();
+  const convertLine = async (line: string): Promise<string | undefined> => {
+    let event: unknown;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      return line; // not an event of ours (an injected fault): sent as it is
+    }
+    if (!isObject(event) || !isObject(event.object) || event.object.apiVersion !== stored) {
+      return line; // BOOKMARK and ERROR events are already at the version asked for
+    }
+    try {
+      const [object] = await convertObjects(webhook, [event.object], target.version);
+      return `${JSON.stringify({ type: event.type, object })}\n`;
+    } catch {
+      return undefined;
+    }
+  };
+  // The watch stream writes each line at once; the lines are converted in order before they
+  // reach the client, and the end waits for the lines before it.
+  const converting = new Proxy(res, {
+    get(response, property) {
+      if (property === 'write') {
+        return (line: string): boolean => {
+          pending = pending.then(async () => {
+            if (!open()) return;
+            const converted = await convertLine(line);
+            if (!open()) return;
+            if (converted === undefined) res.end();
+            else res.write(converted);
+          });
+          return true;
+        };
+      }
+      if (property === 'end') {
+        return (): typeof res => {
+          pending = pending.then(() => {
+            if (!res.writableEnded) res.end();
+          });
+          return res;
+        };
+      }
+      const value: unknown = Reflect.get(response, property, response);
+      return typeof value === 'function' ? value.bind(response) : value;
+    },
+  });
+  // Stored objects are rendered as stored, so that the conversion starts from all their fields.
+  const converted = new RequestContext(ctx.req, converting, ctx.url, ctx.body);
+  serveWatch(state, converted, target, name, (entry) => entry.json);
+  return true;
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serveAdmittedWrite } from './admission-writes.js';
-import { serveConvertedRequest } from './conversion-routes.js';
+import { serveConvertedRequest, serveConvertedWatch } from './conversion-routes.js';
 import { sendApiGroup, sendApiResourceList, serveDiscovery } from './discovery.js';
 import { defaultFaultMessage, type FaultState } from './faults.js';
 import {
@@ -184,6 +184,7 @@ export class ApiHandler {
     }
     if (watch) {
       if (method !== 'GET') throw methodNotAllowed(method, def.kind, def.custom);
+      if (serveConvertedWatch(state, ctx, target, route.name)) return;
       serveWatch(state, ctx, target, route.name);
       return;
     }

@@ -5,9 +5,23 @@ import type { JsonObject, JsonValue } from './patch.js';
 export class CallingWebhookError extends Error {}
 
 /**
- * POSTs `body` to a webhook's `clientConfig.url` (a `service` reference cannot be reached: the
- * in-memory server has no cluster network), trusting `caBundle`, with kube-apiserver's
- * `?timeout=` parameter; failures are worded as Go's HTTP client words them.
+ * Why a webhook named by a `service` reference is not called. kube-apiserver dials the
+ * Service through the cluster network, which the in-memory server does not have, and it
+ * will not pretend: the call fails as a webhook that cannot be reached does, so
+ * `failurePolicy` decides (`Fail` refuses the write with this message, `Ignore` skips the
+ * webhook), and the message says what to do instead.
+ */
+export function serviceReferenceRefusal(service: JsonObject): string {
+  const namespace = typeof service.namespace === 'string' ? service.namespace : '';
+  const name = typeof service.name === 'string' ? service.name : '';
+  const port = typeof service.port === 'number' ? service.port : 443;
+  return `the in-memory API server cannot reach service "${namespace}/${name}" (port ${port}): it has no cluster network; give the webhook a clientConfig.url (https://127.0.0.1:<port><path>), as envtest's installed configurations do`;
+}
+
+/**
+ * POSTs `body` to a webhook's `clientConfig.url` (a `service` reference is refused: see
+ * {@link serviceReferenceRefusal}), trusting `caBundle`, with kube-apiserver's `?timeout=`
+ * parameter; failures are worded as Go's HTTP client words them.
  */
 export function postJson(
   clientConfig: JsonObject,
@@ -16,11 +30,13 @@ export function postJson(
 ): Promise<JsonValue> {
   const url = typeof clientConfig.url === 'string' ? clientConfig.url : undefined;
   if (!url) {
-    return Promise.reject(
-      new CallingWebhookError(
-        'the in-memory API server reaches webhooks by clientConfig.url only, not by service',
-      ),
-    );
+    const service =
+      typeof clientConfig.service === 'object' &&
+      clientConfig.service !== null &&
+      !Array.isArray(clientConfig.service)
+        ? clientConfig.service
+        : {};
+    return Promise.reject(new CallingWebhookError(serviceReferenceRefusal(service)));
   }
   const target = new URL(url);
   target.searchParams.set('timeout', `${timeoutSeconds}s`);

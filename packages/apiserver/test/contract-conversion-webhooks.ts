@@ -5,7 +5,7 @@ import {
   startTestWebhookServer,
   type TestWebhookServer,
 } from './admission-webhook-server.js';
-import type { ContractEndpoint } from './contract-client.js';
+import { type ContractEndpoint, rawWatch } from './contract-client.js';
 import { contractCalls, suffix } from './contract-helpers.js';
 
 const OPEN = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
@@ -201,5 +201,70 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
       message: `conversion webhook for ${group}/v1, Kind=Host failed: Post "${url}?timeout=30s": dial tcp 127.0.0.1:${port}: connect: connection refused`,
       code: 500,
     });
+  });
+
+  it('converts the objects of a watch at the other version through the webhook', async () => {
+    const ns = await newNamespace('conversion');
+    const path = `/${ns}/convert`;
+    hooks.handle(path, (request) => ({ conversion: convertHosts(request) }));
+    const group = await createHostsCrd(hooks.url(path), ns);
+    const v1 = `/apis/${group}/v1/namespaces/${ns}/hosts`;
+    const alpha = `/apis/${group}/v1alpha1/namespaces/${ns}/hosts`;
+    const first = await call('POST', v1, {
+      body: host(group, 'v1', 'web', { ip: '10.0.0.1', port: 80 }),
+    });
+    expect(first.status).toBe(201);
+    const watch = await rawWatch(
+      getTarget(),
+      `${alpha}?watch=true&resourceVersion=${first.json.metadata.resourceVersion}`,
+    );
+    try {
+      expect(watch.status).toBe(200);
+      await call('PATCH', `${v1}/web`, {
+        body: { spec: { port: 8080 } },
+        contentType: 'application/merge-patch+json',
+      });
+      await call('POST', v1, { body: host(group, 'v1', 'db', { ip: '10.0.0.2', port: 5432 }) });
+      await call('DELETE', `${v1}/web`);
+      const events = await watch.take(3);
+      expect(
+        events.map((e) => [e.type, e.object.apiVersion, e.object.metadata.name, e.object.spec]),
+      ).toEqual([
+        ['MODIFIED', `${group}/v1alpha1`, 'web', { hostPort: '10.0.0.1:8080' }],
+        ['ADDED', `${group}/v1alpha1`, 'db', { hostPort: '10.0.0.2:5432' }],
+        ['DELETED', `${group}/v1alpha1`, 'web', { hostPort: '10.0.0.1:8080' }],
+      ]);
+      expect(events[0]?.object.metadata.labels).toEqual({ app: 'hosts' });
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('ends a watch at the other version, without an ERROR event, when an object cannot be converted', async () => {
+    const ns = await newNamespace('conversion');
+    const path = `/${ns}/convert`;
+    // Converts Hosts, but refuses one whose ip is `unconvertible` (written at v1, the storage version).
+    hooks.handle(path, (request) =>
+      request.objects.some((o: { spec?: { ip?: string } }) => o.spec?.ip === 'unconvertible')
+        ? { conversion: { result: { status: 'Failure', message: 'cannot convert' } } }
+        : { conversion: convertHosts(request) },
+    );
+    const group = await createHostsCrd(hooks.url(path), ns);
+    const v1 = `/apis/${group}/v1/namespaces/${ns}/hosts`;
+    const alpha = `/apis/${group}/v1alpha1/namespaces/${ns}/hosts`;
+    const first = await call('POST', v1, {
+      body: host(group, 'v1', 'web', { ip: '10.0.0.1', port: 80 }),
+    });
+    const watch = await rawWatch(
+      getTarget(),
+      `${alpha}?watch=true&resourceVersion=${first.json.metadata.resourceVersion}`,
+    );
+    try {
+      expect(watch.status).toBe(200);
+      await call('POST', v1, { body: host(group, 'v1', 'bad', { ip: 'unconvertible', port: 1 }) });
+      expect(await watch.next()).toBe('closed');
+    } finally {
+      watch.close();
+    }
   });
 }

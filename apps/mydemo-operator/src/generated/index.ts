@@ -2,3 +2,5 @@
 
 /** `crddemo.k8s.io/v1`: `Mydemo`. */
 export * as crddemoV1 from './crddemo.k8s.io/v1/index.ts';
+/** `crddemo.k8s.io/v1alpha1`: `Mydemo`. */
+export * as crddemoV1alpha1 from './crddemo.k8s.io/v1alpha1/index.ts';

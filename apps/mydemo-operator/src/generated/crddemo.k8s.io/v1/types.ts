@@ -29,11 +29,11 @@ export interface Mydemo {
 export interface MydemoSpec {
   /** The IP address the demo service listens on. */
   ip?: string;
-  /** The port the demo service listens on (the controller requires 1-65535). */
+  /** The port the demo service listens on (1-65535, checked by the validating webhook). */
   port?: number;
   /** How many pods the operator's Deployment runs (default 1). */
   replicas?: number;
-  /** The container image of the operator's Deployment (default the operator's --image). */
+  /** The container image of the operator's Deployment (defaulted to the operator's --image by its webhook). */
   image?: string;
 }
 
