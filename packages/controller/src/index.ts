@@ -57,6 +57,12 @@ export * from './request.js';
 export * from './retry.js';
 export * from './runnable.js';
 export type { BindAddress } from './serve-endpoint.js';
+export {
+  DEFAULT_VIRTUAL_NODES,
+  HashRing,
+  type HashRingOptions,
+  ringHash,
+} from './sharding/ring.js';
 export * from './signal-handler.js';
 export type {
   DynamicInformerProvider,
