@@ -132,6 +132,11 @@ export class ShardRing {
           `ShardRing resources[${i}].key must be 'object', 'owner' or a function, got ${JSON.stringify(key)}`,
         );
       }
+      if (!d.namespaced && r.namespace) {
+        throw new TypeError(
+          `ShardRing resources[${i}]: ${d.resource} are cluster-scoped, but a namespace was given (${r.namespace})`,
+        );
+      }
       return { resource: d, key, namespace: r.namespace ?? '' };
     });
     this.#options = options;
