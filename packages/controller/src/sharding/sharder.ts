@@ -2,7 +2,6 @@ import {
   type Clock,
   type HasObjectMeta,
   isConflict,
-  isNotFound,
   type Logger,
   type PartialObjectMetadata,
   realClock,
@@ -10,18 +9,12 @@ import {
 } from '@kubets/apimachinery';
 import {
   isDeletedFinalStateUnknown,
-  newFilteredListWatchFromClient,
   newFilteredMetadataListWatchFromClient,
   newSharedIndexInformer,
   type SharedIndexInformer,
   waitForCacheSync,
 } from '@kubets/cache';
-import type {
-  Clientset,
-  coordinationv1,
-  ObjectWithMeta,
-  ResourceDescriptor,
-} from '@kubets/clientset';
+import type { Clientset, ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
 import {
   DEFAULT_LEASE_DURATION_MS,
   DEFAULT_RENEW_DEADLINE_MS,
@@ -29,19 +22,10 @@ import {
 } from '@kubets/leaderelection';
 import { PatchType } from '@kubets/rest';
 import { RateLimitingQueue } from '@kubets/workqueue';
-import {
-  DRAIN_REQUESTED,
-  drainLabel,
-  RING_LABEL,
-  ringKeyOf,
-  type ShardKey,
-  shardLabel,
-} from './labels.js';
+import { DRAIN_REQUESTED, drainLabel, ringKeyOf, type ShardKey, shardLabel } from './labels.js';
 import { LeaseHolder, type ShardLeaseDurations } from './membership.js';
 import type { ShardMetrics } from './metrics.js';
-import { HashRing } from './ring.js';
-
-type Lease = coordinationv1.Lease;
+import { RingView } from './ring-view.js';
 
 /** @internal A descriptor any resource's fits, for calls that need no item type. */
 export type AnyDescriptor = ResourceDescriptor<ObjectWithMeta, { items?: ObjectWithMeta[] }>;
@@ -67,15 +51,6 @@ export interface SharderOptions extends ShardLeaseDurations {
   logger?: Logger | undefined;
   /** How many objects the sharder writes at once. Default 4. */
   workers?: number | undefined;
-}
-
-/** A member's Lease as the sharder last saw it change. */
-interface Observation {
-  holder: string;
-  resourceVersion: string;
-  /** When this replica saw that version first, by its own clock. */
-  observedAt: number;
-  leaseDurationMs: number;
 }
 
 const separator = '\u0000';
@@ -131,26 +106,35 @@ export class Sharder {
 /** One tenure of the sharder: informers over the Leases and the objects, and a work queue. */
 class Assignment {
   readonly #o: SharderOptions;
-  readonly #d: Required<ShardLeaseDurations>;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #shard: string;
   readonly #drain: string;
-  readonly #observed = new Map<string, Observation>();
   /** The member each object was last seen assigned to by a valid label (or by our write). */
   readonly #lastOwner = new Map<string, string>();
-  #ring: HashRing;
+  readonly #view: RingView;
   readonly #objects: SharedIndexInformer<PartialObjectMetadata>[] = [];
   readonly #queue: RateLimitingQueue<string>;
 
   constructor(options: SharderOptions, durations: Required<ShardLeaseDurations>) {
     this.#o = options;
-    this.#d = durations;
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? silentLogger;
     this.#shard = shardLabel(options.ring);
     this.#drain = drainLabel(options.ring);
-    this.#ring = new HashRing([], { virtualNodes: options.virtualNodes });
+    this.#view = new RingView({
+      ring: options.ring,
+      namespace: options.namespace,
+      clientset: options.clientset,
+      clock: this.#clock,
+      virtualNodes: options.virtualNodes,
+      retryPeriodMs: durations.retryPeriodMs,
+      onChange: (ring) => {
+        this.#o.metrics.ringMembers = ring.members().length;
+        this.#logger.info('Shard ring changed', { ring: this.#o.ring, members: ring.members() });
+        this.#enqueueAll();
+      },
+    });
     this.#queue = new RateLimitingQueue<string>({
       clock: this.#clock,
       name: `sharder-${options.ring}`,
@@ -160,22 +144,6 @@ class Assignment {
   async run(signal: AbortSignal): Promise<void> {
     const o = this.#o;
     this.#logger.info('Leading the shard ring: assigning objects', { ring: o.ring });
-    const leaseLw = newFilteredListWatchFromClient<Lease>(
-      o.clientset.restClientFor({ group: 'coordination.k8s.io', version: 'v1' }),
-      'leases',
-      o.namespace,
-      (options) => {
-        options.labelSelector = `${RING_LABEL}=${o.ring}`;
-      },
-    );
-    const leases = newSharedIndexInformer<Lease>(leaseLw, {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-    });
-    leases.addEventHandler({
-      onAdd: (lease) => this.#observe(lease),
-      onUpdate: (_, lease) => this.#observe(lease),
-    });
     o.resources.forEach((entry, index) => {
       const gv = { group: entry.resource.group, version: entry.resource.version };
       const lw = newFilteredMetadataListWatchFromClient(
@@ -200,21 +168,20 @@ class Assignment {
       });
       this.#objects.push(informer);
     });
-    const stopped = [leases.run(signal), ...this.#objects.map((i) => i.run(signal))];
+    const stopped = [this.#view.run(signal), ...this.#objects.map((i) => i.run(signal))];
     const stop = (): void => this.#queue.shutDown();
     signal.addEventListener('abort', stop, { once: true });
     try {
       const synced = await waitForCacheSync(
         signal,
-        () => leases.hasSynced(),
+        () => this.#view.hasSynced(),
         ...this.#objects.map((i) => () => i.hasSynced()),
       );
       if (!synced) return;
-      this.#refreshRing();
+      this.#view.refresh();
+      this.#o.metrics.ringMembers = this.#view.ring().members().length;
       this.#enqueueAll();
-      const ticker = this.#tick(signal);
-      const workers = Array.from({ length: o.workers ?? 4 }, () => this.#worker(signal));
-      await Promise.all([ticker, ...workers]);
+      await Promise.all(Array.from({ length: o.workers ?? 4 }, () => this.#worker(signal)));
     } finally {
       signal.removeEventListener('abort', stop);
       this.#queue.shutDown();
@@ -222,64 +189,11 @@ class Assignment {
     }
   }
 
-  #observe(lease: Lease): void {
-    const holder = lease.spec?.holderIdentity ?? '';
-    const name = lease.metadata?.name ?? '';
-    const resourceVersion = lease.metadata?.resourceVersion ?? '';
-    const seen = this.#observed.get(name);
-    if (seen?.resourceVersion === resourceVersion) return;
-    this.#observed.set(name, {
-      holder,
-      resourceVersion,
-      observedAt: this.#clock.now(),
-      leaseDurationMs: (lease.spec?.leaseDurationSeconds ?? 0) * 1000,
-    });
-    this.#refreshRing();
-  }
-
-  /** Members whose Lease is held and was seen renewed within its duration. */
-  #liveMembers(): string[] {
-    const now = this.#clock.now();
-    const live: string[] = [];
-    for (const seen of this.#observed.values()) {
-      if (seen.holder !== '' && now < seen.observedAt + seen.leaseDurationMs)
-        live.push(seen.holder);
-    }
-    return live;
-  }
-
-  #observationOf(member: string): [string, Observation] | undefined {
-    for (const entry of this.#observed) if (entry[1].holder === member) return entry;
-    return undefined;
-  }
-
-  #refreshRing(): void {
-    const live = this.#liveMembers().sort();
-    this.#o.metrics.ringMembers = live.length;
-    const current = this.#ring.members();
-    if (live.length === current.length && live.every((m, i) => m === current[i])) return;
-    this.#logger.info('Shard ring changed', { ring: this.#o.ring, members: live });
-    this.#ring = new HashRing(live, { virtualNodes: this.#o.virtualNodes });
-    this.#enqueueAll();
-  }
-
   #enqueueAll(): void {
     this.#objects.forEach((informer, index) => {
       for (const key of informer.getStore().listKeys())
         this.#queue.add(`${index}${separator}${key}`);
     });
-  }
-
-  // Expiry is a matter of time passing, not of an event: look again every retry period.
-  async #tick(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      try {
-        await this.#clock.sleep(this.#d.retryPeriodMs, signal);
-      } catch {
-        return;
-      }
-      this.#refreshRing();
-    }
   }
 
   async #worker(signal: AbortSignal): Promise<void> {
@@ -320,12 +234,13 @@ class Assignment {
     const informer = this.#objects[index] as SharedIndexInformer<PartialObjectMetadata>;
     const obj = informer.getStore().getByKey(queueKey.slice(at + 1));
     if (obj === undefined) return;
-    const desired = this.#ring.memberFor(ringKeyOf(obj as HasObjectMeta, entry.key));
+    const ring = this.#view.ring();
+    const desired = ring.memberFor(ringKeyOf(obj as HasObjectMeta, entry.key));
     if (desired === undefined) return;
     const labels = obj.metadata?.labels ?? {};
     const current = labels[this.#shard];
     const drain = labels[this.#drain];
-    const live = new Set(this.#ring.members());
+    const live = new Set(ring.members());
 
     if (current !== undefined && live.has(current)) {
       this.#lastOwner.set(queueKey, current);
@@ -343,11 +258,11 @@ class Assignment {
       return;
     }
 
-    if (current !== undefined && this.#observationOf(current) !== undefined) {
+    if (current !== undefined && this.#view.knows(current)) {
       // A member whose Lease lapsed: it stopped at its renew deadline, before the expiry
       // seen here; a read of the Lease itself makes sure it was not renewed after all
       // (this replica's watch or event loop may lag).
-      if (!(await this.#confirmedGone(current, signal))) return;
+      if (!(await this.#view.confirmedGone(current, signal))) return;
       await this.#move(entry, obj, queueKey, desired, signal);
       return;
     }
@@ -398,33 +313,6 @@ class Assignment {
       { metadata: { resourceVersion: md.resourceVersion, labels } },
       { signal },
     );
-  }
-
-  /**
-   * Whether `member`'s Lease is gone for good: released, deleted, or unchanged on a fresh
-   * read since it was seen a lease duration ago. A changed Lease is observed anew (and the
-   * ring rebuilt with the member in it).
-   */
-  async #confirmedGone(member: string, signal: AbortSignal): Promise<boolean> {
-    const found = this.#observationOf(member);
-    if (found === undefined) return true;
-    const [name, seen] = found;
-    if (seen.holder === '') return true;
-    let lease: Lease;
-    try {
-      lease = await this.#o.clientset
-        .coordinationV1()
-        .leases(this.#o.namespace)
-        .get(name, { signal });
-    } catch (error) {
-      if (isNotFound(error)) return true;
-      throw error;
-    }
-    if (lease.metadata?.resourceVersion !== seen.resourceVersion) {
-      this.#observe(lease);
-      return lease.spec?.holderIdentity !== member;
-    }
-    return this.#clock.now() >= seen.observedAt + seen.leaseDurationMs;
   }
 }
 

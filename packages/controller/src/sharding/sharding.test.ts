@@ -328,4 +328,36 @@ describe('ShardRing', () => {
       await proxy.close();
     }
   }, 120_000);
+
+  it('a new sharder continues from the labels a partitioned sharder left, moving only what it must', async () => {
+    const ns = await shared.createNamespace('shard-sharder-gone');
+    const w = world(ns);
+    const keys = await w.create(40);
+    const proxy = await ChaosProxy.start(shared.server.host);
+    try {
+      const first = w.member('a', proxy.url('http:'));
+      await w.until(() => first.ring.isSharder(), 'a to lead the sharder');
+      const others = ['b', 'c'].map((id) => w.member(id));
+      await w.until(() => w.settledOn(['a', 'b', 'c']), 'every object assigned');
+      const before = await w.labels();
+
+      proxy.hold(true);
+      proxy.blackhole();
+      await w.until(() => others.some((m) => m.ring.isSharder()), 'another sharder to lead');
+      await w.until(() => w.settledOn(['b', 'c']), "a's objects to move to b and c");
+      await w.until(() => w.reconciledByOwners(keys), 'every object reconciled by its member');
+      const after = await w.labels();
+      for (const key of keys) {
+        const was = before.get(key)?.['shard.sharding.kubets.io/cms'];
+        // Objects of b and c stayed where they were; only a's moved.
+        if (was !== 'a') expect(after.get(key)?.['shard.sharding.kubets.io/cms'], key).toBe(was);
+      }
+      expect(w.audit.overlaps).toEqual([]);
+      expect(w.audit.misplaced).toEqual([]);
+    } finally {
+      await Promise.all([...running].map((m) => m.stop()));
+      running.clear();
+      await proxy.close();
+    }
+  }, 120_000);
 });
