@@ -16,16 +16,19 @@ import type { Manager } from '../manager.js';
 import { loadPromClient } from '../prom-client.js';
 import type { ReconcileFunc, Reconciler, Result } from '../reconciler.js';
 import { requestKey } from '../request.js';
+import { webhookFor } from '../webhooks.js';
 import {
   checkShardName,
   DRAIN_ACKNOWLEDGED,
   DRAIN_REQUESTED,
   drainLabel,
+  ringKeyOf,
   type ShardKey,
   shardLabel,
 } from './labels.js';
 import { type ShardLeaseDurations, ShardMembership } from './membership.js';
 import { ShardMetrics, type ShardStats } from './metrics.js';
+import { RingView } from './ring-view.js';
 import { type AnyDescriptor, type ShardedResourceEntry, Sharder } from './sharder.js';
 
 /** A resource whose objects a {@link ShardRing} spreads over its members. */
@@ -59,6 +62,14 @@ export interface ShardRingOptions extends ShardLeaseDurations {
    * replica must, or nothing is assigned.
    */
   runSharder?: boolean | undefined;
+  /**
+   * Also assign each new object as it is created, by a mutating webhook (failure policy
+   * `Ignore`, CREATE only) on the manager's webhook server, so new objects never wait for the
+   * sharder. Every replica then also watches the ring's Leases to know the live members.
+   * Register the webhook configurations (`mgr.webhooks.registrations`) as for any webhook.
+   * Default false: the sharder assigns new objects as it sees them.
+   */
+  assignOnCreate?: boolean | undefined;
   /** Time source of the Leases and the sharder; default the manager's clock, else the real one. */
   clock?: Clock | undefined;
 }
@@ -227,6 +238,7 @@ export class ShardRing {
       this.#sharder = sharder;
       mgr.add({ name: `sharder-${this.name}`, run: (signal) => sharder.run(signal) });
     }
+    if (o.assignOnCreate) this.#assignOnCreate(mgr, clock);
     mgr.addReadyzCheck(`shard-${this.name}`, () => {
       if (!membership.isMember()) {
         throw new Error(
@@ -254,6 +266,49 @@ export class ShardRing {
         this.name,
         this.identity,
       );
+    }
+  }
+
+  // A mutating webhook per sharded resource placing each new object on the ring as this
+  // replica sees it. A view that differs from the sharder's costs a move, never an overlap:
+  // nobody reconciles a new object before it is labelled, and a wrong label is drained.
+  #assignOnCreate(mgr: Manager, clock: Clock): void {
+    const o = this.#options;
+    const view = new RingView({
+      ring: this.name,
+      namespace: o.namespace,
+      clientset: mgr.clientset,
+      clock,
+      virtualNodes: o.virtualNodes,
+      retryPeriodMs: o.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
+    });
+    mgr.add({ name: `shard-view-${this.name}`, run: (signal) => view.run(signal) });
+    for (const entry of this.#resources) {
+      const { group, version, resource } = entry.resource;
+      webhookFor<HasObjectMeta>(mgr, entry.resource)
+        .withDefaulter(
+          {
+            default: (obj, { request }) => {
+              const md = obj.metadata ?? {};
+              const namespace = md.namespace || request.namespace || '';
+              if (entry.namespace && namespace !== entry.namespace) return;
+              if (md.labels?.[this.#shard] !== undefined) return;
+              const key = ringKeyOf({ metadata: { ...md, namespace } }, entry.key);
+              // A name the server generates is not known yet: the sharder places the object.
+              if (typeof entry.key !== 'function' && key.endsWith('/')) return;
+              const member = view.ring().memberFor(key);
+              if (member === undefined) return;
+              obj.metadata = { ...md, labels: { ...md.labels, [this.#shard]: member } };
+            },
+          },
+          {
+            operations: ['CREATE'],
+            failurePolicy: 'Ignore',
+            name: `${resource}.${this.name}.shard.sharding.kubets.io`,
+            path: `/shard-${this.name}-${group || 'core'}-${version}-${resource}`,
+          },
+        )
+        .complete();
     }
   }
 
