@@ -46,6 +46,7 @@ describe('ShardRing options', () => {
       { resources: [{ resource: coreV1Resources.nodes, namespace: 'a' }] },
       'ShardRing resources[0]: nodes are cluster-scoped, but a namespace was given (a)',
     ],
+    [{ sharderWorkers: 0 }, 'ShardRing sharderWorkers must be a positive integer, got 0'],
   ])('refuses %j', (bad, message) => {
     expect(() => new ShardRing({ ...good, ...(bad as Partial<ShardRingOptions>) })).toThrow(
       message,
@@ -108,32 +109,50 @@ describe('ringKeyOf', () => {
   });
 });
 
+/** A ring of the one member pod-a over `namespace`'s ConfigMaps, on a manager of its own. */
+function shardedManager(
+  namespace: string,
+  ringOptions: Partial<ShardRingOptions>,
+  managerOptions: ConstructorParameters<typeof Manager>[1],
+) {
+  const clock = new FakeClock();
+  const ring = new ShardRing({
+    ...good,
+    namespace,
+    resources: [{ resource: configMaps, namespace }],
+    clock,
+    leaseDurationMs: 30_000,
+    renewDeadlineMs: 20_000,
+    retryPeriodMs: 1_000,
+    ...ringOptions,
+  });
+  const mgr = new Manager(
+    { host: shared.server.host, qps: -1 },
+    {
+      cache: ring.cacheOptions(),
+      logger: silentLogger,
+      clock,
+      namespace,
+      // The fake clock runs far ahead of real time; the caches sync at loopback speed.
+      cacheSyncTimeoutMs: 24 * 60 * 60 * 1000,
+      ...managerOptions,
+    },
+  );
+  ring.addTo(mgr);
+  return { clock, ring, mgr };
+}
+
 describe('ShardRing on a manager', () => {
   it('reports membership in /readyz and its counters as controller_sharding_* metrics', async () => {
     const namespace = await shared.createNamespace('shard-ready');
-    const clock = new FakeClock();
-    const ring = new ShardRing({
-      ...good,
+    const { clock, ring, mgr } = shardedManager(
       namespace,
-      resources: [{ resource: configMaps, namespace }],
-      clock,
-      leaseDurationMs: 30_000,
-      renewDeadlineMs: 20_000,
-      retryPeriodMs: 1_000,
-    });
-    const mgr = new Manager(
-      { host: shared.server.host, qps: -1 },
+      {},
       {
-        cache: ring.cacheOptions(),
-        logger: silentLogger,
-        clock,
-        namespace,
         healthProbeBindAddress: '127.0.0.1:0',
         metricsBindAddress: '127.0.0.1:0',
-        cacheSyncTimeoutMs: 24 * 60 * 60 * 1000,
       },
     );
-    ring.addTo(mgr);
     expect(() => ring.addTo(mgr)).toThrow('ShardRing cms was already added to a manager');
     await shared.clientset
       .coreV1()
@@ -192,31 +211,12 @@ describe('ShardRing with assignOnCreate', () => {
     const certs = await generateEnvtestCertificates();
     await writeFile(join(certDir, 'tls.crt'), certs.serving.certPem);
     await writeFile(join(certDir, 'tls.key'), certs.serving.keyPem);
-    const clock = new FakeClock();
     // No sharder anywhere: a label can only come from the webhook.
-    const ring = new ShardRing({
-      ...good,
+    const { clock, ring, mgr } = shardedManager(
       namespace,
-      resources: [{ resource: configMaps, namespace }],
-      clock,
-      leaseDurationMs: 30_000,
-      renewDeadlineMs: 20_000,
-      retryPeriodMs: 1_000,
-      runSharder: false,
-      assignOnCreate: true,
-    });
-    const mgr = new Manager(
-      { host: shared.server.host, qps: -1 },
-      {
-        cache: ring.cacheOptions(),
-        logger: silentLogger,
-        clock,
-        namespace,
-        cacheSyncTimeoutMs: 24 * 60 * 60 * 1000,
-        webhookServer: { host: '127.0.0.1', port: 0, certDir },
-      },
+      { runSharder: false, assignOnCreate: true },
+      { webhookServer: { host: '127.0.0.1', port: 0, certDir } },
     );
-    ring.addTo(mgr);
     expect(
       mgr.webhooks.registrations.map((r) => [r.type, r.name, r.path, r.failurePolicy]),
     ).toEqual([

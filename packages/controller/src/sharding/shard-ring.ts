@@ -63,6 +63,13 @@ export interface ShardRingOptions extends ShardLeaseDurations {
    */
   runSharder?: boolean | undefined;
   /**
+   * How many objects the sharder labels at once (default 8). Moving the objects of a member
+   * that died is one write each, so this bounds how soon they are reconciled again — as does
+   * the manager's client rate limit (`qps`, `burst` of its REST config), which the sharder's
+   * writes go through.
+   */
+  sharderWorkers?: number | undefined;
+  /**
    * Also assign each new object as it is created, by a mutating webhook (failure policy
    * `Ignore`, CREATE only) on the manager's webhook server, so new objects never wait for the
    * sharder. Every replica then also watches the ring's Leases to know the live members.
@@ -150,6 +157,12 @@ export class ShardRing {
       }
       return { resource: d, key, namespace: r.namespace ?? '' };
     });
+    const workers = options.sharderWorkers;
+    if (workers !== undefined && !(Number.isInteger(workers) && workers > 0)) {
+      throw new RangeError(
+        `ShardRing sharderWorkers must be a positive integer, got ${String(workers)}`,
+      );
+    }
     this.#options = options;
     this.#shard = shardLabel(this.name);
     this.#drain = drainLabel(this.name);
@@ -232,6 +245,7 @@ export class ShardRing {
         resources: this.#resources,
         metrics: this.#metrics,
         virtualNodes: o.virtualNodes,
+        workers: o.sharderWorkers,
         clock,
         logger,
       });

@@ -49,7 +49,7 @@ export interface SharderOptions extends ShardLeaseDurations {
   virtualNodes?: number | undefined;
   clock?: Clock | undefined;
   logger?: Logger | undefined;
-  /** How many objects the sharder writes at once. Default 4. */
+  /** How many objects the sharder writes at once. Default 8. */
   workers?: number | undefined;
 }
 
@@ -181,7 +181,7 @@ class Assignment {
       this.#view.refresh();
       this.#o.metrics.ringMembers = this.#view.ring().members().length;
       this.#enqueueAll();
-      await Promise.all(Array.from({ length: o.workers ?? 4 }, () => this.#worker(signal)));
+      await Promise.all(Array.from({ length: o.workers ?? 8 }, () => this.#worker(signal)));
     } finally {
       signal.removeEventListener('abort', stop);
       this.#queue.shutDown();
