@@ -495,15 +495,15 @@ export class ShardRing {
       | HasObjectMeta
       | undefined;
     const labels = obj?.metadata?.labels;
-    if (obj && labels?.[this.#shard] === this.identity && labels[this.#drain] === DRAIN_REQUESTED) {
-      void this.#acknowledge(index, key, obj);
-    }
+    const draining =
+      labels?.[this.#shard] === this.identity && labels[this.#drain] === DRAIN_REQUESTED;
+    if (obj && draining && !this.#inFlight.has(key)) void this.#acknowledge(index, key, obj);
   }
 
   /**
    * Tells the sharder this member has let go of `obj`: no reconcile of it runs here, and
    * none starts (its drain label is set). Conditional on the version seen, so an ack never
-   * lands on an object changed since; a conflict is retried with the object's next event.
+   * lands on an object changed since; after a conflict the cache is looked at again.
    */
   async #acknowledge(index: number, key: string, obj: HasObjectMeta): Promise<void> {
     if (this.#acking.has(key)) return;
@@ -518,14 +518,17 @@ export class ShardRing {
       });
       this.#metrics.drains++;
     } catch (error) {
-      if (!isConflict(error) && !isNotFound(error)) {
-        const { clock, logger } = this.#resolved as Resolved;
+      if (isNotFound(error)) return;
+      const { clock, logger } = this.#resolved as Resolved;
+      // A conflict means the object changed since: its newer version may have arrived while
+      // this ack was in flight (and was then skipped), so look at the cache again later.
+      if (!isConflict(error)) {
         logger.error('Acknowledging a drain failed; retrying', { ring: this.name, error });
-        clock.setTimeout(
-          () => this.#afterReconcile(index, key),
-          this.#options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
-        );
       }
+      clock.setTimeout(
+        () => this.#afterReconcile(index, key),
+        this.#options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
+      );
     } finally {
       this.#acking.delete(key);
     }
