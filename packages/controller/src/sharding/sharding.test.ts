@@ -360,4 +360,37 @@ describe('ShardRing', () => {
       await proxy.close();
     }
   }, 120_000);
+
+  it.each([
+    ['past the renew deadline', 25_000],
+    ['past the Lease duration', 45_000],
+  ])('a clock jump %s lets no two members act on one object', async (_, jumpMs) => {
+    const ns = await shared.createNamespace(`shard-jump-${jumpMs}`);
+    const w = world(ns);
+    const keys = await w.create(30);
+    const members = ['a', 'b', 'c'].map((id) => w.member(id));
+    await w.until(() => w.settledOn(['a', 'b', 'c']), 'every object assigned');
+    await w.until(() => w.reconciledByOwners(keys), 'every object reconciled by its member');
+    const before = new Map(keys.map((k) => [k, w.audit.reconciled.get(k)?.length ?? 0]));
+    // Every timer due in the jump fires at once, as after a frozen or starved event loop.
+    w.clock.step(jumpMs);
+    expect(members.some((m) => m.ring.isMember())).toBe(false);
+    // Every object changes, so every member has work the moment it is a member again.
+    await Promise.all(
+      keys.map((key) =>
+        w.client().patch(key.split('/')[1] as string, 'application/merge-patch+json', {
+          metadata: { annotations: { jumped: String(jumpMs) } },
+        }),
+      ),
+    );
+    await w.until(() => members.every((m) => m.ring.isMember()), 'the members to be members again');
+    await w.until(() => w.settledOn(['a', 'b', 'c']), 'every object assigned');
+    await w.until(
+      () => keys.every((k) => (w.audit.reconciled.get(k)?.length ?? 0) > (before.get(k) ?? 0)),
+      'every object reconciled after the jump',
+    );
+    await w.until(() => w.reconciledByOwners(keys), 'every object reconciled by its member');
+    expect(w.audit.overlaps).toEqual([]);
+    expect(w.audit.misplaced).toEqual([]);
+  });
 });
