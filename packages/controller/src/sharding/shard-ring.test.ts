@@ -1,24 +1,12 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { silentLogger } from '@kubets/apimachinery';
-import { FakeClock } from '@kubets/apimachinery/testing';
 import { appsV1Resources, coreV1Resources } from '@kubets/clientset';
-import { generateEnvtestCertificates } from '@kubets/envtest';
 import { eventually } from '@kubets/test-utils';
-import { webhookConfigurations } from '@kubets/webhook';
 import { describe, expect, it } from 'vitest';
 import { useSharedApiServer } from '../../test/server.js';
-import { Manager, ringKeyOf, ShardRing, type ShardRingOptions } from '../index.js';
+import { oneMember, shardedManager } from '../../test/sharded-manager.js';
+import { ringKeyOf, ShardRing, type ShardRingOptions } from '../index.js';
 
 const shared = useSharedApiServer();
 const configMaps = coreV1Resources.configMaps;
-const good: ShardRingOptions = {
-  name: 'cms',
-  namespace: 'operators',
-  identity: 'pod-a',
-  resources: [{ resource: configMaps }],
-};
 
 describe('ShardRing options', () => {
   it.each([
@@ -48,13 +36,13 @@ describe('ShardRing options', () => {
     ],
     [{ sharderWorkers: 0 }, 'ShardRing sharderWorkers must be a positive integer, got 0'],
   ])('refuses %j', (bad, message) => {
-    expect(() => new ShardRing({ ...good, ...(bad as Partial<ShardRingOptions>) })).toThrow(
+    expect(() => new ShardRing({ ...oneMember, ...(bad as Partial<ShardRingOptions>) })).toThrow(
       message,
     );
   });
 
   it('refuses to wrap the reconciler of a resource it does not shard, and one not added to a manager', async () => {
-    const ring = new ShardRing(good);
+    const ring = new ShardRing(oneMember);
     expect(() => ring.reconciler(appsV1Resources.deployments, () => undefined)).toThrow(
       'ShardRing cms does not shard deployments: add it to resources',
     );
@@ -68,7 +56,7 @@ describe('ShardRing options', () => {
 
   it('narrows the cache of each sharded resource to this member, keeping selectors given', () => {
     const ring = new ShardRing({
-      ...good,
+      ...oneMember,
       resources: [
         { resource: configMaps, namespace: 'apps' },
         { resource: coreV1Resources.secrets },
@@ -109,43 +97,11 @@ describe('ringKeyOf', () => {
   });
 });
 
-/** A ring of the one member pod-a over `namespace`'s ConfigMaps, on a manager of its own. */
-function shardedManager(
-  namespace: string,
-  ringOptions: Partial<ShardRingOptions>,
-  managerOptions: ConstructorParameters<typeof Manager>[1],
-) {
-  const clock = new FakeClock();
-  const ring = new ShardRing({
-    ...good,
-    namespace,
-    resources: [{ resource: configMaps, namespace }],
-    clock,
-    leaseDurationMs: 30_000,
-    renewDeadlineMs: 20_000,
-    retryPeriodMs: 1_000,
-    ...ringOptions,
-  });
-  const mgr = new Manager(
-    { host: shared.server.host, qps: -1 },
-    {
-      cache: ring.cacheOptions(),
-      logger: silentLogger,
-      clock,
-      namespace,
-      // The fake clock runs far ahead of real time; the caches sync at loopback speed.
-      cacheSyncTimeoutMs: 24 * 60 * 60 * 1000,
-      ...managerOptions,
-    },
-  );
-  ring.addTo(mgr);
-  return { clock, ring, mgr };
-}
-
 describe('ShardRing on a manager', () => {
   it('reports membership in /readyz and its counters as controller_sharding_* metrics', async () => {
     const namespace = await shared.createNamespace('shard-ready');
     const { clock, ring, mgr } = shardedManager(
+      shared.server.host,
       namespace,
       {},
       {
@@ -201,71 +157,5 @@ describe('ShardRing on a manager', () => {
     const lease = await shared.clientset.coordinationV1().leases(namespace).get('cms-pod-a');
     expect(lease.spec?.holderIdentity ?? '').toBe('');
     expect(lease.metadata?.labels).toEqual({ 'sharding.kubets.io/ring': 'cms' });
-  });
-});
-
-describe('ShardRing with assignOnCreate', () => {
-  it('labels each new object with its member at creation, by a mutating webhook', async () => {
-    const namespace = await shared.createNamespace('shard-admission');
-    const certDir = await mkdtemp(join(tmpdir(), 'kubets-shard-webhook-'));
-    const certs = await generateEnvtestCertificates();
-    await writeFile(join(certDir, 'tls.crt'), certs.serving.certPem);
-    await writeFile(join(certDir, 'tls.key'), certs.serving.keyPem);
-    // No sharder anywhere: a label can only come from the webhook.
-    const { clock, ring, mgr } = shardedManager(
-      namespace,
-      { runSharder: false, assignOnCreate: true },
-      { webhookServer: { host: '127.0.0.1', port: 0, certDir } },
-    );
-    expect(
-      mgr.webhooks.registrations.map((r) => [r.type, r.name, r.path, r.failurePolicy]),
-    ).toEqual([
-      [
-        'mutating',
-        'configmaps.cms.shard.sharding.kubets.io',
-        '/shard-cms-core-v1-configmaps',
-        'Ignore',
-      ],
-    ]);
-    const abort = new AbortController();
-    const done = mgr.start(abort.signal);
-    const configurations = shared.clientset
-      .admissionregistrationV1()
-      .mutatingWebhookConfigurations();
-    const cms = shared.clientset.coreV1().configMaps(namespace);
-    try {
-      const { port } = await mgr.webhooks.server.listening();
-      const { mutating } = webhookConfigurations('shard-cms', mgr.webhooks.registrations, {
-        url: `https://127.0.0.1:${port}`,
-        caBundlePem: certs.ca.certPem,
-      });
-      await configurations.create(mutating as NonNullable<typeof mutating>);
-      // Once this replica is a member and has seen its own Lease, new objects come labelled.
-      let n = 0;
-      await eventually(async () => {
-        await clock.advance(200);
-        const probe = await cms.create({ metadata: { name: `probe-${n++}` } });
-        return probe.metadata?.labels?.['shard.sharding.kubets.io/cms'] === 'pod-a';
-      });
-      const created = await cms.create({ metadata: { name: 'new-one' } });
-      expect(created.metadata?.labels).toEqual({ 'shard.sharding.kubets.io/cms': 'pod-a' });
-      // A label already given is left alone; so is a name the server has yet to generate.
-      const given = await cms.create({
-        metadata: { name: 'given', labels: { 'shard.sharding.kubets.io/cms': 'someone' } },
-      });
-      expect(given.metadata?.labels).toEqual({ 'shard.sharding.kubets.io/cms': 'someone' });
-      const generated = await cms.create({ metadata: { generateName: 'gen-' } });
-      expect(generated.metadata?.labels).toBeUndefined();
-      // And the member caches what the webhook gave it: the last probe and new-one.
-      await eventually(async () => {
-        await clock.advance(200);
-        return ring.stats().assigned === 2;
-      });
-    } finally {
-      await configurations.delete('shard-cms').catch(() => {});
-      abort.abort();
-      await done;
-      await rm(certDir, { recursive: true, force: true });
-    }
   });
 });
