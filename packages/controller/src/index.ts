@@ -57,6 +57,24 @@ export * from './request.js';
 export * from './retry.js';
 export * from './runnable.js';
 export type { BindAddress } from './serve-endpoint.js';
+export {
+  DRAIN_ACKNOWLEDGED,
+  DRAIN_REQUESTED,
+  drainLabel,
+  RING_LABEL,
+  ringKeyOf,
+  type ShardKey,
+  shardLabel,
+} from './sharding/labels.js';
+export type { ShardLeaseDurations } from './sharding/membership.js';
+export type { ShardStats } from './sharding/metrics.js';
+export {
+  DEFAULT_VIRTUAL_NODES,
+  HashRing,
+  type HashRingOptions,
+  ringHash,
+} from './sharding/ring.js';
+export { type ShardedResource, ShardRing, type ShardRingOptions } from './sharding/shard-ring.js';
 export * from './signal-handler.js';
 export type {
   DynamicInformerProvider,

@@ -1,0 +1,171 @@
+import { type Clock, type Logger, realClock, silentLogger } from '@kubets/apimachinery';
+import type { Clientset } from '@kubets/clientset';
+import { LeaderElector, LeaseLock } from '@kubets/leaderelection';
+import { RING_LABEL } from './labels.js';
+
+/** The Lease timings of a ring's members and of its sharder, as leader election's. */
+export interface ShardLeaseDurations {
+  /** How long a Lease counts as held without renewal (default 15 s). */
+  leaseDurationMs?: number | undefined;
+  /**
+   * How long the holder keeps trying to renew before it stops acting (default 10 s); below
+   * `leaseDurationMs`, so a member that cannot renew stops before its Lease expires.
+   */
+  renewDeadlineMs?: number | undefined;
+  /** Time between renewals (default 2 s). */
+  retryPeriodMs?: number | undefined;
+}
+
+/** @internal Settings of a {@link ShardMembership}. */
+export interface ShardMembershipOptions extends ShardLeaseDurations {
+  ring: string;
+  namespace: string;
+  identity: string;
+  clientset: Clientset;
+  clock?: Clock | undefined;
+  logger?: Logger | undefined;
+  /** Called each time the Lease is acquired (again), with the signal of that tenure. */
+  onAcquired?: ((tenure: AbortSignal) => void) | undefined;
+  /** Awaited on shutdown before the Lease is released: the reconciles in flight finishing. */
+  beforeRelease?: (() => Promise<void>) | undefined;
+}
+
+/** @internal What a {@link LeaseHolder} holds and how. */
+export interface LeaseHolderOptions extends ShardLeaseDurations {
+  namespace: string;
+  name: string;
+  identity: string;
+  clientset: Clientset;
+  labels?: Readonly<Record<string, string>> | undefined;
+  /** Names the election in log fields. */
+  description: string;
+  clock: Clock;
+  logger: Logger;
+  /** Called with each tenure's signal when the Lease was acquired. */
+  onAcquired(tenure: AbortSignal): void | Promise<void>;
+  /** Called when a tenure ended. */
+  onLost?(): void;
+}
+
+/**
+ * @internal Holds one Lease through a {@link LeaderElector} for as long as it runs: acquires
+ * it, renews it, gives it up past the renew deadline and then tries again, and releases it
+ * when stopped. Both a member's Lease and the sharder's are held this way.
+ */
+export class LeaseHolder {
+  readonly #o: LeaseHolderOptions;
+  #elector: LeaderElector | undefined;
+
+  constructor(options: LeaseHolderOptions) {
+    this.#o = options;
+  }
+
+  /** Held, and renewed within the renew deadline by the clock now. */
+  isHeld(): boolean {
+    return this.#elector?.isLeader() ?? false;
+  }
+
+  /** Holds the Lease (again after each lapse) until `signal` aborts, then releases it. */
+  async run(signal: AbortSignal): Promise<void> {
+    const o = this.#o;
+    while (!signal.aborted) {
+      const elector = new LeaderElector({
+        lock: new LeaseLock({
+          namespace: o.namespace,
+          name: o.name,
+          client: o.clientset,
+          identity: o.identity,
+          labels: o.labels,
+        }),
+        leaseDurationMs: o.leaseDurationMs,
+        renewDeadlineMs: o.renewDeadlineMs,
+        retryPeriodMs: o.retryPeriodMs,
+        releaseOnCancel: true,
+        name: o.description,
+        clock: o.clock,
+        logger: o.logger,
+        callbacks: {
+          onStartedLeading: (tenure) => o.onAcquired(tenure),
+          onStoppedLeading: () => o.onLost?.(),
+        },
+      });
+      this.#elector = elector;
+      await elector.run(signal);
+    }
+  }
+}
+
+/**
+ * @internal One replica's membership of a ring: it holds the Lease `<ring>-<identity>`,
+ * labelled with the ring's name, renewed by a {@link LeaderElector} of which it is the only
+ * candidate — so it renews, and stops counting itself a member past the renew deadline,
+ * exactly as a leader does. A tenure that ended (the Lease not renewed in time) is followed
+ * by a new one as soon as the Lease can be written again; each tenure has its own signal.
+ */
+export class ShardMembership {
+  readonly leaseName: string;
+  readonly #options: ShardMembershipOptions;
+  readonly #holder: LeaseHolder;
+  #tenure: AbortSignal | undefined;
+  #tenures = 0;
+
+  constructor(options: ShardMembershipOptions) {
+    this.#options = options;
+    this.leaseName = `${options.ring}-${options.identity}`;
+    const logger = options.logger ?? silentLogger;
+    const fields = { ring: options.ring, identity: options.identity };
+    this.#holder = new LeaseHolder({
+      ...options,
+      name: this.leaseName,
+      labels: { [RING_LABEL]: options.ring },
+      description: `shard ${options.ring}`,
+      clock: options.clock ?? realClock,
+      logger,
+      onAcquired: (tenure) => {
+        this.#tenures++;
+        this.#tenure = tenure;
+        logger.info('Joined the shard ring', fields);
+        options.onAcquired?.(tenure);
+      },
+      onLost: () => {
+        this.#tenure = undefined;
+        logger.info('Not a member of the shard ring until the Lease is held again', fields);
+      },
+    });
+  }
+
+  /**
+   * True while this replica holds its Lease and renewed it within the renew deadline —
+   * checked against the clock, so false at once after a frozen or starved event loop.
+   */
+  isMember(): boolean {
+    return this.#holder.isHeld();
+  }
+
+  /** The signal of the current tenure (aborted when it ends); undefined outside one. */
+  tenure(): AbortSignal | undefined {
+    return this.#tenure;
+  }
+
+  /** How many times the Lease was acquired so far: each tenure's number. */
+  tenures(): number {
+    return this.#tenures;
+  }
+
+  /** Holds the Lease until `signal` aborts, acquiring it again after every lapse. */
+  async run(signal: AbortSignal): Promise<void> {
+    // The election ends once the reconciles in flight have finished, so the Lease is given
+    // up only when nothing of this member runs any more.
+    const election = new AbortController();
+    const end = (): void => {
+      void (this.#options.beforeRelease?.() ?? Promise.resolve()).finally(() => election.abort());
+    };
+    if (signal.aborted) end();
+    else signal.addEventListener('abort', end, { once: true });
+    try {
+      await this.#holder.run(election.signal);
+    } finally {
+      signal.removeEventListener('abort', end);
+    }
+  }
+}

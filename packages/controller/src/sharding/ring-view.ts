@@ -1,0 +1,157 @@
+import { type Clock, isNotFound } from '@kubets/apimachinery';
+import {
+  newFilteredListWatchFromClient,
+  newSharedIndexInformer,
+  type SharedIndexInformer,
+} from '@kubets/cache';
+import type { Clientset, coordinationv1 } from '@kubets/clientset';
+import { RING_LABEL } from './labels.js';
+import { HashRing } from './ring.js';
+
+type Lease = coordinationv1.Lease;
+
+/** A member's Lease as this replica last saw it change. */
+interface Observation {
+  holder: string;
+  resourceVersion: string;
+  /** When this replica saw that version first, by its own clock. */
+  observedAt: number;
+  leaseDurationMs: number;
+}
+
+/** @internal Settings of a {@link RingView}. */
+export interface RingViewOptions {
+  ring: string;
+  namespace: string;
+  clientset: Clientset;
+  clock: Clock;
+  virtualNodes?: number | undefined;
+  /** How often expiry is looked for (the retry period). */
+  retryPeriodMs: number;
+  /** Called with the new ring whenever its members change. */
+  onChange?: ((ring: HashRing) => void) | undefined;
+}
+
+/**
+ * @internal The live members of a ring as this replica sees them, from a watch of the
+ * ring's Leases: a member is live while its Lease has a holder and was seen to change within
+ * its `leaseDurationSeconds`, timed by this replica's clock from when it saw the change —
+ * never by comparing the Lease's `renewTime` with the local clock.
+ */
+export class RingView {
+  readonly #o: RingViewOptions;
+  readonly #observed = new Map<string, Observation>();
+  readonly #leases: SharedIndexInformer<Lease>;
+  #ring: HashRing;
+
+  constructor(options: RingViewOptions) {
+    this.#o = options;
+    this.#ring = new HashRing([], { virtualNodes: options.virtualNodes });
+    this.#leases = newSharedIndexInformer<Lease>(
+      newFilteredListWatchFromClient<Lease>(
+        options.clientset.restClientFor({ group: 'coordination.k8s.io', version: 'v1' }),
+        'leases',
+        options.namespace,
+        (list) => {
+          list.labelSelector = `${RING_LABEL}=${options.ring}`;
+        },
+      ),
+      { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' },
+    );
+    this.#leases.addEventHandler({
+      onAdd: (lease) => this.#observe(lease),
+      onUpdate: (_, lease) => this.#observe(lease),
+    });
+  }
+
+  /** The ring of the members live now. */
+  ring(): HashRing {
+    return this.#ring;
+  }
+
+  /** Whether the Leases were listed. */
+  hasSynced(): boolean {
+    return this.#leases.hasSynced();
+  }
+
+  /** Watches the Leases, and looks for expiries every retry period, until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    const watching = this.#leases.run(signal);
+    // Expiry is a matter of time passing, not of an event.
+    while (!signal.aborted) {
+      try {
+        await this.#o.clock.sleep(this.#o.retryPeriodMs, signal);
+      } catch {
+        break;
+      }
+      this.refresh();
+    }
+    await watching;
+  }
+
+  /** Rebuilds the ring when its live members changed. */
+  refresh(): void {
+    const now = this.#o.clock.now();
+    const live: string[] = [];
+    for (const seen of this.#observed.values()) {
+      if (seen.holder !== '' && now < seen.observedAt + seen.leaseDurationMs) {
+        live.push(seen.holder);
+      }
+    }
+    live.sort();
+    const current = this.#ring.members();
+    if (live.length === current.length && live.every((m, i) => m === current[i])) return;
+    this.#ring = new HashRing(live, { virtualNodes: this.#o.virtualNodes });
+    this.#o.onChange?.(this.#ring);
+  }
+
+  /** Whether a Lease of the ring was ever seen held by `member`. */
+  knows(member: string): boolean {
+    return this.#observationOf(member) !== undefined;
+  }
+
+  /**
+   * Whether `member`'s Lease is gone for good: deleted, or unchanged on a fresh read since
+   * it was seen a lease duration ago. A changed Lease is observed anew (and the ring rebuilt
+   * with the member in it), so a lagging watch or a starved event loop never passes a live
+   * member for a dead one.
+   */
+  async confirmedGone(member: string, signal: AbortSignal): Promise<boolean> {
+    const found = this.#observationOf(member);
+    if (found === undefined) return true;
+    const [name, seen] = found;
+    let lease: Lease;
+    try {
+      lease = await this.#o.clientset
+        .coordinationV1()
+        .leases(this.#o.namespace)
+        .get(name, { signal });
+    } catch (error) {
+      if (isNotFound(error)) return true;
+      throw error;
+    }
+    if (lease.metadata?.resourceVersion !== seen.resourceVersion) {
+      this.#observe(lease);
+      return lease.spec?.holderIdentity !== member;
+    }
+    return this.#o.clock.now() >= seen.observedAt + seen.leaseDurationMs;
+  }
+
+  #observationOf(member: string): [string, Observation] | undefined {
+    for (const entry of this.#observed) if (entry[1].holder === member) return entry;
+    return undefined;
+  }
+
+  #observe(lease: Lease): void {
+    const name = lease.metadata?.name ?? '';
+    const resourceVersion = lease.metadata?.resourceVersion ?? '';
+    if (this.#observed.get(name)?.resourceVersion === resourceVersion) return;
+    this.#observed.set(name, {
+      holder: lease.spec?.holderIdentity ?? '',
+      resourceVersion,
+      observedAt: this.#o.clock.now(),
+      leaseDurationMs: (lease.spec?.leaseDurationSeconds ?? 0) * 1000,
+    });
+    this.refresh();
+  }
+}

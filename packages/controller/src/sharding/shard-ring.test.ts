@@ -1,0 +1,161 @@
+import { appsV1Resources, coreV1Resources } from '@kubets/clientset';
+import { eventually } from '@kubets/test-utils';
+import { describe, expect, it } from 'vitest';
+import { useSharedApiServer } from '../../test/server.js';
+import { oneMember, shardedManager } from '../../test/sharded-manager.js';
+import { ringKeyOf, ShardRing, type ShardRingOptions } from '../index.js';
+
+const shared = useSharedApiServer();
+const configMaps = coreV1Resources.configMaps;
+
+describe('ShardRing options', () => {
+  it.each([
+    [{ name: 'Not_A_Label' }, 'ShardRing name must be a DNS label'],
+    [{ name: 'x'.repeat(64) }, 'ShardRing name must be a DNS label'],
+    [{ identity: 'host_1.example' }, 'ShardRing identity must be a DNS label'],
+    [
+      { identity: undefined },
+      "ShardRing identity must be a DNS label (lowercase letters, digits and '-', at most 63 characters), got undefined",
+    ],
+    [
+      { namespace: '' },
+      'ShardRing namespace (of the shard Leases) must be a namespace name, got ""',
+    ],
+    [{ resources: [] }, 'ShardRing resources must name at least one resource to shard'],
+    [
+      { resources: [{ resource: { kind: 'Widget' } }] },
+      'ShardRing resources[0].resource must be a resource descriptor',
+    ],
+    [
+      { resources: [{ resource: configMaps, key: 'uid' }] },
+      `ShardRing resources[0].key must be 'object', 'owner' or a function, got "uid"`,
+    ],
+    [
+      { resources: [{ resource: coreV1Resources.nodes, namespace: 'a' }] },
+      'ShardRing resources[0]: nodes are cluster-scoped, but a namespace was given (a)',
+    ],
+    [{ sharderWorkers: 0 }, 'ShardRing sharderWorkers must be a positive integer, got 0'],
+  ])('refuses %j', (bad, message) => {
+    expect(() => new ShardRing({ ...oneMember, ...(bad as Partial<ShardRingOptions>) })).toThrow(
+      message,
+    );
+  });
+
+  it('refuses to wrap the reconciler of a resource it does not shard, and one not added to a manager', async () => {
+    const ring = new ShardRing(oneMember);
+    expect(() => ring.reconciler(appsV1Resources.deployments, () => undefined)).toThrow(
+      'ShardRing cms does not shard deployments: add it to resources',
+    );
+    const reconcile = ring.reconciler(configMaps, () => undefined);
+    await expect(
+      Promise.resolve(
+        reconcile({ namespace: 'a', name: 'b' }, {} as Parameters<typeof reconcile>[1]),
+      ),
+    ).rejects.toThrow('ShardRing cms was not added to a manager: call ring.addTo(mgr)');
+  });
+
+  it('narrows the cache of each sharded resource to this member, keeping selectors given', () => {
+    const ring = new ShardRing({
+      ...oneMember,
+      resources: [
+        { resource: configMaps, namespace: 'apps' },
+        { resource: coreV1Resources.secrets },
+      ],
+    });
+    const options = ring.cacheOptions({
+      byObject: [{ resource: configMaps, labelSelector: 'app=web' }],
+      defaultLabelSelector: 'tier=backend',
+    });
+    expect(options.defaultLabelSelector).toBe('tier=backend');
+    expect(
+      options.byObject?.map((b) => [b.resource.resource, b.labelSelector, b.namespace]),
+    ).toEqual([
+      ['configmaps', 'app=web,shard.sharding.kubets.io/cms=pod-a', 'apps'],
+      ['secrets', 'tier=backend,shard.sharding.kubets.io/cms=pod-a', undefined],
+    ]);
+  });
+});
+
+describe('ringKeyOf', () => {
+  const owned = {
+    metadata: {
+      namespace: 'ns',
+      name: 'child',
+      ownerReferences: [
+        { apiVersion: 'v1', kind: 'ConfigMap', name: 'other', uid: '1' },
+        { apiVersion: 'apps/v1', kind: 'Deployment', name: 'parent', uid: '2', controller: true },
+      ],
+    },
+  };
+  it.each([
+    ['object', owned, 'ns/child'],
+    ['owner', owned, 'ns/parent'],
+    ['owner', { metadata: { namespace: 'ns', name: 'orphan' } }, 'ns/orphan'],
+    ['object', { metadata: { name: 'cluster-scoped' } }, '/cluster-scoped'],
+  ] as const)('keys by %s: %j', (key, obj, expected) => {
+    expect(ringKeyOf(obj, key)).toBe(expected);
+  });
+});
+
+describe('ShardRing on a manager', () => {
+  it('reports membership in /readyz and its counters as controller_sharding_* metrics', async () => {
+    const namespace = await shared.createNamespace('shard-ready');
+    const { clock, ring, mgr } = shardedManager(
+      shared.server.host,
+      namespace,
+      {},
+      {
+        healthProbeBindAddress: '127.0.0.1:0',
+        metricsBindAddress: '127.0.0.1:0',
+      },
+    );
+    expect(() => ring.addTo(mgr)).toThrow('ShardRing cms was already added to a manager');
+    await shared.clientset
+      .coreV1()
+      .configMaps(namespace)
+      .create({ metadata: { name: 'one' } });
+    const abort = new AbortController();
+    const done = mgr.start(abort.signal);
+    try {
+      const ready = async () => {
+        const address = mgr.healthProbeAddress();
+        if (address === undefined) return undefined;
+        const res = await fetch(`http://${address.host}:${address.port}/readyz/shard-cms`);
+        return { status: res.status, body: await res.text() };
+      };
+      await eventually(async () => expect((await ready())?.status).toBe(500));
+      expect((await ready())?.body).toBe(
+        `internal server error: not a member of shard ring cms: lease ${namespace}/cms-pod-a not held\n`,
+      );
+      await eventually(async () => {
+        if (ring.stats().assigned === 1) return true;
+        await clock.advance(200);
+        return false;
+      });
+      expect(await ready()).toEqual({ status: 200, body: 'ok' });
+      expect(ring.isMember()).toBe(true);
+      expect(ring.stats()).toEqual({
+        assigned: 1,
+        drains: 0,
+        moves: { 'pod-a': 1 },
+        ringMembers: 1,
+      });
+      const metrics = await (mgr.metricsRegistry as { metrics(): Promise<string> }).metrics();
+      for (const line of [
+        'controller_sharding_assigned_objects{ring="cms",member="pod-a"} 1',
+        'controller_sharding_drains_total{ring="cms",member="pod-a"} 0',
+        'controller_sharding_moves_total{ring="cms",member="pod-a"} 1',
+        'controller_sharding_ring_members{ring="cms"} 1',
+      ]) {
+        expect(metrics).toContain(line);
+      }
+    } finally {
+      abort.abort();
+      await done;
+    }
+    // Stopped: the member's Lease was released for the sharder to see at once.
+    const lease = await shared.clientset.coordinationV1().leases(namespace).get('cms-pod-a');
+    expect(lease.spec?.holderIdentity ?? '').toBe('');
+    expect(lease.metadata?.labels).toEqual({ 'sharding.kubets.io/ring': 'cms' });
+  });
+});

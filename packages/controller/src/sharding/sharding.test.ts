@@ -1,0 +1,396 @@
+import { silentLogger } from '@kubets/apimachinery';
+import { FakeClock } from '@kubets/apimachinery/testing';
+import { coreV1Resources } from '@kubets/clientset';
+import { ChaosProxy, eventually } from '@kubets/test-utils';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useSharedApiServer } from '../../test/server.js';
+import { controller, HashRing, Manager, ShardRing } from '../index.js';
+
+const shared = useSharedApiServer();
+const configMaps = coreV1Resources.configMaps;
+
+// Generous Leases against the fake clock, which the tests move 200 ms per event-loop turn:
+// a renewal in flight over loopback never sees its deadline pass unless a test means it to.
+const leases = { leaseDurationMs: 30_000, renewDeadlineMs: 20_000, retryPeriodMs: 1_000 };
+
+/** Who reconciles what: every start and end, and any start while another member is inside. */
+class Audit {
+  readonly inside = new Map<string, string>();
+  readonly reconciled = new Map<string, string[]>();
+  readonly overlaps: string[] = [];
+  /** Reconciles of an object the server did not assign to the reconciling member. */
+  readonly misplaced: string[] = [];
+
+  start(key: string, member: string): void {
+    const other = this.inside.get(key);
+    if (other !== undefined)
+      this.overlaps.push(`${key}: ${member} started while ${other} was inside`);
+    this.inside.set(key, member);
+    this.reconciled.set(key, [...(this.reconciled.get(key) ?? []), member]);
+  }
+
+  end(key: string): void {
+    this.inside.delete(key);
+  }
+
+  lastReconciler(key: string): string | undefined {
+    return this.reconciled.get(key)?.at(-1);
+  }
+}
+
+interface Member {
+  identity: string;
+  ring: ShardRing;
+  mgr: Manager;
+  stop(): Promise<void>;
+}
+
+const running = new Set<Member>();
+afterEach(async () => {
+  await Promise.all([...running].map((m) => m.stop()));
+  running.clear();
+});
+
+function world(namespace: string) {
+  const clock = new FakeClock();
+  const audit = new Audit();
+  /** Reconciles in flight of the slow keys, held until released. */
+  const held = new Map<string, () => void>();
+  const slow = new Set<string>();
+
+  function member(identity: string, host = shared.server.host): Member {
+    const ring = new ShardRing({
+      name: 'cms',
+      namespace,
+      identity,
+      resources: [{ resource: configMaps, namespace }],
+      clock,
+      ...leases,
+    });
+    const mgr = new Manager(
+      { host, qps: -1 },
+      {
+        cache: ring.cacheOptions(),
+        logger: silentLogger,
+        clock,
+        namespace,
+        // The fake clock runs far ahead of real time; the caches sync at loopback speed.
+        cacheSyncTimeoutMs: 24 * 60 * 60 * 1000,
+      },
+    );
+    ring.addTo(mgr);
+    controller(mgr)
+      .for(configMaps)
+      .complete(
+        ring.reconciler(configMaps, async (req) => {
+          const key = `${req.namespace}/${req.name}`;
+          audit.start(key, identity);
+          const live = await shared.clientset.coreV1().configMaps(namespace).get(req.name);
+          const assigned = live.metadata?.labels?.['shard.sharding.kubets.io/cms'];
+          if (assigned !== identity)
+            audit.misplaced.push(`${key}: ${identity}, assigned ${assigned}`);
+          if (slow.has(key)) await new Promise<void>((resolve) => held.set(key, resolve));
+          audit.end(key);
+        }),
+      );
+    const abort = new AbortController();
+    const done = mgr.start(abort.signal);
+    const m: Member = {
+      identity,
+      ring,
+      mgr,
+      stop: async () => {
+        running.delete(m);
+        abort.abort();
+        await done.catch(() => {});
+      },
+    };
+    running.add(m);
+    return m;
+  }
+
+  /** Moves the fake clock on until `condition` holds, one step per event-loop turn. */
+  async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+    await eventually(
+      async () => {
+        if (await condition()) return true;
+        await clock.advance(200);
+        return false;
+      },
+      { what, timeoutMs: 50_000, intervalMs: 2 },
+    );
+  }
+
+  const client = () => shared.clientset.coreV1().configMaps(namespace);
+  async function labels(): Promise<Map<string, Record<string, string>>> {
+    const list = await client().list();
+    return new Map(
+      (list.items ?? []).map((cm) => [
+        `${namespace}/${cm.metadata?.name}`,
+        cm.metadata?.labels ?? {},
+      ]),
+    );
+  }
+  async function create(n: number): Promise<string[]> {
+    const names = Array.from({ length: n }, (_, i) => `cm-${i}`);
+    await Promise.all(names.map((name) => client().create({ metadata: { name } })));
+    return names.map((name) => `${namespace}/${name}`);
+  }
+  /** Every object labelled as the ring of `members` places it, and not draining. */
+  async function settledOn(members: string[]): Promise<boolean> {
+    const ring = new HashRing(members);
+    for (const [key, l] of await labels()) {
+      if (l['shard.sharding.kubets.io/cms'] !== ring.memberFor(key)) return false;
+      if (l['drain.sharding.kubets.io/cms'] !== undefined) return false;
+    }
+    return true;
+  }
+  /** Each of `keys` was last reconciled by the member it is labelled with. */
+  async function reconciledByOwners(keys: string[]): Promise<boolean> {
+    const l = await labels();
+    return keys.every(
+      (k) => audit.lastReconciler(k) === l.get(k)?.['shard.sharding.kubets.io/cms'],
+    );
+  }
+  return {
+    clock,
+    audit,
+    member,
+    until,
+    labels,
+    create,
+    settledOn,
+    reconciledByOwners,
+    client,
+    held,
+    slow,
+  };
+}
+
+describe('ShardRing', () => {
+  it('assigns every object to one member, which alone caches and reconciles it', async () => {
+    const ns = await shared.createNamespace('shard-assign');
+    const w = world(ns);
+    const keys = await w.create(90);
+    const members = ['a', 'b', 'c'].map((id) => w.member(id));
+    await w.until(() => members.every((m) => m.ring.isMember()), 'members to join');
+    await w.until(() => w.settledOn(['a', 'b', 'c']), 'every object assigned');
+    await w.until(() => w.reconciledByOwners(keys), 'every object reconciled by its member');
+    expect(w.audit.overlaps).toEqual([]);
+    expect(w.audit.misplaced).toEqual([]);
+    const l = await w.labels();
+    for (const m of members) {
+      const cached = m.mgr.informers.forResource(configMaps).informer().getStore().list();
+      const own = keys.filter((k) => l.get(k)?.['shard.sharding.kubets.io/cms'] === m.identity);
+      expect(cached.map((cm) => `${ns}/${cm.metadata?.name}`).sort()).toEqual(own.sort());
+      expect(m.ring.stats().assigned).toBe(own.length);
+      // Each member reconciled only its own.
+      for (const [key, who] of w.audit.reconciled) {
+        if (who.includes(m.identity)) expect(own).toContain(key);
+      }
+    }
+    expect(members.filter((m) => m.ring.isSharder())).toHaveLength(1);
+    const sharder = members.find((m) => m.ring.isSharder()) as Member;
+    expect(sharder.ring.stats().ringMembers).toBe(3);
+    expect(Object.values(sharder.ring.stats().moves).reduce((a, b) => a + b, 0)).toBe(90);
+  });
+
+  it('moves to a joining member only the objects the ring gives it, each through a drain', async () => {
+    const ns = await shared.createNamespace('shard-join');
+    const w = world(ns);
+    const keys = await w.create(60);
+    const members = ['a', 'b', 'c'].map((id) => w.member(id));
+    await w.until(() => w.settledOn(['a', 'b', 'c']), 'every object assigned');
+    await w.until(
+      () => keys.every((k) => w.audit.lastReconciler(k) !== undefined),
+      'all reconciled',
+    );
+    const before = await w.labels();
+    // One object of a member that must move keeps its reconcile in flight across the join.
+    const four = new HashRing(['a', 'b', 'c', 'd']);
+    const moving = keys.filter((k) => four.memberFor(k) === 'd');
+    const busy = moving[0] as string;
+    w.slow.add(busy);
+    await w.client().patch(busy.split('/')[1] as string, 'application/merge-patch+json', {
+      metadata: { annotations: { touched: 'yes' } },
+    });
+    await w.until(() => w.held.has(busy), 'the slow reconcile to start');
+
+    const d = w.member('d');
+    await w.until(() => d.ring.isMember(), 'd to join');
+    // The busy object is asked to drain, and stays with its member while its reconcile runs.
+    await w.until(
+      async () => (await w.labels()).get(busy)?.['drain.sharding.kubets.io/cms'] === 'true',
+      'the busy object to be asked to drain',
+    );
+    await w.clock.advance(5_000);
+    expect((await w.labels()).get(busy)?.['shard.sharding.kubets.io/cms']).toBe(
+      before.get(busy)?.['shard.sharding.kubets.io/cms'],
+    );
+    w.slow.delete(busy);
+    w.held.get(busy)?.();
+    await w.until(() => w.settledOn(['a', 'b', 'c', 'd']), 'the ring of four');
+    await w.until(
+      () => moving.every((k) => w.audit.lastReconciler(k) === 'd'),
+      'd reconciles its share',
+    );
+
+    const after = await w.labels();
+    const moved = keys.filter(
+      (k) =>
+        before.get(k)?.['shard.sharding.kubets.io/cms'] !==
+        after.get(k)?.['shard.sharding.kubets.io/cms'],
+    );
+    expect(moved.sort()).toEqual(moving.sort());
+    expect(moved.length).toBeGreaterThan(0);
+    expect(w.audit.overlaps).toEqual([]);
+    expect(w.audit.misplaced).toEqual([]);
+    const drains = members.reduce((n, m) => n + m.ring.stats().drains, 0);
+    expect(drains).toBe(moving.length);
+  });
+
+  it('reassigns the objects of a member that left, once it released its Lease', async () => {
+    const ns = await shared.createNamespace('shard-leave');
+    const w = world(ns);
+    const keys = await w.create(40);
+    const members = ['a', 'b', 'c'].map((id) => w.member(id));
+    await w.until(() => w.settledOn(['a', 'b', 'c']), 'every object assigned');
+    const leaving = members.find((m) => !m.ring.isSharder()) as Member;
+    await leaving.stop();
+    const rest = ['a', 'b', 'c'].filter((id) => id !== leaving.identity);
+    await w.until(() => w.settledOn(rest), 'the ring without the member that left');
+    await w.until(() => w.reconciledByOwners(keys), 'every object reconciled by its member');
+    expect(w.audit.overlaps).toEqual([]);
+    expect(w.audit.misplaced).toEqual([]);
+  });
+
+  it('gives an object whose label someone removed or garbled back to its member', async () => {
+    const ns = await shared.createNamespace('shard-tamper');
+    const w = world(ns);
+    const [first, second] = await w.create(2);
+    ['a', 'b'].map((id) => w.member(id));
+    await w.until(() => w.settledOn(['a', 'b']), 'both objects assigned');
+    const owner = (await w.labels()).get(first as string)?.['shard.sharding.kubets.io/cms'];
+    const name = (key: string) => key.split('/')[1] as string;
+    await w.client().patch(name(first as string), 'application/merge-patch+json', {
+      metadata: { labels: { 'shard.sharding.kubets.io/cms': null } },
+    });
+    await w.client().patch(name(second as string), 'application/merge-patch+json', {
+      metadata: { labels: { 'shard.sharding.kubets.io/cms': 'nobody' } },
+    });
+    await w.until(() => w.settledOn(['a', 'b']), 'both objects back with their members');
+    expect((await w.labels()).get(first as string)?.['shard.sharding.kubets.io/cms']).toBe(owner);
+    expect(w.audit.overlaps).toEqual([]);
+    expect(w.audit.misplaced).toEqual([]);
+  });
+
+  it('takes the objects of a partitioned member once its Lease expired; thawed, it does not reconcile them', async () => {
+    const ns = await shared.createNamespace('shard-partition');
+    const w = world(ns);
+    const keys = await w.create(40);
+    const proxy = await ChaosProxy.start(shared.server.host);
+    try {
+      const a = w.member('a');
+      await w.until(() => a.ring.isSharder(), 'a to lead the sharder');
+      const frozen = w.member('b', proxy.url('http:'));
+      w.member('c');
+      await w.until(() => w.settledOn(['a', 'b', 'c']), 'every object assigned');
+      await w.until(
+        () => keys.every((k) => w.audit.lastReconciler(k) !== undefined),
+        'all reconciled',
+      );
+      const lost = keys.filter((k) => new HashRing(['a', 'b', 'c']).memberFor(k) === 'b');
+      const reconciledBefore = w.audit.reconciled.get(lost[0] as string)?.length ?? 0;
+
+      proxy.hold(true);
+      proxy.blackhole();
+      await w.until(() => !frozen.ring.isMember(), 'b to stop counting itself a member');
+      await w.until(() => w.settledOn(['a', 'c']), "b's objects to move to a and c");
+      await w.until(
+        () => lost.every((k) => w.audit.lastReconciler(k) !== 'b'),
+        "b's objects reconciled by a and c",
+      );
+      expect(w.audit.overlaps).toEqual([]);
+      expect(w.audit.misplaced).toEqual([]);
+
+      // Thawed: b's cache still says the objects are its own until its watch catches up, but
+      // it reconciles none of them (a new tenure confirms every assignment on the server).
+      proxy.hold(false);
+      proxy.reset();
+      await w.until(() => frozen.ring.isMember(), 'b to hold its Lease again');
+      await w.until(() => w.settledOn(['a', 'b', 'c']), 'b to get its share back');
+      expect(w.audit.overlaps).toEqual([]);
+      expect(w.audit.misplaced).toEqual([]);
+      expect(w.audit.reconciled.get(lost[0] as string)?.length).toBeGreaterThan(reconciledBefore);
+    } finally {
+      await Promise.all([...running].map((m) => m.stop()));
+      running.clear();
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it('a new sharder continues from the labels a partitioned sharder left, moving only what it must', async () => {
+    const ns = await shared.createNamespace('shard-sharder-gone');
+    const w = world(ns);
+    const keys = await w.create(40);
+    const proxy = await ChaosProxy.start(shared.server.host);
+    try {
+      const first = w.member('a', proxy.url('http:'));
+      await w.until(() => first.ring.isSharder(), 'a to lead the sharder');
+      const others = ['b', 'c'].map((id) => w.member(id));
+      await w.until(() => w.settledOn(['a', 'b', 'c']), 'every object assigned');
+      const before = await w.labels();
+
+      proxy.hold(true);
+      proxy.blackhole();
+      await w.until(() => others.some((m) => m.ring.isSharder()), 'another sharder to lead');
+      await w.until(() => w.settledOn(['b', 'c']), "a's objects to move to b and c");
+      await w.until(() => w.reconciledByOwners(keys), 'every object reconciled by its member');
+      const after = await w.labels();
+      for (const key of keys) {
+        const was = before.get(key)?.['shard.sharding.kubets.io/cms'];
+        // Objects of b and c stayed where they were; only a's moved.
+        if (was !== 'a') expect(after.get(key)?.['shard.sharding.kubets.io/cms'], key).toBe(was);
+      }
+      expect(w.audit.overlaps).toEqual([]);
+      expect(w.audit.misplaced).toEqual([]);
+    } finally {
+      await Promise.all([...running].map((m) => m.stop()));
+      running.clear();
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it.each([
+    ['past the renew deadline', 25_000],
+    ['past the Lease duration', 45_000],
+  ])('a clock jump %s lets no two members act on one object', async (_, jumpMs) => {
+    const ns = await shared.createNamespace(`shard-jump-${jumpMs}`);
+    const w = world(ns);
+    const keys = await w.create(30);
+    const members = ['a', 'b', 'c'].map((id) => w.member(id));
+    await w.until(() => w.settledOn(['a', 'b', 'c']), 'every object assigned');
+    await w.until(() => w.reconciledByOwners(keys), 'every object reconciled by its member');
+    const before = new Map(keys.map((k) => [k, w.audit.reconciled.get(k)?.length ?? 0]));
+    // Every timer due in the jump fires at once, as after a frozen or starved event loop.
+    w.clock.step(jumpMs);
+    expect(members.some((m) => m.ring.isMember())).toBe(false);
+    // Every object changes, so every member has work the moment it is a member again.
+    await Promise.all(
+      keys.map((key) =>
+        w.client().patch(key.split('/')[1] as string, 'application/merge-patch+json', {
+          metadata: { annotations: { jumped: String(jumpMs) } },
+        }),
+      ),
+    );
+    await w.until(() => members.every((m) => m.ring.isMember()), 'the members to be members again');
+    await w.until(() => w.settledOn(['a', 'b', 'c']), 'every object assigned');
+    await w.until(
+      () => keys.every((k) => (w.audit.reconciled.get(k)?.length ?? 0) > (before.get(k) ?? 0)),
+      'every object reconciled after the jump',
+    );
+    await w.until(() => w.reconciledByOwners(keys), 'every object reconciled by its member');
+    expect(w.audit.overlaps).toEqual([]);
+    expect(w.audit.misplaced).toEqual([]);
+  });
+});
