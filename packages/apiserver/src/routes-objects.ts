@@ -10,6 +10,7 @@ import type { ServerState } from './server-state.js';
 import { methodNotAllowed, pathNotFound, success } from './status.js';
 import { keyNamespace, type Target } from './target.js';
 import { checkWriteOptions } from './write-options.js';
+import { acceptsYamlFirst, sendYaml } from './yaml-output.js';
 
 /** What every object and collection request carries besides its target. */
 export interface WriteParams {
@@ -136,9 +137,7 @@ export function serveObject(
 
 /** Writes one object in the request's view, at the apiVersion it was asked for. */
 export function sendObject(ctx: RequestContext, target: Target, code: number, entry: Entry): void {
-  sendJson(
-    ctx.res,
-    code,
-    renderObject(entry, apiVersionOf(target.definition.group, target.version), ctx.view),
-  );
+  const json = renderObject(entry, apiVersionOf(target.definition.group, target.version), ctx.view);
+  if (acceptsYamlFirst(ctx.req.headers.accept)) sendYaml(ctx.res, code, json);
+  else sendJson(ctx.res, code, json);
 }

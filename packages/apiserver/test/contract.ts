@@ -20,6 +20,7 @@ import { defineListShapeContract } from './contract-list-shape.js';
 import { defineManagedFieldsContract } from './contract-managed-fields.js';
 import { defineMicroTimeContract } from './contract-microtime.js';
 import { defineOpenApiContract } from './contract-openapi.js';
+import { defineReadFormatsContract } from './contract-read-formats.js';
 import { defineReadsContract } from './contract-reads.js';
 import { defineRequestsContract } from './contract-requests.js';
 import { defineResourceVersionParsingContract } from './contract-resource-version-parsing.js';
@@ -77,6 +78,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   defineLifecycleContract(getTarget);
   describe('built-in object validation', () => defineValidationContract(getTarget));
   describe('reads as kubectl makes them', () => defineReadsContract(getTarget));
+  describe('read formats and headers', () => defineReadFormatsContract(getTarget));
   describe('defaulting and allocation', () => defineDefaultsContract(getTarget));
   describe('decoding', () => defineWireTypesContract(getTarget));
   describe('garbage collector', () => defineGarbageCollectorContract(getTarget));

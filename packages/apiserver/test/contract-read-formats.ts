@@ -1,0 +1,257 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ContractEndpoint } from './contract-client.js';
+import { cm, contractCalls, expectFailure } from './contract-helpers.js';
+import { bytesField, messageField, protobufBody, varintField } from './protobuf-encode.js';
+
+/**
+ * Reads in the forms and with the headers kube-apiserver 1.20 gives them (issue 34, second
+ * round): YAML answers, PartialObjectMetadata v1beta1, API priority and fairness headers, label
+ * selector errors in its words, discovery of the kubelet's pod subresources, and what
+ * `kubectl create token`, `create role` and `create job` (kubectl 1.34 sends the last two as
+ * protobuf) reach. docs/embedded-server.md names these tests.
+ */
+
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISSUER = 'https://kubernetes.default.svc.cluster.local';
+
+export function defineReadFormatsContract(getTarget: () => ContractEndpoint): void {
+  const { call, create, newNamespace } = contractCalls(getTarget);
+  let ns: string;
+  const configMaps = () => `/api/v1/namespaces/${ns}/configmaps`;
+
+  beforeAll(async () => {
+    ns = await newNamespace('formats');
+    await create(configMaps(), cm('plain', { data: { x: '9', on: 'yes', a10: '1', a9: '2' } }));
+  });
+
+  describe('YAML answers', () => {
+    it('answers a GET with Accept: application/yaml in YAML, keys sorted as go-yaml sorts them', async () => {
+      const res = await call('GET', `${configMaps()}/plain`, {
+        headers: { accept: 'application/yaml' },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('application/yaml');
+      // Runs of digits compare as numbers; YAML 1.1's booleans and numbers are quoted.
+      expect(res.text).toMatch(
+        /^apiVersion: v1\ndata:\n {2}a9: "2"\n {2}a10: "1"\n {2}"on": "yes"\n {2}x: "9"\nkind: ConfigMap\nmetadata:\n {2}creationTimestamp: "[-0-9T:]+Z"\n {2}managedFields:\n {2}- apiVersion: v1\n/,
+      );
+      expect(res.text).toContain(`\n  name: plain\n  namespace: ${ns}\n  resourceVersion: "`);
+    });
+
+    it('answers a list in YAML, its items without kind and apiVersion', async () => {
+      const res = await call('GET', configMaps(), { headers: { accept: 'application/yaml' } });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('application/yaml');
+      expect(res.text).toMatch(/^apiVersion: v1\nitems:\n- data:\n/);
+      expect(res.text).toMatch(/\nkind: ConfigMapList\nmetadata:\n {2}resourceVersion: "\d+"\n$/);
+    });
+
+    it('answers JSON when JSON comes first in the Accept header', async () => {
+      const res = await call('GET', `${configMaps()}/plain`, {
+        headers: { accept: 'application/json, application/yaml' },
+      });
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.json.kind).toBe('ConfigMap');
+    });
+  });
+
+  it('lists PartialObjectMetadataList at meta.k8s.io/v1beta1 when asked for v1beta1', async () => {
+    const res = await call('GET', configMaps(), {
+      headers: { accept: 'application/json;as=PartialObjectMetadataList;v=v1beta1;g=meta.k8s.io' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({
+      kind: 'PartialObjectMetadataList',
+      apiVersion: 'meta.k8s.io/v1beta1',
+      items: [{ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1beta1' }],
+    });
+  });
+
+  it('sends the API priority and fairness headers on a read, but not on a watch', async () => {
+    const read = await call('GET', configMaps());
+    expect(read.headers['x-kubernetes-pf-flowschema-uid']).toMatch(UUID);
+    expect(read.headers['x-kubernetes-pf-prioritylevel-uid']).toMatch(UUID);
+    const watch = await call('GET', `${configMaps()}?watch=true&timeoutSeconds=1`);
+    expect(watch.status).toBe(200);
+    expect(watch.headers['x-kubernetes-pf-flowschema-uid']).toBeUndefined();
+  });
+
+  describe('label selectors that do not parse', () => {
+    const cases: [selector: string, message: string][] = [
+      ['a===b', "unable to parse requirement: found '=', expected: identifier"],
+      ['a b', "unable to parse requirement: found 'b', expected: '=', '!=', '==', 'in', notin'"],
+      ['a in b', "unable to parse requirement: found 'b' expected: '('"],
+      ['a in (b', "unable to parse requirement: found '', expected: ',' or ')'"],
+      ['a=b,', "found '', expected: identifier after ','"],
+      ['!a=b', "found '=', expected: ',' or 'end of string'"],
+      ['=a', "found '=', expected: !, identifier, or 'end of string'"],
+      [
+        'a>b',
+        "unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer",
+      ],
+      [
+        'a=b$c',
+        "unable to parse requirement: invalid label value: \"b$c\": at key: \"a\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+      ],
+      [
+        'a/b/c',
+        "unable to parse requirement: invalid label key \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+      ],
+    ];
+    for (const [selector, message] of cases) {
+      it(`refuses ${JSON.stringify(selector)} in kube-apiserver's words`, async () => {
+        const res = await call(
+          'GET',
+          `${configMaps()}?labelSelector=${encodeURIComponent(selector)}`,
+        );
+        expectFailure(res, 400, { reason: 'BadRequest', message });
+      });
+    }
+  });
+
+  it('lists the pod subresources that reach the kubelet, and serviceaccounts/token, in discovery', async () => {
+    const res = await call('GET', '/api/v1');
+    const byName = new Map(
+      (res.json.resources as { name: string }[]).map((r) => [r.name, r] as const),
+    );
+    expect(byName.get('pods/portforward')).toEqual({
+      name: 'pods/portforward',
+      singularName: '',
+      namespaced: true,
+      kind: 'PodPortForwardOptions',
+      verbs: ['create', 'get'],
+    });
+    expect(byName.get('pods/proxy')).toEqual({
+      name: 'pods/proxy',
+      singularName: '',
+      namespaced: true,
+      kind: 'PodProxyOptions',
+      verbs: ['create', 'delete', 'get', 'patch', 'update'],
+    });
+    expect(byName.get('serviceaccounts/token')).toEqual({
+      name: 'serviceaccounts/token',
+      singularName: '',
+      namespaced: true,
+      group: 'authentication.k8s.io',
+      version: 'v1',
+      kind: 'TokenRequest',
+      verbs: ['create'],
+    });
+  });
+
+  describe('service account tokens (kubectl create token)', () => {
+    const tokenPath = (account: string) =>
+      `/api/v1/namespaces/${ns}/serviceaccounts/${account}/token`;
+    const tokenRequest = (spec: Record<string, unknown> = {}) => ({
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec,
+    });
+
+    it('answers 404 naming the service account when it does not exist', async () => {
+      const res = await call('POST', tokenPath('nobody'), { body: tokenRequest() });
+      expectFailure(res, 404, {
+        reason: 'NotFound',
+        message: 'serviceaccounts "nobody" not found',
+        details: { name: 'nobody', kind: 'serviceaccounts' },
+      });
+    });
+
+    it('issues a token for an existing service account, from a protobuf body as kubectl sends it', async () => {
+      const account = await create(`/api/v1/namespaces/${ns}/serviceaccounts`, {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: 'robot' },
+      });
+      const body = protobufBody(
+        'authentication.k8s.io/v1',
+        'TokenRequest',
+        messageField(1),
+        messageField(2, varintField(4, 3600)),
+        messageField(3),
+      );
+      const res = await call('POST', tokenPath('robot'), { body, contentType: PROTOBUF });
+      expect(res.status).toBe(201);
+      expect(res.json).toMatchObject({
+        kind: 'TokenRequest',
+        apiVersion: 'authentication.k8s.io/v1',
+        metadata: { creationTimestamp: null },
+        spec: { audiences: [ISSUER], expirationSeconds: 3600, boundObjectRef: null },
+      });
+      const parts = String(res.json.status.token).split('.');
+      expect(parts).toHaveLength(3);
+      const claims = JSON.parse(Buffer.from(parts[1] as string, 'base64url').toString('utf8'));
+      expect(claims).toMatchObject({
+        aud: [ISSUER],
+        iss: ISSUER,
+        sub: `system:serviceaccount:${ns}:robot`,
+        'kubernetes.io': {
+          namespace: ns,
+          serviceaccount: { name: 'robot', uid: account.json.metadata.uid },
+        },
+      });
+      expect(claims.exp - claims.iat).toBe(3600);
+    });
+
+    it('refuses a duration under ten minutes before looking the service account up', async () => {
+      const res = await call('POST', tokenPath('nobody'), {
+        body: tokenRequest({ expirationSeconds: 60 }),
+      });
+      expectFailure(res, 422, {
+        reason: 'Invalid',
+        message:
+          'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
+      });
+    });
+  });
+
+  describe('protobuf bodies of kubectl 1.34’s create job and create role', () => {
+    it('creates a Role sent as protobuf', async () => {
+      const rule = messageField(2, bytesField(1, 'get'), bytesField(2, ''), bytesField(3, 'pods'));
+      const body = protobufBody(
+        'rbac.authorization.k8s.io/v1',
+        'Role',
+        messageField(1, bytesField(1, 'reader')),
+        rule,
+      );
+      const res = await call('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+        body,
+        contentType: PROTOBUF,
+      });
+      expect(res.status).toBe(201);
+      expect(res.json).toMatchObject({
+        kind: 'Role',
+        metadata: { name: 'reader', namespace: ns },
+        rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }],
+      });
+    });
+
+    it('creates a Job sent as protobuf, with its generated selector', async () => {
+      const container = messageField(2, bytesField(1, 'main'), bytesField(2, 'busybox'));
+      const podSpec = messageField(2, container, bytesField(3, 'Never'));
+      const template = messageField(6, messageField(1), podSpec);
+      const body = protobufBody(
+        'batch/v1',
+        'Job',
+        messageField(1, bytesField(1, 'once')),
+        messageField(2, template),
+        messageField(3),
+      );
+      const res = await call('POST', `/apis/batch/v1/namespaces/${ns}/jobs`, {
+        body,
+        contentType: PROTOBUF,
+      });
+      expect(res.status).toBe(201);
+      const uid = res.json.metadata.uid;
+      expect(res.json.spec).toMatchObject({
+        backoffLimit: 6,
+        selector: { matchLabels: { 'controller-uid': uid } },
+        template: {
+          metadata: { labels: { 'controller-uid': uid, 'job-name': 'once' } },
+          spec: { containers: [{ name: 'main', image: 'busybox' }], restartPolicy: 'Never' },
+        },
+      });
+    });
+  });
+}
