@@ -1,19 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ContractEndpoint } from './contract-client.js';
 import { cm, contractCalls, expectFailure } from './contract-helpers.js';
-import { bytesField, messageField, protobufBody, varintField } from './protobuf-encode.js';
 
 /**
  * Reads in the forms and with the headers kube-apiserver 1.20 gives them (issue 34, second
  * round): YAML answers, PartialObjectMetadata v1beta1, API priority and fairness headers, label
- * selector errors in its words, discovery of the kubelet's pod subresources, and what
- * `kubectl create token`, `create role` and `create job` (kubectl 1.34 sends the last two as
- * protobuf) reach. docs/embedded-server.md names these tests.
+ * selector errors in its words, discovery of the kubelet's pod subresources and of
+ * `serviceaccounts/token`. docs/embedded-server.md names these tests.
  */
 
-const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
 export function defineReadFormatsContract(getTarget: () => ContractEndpoint): void {
   const { call, create, newNamespace } = contractCalls(getTarget);
@@ -137,121 +133,6 @@ export function defineReadFormatsContract(getTarget: () => ContractEndpoint): vo
       version: 'v1',
       kind: 'TokenRequest',
       verbs: ['create'],
-    });
-  });
-
-  describe('service account tokens (kubectl create token)', () => {
-    const tokenPath = (account: string) =>
-      `/api/v1/namespaces/${ns}/serviceaccounts/${account}/token`;
-    const tokenRequest = (spec: Record<string, unknown> = {}) => ({
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      spec,
-    });
-
-    it('answers 404 naming the service account when it does not exist', async () => {
-      const res = await call('POST', tokenPath('nobody'), { body: tokenRequest() });
-      expectFailure(res, 404, {
-        reason: 'NotFound',
-        message: 'serviceaccounts "nobody" not found',
-        details: { name: 'nobody', kind: 'serviceaccounts' },
-      });
-    });
-
-    it('issues a token for an existing service account, from a protobuf body as kubectl sends it', async () => {
-      const account = await create(`/api/v1/namespaces/${ns}/serviceaccounts`, {
-        apiVersion: 'v1',
-        kind: 'ServiceAccount',
-        metadata: { name: 'robot' },
-      });
-      const body = protobufBody(
-        'authentication.k8s.io/v1',
-        'TokenRequest',
-        messageField(1),
-        messageField(2, varintField(4, 3600)),
-        messageField(3),
-      );
-      const res = await call('POST', tokenPath('robot'), { body, contentType: PROTOBUF });
-      expect(res.status).toBe(201);
-      expect(res.json).toMatchObject({
-        kind: 'TokenRequest',
-        apiVersion: 'authentication.k8s.io/v1',
-        metadata: { creationTimestamp: null },
-        spec: { audiences: [ISSUER], expirationSeconds: 3600, boundObjectRef: null },
-      });
-      const parts = String(res.json.status.token).split('.');
-      expect(parts).toHaveLength(3);
-      const claims = JSON.parse(Buffer.from(parts[1] as string, 'base64url').toString('utf8'));
-      expect(claims).toMatchObject({
-        aud: [ISSUER],
-        iss: ISSUER,
-        sub: `system:serviceaccount:${ns}:robot`,
-        'kubernetes.io': {
-          namespace: ns,
-          serviceaccount: { name: 'robot', uid: account.json.metadata.uid },
-        },
-      });
-      expect(claims.exp - claims.iat).toBe(3600);
-    });
-
-    it('refuses a duration under ten minutes before looking the service account up', async () => {
-      const res = await call('POST', tokenPath('nobody'), {
-        body: tokenRequest({ expirationSeconds: 60 }),
-      });
-      expectFailure(res, 422, {
-        reason: 'Invalid',
-        message:
-          'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
-      });
-    });
-  });
-
-  describe('protobuf bodies of kubectl 1.34’s create job and create role', () => {
-    it('creates a Role sent as protobuf', async () => {
-      const rule = messageField(2, bytesField(1, 'get'), bytesField(2, ''), bytesField(3, 'pods'));
-      const body = protobufBody(
-        'rbac.authorization.k8s.io/v1',
-        'Role',
-        messageField(1, bytesField(1, 'reader')),
-        rule,
-      );
-      const res = await call('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
-        body,
-        contentType: PROTOBUF,
-      });
-      expect(res.status).toBe(201);
-      expect(res.json).toMatchObject({
-        kind: 'Role',
-        metadata: { name: 'reader', namespace: ns },
-        rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }],
-      });
-    });
-
-    it('creates a Job sent as protobuf, with its generated selector', async () => {
-      const container = messageField(2, bytesField(1, 'main'), bytesField(2, 'busybox'));
-      const podSpec = messageField(2, container, bytesField(3, 'Never'));
-      const template = messageField(6, messageField(1), podSpec);
-      const body = protobufBody(
-        'batch/v1',
-        'Job',
-        messageField(1, bytesField(1, 'once')),
-        messageField(2, template),
-        messageField(3),
-      );
-      const res = await call('POST', `/apis/batch/v1/namespaces/${ns}/jobs`, {
-        body,
-        contentType: PROTOBUF,
-      });
-      expect(res.status).toBe(201);
-      const uid = res.json.metadata.uid;
-      expect(res.json.spec).toMatchObject({
-        backoffLimit: 6,
-        selector: { matchLabels: { 'controller-uid': uid } },
-        template: {
-          metadata: { labels: { 'controller-uid': uid, 'job-name': 'once' } },
-          spec: { containers: [{ name: 'main', image: 'busybox' }], restartPolicy: 'Never' },
-        },
-      });
     });
   });
 }

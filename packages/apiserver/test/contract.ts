@@ -15,6 +15,7 @@ import { defineEventsContract } from './contract-events.js';
 import { defineGarbageCollectorContract } from './contract-gc.js';
 import { cm, contractCalls, RFC3339, suffix } from './contract-helpers.js';
 import { defineKeyOrderContract } from './contract-key-order.js';
+import { defineKubectlCommandsContract } from './contract-kubectl-commands.js';
 import { defineLifecycleContract } from './contract-lifecycle.js';
 import { defineListShapeContract } from './contract-list-shape.js';
 import { defineManagedFieldsContract } from './contract-managed-fields.js';
@@ -79,6 +80,7 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('built-in object validation', () => defineValidationContract(getTarget));
   describe('reads as kubectl makes them', () => defineReadsContract(getTarget));
   describe('read formats and headers', () => defineReadFormatsContract(getTarget));
+  describe("kubectl's own commands", () => defineKubectlCommandsContract(getTarget));
   describe('defaulting and allocation', () => defineDefaultsContract(getTarget));
   describe('decoding', () => defineWireTypesContract(getTarget));
   describe('garbage collector', () => defineGarbageCollectorContract(getTarget));
