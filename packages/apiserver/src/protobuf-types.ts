@@ -165,7 +165,7 @@ const schema = parseSchema(`
     4 selector:LabelSelector, 5 manualSelector:bool?, 6 template:PodTemplateSpec,
     7 backoffLimit:int?, 8 ttlSecondsAfterFinished:int?;
   JobStatus: 1 conditions:JobCondition[], 2 startTime:time, 3 completionTime:time, 4 active:int,
-    5 succeeded:int, 6 failed:int;
+    5 succeeded:int, 6 failed:int, 7 completedIndexes;
   Job: 1 metadata:ObjectMeta, 2 spec:JobSpec, 3 status:JobStatus;
   PolicyRule: 1 verbs:string[], 2 apiGroups:string[], 3 resources:string[],
     4 resourceNames:string[], 5 nonResourceURLs:string[];

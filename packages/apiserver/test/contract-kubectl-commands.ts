@@ -13,9 +13,11 @@ const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 const APPLY = 'application/apply-patch+yaml';
+/** Now, to the second, as the API server writes times. */
+const timestamp = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export function defineKubectlCommandsContract(getTarget: () => ContractEndpoint): void {
-  const { call, create, newNamespace } = contractCalls(getTarget);
+  const { call, create, newNamespace, eventually } = contractCalls(getTarget);
   let ns: string;
 
   beforeAll(async () => {
@@ -118,7 +120,9 @@ export function defineKubectlCommandsContract(getTarget: () => ContractEndpoint)
         'Job',
         messageField(1, bytesField(1, 'once')),
         messageField(2, template),
-        messageField(3),
+        // kubectl 1.34 sends every non-pointer field, newer ones included (an empty
+        // completedIndexes).
+        messageField(3, bytesField(7, '')),
       );
       const res = await call('POST', `/apis/batch/v1/namespaces/${ns}/jobs`, {
         body,
@@ -206,6 +210,35 @@ export function defineKubectlCommandsContract(getTarget: () => ContractEndpoint)
         message:
           'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.a',
       });
+    });
+  });
+
+  describe('kubectl diff after kubectl apply', () => {
+    it('keeps a manager’s time when a (dry-run) write leaves its field set as it was, and restamps it when the set changes', async () => {
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      const created = await create(`${path}?fieldManager=differ`, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'diffed' },
+        data: { a: '1' },
+      });
+      const createdAt: string = created.json.metadata.managedFields[0].time;
+      // Times have whole seconds: once the next one has begun, a restamp would show.
+      await eventually(async () => timestamp() > createdAt, true);
+      const sameFields = await call('PATCH', `${path}/diffed?fieldManager=differ&dryRun=All`, {
+        body: JSON.stringify({ data: { a: '2' } }),
+        contentType: 'application/merge-patch+json',
+      });
+      expect(sameFields.status).toBe(200);
+      expect(sameFields.json.data).toEqual({ a: '2' });
+      expect(sameFields.json.metadata.managedFields).toMatchObject([
+        { manager: 'differ', time: createdAt, fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } } },
+      ]);
+      const newField = await call('PATCH', `${path}/diffed?fieldManager=differ&dryRun=All`, {
+        body: JSON.stringify({ data: { b: '2' } }),
+        contentType: 'application/merge-patch+json',
+      });
+      expect(newField.json.metadata.managedFields[0].time > createdAt).toBe(true);
     });
   });
 }
