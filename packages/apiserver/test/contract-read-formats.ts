@@ -135,4 +135,81 @@ export function defineReadFormatsContract(getTarget: () => ContractEndpoint): vo
       verbs: ['create'],
     });
   });
+
+  describe('OpenAPI descriptions', () => {
+    let definitions: Record<string, { properties: Record<string, Record<string, unknown>> }>;
+    const described = (definition: string, field: string) =>
+      definitions[definition]?.properties[field]?.description;
+    const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+
+    beforeAll(async () => {
+      const res = await call('GET', '/openapi/v2', { headers: { accept: 'application/json' } });
+      definitions = res.json.definitions;
+    });
+
+    it('writes a schema’s keys in 1.20’s order, with its descriptions', () => {
+      const configMap = definitions['io.k8s.api.core.v1.ConfigMap'] as unknown as Record<
+        string,
+        Record<string, Record<string, unknown>>
+      >;
+      expect(Object.keys(configMap)).toEqual([
+        'description',
+        'type',
+        'properties',
+        'x-kubernetes-group-version-kind',
+      ]);
+      const properties = configMap.properties as Record<string, Record<string, unknown>>;
+      expect(Object.keys(properties.binaryData ?? {})).toEqual([
+        'description',
+        'type',
+        'additionalProperties',
+      ]);
+      expect(Object.keys(properties.metadata ?? {})).toEqual(['description', '$ref']);
+      expect(configMap['x-kubernetes-group-version-kind']).toEqual([
+        { group: '', kind: 'ConfigMap', version: 'v1' },
+      ]);
+      // 1.20's text: the field was beta then.
+      expect(properties.immutable?.description).toMatch(
+        /This is a beta field enabled by ImmutableEphemeralVolumes feature gate\.$/,
+      );
+    });
+
+    it('describes Table columns with the OpenAPI descriptions of the fields they show', async () => {
+      const table = async (resource: string) => {
+        const res = await call('GET', `/api/v1/namespaces/${ns}/${resource}`, {
+          headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+        });
+        return Object.fromEntries(
+          (res.json.columnDefinitions as { name: string; description: string }[]).map((c) => [
+            c.name,
+            c.description,
+          ]),
+        );
+      };
+      expect(await table('configmaps')).toEqual({
+        Name: described(META, 'name'),
+        Data: described('io.k8s.api.core.v1.ConfigMap', 'data'),
+        Age: described(META, 'creationTimestamp'),
+      });
+      expect(await table('pods')).toEqual({
+        Name: described(META, 'name'),
+        Ready: 'The aggregate readiness state of this pod for accepting traffic.',
+        Status: 'The aggregate status of the containers in this pod.',
+        Restarts: 'The number of times the containers in this pod have been restarted.',
+        Age: described(META, 'creationTimestamp'),
+        IP: described('io.k8s.api.core.v1.PodStatus', 'podIP'),
+        Node: described('io.k8s.api.core.v1.PodSpec', 'nodeName'),
+        'Nominated Node': described('io.k8s.api.core.v1.PodStatus', 'nominatedNodeName'),
+        'Readiness Gates': described('io.k8s.api.core.v1.PodSpec', 'readinessGates'),
+      });
+      expect(await table('secrets')).toMatchObject({
+        Type: described('io.k8s.api.core.v1.Secret', 'type'),
+        Data: described('io.k8s.api.core.v1.Secret', 'data'),
+      });
+      expect(await table('services')).toMatchObject({
+        'Cluster-IP': described('io.k8s.api.core.v1.ServiceSpec', 'clusterIP'),
+        Selector: described('io.k8s.api.core.v1.ServiceSpec', 'selector'),
+      });
+    });
+  });
 }
