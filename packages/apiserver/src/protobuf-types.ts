@@ -7,6 +7,8 @@ export type ProtoType =
   | 'time'
   | 'quantity'
   | 'intOrString'
+  /** A `FieldsV1`: a message whose field 1 holds the JSON itself. */
+  | 'fieldsV1'
   | { readonly message: ProtoMessage }
   | { readonly map: 'string' | 'bytes' | 'quantity' };
 
@@ -27,7 +29,16 @@ export interface ProtoMessage {
   readonly fields: Readonly<Record<number, ProtoField>>;
 }
 
-const SCALARS = new Set(['string', 'bool', 'int', 'bytes', 'time', 'quantity', 'intOrString']);
+const SCALARS = new Set([
+  'string',
+  'bool',
+  'int',
+  'bytes',
+  'time',
+  'quantity',
+  'intOrString',
+  'fieldsV1',
+]);
 const MAP_VALUES = new Set(['string', 'bytes', 'quantity']);
 
 /**
@@ -97,7 +108,10 @@ const schema = parseSchema(`
   ObjectMeta: 1 name, 2 generateName, 3 namespace, 4 selfLink, 5 uid, 6 resourceVersion,
     7 generation:int, 8 creationTimestamp:time, 9 deletionTimestamp:time,
     10 deletionGracePeriodSeconds:int?, 11 labels:{string}, 12 annotations:{string},
-    13 ownerReferences:OwnerReference[], 14 finalizers:string[];
+    13 ownerReferences:OwnerReference[], 14 finalizers:string[], 15 clusterName,
+    17 managedFields:ManagedFieldsEntry[];
+  ManagedFieldsEntry: 1 manager, 2 operation, 3 apiVersion, 4 time:time, 6 fieldsType,
+    7 fieldsV1:fieldsV1, 8 subresource;
   LabelSelectorRequirement: 1 key, 2 operator, 3 values:string[];
   LabelSelector: 1 matchLabels:{string}, 2 matchExpressions:LabelSelectorRequirement[];
   ContainerPort: 1 name, 2 hostPort:int, 3 containerPort:int, 4 protocol, 5 hostIP;

@@ -10,7 +10,7 @@ import type { ServerState } from './server-state.js';
 import { ApiError, badRequest, failure, methodNotAllowed } from './status.js';
 import type { Target } from './target.js';
 import { WatchStream } from './watch-stream.js';
-import { acceptsYamlFirst, sendYaml } from './yaml-output.js';
+import { preferredMediaType, sendYaml } from './yaml-output.js';
 
 /** The list parameters of a query; 400 for a `limit` that is not an integer. */
 export function parseListQuery(query: URLSearchParams): ListQuery {
@@ -69,7 +69,7 @@ export function sendList(
   const tail = sortedList
     ? `],"kind":${kind},"metadata":${JSON.stringify(goSortedKeys({ continue: '', ...metadata }))}}`
     : ']}';
-  if (acceptsYamlFirst(ctx.req.headers.accept)) {
+  if (preferredMediaType(ctx.req.headers.accept) === 'application/yaml') {
     const rendered = items.map((item) => renderListItem(item, apiVersion, ctx.view, def.custom));
     sendYaml(res, 200, `${head}${rendered.join(',')}${tail}`);
     return;

@@ -1,19 +1,23 @@
 import type { ServerResponse } from 'node:http';
 import { type Pair, stringify } from 'yaml';
 
+/** The media types kube-apiserver answers a built-in object or list in. */
+export type ProducedType =
+  | 'application/json'
+  | 'application/yaml'
+  | 'application/vnd.kubernetes.protobuf';
+
 /**
- * Whether a GET asks for YAML: `application/yaml` comes before every other media type the
- * server produces in its Accept header (kube-apiserver takes the first it can serve).
+ * The type to answer in: the first in the Accept header the server produces (kube-apiserver
+ * takes the first it can serve); JSON for a wildcard or none.
  */
-export function acceptsYamlFirst(accept: string | undefined): boolean {
-  if (!accept) return false;
-  for (const range of accept.split(',')) {
+export function preferredMediaType(accept: string | undefined): ProducedType {
+  for (const range of (accept ?? '').split(',')) {
     const type = range.split(';')[0]?.trim() ?? '';
-    if (type === 'application/yaml') return true;
-    if (type === 'application/json' || type === '*/*' || type === 'application/*') return false;
-    if (type === 'application/vnd.kubernetes.protobuf') return false;
+    if (type === 'application/yaml' || type === 'application/vnd.kubernetes.protobuf') return type;
+    if (type === 'application/json' || type === '*/*' || type === 'application/*') break;
   }
-  return false;
+  return 'application/json';
 }
 
 const isLetter = (ch: string): boolean => /\p{L}/u.test(ch);

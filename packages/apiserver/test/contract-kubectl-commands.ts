@@ -130,6 +130,8 @@ export function defineKubectlCommandsContract(getTarget: () => ContractEndpoint)
       });
       expect(res.status).toBe(201);
       const uid = res.json.metadata.uid;
+      // Labelled like its pods, as 1.20's defaulting on the read back from storage does.
+      expect(res.json.metadata.labels).toEqual({ 'controller-uid': uid, 'job-name': 'once' });
       expect(res.json.spec).toMatchObject({
         backoffLimit: 6,
         selector: { matchLabels: { 'controller-uid': uid } },

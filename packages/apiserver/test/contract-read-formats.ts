@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeProtobufObject } from '../src/protobuf.js';
 import type { ContractEndpoint } from './contract-client.js';
 import { cm, contractCalls, expectFailure } from './contract-helpers.js';
 
@@ -50,6 +51,21 @@ export function defineReadFormatsContract(getTarget: () => ContractEndpoint): vo
       expect(res.headers['content-type']).toBe('application/json');
       expect(res.json.kind).toBe('ConfigMap');
     });
+  });
+
+  it('answers a GET with Accept: application/vnd.kubernetes.protobuf in protobuf', async () => {
+    const path = `${configMaps()}/plain`;
+    const res = await call('GET', path, {
+      headers: { accept: 'application/vnd.kubernetes.protobuf, application/json' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/vnd.kubernetes.protobuf');
+    const json = await call('GET', path);
+    // The server's own decoder reads it back to what JSON says (on kube-apiserver, this holds
+    // the decoder to kube-apiserver's encoding; here, the encoder to the decoder).
+    expect(decodeProtobufObject(res.bytes, { kind: 'ConfigMap', custom: false })).toEqual(
+      json.json,
+    );
   });
 
   it('lists PartialObjectMetadataList at meta.k8s.io/v1beta1 when asked for v1beta1', async () => {

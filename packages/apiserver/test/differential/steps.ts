@@ -1038,7 +1038,11 @@ for (const version of ['1.20', '1.34'] as const) {
         ? { newer: '/openapi/v3 is served: kubectl 1.34 explains in its layout' }
         : {}),
     }),
-    k('explain pod.spec.restartPolicy', ['explain', 'pod.spec.restartPolicy']),
+    k('explain pod.spec.restartPolicy', ['explain', 'pod.spec.restartPolicy'], {
+      ...(version === '1.34'
+        ? { newer: '/openapi/v3 is served: kubectl 1.34 explains in its layout' }
+        : {}),
+    }),
     k('api-resources apps', ['api-resources', '--api-group=apps']),
     k('delete --wait with a finalizer', [
       'delete',
