@@ -101,6 +101,7 @@ export interface RawWatchEvent {
 /** An open watch: events in arrival order, then `'closed'` once the server ended the stream. */
 export interface RawWatch {
   status: number;
+  headers: IncomingMessage['headers'];
   /** The next event, `'closed'` when the stream ended, or `'timeout'` after `timeoutMs`. */
   next(timeoutMs?: number): Promise<RawWatchEvent | 'closed' | 'timeout'>;
   /** Collects events until `count` arrived, the stream ended or `timeoutMs` passed. */
@@ -194,6 +195,7 @@ export function rawWatch(
       };
       resolve({
         status: res.statusCode ?? 0,
+        headers: res.headers,
         next,
         take(count, timeoutMs = 10_000) {
           return collect(timeoutMs, (out) => out.length >= count);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeProtobufObject } from '../src/protobuf.js';
-import type { ContractEndpoint } from './contract-client.js';
+import { type ContractEndpoint, rawWatch } from './contract-client.js';
 import { cm, contractCalls, expectFailure } from './contract-helpers.js';
 
 /**
@@ -84,7 +84,8 @@ export function defineReadFormatsContract(getTarget: () => ContractEndpoint): vo
     const read = await call('GET', configMaps());
     expect(read.headers['x-kubernetes-pf-flowschema-uid']).toMatch(UUID);
     expect(read.headers['x-kubernetes-pf-prioritylevel-uid']).toMatch(UUID);
-    const watch = await call('GET', `${configMaps()}?watch=true&timeoutSeconds=1`);
+    const watch = await rawWatch(getTarget(), `${configMaps()}?watch=true`);
+    watch.close();
     expect(watch.status).toBe(200);
     expect(watch.headers['x-kubernetes-pf-flowschema-uid']).toBeUndefined();
   });
