@@ -1,7 +1,8 @@
 // Writes src/generated/openapi-builtins.json: the OpenAPI (v2 `definitions`) schemas
 // of every built-in kind the in-memory API server serves and of every type they reach, named
 // as kube-apiserver names them (`io.k8s.api.core.v1.Pod`), taken from the models of
-// @kubernetes/client-node and the descriptions their declarations carry. The server loads it
+// @kubernetes/client-node and the descriptions their declarations carry (kube-apiserver 1.20's own
+// where scripts/kube-1.20-descriptions.json has them), keys in the order 1.20 writes them. The server loads it
 // on the first /openapi request (see openapi-builtins.ts), for `kubectl explain`.
 // Run: `pnpm --filter @kubets/apiserver generate:openapi [--check]`.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -158,8 +159,21 @@ function nameOf(className, group) {
   return named.get(className);
 }
 
+/**
+ * kube-apiserver 1.20's own descriptions of the types (extract-1.20-descriptions.mjs), used
+ * before client-node's newer ones.
+ */
+const KUBE_1_20 = JSON.parse(readFileSync(join(here, 'kube-1.20-descriptions.json'), 'utf8'));
+
 function describe(className, group) {
   const declared = readDeclaration(className);
+  const texts1_20 = KUBE_1_20[named.get(className)];
+  if (texts1_20) {
+    for (const [field, text] of Object.entries(texts1_20)) {
+      if (field === '') declared.description = text;
+      else declared.fields[field] = text;
+    }
+  }
   const properties = {};
   for (const a of models[className].attributeTypeMap) {
     let schema = schemaOf(a.type, a.format, group);
@@ -205,10 +219,91 @@ for (const [row, v1Name] of betaKinds) {
 }
 for (const [name, gvks] of kinds) definitions[name]['x-kubernetes-group-version-kind'] = gvks;
 
+/**
+ * A schema's keys in the order kube-apiserver 1.20 writes them (go-openapi's Schema: its
+ * fields in declaration order, then `$ref`, then the `x-` extensions sorted); maps (properties,
+ * definitions, extension values) sorted by key.
+ */
+const SCHEMA_KEYS = [
+  'id',
+  'description',
+  'type',
+  'nullable',
+  'format',
+  'title',
+  'default',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'multipleOf',
+  'enum',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'items',
+  'allOf',
+  'oneOf',
+  'anyOf',
+  'not',
+  'properties',
+  'additionalProperties',
+  'patternProperties',
+  'dependencies',
+  'additionalItems',
+  'definitions',
+  'discriminator',
+  'readOnly',
+  'xml',
+  'externalDocs',
+  'example',
+  '$ref',
+];
+const SCHEMA_VALUED = new Set(['items', 'not', 'additionalProperties', 'additionalItems']);
+const SCHEMA_LISTS = new Set(['allOf', 'oneOf', 'anyOf']);
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions']);
+
+function sortedKeys(value) {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortedKeys(value[k])]),
+  );
+}
+
+function orderedSchema(schema) {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const known = SCHEMA_KEYS.filter((k) => k in schema);
+  const extensions = Object.keys(schema)
+    .filter((k) => !SCHEMA_KEYS.includes(k))
+    .sort();
+  const out = {};
+  for (const key of [...known, ...extensions]) {
+    const value = schema[key];
+    if (SCHEMA_VALUED.has(key)) out[key] = orderedSchema(value);
+    else if (SCHEMA_LISTS.has(key)) out[key] = value.map(orderedSchema);
+    else if (SCHEMA_MAPS.has(key)) {
+      out[key] = Object.fromEntries(
+        Object.keys(value)
+          .sort()
+          .map((k) => [k, orderedSchema(value[k])]),
+      );
+    } else out[key] = sortedKeys(value);
+  }
+  return out;
+}
 const sorted = Object.fromEntries(
   Object.keys(definitions)
     .sort()
-    .map((k) => [k, definitions[k]]),
+    .map((k) => [k, orderedSchema(definitions[k])]),
 );
 /**
  * JSON laid out as the repository's formatter (biome) lays it out, so the file passes lint:

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serveAdmittedWrite } from './admission-writes.js';
@@ -21,6 +22,7 @@ import { POD_ACTIONS, servePodAction } from './routes-pods.js';
 import { serveReview } from './routes-reviews.js';
 import { serveScale } from './routes-scale.js';
 import { serveTable } from './routes-table.js';
+import { serveServiceAccountToken } from './routes-token.js';
 import type { ServerState } from './server-state.js';
 import { ApiError, failure, internalError, methodNotAllowed, pathNotFound } from './status.js';
 import { negotiateTable } from './table.js';
@@ -42,6 +44,15 @@ interface Route {
  */
 export class ApiHandler {
   readonly #state: ServerState;
+  /**
+   * The API priority and fairness headers kube-apiserver sends on every request it classifies:
+   * the uids of the FlowSchema and PriorityLevelConfiguration that matched (one pair here, as
+   * every client of this server is a cluster admin, which 1.20 classifies as `exempt`).
+   */
+  readonly #flowControlHeaders: Readonly<Record<string, string>> = {
+    'X-Kubernetes-Pf-Flowschema-Uid': randomUUID(),
+    'X-Kubernetes-Pf-Prioritylevel-Uid': randomUUID(),
+  };
 
   constructor(state: ServerState) {
     this.#state = state;
@@ -53,6 +64,11 @@ export class ApiHandler {
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     const isApi =
       path === '/api' || path.startsWith('/api/') || path === '/apis' || path.startsWith('/apis/');
+    if (!isLongRunning(path, url.searchParams)) {
+      for (const [header, value] of Object.entries(this.#flowControlHeaders)) {
+        res.setHeader(header, value);
+      }
+    }
     try {
       const body =
         req.method === 'GET' || req.method === 'HEAD'
@@ -137,6 +153,7 @@ export class ApiHandler {
         (subresource === 'scale' && definition.scale) ||
         (subresource === 'log' && definition.log && name !== undefined) ||
         (subresource === 'finalize' && definition.resource === 'namespaces') ||
+        (subresource === 'token' && isServiceAccounts(definition) && name !== undefined) ||
         (definition.log && POD_ACTIONS.has(subresource) && name !== undefined);
       if (!known) throw pathNotFound();
     }
@@ -198,6 +215,10 @@ export class ApiHandler {
       servePodAction(state, ctx, target, route.name as string, route.subresource, params.dryRun);
       return;
     }
+    if (route.subresource === 'token') {
+      serveServiceAccountToken(state, ctx, target, route.name as string);
+      return;
+    }
     if (route.subresource === 'scale') {
       serveScale(state, ctx, target, route.name as string, params.manager(), params.dryRun);
       return;
@@ -217,6 +238,22 @@ export class ApiHandler {
     if (method === 'GET' && !def.custom) return serve();
     return hooked();
   }
+}
+
+function isServiceAccounts(definition: ResourceDefinition): boolean {
+  return definition.group === '' && definition.resource === 'serviceaccounts';
+}
+
+/**
+ * Requests API priority and fairness leaves alone (kube-apiserver's long-running check): watches
+ * and the streaming subresources.
+ */
+function isLongRunning(path: string, query: URLSearchParams): boolean {
+  return (
+    isWatchQuery(query) ||
+    /^\/apis?\/(?:[^/]+\/)?[^/]+\/watch\//.test(path) ||
+    /\/(?:pods|services|nodes)\/[^/]+\/(?:attach|exec|proxy|log|portforward)(?:\/|$)/.test(path)
+  );
 }
 
 /** Media types a built-in resource's GET can answer in (go-restful's Produces). */

@@ -384,7 +384,11 @@ export function recordUpdate(
             manager,
             operation: 'Update',
             apiVersion,
-            time: timestamp(),
+            // 1.20 restamps a manager's entry only when its field set changes.
+            time:
+              single && typeof single.time === 'string' && jsonEqual(single.fieldsV1, tree)
+                ? single.time
+                : timestamp(),
             fieldsType: 'FieldsV1',
             fieldsV1: tree,
           },
@@ -408,9 +412,13 @@ export function recordUpdate(
     for (const p of changed) o.fields.delete(p);
     for (const p of removed) o.fields.delete(p);
   }
+  const former = mine ? { fields: new Set(mine.fields), time: mine.entry.time } : undefined;
   mine = stamp(list, mine, manager, 'Update', apiVersion);
   for (const p of changed) mine.fields.add(p);
   for (const p of removed) mine.fields.delete(p);
+  if (former?.time && former.fields.size === mine.fields.size) {
+    if ([...mine.fields].every((p) => former.fields.has(p))) mine.entry.time = former.time;
+  }
   store(newObj, list);
   return newObj;
 }

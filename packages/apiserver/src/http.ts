@@ -16,7 +16,11 @@ export class RequestContext {
   }
 
   get view(): View {
-    return /as=PartialObjectMetadata/.test(this.req.headers.accept ?? '') ? 'metadata' : 'full';
+    const accept = this.req.headers.accept ?? '';
+    if (!/as=PartialObjectMetadata/.test(accept)) return 'full';
+    // The version of the first media type asking for PartialObjectMetadata(List).
+    const range = accept.split(',').find((r) => /as=PartialObjectMetadata/.test(r)) ?? '';
+    return /;\s*v=v1beta1\b/.test(range) ? 'meta.k8s.io/v1beta1' : 'meta.k8s.io/v1';
   }
 }
 

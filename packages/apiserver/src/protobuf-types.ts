@@ -7,6 +7,8 @@ export type ProtoType =
   | 'time'
   | 'quantity'
   | 'intOrString'
+  /** A `FieldsV1`: a message whose field 1 holds the JSON itself. */
+  | 'fieldsV1'
   | { readonly message: ProtoMessage }
   | { readonly map: 'string' | 'bytes' | 'quantity' };
 
@@ -27,7 +29,16 @@ export interface ProtoMessage {
   readonly fields: Readonly<Record<number, ProtoField>>;
 }
 
-const SCALARS = new Set(['string', 'bool', 'int', 'bytes', 'time', 'quantity', 'intOrString']);
+const SCALARS = new Set([
+  'string',
+  'bool',
+  'int',
+  'bytes',
+  'time',
+  'quantity',
+  'intOrString',
+  'fieldsV1',
+]);
 const MAP_VALUES = new Set(['string', 'bytes', 'quantity']);
 
 /**
@@ -86,8 +97,9 @@ function parseSchema(text: string): Record<string, ProtoMessage> {
 
 /**
  * The protobuf field numbers of the kinds kubectl's typed `create configmap`, `secret`,
- * `deployment`, `namespace`, `serviceaccount` and `service` and `auth can-i` send (from k8s.io/api and
- * k8s.io/apimachinery's `generated.proto`), and of the messages they nest. A field not listed
+ * `deployment`, `namespace`, `serviceaccount`, `service`, `job`, `role` and `token` and
+ * `auth can-i` send (from k8s.io/api and k8s.io/apimachinery's `generated.proto`), and of the
+ * messages they nest. A field not listed
  * here is refused, never dropped.
  */
 const schema = parseSchema(`
@@ -96,7 +108,10 @@ const schema = parseSchema(`
   ObjectMeta: 1 name, 2 generateName, 3 namespace, 4 selfLink, 5 uid, 6 resourceVersion,
     7 generation:int, 8 creationTimestamp:time, 9 deletionTimestamp:time,
     10 deletionGracePeriodSeconds:int?, 11 labels:{string}, 12 annotations:{string},
-    13 ownerReferences:OwnerReference[], 14 finalizers:string[];
+    13 ownerReferences:OwnerReference[], 14 finalizers:string[], 15 clusterName,
+    17 managedFields:ManagedFieldsEntry[];
+  ManagedFieldsEntry: 1 manager, 2 operation, 3 apiVersion, 4 time:time, 6 fieldsType,
+    7 fieldsV1:fieldsV1, 8 subresource;
   LabelSelectorRequirement: 1 key, 2 operator, 3 values:string[];
   LabelSelector: 1 matchLabels:{string}, 2 matchExpressions:LabelSelectorRequirement[];
   ContainerPort: 1 name, 2 hostPort:int, 3 containerPort:int, 4 protocol, 5 hostIP;
@@ -158,6 +173,22 @@ const schema = parseSchema(`
   SelfSubjectRulesReviewSpec: 1 namespace;
   SelfSubjectRulesReview: 1 metadata:ObjectMeta, 2 spec:SelfSubjectRulesReviewSpec,
     3 status:SubjectRulesReviewStatus;
+  JobCondition: 1 type, 2 status, 3 lastProbeTime:time, 4 lastTransitionTime:time, 5 reason,
+    6 message;
+  JobSpec: 1 parallelism:int?, 2 completions:int?, 3 activeDeadlineSeconds:int?,
+    4 selector:LabelSelector, 5 manualSelector:bool?, 6 template:PodTemplateSpec,
+    7 backoffLimit:int?, 8 ttlSecondsAfterFinished:int?;
+  JobStatus: 1 conditions:JobCondition[], 2 startTime:time, 3 completionTime:time, 4 active:int,
+    5 succeeded:int, 6 failed:int, 7 completedIndexes;
+  Job: 1 metadata:ObjectMeta, 2 spec:JobSpec, 3 status:JobStatus;
+  PolicyRule: 1 verbs:string[], 2 apiGroups:string[], 3 resources:string[],
+    4 resourceNames:string[], 5 nonResourceURLs:string[];
+  Role: 1 metadata:ObjectMeta, 2 rules:PolicyRule[];
+  BoundObjectReference: 1 kind, 2 apiVersion, 3 name, 4 uid;
+  TokenRequestSpec: 1 audiences:string[], 4 expirationSeconds:int?,
+    3 boundObjectRef:BoundObjectReference;
+  TokenRequestStatus: 1 token, 2 expirationTimestamp:time;
+  TokenRequest: 1 metadata:ObjectMeta, 2 spec:TokenRequestSpec, 3 status:TokenRequestStatus;
 `);
 
 /** The messages of the kinds decoded from protobuf, by `apiVersion/kind`. */
@@ -169,6 +200,10 @@ export const protobufKinds: Readonly<Record<string, ProtoMessage>> = Object.from
     ['v1/ServiceAccount', 'ServiceAccount'],
     ['v1/Service', 'Service'],
     ['apps/v1/Deployment', 'Deployment'],
+    // kubectl create job, role and token
+    ['batch/v1/Job', 'Job'],
+    ['rbac.authorization.k8s.io/v1/Role', 'Role'],
+    ['authentication.k8s.io/v1/TokenRequest', 'TokenRequest'],
     // kubectl auth can-i
     ['authorization.k8s.io/v1/SelfSubjectAccessReview', 'SelfSubjectAccessReview'],
     ['authorization.k8s.io/v1/SelfSubjectRulesReview', 'SelfSubjectRulesReview'],

@@ -1,5 +1,6 @@
-import type { JsonObject, JsonValue } from './patch.js';
-import { type ProtoMessage, protobufKinds } from './protobuf-types.js';
+import { isObject, type JsonObject, type JsonValue } from './patch.js';
+import { type ProtoMessage, type ProtoType, protobufKinds } from './protobuf-types.js';
+import { bytesField, messageField, varintField } from './protobuf-write.js';
 import { ApiError, failure } from './status.js';
 
 /** The four bytes that open every Kubernetes protobuf body: `k8s` and a zero. */
@@ -97,6 +98,15 @@ function timestamp(field: WireField): string | undefined {
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+function fieldsV1(field: WireField): JsonValue {
+  const raw = readFields(field.bytes ?? Buffer.alloc(0), 'FieldsV1').find((p) => p.number === 1);
+  try {
+    return JSON.parse(raw ? text(raw) : '{}') as JsonValue;
+  } catch {
+    throw malformed('FieldsV1: not JSON');
+  }
+}
+
 function intOrString(field: WireField): JsonValue {
   let type = 0;
   let intVal = 0;
@@ -148,6 +158,7 @@ export function decodeMessage(buf: Buffer, message: ProtoMessage): JsonObject {
     else if (type === 'int') value = signed(field.varint ?? 0n);
     else if (type === 'time') value = timestamp(field);
     else if (type === 'quantity') value = quantity(field);
+    else if (type === 'fieldsV1') value = fieldsV1(field);
     else value = intOrString(field);
     if (spec.repeated) {
       const list = (out[spec.json] ?? []) as JsonValue[];
@@ -212,4 +223,101 @@ export function decodeProtobufObject(
     );
   }
   return { apiVersion, kind, ...decodeMessage(raw, message) };
+}
+
+/** A value the protobuf form cannot carry (a field the schema does not list). */
+class Unencodable extends Error {}
+
+function encodeValue(number: number, type: ProtoType, value: JsonValue): Buffer {
+  if (typeof type === 'object' && 'message' in type) {
+    if (!isObject(value)) throw new Unencodable(`field ${number}`);
+    return messageField(number, encodeMessage(value, type.message));
+  }
+  switch (type) {
+    case 'string':
+      return bytesField(number, String(value));
+    case 'bytes':
+      return bytesField(number, Buffer.from(String(value), 'base64'));
+    case 'bool':
+      return varintField(number, value === true);
+    case 'int':
+      return varintField(number, Number(value));
+    case 'time': {
+      const millis = Date.parse(String(value));
+      if (Number.isNaN(millis)) throw new Unencodable(`time ${String(value)}`);
+      return messageField(number, varintField(1, Math.floor(millis / 1000)));
+    }
+    case 'quantity':
+      return messageField(number, bytesField(1, String(value)));
+    case 'intOrString':
+      return typeof value === 'string'
+        ? messageField(number, varintField(1, 1), bytesField(3, value))
+        : messageField(number, varintField(1, 0), varintField(2, Number(value)));
+    case 'fieldsV1':
+      return messageField(number, bytesField(1, JSON.stringify(value)));
+    default:
+      throw new Unencodable(`field ${number}`);
+  }
+}
+
+/** The protobuf form of `obj` as `message`; throws {@link Unencodable} for an unlisted field. */
+function encodeMessage(obj: JsonObject, message: ProtoMessage): Buffer {
+  const numbers = new Map(Object.entries(message.fields).map(([n, f]) => [f.json, Number(n)]));
+  for (const key of Object.keys(obj)) {
+    if (!numbers.has(key) && obj[key] !== null) throw new Unencodable(`${message.name}.${key}`);
+  }
+  const parts: Buffer[] = [];
+  for (const [n, spec] of Object.entries(message.fields).sort(
+    ([a], [b]) => Number(a) - Number(b),
+  )) {
+    const value = obj[spec.json];
+    if (value === undefined || value === null) continue;
+    const number = Number(n);
+    const type = spec.type;
+    if (typeof type === 'object' && 'map' in type) {
+      if (!isObject(value)) throw new Unencodable(spec.json);
+      // Go writes map entries by sorted key.
+      for (const key of Object.keys(value).sort()) {
+        const entry = value[key];
+        const valuePart =
+          type.map === 'quantity'
+            ? messageField(2, bytesField(1, String(entry)))
+            : bytesField(
+                2,
+                type.map === 'bytes' ? Buffer.from(String(entry), 'base64') : String(entry),
+              );
+        parts.push(messageField(number, bytesField(1, key), valuePart));
+      }
+    } else if (spec.repeated) {
+      if (!Array.isArray(value)) throw new Unencodable(spec.json);
+      for (const item of value) parts.push(encodeValue(number, type, item));
+    } else parts.push(encodeValue(number, type, value));
+  }
+  return Buffer.concat(parts);
+}
+
+/**
+ * An object as kube-apiserver's protobuf serializer writes it (`k8s\0`, then a runtime.Unknown
+ * with its apiVersion, kind and message), or undefined when the server cannot write its kind, or
+ * a field of it, in protobuf (the caller answers JSON instead).
+ */
+export function encodeProtobufObject(obj: JsonObject): Buffer | undefined {
+  const apiVersion = String(obj.apiVersion ?? '');
+  const kind = String(obj.kind ?? '');
+  const message = protobufKinds[`${apiVersion}/${kind}`];
+  if (!message) return undefined;
+  const { apiVersion: _apiVersion, kind: _kind, ...fields } = obj;
+  try {
+    const raw = encodeMessage(fields, message);
+    return Buffer.concat([
+      MAGIC,
+      messageField(1, bytesField(1, apiVersion), bytesField(2, kind)),
+      bytesField(2, raw),
+      bytesField(3, ''),
+      bytesField(4, ''),
+    ]);
+  } catch (error) {
+    if (error instanceof Unencodable) return undefined;
+    throw error;
+  }
 }

@@ -3,15 +3,18 @@ import type { Entry } from './object-entry.js';
 import { orderedMetadata } from './object-meta.js';
 import { isObject } from './patch.js';
 
-/** How objects are rendered: whole, or as `meta.k8s.io/v1` PartialObjectMetadata. */
-export type View = 'full' | 'metadata';
+/**
+ * How objects are rendered: whole, or as PartialObjectMetadata of the `meta.k8s.io` version
+ * named (1.20 serves v1 and v1beta1).
+ */
+export type View = 'full' | 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1';
 
 /** Renders an object for a response in the requested view and apiVersion. */
 export function renderObject(entry: Entry, apiVersion: string, view: View): string {
-  if (view === 'metadata') {
+  if (view !== 'full') {
     return JSON.stringify({
       kind: 'PartialObjectMetadata',
-      apiVersion: 'meta.k8s.io/v1',
+      apiVersion: view,
       // A typed Go struct, so in field order even for a custom resource (stored sorted).
       metadata: isObject(entry.obj.metadata) ? orderedMetadata(entry.obj.metadata) : {},
     });
@@ -35,7 +38,7 @@ export function renderListItem(
   custom: boolean,
 ): string {
   const json = renderObject(entry, apiVersion, view);
-  if (view === 'metadata' || custom) return json;
+  if (view !== 'full' || custom) return json;
   // Stored objects start with kind and apiVersion, so most items lose them without a parse.
   const typeMeta = /^\{"kind":"[^"\\]*","apiVersion":"[^"\\]*",?/.exec(json);
   if (typeMeta) return `{${json.slice(typeMeta[0].length)}`;

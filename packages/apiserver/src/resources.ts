@@ -340,6 +340,19 @@ const POD_SUBRESOURCES: readonly { name: string; verbs: string[]; kind: object }
 ];
 
 /**
+ * Pod subresources kube-apiserver lists though they reach the kubelet, which this server has
+ * none of: listed as 1.20 lists them, answered 404.
+ */
+const POD_KUBELET_SUBRESOURCES: readonly { name: string; verbs: string[]; kind: object }[] = [
+  { name: 'portforward', verbs: ['create', 'get'], kind: { kind: 'PodPortForwardOptions' } },
+  {
+    name: 'proxy',
+    verbs: ['create', 'delete', 'get', 'patch', 'update'],
+    kind: { kind: 'PodProxyOptions' },
+  },
+];
+
+/**
  * kube-apiserver's `storageVersionHash`: the first 8 bytes of the SHA-256 of the storage
  * version's `group/version/kind`, in base64 (Events are stored as core/v1 Events).
  */
@@ -377,6 +390,13 @@ export function apiResourceList(
     // Listed by name, as kube-apiserver lists them.
     if (d.log) resources.push(...POD_SUBRESOURCES.map((s) => subresource(s.name, s.verbs, s.kind)));
     if (d.log) resources.push(subresource('log', ['get']));
+    if (d.log) {
+      resources.push(...POD_KUBELET_SUBRESOURCES.map((s) => subresource(s.name, s.verbs, s.kind)));
+    }
+    if (d.group === '' && d.resource === 'serviceaccounts') {
+      const tokenRequest = { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
+      resources.push(subresource('token', ['create'], tokenRequest));
+    }
     if (d.scale) {
       const scale = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
       resources.push(subresource('scale', ['get', 'patch', 'update'], scale));

@@ -10,6 +10,7 @@ import type { ServerState } from './server-state.js';
 import { ApiError, badRequest, failure, methodNotAllowed } from './status.js';
 import type { Target } from './target.js';
 import { WatchStream } from './watch-stream.js';
+import { preferredMediaType, sendYaml } from './yaml-output.js';
 
 /** The list parameters of a query; 400 for a `limit` that is not an integer. */
 export function parseListQuery(query: URLSearchParams): ListQuery {
@@ -56,11 +57,11 @@ export function sendList(
   if (meta.continue) metadata.continue = meta.continue;
   if (meta.remainingItemCount !== undefined) metadata.remainingItemCount = meta.remainingItemCount;
   // A custom resource's list is an UnstructuredList, encoded as a map: keys sorted.
-  const sortedList = def.custom && ctx.view !== 'metadata';
+  const sortedList = def.custom && ctx.view === 'full';
   const kind = JSON.stringify(def.listKind);
   const head =
-    ctx.view === 'metadata'
-      ? `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(metadata)},"items":[`
+    ctx.view !== 'full'
+      ? `{"kind":"PartialObjectMetadataList","apiVersion":"${ctx.view}","metadata":${JSON.stringify(metadata)},"items":[`
       : sortedList
         ? `{"apiVersion":${JSON.stringify(apiVersion)},"items":[`
         : `{"kind":${kind},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
@@ -68,6 +69,11 @@ export function sendList(
   const tail = sortedList
     ? `],"kind":${kind},"metadata":${JSON.stringify(goSortedKeys({ continue: '', ...metadata }))}}`
     : ']}';
+  if (preferredMediaType(ctx.req.headers.accept) === 'application/yaml') {
+    const rendered = items.map((item) => renderListItem(item, apiVersion, ctx.view, def.custom));
+    sendYaml(res, 200, `${head}${rendered.join(',')}${tail}`);
+    return;
+  }
   res.writeHead(200, {
     'Content-Type': 'application/json',
     'Cache-Control': 'no-cache, private',

@@ -2,6 +2,7 @@ import { type RequestContext, sendJson } from './http.js';
 import { checkGetResourceVersion } from './list.js';
 import { type Entry, storeKey } from './object-entry.js';
 import { isObject } from './patch.js';
+import { encodeProtobufObject } from './protobuf.js';
 import { renderObject } from './render.js';
 import { parseDeleteOptions, parseObjectBody, parsePatch, patchTypeOf } from './request-body.js';
 import { apiVersionOf } from './resources.js';
@@ -10,6 +11,9 @@ import type { ServerState } from './server-state.js';
 import { methodNotAllowed, pathNotFound, success } from './status.js';
 import { keyNamespace, type Target } from './target.js';
 import { checkWriteOptions } from './write-options.js';
+import { preferredMediaType, sendYaml } from './yaml-output.js';
+
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 /** What every object and collection request carries besides its target. */
 export interface WriteParams {
@@ -136,9 +140,22 @@ export function serveObject(
 
 /** Writes one object in the request's view, at the apiVersion it was asked for. */
 export function sendObject(ctx: RequestContext, target: Target, code: number, entry: Entry): void {
-  sendJson(
-    ctx.res,
-    code,
-    renderObject(entry, apiVersionOf(target.definition.group, target.version), ctx.view),
-  );
+  const json = renderObject(entry, apiVersionOf(target.definition.group, target.version), ctx.view);
+  const type = preferredMediaType(ctx.req.headers.accept);
+  if (type === 'application/yaml') {
+    sendYaml(ctx.res, code, json);
+    return;
+  }
+  // Kinds (and fields) the protobuf schema does not cover are answered in JSON.
+  const protobuf = type === PROTOBUF ? encodeProtobufObject(JSON.parse(json)) : undefined;
+  if (!protobuf) {
+    sendJson(ctx.res, code, json);
+    return;
+  }
+  ctx.res.writeHead(code, {
+    'Content-Type': PROTOBUF,
+    'Cache-Control': 'no-cache, private',
+    'Content-Length': protobuf.length,
+  });
+  ctx.res.end(protobuf);
 }

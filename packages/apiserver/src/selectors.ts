@@ -8,6 +8,7 @@ import {
   parseSelector,
   type Selector,
 } from '@kubets/apimachinery';
+import { labelSelectorError } from './label-selector-errors.js';
 import { isObject, type JsonObject } from './patch.js';
 import { resourceKey } from './resources.js';
 import { badRequest } from './status.js';
@@ -120,7 +121,10 @@ export function parseSelection(
     try {
       labels = parseSelector(query.labelSelector);
     } catch (error) {
-      throw badRequest(`unable to parse requirement: ${(error as Error).message}`);
+      throw badRequest(
+        labelSelectorError(query.labelSelector) ??
+          `unable to parse requirement: ${(error as Error).message}`,
+      );
     }
     if (labels.empty()) labels = undefined;
   }

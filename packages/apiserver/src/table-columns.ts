@@ -1,4 +1,5 @@
-import type { JsonObject, JsonValue } from './patch.js';
+import { builtinDefinitionsV2 } from './openapi-builtins.js';
+import { isObject, type JsonObject, type JsonValue } from './patch.js';
 import { ageOf, containersAndImages, objectAt, stringAt } from './table-format.js';
 
 /** One column of a `meta.k8s.io` Table, as kube-apiserver describes it. */
@@ -39,10 +40,52 @@ export type ColumnSpec = readonly [
   priority?: 0 | 1,
 ];
 
+const META = 'field:io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 /** The object's name, the first column of nearly every printer. */
-export const NAME: ColumnSpec = ['Name', 'string', 'The name of the object.'];
+export const NAME: ColumnSpec = ['Name', 'string', `${META}.name`];
 /** The object's age. */
-export const AGE: ColumnSpec = ['Age', 'string', 'How long ago the object was created.'];
+export const AGE: ColumnSpec = ['Age', 'string', `${META}.creationTimestamp`];
+
+const FIELD_DESCRIPTION = /^field:(io\.k8s\.[\w.-]+)\.(\w+)$/;
+const resolved = new Map<string, string>();
+
+/**
+ * A column's description: kube-apiserver describes most columns with the OpenAPI description of
+ * the field they show, written `field:<definition>.<property>` here and looked up on first use
+ * (the schemas are read only when needed); any other text is the description itself.
+ */
+function describeColumn(text: string): string {
+  const reference = FIELD_DESCRIPTION.exec(text);
+  if (!reference) return text;
+  let description = resolved.get(text);
+  if (description === undefined) {
+    const [, definition, property] = reference as unknown as [string, string, string];
+    const schema = builtinDefinitionsV2()[definition]?.properties;
+    const field = isObject(schema) ? schema[property] : undefined;
+    const found = isObject(field) ? field.description : undefined;
+    if (typeof found !== 'string') throw new Error(`no OpenAPI description for ${text}`);
+    description = found;
+    resolved.set(text, description);
+  }
+  return description;
+}
+
+/** A column definition, its description looked up when it is first written out. */
+export function tableColumn(
+  name: string,
+  type: string,
+  format: string,
+  description: string,
+  priority: number,
+): TableColumn {
+  const column = { name, type, format } as TableColumn;
+  // Enumerable, in kube-apiserver's key order, so JSON.stringify writes it in its place.
+  Object.defineProperty(column, 'description', {
+    enumerable: true,
+    get: () => describeColumn(description),
+  });
+  return Object.assign(column, { priority });
+}
 /** A workload template's container names (`-o wide`). */
 export const CONTAINERS: ColumnSpec = [
   'Containers',
@@ -77,13 +120,9 @@ export function columnTable(text: string): ColumnSpec[] {
 
 /** Column definitions from column data; `Name` gets the `name` format. */
 export function columns(...specs: ColumnSpec[]): TableColumn[] {
-  return specs.map(([name, type, description, priority]) => ({
-    name,
-    type,
-    format: name === 'Name' ? 'name' : '',
-    description,
-    priority: priority ?? 0,
-  }));
+  return specs.map(([name, type, description, priority]) =>
+    tableColumn(name, type, name === 'Name' ? 'name' : '', description, priority ?? 0),
+  );
 }
 
 /** `metadata.name`. */

@@ -9,6 +9,7 @@ import {
   nameOf,
   type PrintedRow,
   type Printer,
+  tableColumn,
   workloadPrinter,
 } from './table-columns.js';
 import {
@@ -96,16 +97,16 @@ const podPrinter: Printer = {
   columns: columns(
     NAME,
     ...columnTable(`
-      Ready | string | Ready containers of all containers.
-      Status | string | What the pod is doing, summed up.
-      Restarts | integer | Container restarts, summed.
+      Ready | string | The aggregate readiness state of this pod for accepting traffic.
+      Status | string | The aggregate status of the containers in this pod.
+      Restarts | integer | The number of times the containers in this pod have been restarted.
     `),
     AGE,
     ...columnTable(`
-      IP | string | The pod’s IP address. | wide
-      Node | string | The node it runs on. | wide
-      Nominated Node | string | The node the scheduler nominated. | wide
-      Readiness Gates | string | Readiness gates that are true, of all. | wide
+      IP | string | field:io.k8s.api.core.v1.PodStatus.podIP | wide
+      Node | string | field:io.k8s.api.core.v1.PodSpec.nodeName | wide
+      Nominated Node | string | field:io.k8s.api.core.v1.PodStatus.nominatedNodeName | wide
+      Readiness Gates | string | field:io.k8s.api.core.v1.PodSpec.readinessGates | wide
     `),
   ),
   row(pod, now) {
@@ -187,14 +188,14 @@ const servicePrinter: Printer = {
   columns: columns(
     NAME,
     ...columnTable(`
-      Type | string | How the service is exposed.
-      Cluster-IP | string | The service’s virtual IP.
-      External-IP | string | Addresses outside the cluster.
-      Port(s) | string | The ports it serves.
+      Type | string | field:io.k8s.api.core.v1.ServiceSpec.type
+      Cluster-IP | string | field:io.k8s.api.core.v1.ServiceSpec.clusterIP
+      External-IP | string | field:io.k8s.api.core.v1.ServiceSpec.externalIPs
+      Port(s) | string | field:io.k8s.api.core.v1.ServiceSpec.ports
     `),
     AGE,
     ...columnTable(`
-      Selector | string | The labels of the pods it routes to. | wide
+      Selector | string | field:io.k8s.api.core.v1.ServiceSpec.selector | wide
     `),
   ),
   row(service, now) {
@@ -346,7 +347,7 @@ export const builtinPrinters: Readonly<Record<string, Printer>> = {
   'events.k8s.io/events': eventPrinter,
   '/configmaps': namedPrinter({
     columns: `
-      Data | string | How many keys it holds.
+      Data | string | field:io.k8s.api.core.v1.ConfigMap.data
     `,
     cells: (obj) => [
       Object.keys(objectAt(obj, 'data')).length + Object.keys(objectAt(obj, 'binaryData')).length,
@@ -354,8 +355,8 @@ export const builtinPrinters: Readonly<Record<string, Printer>> = {
   }),
   '/secrets': namedPrinter({
     columns: `
-      Type | string | The secret’s type.
-      Data | string | How many keys it holds.
+      Type | string | field:io.k8s.api.core.v1.Secret.type
+      Data | string | field:io.k8s.api.core.v1.Secret.data
     `,
     cells: (obj) => [stringAt(obj, 'type'), Object.keys(objectAt(obj, 'data')).length],
   }),
@@ -367,7 +368,7 @@ export const builtinPrinters: Readonly<Record<string, Printer>> = {
   }),
   '/namespaces': namedPrinter({
     columns: `
-      Status | string | Active or Terminating.
+      Status | string | The status of the namespace
     `,
     cells: (obj) => [stringAt(objectAt(obj, 'status'), 'phase')],
   }),
@@ -485,20 +486,8 @@ export const builtinPrinters: Readonly<Record<string, Printer>> = {
 /** Resources without a printer of their own: the name and the creation time (RFC 3339). */
 export const defaultPrinter: Printer = {
   columns: [
-    {
-      name: 'Name',
-      type: 'string',
-      format: 'name',
-      description: 'The name of the object.',
-      priority: 0,
-    },
-    {
-      name: 'Created At',
-      type: 'date',
-      format: '',
-      description: 'When the object was created.',
-      priority: 0,
-    },
+    tableColumn('Name', 'string', 'name', NAME[2], 0),
+    tableColumn('Created At', 'date', '', AGE[2], 0),
   ],
   row: (obj) => ({
     cells: [nameOf(obj), (objectAt(obj, 'metadata').creationTimestamp as JsonValue) ?? null],

@@ -140,8 +140,9 @@ export class WatchStream implements EventSink {
   bookmark(initialEventsEnd = false): void {
     if (this.#closed) return;
     const def = this.#options.store.definition;
-    const kind = this.#options.view === 'metadata' ? 'PartialObjectMetadata' : def.kind;
-    const apiVersion = this.#options.view === 'metadata' ? 'meta.k8s.io/v1' : this.#apiVersion;
+    const view = this.#options.view;
+    const kind = view === 'full' ? def.kind : 'PartialObjectMetadata';
+    const apiVersion = view === 'full' ? this.#apiVersion : view;
     const metadata: JsonObject = { resourceVersion: String(this.#options.currentRv()) };
     if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
     this.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind, apiVersion, metadata } })}\n`);

@@ -1,6 +1,7 @@
 import { asServed } from './event-versions.js';
 import { selfOwnedNodes } from './field-shapes.js';
 import { ApplyConflictError, applyConfiguration, describeConflictOwner } from './fieldmanager.js';
+import { applyOverClientSideApply, KUBECTL_APPLIER, syncLastApplied } from './last-applied.js';
 import type { Entry } from './object-entry.js';
 import { meta } from './object-meta.js';
 import { clone, isObject, type JsonObject, type JsonValue } from './patch.js';
@@ -42,17 +43,27 @@ export function writeApply(
   const apiVersion = apiVersionOf(definition.group, target.version);
   const scope = fieldScope(definition, options.subresource);
   const applyOrThrow = (live: JsonObject | undefined): JsonObject => {
-    try {
-      const applied = applyConfiguration(
+    const apply = (force: boolean): JsonObject =>
+      applyConfiguration(
         live,
         config,
         options.manager,
         apiVersion,
         definition.mergeKeys,
         scope,
-        options.force === true,
+        force,
         selfOwnedNodes(definition, target.version, 'Apply'),
       );
+    try {
+      const applied = applyOverClientSideApply(
+        live,
+        options,
+        apiVersion,
+        definition.mergeKeys,
+        scope,
+        apply,
+      );
+      if (options.manager === KUBECTL_APPLIER) syncLastApplied(applied, config);
       // Decoded as a write's body is: unknown fields dropped, maps sorted, times in UTC.
       normaliseWireObject(target, applied);
       return applied;

@@ -14,6 +14,8 @@ export interface RawResponse {
   status: number;
   headers: IncomingMessage['headers'];
   text: string;
+  /** The body as received (for binary answers such as protobuf). */
+  bytes: Buffer;
   // biome-ignore lint/suspicious/noExplicitAny: test helper: bodies are inspected freely.
   json: any;
 }
@@ -73,14 +75,15 @@ export function rawRequest(
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
         let json: unknown;
         try {
           json = JSON.parse(text);
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, json });
       });
       res.on('error', reject);
     });
@@ -98,6 +101,7 @@ export interface RawWatchEvent {
 /** An open watch: events in arrival order, then `'closed'` once the server ended the stream. */
 export interface RawWatch {
   status: number;
+  headers: IncomingMessage['headers'];
   /** The next event, `'closed'` when the stream ended, or `'timeout'` after `timeoutMs`. */
   next(timeoutMs?: number): Promise<RawWatchEvent | 'closed' | 'timeout'>;
   /** Collects events until `count` arrived, the stream ended or `timeoutMs` passed. */
@@ -191,6 +195,7 @@ export function rawWatch(
       };
       resolve({
         status: res.statusCode ?? 0,
+        headers: res.headers,
         next,
         take(count, timeoutMs = 10_000) {
           return collect(timeoutMs, (out) => out.length >= count);

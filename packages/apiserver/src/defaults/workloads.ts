@@ -66,6 +66,16 @@ export function defaultJob(obj: JsonObject): void {
   setDefault(spec, 'parallelism', 1);
   setDefault(spec, 'backoffLimit', 6);
   defaultTemplate(spec);
+  labelJobFromTemplate(obj);
+}
+
+/** A Job without labels takes its pod template's (batch/v1 defaulting). */
+function labelJobFromTemplate(obj: JsonObject): void {
+  const md = child(obj, 'metadata');
+  if (isObject(md.labels) && Object.keys(md.labels).length > 0) return;
+  const template = child(child(obj, 'spec'), 'template');
+  const labels = isObject(template.metadata) ? template.metadata.labels : undefined;
+  if (isObject(labels) && Object.keys(labels).length > 0) md.labels = { ...labels };
 }
 
 /**
@@ -81,6 +91,9 @@ export function selectJobPods(obj: JsonObject, uid: string, name: string): void 
   labels['job-name'] = name;
   const selector = isObject(spec.selector) ? spec.selector : undefined;
   if (!selector) spec.selector = { matchLabels: { 'controller-uid': uid } };
+  // kube-apiserver defaults the Job again as it reads the new object back from storage: a Job
+  // still without labels then takes its template's, these included (owned by no manager).
+  labelJobFromTemplate(obj);
 }
 
 /** The status an apps/v1 workload starts from on create (as its create strategy writes it). */

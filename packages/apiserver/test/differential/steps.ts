@@ -671,7 +671,10 @@ const reads: Step[] = [
   http('reads', 'openapi v2 ConfigMap', 'GET', '/openapi/v2', {
     pick: (r) => r.json?.definitions?.['io.k8s.api.core.v1.ConfigMap'],
   }),
-  http('reads', 'openapi v3 root', 'GET', '/openapi/v3', { pick: (r) => r.status }),
+  http('reads', 'openapi v3 root', 'GET', '/openapi/v3', {
+    pick: (r) => r.status,
+    newer: '/openapi/v3 is served, as 1.23+ do (1.20: 404)',
+  }),
   http(
     'reads',
     'watch without events ends',
@@ -968,7 +971,7 @@ for (const version of ['1.20', '1.34'] as const) {
   const k = (
     id: string,
     args: string[],
-    extra: { stdin?: string; compare?: 'stdout' | 'both' } = {},
+    extra: { stdin?: string; compare?: 'stdout' | 'both'; newer?: string } = {},
   ): Step => ({
     area: 'kubectl',
     id: `kubectl ${version} ${id}`,
@@ -1029,8 +1032,17 @@ for (const version of ['1.20', '1.34'] as const) {
     k('scale deployment', ['scale', 'deployment', 'd1', '--replicas=4']),
     k('get widgets', ['get', 'widgets']),
     k('describe widget', ['describe', 'widget', 'w1']),
-    k('explain widget', ['explain', 'widgets.spec']),
-    k('explain pod.spec.restartPolicy', ['explain', 'pod.spec.restartPolicy']),
+    k('explain widget', ['explain', 'widgets.spec'], {
+      // kubectl 1.34 explains from /openapi/v3 where it is served, in v3's layout.
+      ...(version === '1.34'
+        ? { newer: '/openapi/v3 is served: kubectl 1.34 explains in its layout' }
+        : {}),
+    }),
+    k('explain pod.spec.restartPolicy', ['explain', 'pod.spec.restartPolicy'], {
+      ...(version === '1.34'
+        ? { newer: '/openapi/v3 is served: kubectl 1.34 explains in its layout' }
+        : {}),
+    }),
     k('api-resources apps', ['api-resources', '--api-group=apps']),
     k('delete --wait with a finalizer', [
       'delete',
