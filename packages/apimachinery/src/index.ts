@@ -157,6 +157,7 @@ export {
   stackKeepsEveryCaller,
   type TextLoggerOptions,
 } from './text-logger.js';
+export { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain } from './validation.js';
 export {
   type AddedEvent,
   type BookmarkEvent,

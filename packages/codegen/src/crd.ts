@@ -1,4 +1,10 @@
-import type { JsonObject, JsonValue } from '@kubets/apimachinery';
+import {
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  type JsonObject,
+  type JsonValue,
+} from '@kubets/apimachinery';
 import { type Document, LineCounter, parseAllDocuments } from 'yaml';
 import { CodegenError, CodegenSyntaxError, type PathSegment } from './errors.js';
 
@@ -49,8 +55,6 @@ export interface CrdModel {
 }
 
 const crdApiVersions = ['apiextensions.k8s.io/v1', 'apiextensions.k8s.io/v1beta1'];
-const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const kindPattern = /^[A-Z][A-Za-z0-9]*$/;
 
 /** Reports problems in one YAML document with their path and line. */
@@ -318,7 +322,7 @@ function readVersions(
 }
 
 function checkVersionName(reader: Reader, path: readonly PathSegment[], name: string): void {
-  if (!dns1123Label.test(name) || !/^[a-z]/.test(name)) {
+  if (isDNS1035Label(name).length > 0) {
     throw reader.error(
       path,
       `invalid version name "${name}": must be a lower-case DNS label starting with a letter, e.g. v1`,
@@ -344,7 +348,7 @@ export function readCrd(reader: Reader, doc: JsonObject): CrdModel {
   const name = requireString(reader, metadata, ['metadata'], 'name');
   const spec = requireObject(reader, doc, [], 'spec');
   const group = requireString(reader, spec, ['spec'], 'group');
-  if (!dns1123Subdomain.test(group) || !group.includes('.')) {
+  if (isDNS1123Subdomain(group).length > 0 || !group.includes('.')) {
     throw reader.error(
       ['spec', 'group'],
       `invalid group "${group}": must be a lower-case DNS subdomain with at least one dot`,
@@ -353,7 +357,7 @@ export function readCrd(reader: Reader, doc: JsonObject): CrdModel {
   const names = requireObject(reader, spec, ['spec'], 'names');
   const namesPath = ['spec', 'names'];
   const plural = requireString(reader, names, namesPath, 'plural');
-  if (!dns1123Label.test(plural)) {
+  if (isDNS1123Label(plural).length > 0) {
     throw reader.error(
       [...namesPath, 'plural'],
       `invalid plural "${plural}": must be a lower-case DNS label`,

@@ -106,6 +106,14 @@ describe('invalid input names the file and the path inside it', () => {
     expect((await errorOf(mydemoV1.replace('- name: v1', '- name: V1'))).message).toMatch(
       /^mydemo\.yaml: spec\.versions\[0\]\.name: invalid version name "V1"/,
     );
+    // Names as kube-apiserver checks them (@kubets/apimachinery's rules): lengths included.
+    const longVersion = `v${'1'.repeat(63)}`;
+    expect(
+      (await errorOf(mydemoV1.replace('- name: v1', `- name: ${longVersion}`))).message,
+    ).toMatch(`invalid version name "${longVersion}"`);
+    expect((await errorOf(mydemoV1.replace('- name: v1', '- name: 1v'))).path).toBe(
+      'spec.versions[0].name',
+    );
     expect((await errorOf(mydemoV1.replace('      served: true\n', ''))).message).toBe(
       'mydemo.yaml: spec.versions[0]: missing "served" (line 12)',
     );

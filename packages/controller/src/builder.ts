@@ -3,10 +3,10 @@ import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
 import type { Unstructured } from '@kubets/dynamic';
 import type { GenericLister } from '@kubets/listers';
 import type { EventRecorder } from '@kubets/record';
-import type { MetricsProvider, RateLimiter } from '@kubets/workqueue';
+import type { MetricsProvider } from '@kubets/workqueue';
 import { type CacheSyncSource, cacheSyncSource } from './cache-sync.js';
 import type { EventSource } from './channel-source.js';
-import { Controller } from './controller.js';
+import { Controller, type ControllerOptions } from './controller.js';
 import type { ControllerMetricsRecorder } from './controller-metrics.js';
 import {
   type EventHandler,
@@ -75,25 +75,19 @@ export interface OwnsOptions<O> extends BuilderWatchOptions<O> {
   matchEveryOwner?: boolean;
 }
 
-/** Settings of the built controller. */
-export interface BuilderOptions {
-  /** How many objects are reconciled at once. Default 1. */
-  maxConcurrentReconciles?: number;
-  /** Paces retries; default per-object exponential backoff (see `ControllerOptions.rateLimiter`). */
-  rateLimiter?: RateLimiter<string>;
-  /**
-   * `false`: queue requests in the plain rate-limiting queue rather than the priority queue
-   * (the default, as controller-runtime's), which reconciles real changes before the
-   * informers' initial lists and resyncs.
-   */
-  usePriorityQueue?: boolean;
-  /** Overrides the logger of the deps. */
-  logger?: Logger;
-  /** How long the controller waits for its caches to sync; default the manager's, or 2 minutes. */
-  cacheSyncTimeoutMs?: number;
-  /** Aborts each reconcile's signal after this many milliseconds; default 0, no limit. */
-  reconcileTimeoutMs?: number;
-}
+/**
+ * Settings of the built controller: the {@link ControllerOptions} a builder passes through.
+ * Unset, `logger` is the deps' logger and `cacheSyncTimeoutMs` the manager's (or 2 minutes).
+ */
+export type BuilderOptions = Pick<
+  ControllerOptions<unknown>,
+  | 'maxConcurrentReconciles'
+  | 'rateLimiter'
+  | 'usePriorityQueue'
+  | 'logger'
+  | 'cacheSyncTimeoutMs'
+  | 'reconcileTimeoutMs'
+>;
 
 /**
  * Starts building a controller (controller-runtime's `builder.ControllerManagedBy`):

@@ -1,17 +1,11 @@
-import { groupVersionToString, parseFieldSelector, parseSelector } from '@kubets/apimachinery';
+import { parseFieldSelector, parseSelector } from '@kubets/apimachinery';
 import {
   informerKey,
   type KeyedInformerFactoryOptions,
   type ListOptionsTweak,
-  metaNamespaceIndexFunc,
-  type NewInformerFunc,
-  namespaceIndex,
-  newFilteredListWatchFromClient,
-  newFilteredMetadataListWatchFromClient,
-  newSharedIndexInformer,
 } from '@kubets/cache';
 import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
-import type { SharedInformerFactory } from '@kubets/informers';
+import { newResourceInformerFunc, type SharedInformerFactory } from '@kubets/informers';
 
 /**
  * How one resource is cached (controller-runtime's `cache.ByObject`): its informer lists and
@@ -124,10 +118,9 @@ export function registerByObjectInformers(
     const own = selecting(labelSelector, fieldSelector);
     const informer = factory.informerFor<ObjectWithMeta>(
       descriptor,
-      newTypedInformerFunc(factory, descriptor, {
+      newResourceInformerFunc(factory.client, descriptor, {
         namespace: entry.namespace,
-        tweak: own,
-        metadataOnly: false,
+        tweakListOptions: own,
       }),
     );
     // Set after the factory's default transform, which informerFor sets: the entry's wins.
@@ -161,50 +154,5 @@ function selecting(
   return (options) => {
     if (labelSelector !== undefined) options.labelSelector = labelSelector;
     if (fieldSelector !== undefined) options.fieldSelector = fieldSelector;
-  };
-}
-
-/**
- * @internal How a typed factory's informer of `descriptor` is made (as `forResource` makes
- * it), with its own namespace, an extra list-options tweak, or metadata only.
- */
-export function newTypedInformerFunc(
-  factory: Pick<SharedInformerFactory, 'client'>,
-  descriptor: ResourceDescriptor<unknown, unknown>,
-  settings: {
-    namespace: string | undefined;
-    tweak: ListOptionsTweak | undefined;
-    metadataOnly: boolean;
-  },
-): NewInformerFunc<ObjectWithMeta> {
-  const gv = { group: descriptor.group, version: descriptor.version };
-  return ({ resyncPeriodMs, namespace, tweakListOptions, logger, metrics }) => {
-    const listWatch = settings.metadataOnly
-      ? newFilteredMetadataListWatchFromClient
-      : newFilteredListWatchFromClient<ObjectWithMeta>;
-    const lw = listWatch(
-      factory.client.restClientFor(gv),
-      descriptor.resource,
-      descriptor.namespaced ? (settings.namespace ?? namespace) : '',
-      (listOptions) => {
-        tweakListOptions?.(listOptions);
-        settings.tweak?.(listOptions);
-      },
-    );
-    const typeMeta = { apiVersion: groupVersionToString(gv), kind: descriptor.kind };
-    const informer = newSharedIndexInformer<ObjectWithMeta>(
-      lw,
-      settings.metadataOnly ? `${descriptor.resource} metadata` : typeMeta,
-      {
-        resyncPeriodMs,
-        indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
-        ...(logger ? { logger } : {}),
-        ...metrics,
-      },
-    );
-    // The server sends meta.k8s.io/v1 PartialObjectMetadata; controller-runtime gives the
-    // objects their resource's kind, which Events and owner references need.
-    if (settings.metadataOnly) informer.setTransform((obj) => Object.assign(obj, typeMeta));
-    return informer;
   };
 }

@@ -9,9 +9,34 @@
  * @packageDocumentation
  */
 
-export * from './apply.js';
-export * from './builder.js';
-export * from './cache.js';
+export {
+  type ApplyClient,
+  type ApplyStatusClient,
+  type ServerSideApplyOptions,
+  serverSideApply,
+  serverSideApplyStatus,
+} from './apply.js';
+export {
+  type BuilderOptions,
+  type BuilderWatchOptions,
+  ControllerBuilder,
+  type ControllerDeps,
+  controller,
+  type OwnsOptions,
+  TypedControllerBuilder,
+} from './builder.js';
+export {
+  type CacheGetOptions,
+  type CacheListOptions,
+  CacheNotStartedError,
+  fieldIndexName,
+  type IndexerFunc,
+  InformerCache,
+  type InformerCacheSources,
+  keyToNamespacedKey,
+  type ObjectKey,
+  type StartableInformers,
+} from './cache.js';
 export type { ByObject, CacheOptions } from './cache-options.js';
 export { cacheByObject } from './cache-options.js';
 export {
@@ -19,22 +44,90 @@ export {
   CacheSyncTimeoutError,
   defaultCacheSyncTimeoutMs,
 } from './cache-sync.js';
-export * from './channel-source.js';
-export * from './conditions.js';
-export * from './controller.js';
-export * from './controller-metrics.js';
-export * from './create-or-update.js';
-export * from './event-handler.js';
-export * from './finalizer-machine.js';
-export * from './finalizers.js';
-export * from './get-config.js';
+export { ChannelSource, type EventSource } from './channel-source.js';
+export {
+  type Condition,
+  type ConditionInput,
+  type ConditionStatus,
+  findStatusCondition,
+  isStatusConditionFalse,
+  isStatusConditionPresentAndEqual,
+  isStatusConditionTrue,
+  removeStatusCondition,
+  setStatusCondition,
+} from './conditions.js';
+export {
+  Controller,
+  type ControllerOptions,
+  type ControllerStats,
+  type ReconcileCounts,
+  ReconcileTimeoutError,
+} from './controller.js';
+export type { ControllerMetricsRecorder, ReconcileResultLabel } from './controller-metrics.js';
+export {
+  createOrPatch,
+  createOrUpdate,
+  type GetCreatePatchClient,
+  type GetCreateUpdateClient,
+  type OperationResult,
+} from './create-or-update.js';
+export {
+  type EnqueueRequestForOwnerOptions,
+  type EventHandler,
+  enqueueRequestForObject,
+  enqueueRequestForOwner,
+  enqueueRequestsFromMapFunc,
+  handlerFuncs,
+  informerEventHandler,
+  isEventHandler,
+  type MapFunc,
+  mapToCachedControllerOwner,
+  type OwnerType,
+  type RequestQueue,
+} from './event-handler.js';
+export { type FinalizerClient, type FinalizerHandlers, finalizer } from './finalizer-machine.js';
+export { addFinalizer, containsFinalizer, removeFinalizer } from './finalizers.js';
+export { getConfig, operatorBurst, operatorQps, withOperatorRateLimits } from './get-config.js';
 export type { HealthChecker } from './health-checks.js';
-export * from './manager.js';
+export {
+  Manager,
+  type ManagerLeaderElection,
+  type ManagerOptions,
+  type MetricsRegistry,
+} from './manager.js';
 export { onlyMetadata } from './metadata-only.js';
-export * from './object.js';
-export * from './owner-references.js';
-export * from './predicates.js';
-export * from './priority.js';
+export type { ControllerMeta, MetaObject } from './object.js';
+export {
+  AlreadyOwnedError,
+  hasControllerReference,
+  hasOwnerReference,
+  isAlreadyOwnedError,
+  type OwnerObject,
+  type OwnerReferenceOptions,
+  removeControllerReference,
+  removeOwnerReference,
+  setControllerReference,
+  setOwnerReference,
+} from './owner-references.js';
+export {
+  and,
+  annotationsChanged,
+  type CreateEvent,
+  checkPredicate,
+  type DeleteEvent,
+  type GenericEvent,
+  generationChanged,
+  labelSelectorPredicate,
+  labelsChanged,
+  not,
+  objectPredicate,
+  or,
+  type Predicate,
+  predicateFuncs,
+  resourceVersionChanged,
+  type UpdateEvent,
+} from './predicates.js';
+export { LOW_PRIORITY, withLowPriorityWhenUnchanged } from './priority.js';
 export {
   createOrPatchPermissions,
   createOrUpdatePermission,
@@ -51,11 +144,29 @@ export {
   serverSideApplyPermission,
   statusPermission,
 } from './rbac.js';
-export * from './read-your-writes.js';
-export * from './reconciler.js';
-export * from './request.js';
-export * from './retry.js';
-export * from './runnable.js';
+export {
+  type CacheWaitOptions,
+  type ObservableCache,
+  waitForCacheDeletion,
+  waitForCacheWrite,
+} from './read-your-writes.js';
+export {
+  isTerminalError,
+  type ReconcileContext,
+  type ReconcileFunc,
+  type Reconciler,
+  type Result,
+  TerminalError,
+} from './reconciler.js';
+export { type ReconcileRequest, requestFor, requestFromKey, requestKey } from './request.js';
+export {
+  defaultBackoff,
+  defaultRetry,
+  type RetryOptions,
+  retryOnConflict,
+  retryOnError,
+} from './retry.js';
+export type { Runnable } from './runnable.js';
 export type { BindAddress } from './serve-endpoint.js';
 export {
   DRAIN_ACKNOWLEDGED,
@@ -75,7 +186,7 @@ export {
   ringHash,
 } from './sharding/ring.js';
 export { type ShardedResource, ShardRing, type ShardRingOptions } from './sharding/shard-ring.js';
-export * from './signal-handler.js';
+export { type SignalHandlerOptions, type SignalSource, signalHandler } from './signal-handler.js';
 export type {
   DynamicInformerProvider,
   InformerProvider,

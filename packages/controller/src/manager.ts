@@ -13,7 +13,7 @@ import {
   newDynamicSharedInformerFactoryWithOptions,
 } from '@kubets/dynamic';
 import { newSharedInformerFactory, type SharedInformerFactory } from '@kubets/informers';
-import { LeaseLock, runLeaderElection } from '@kubets/leaderelection';
+import { type LeaderElectionConfig, LeaseLock, runLeaderElection } from '@kubets/leaderelection';
 import type { EventRecorder } from '@kubets/record';
 import { type Config, copyConfig } from '@kubets/rest';
 import type { WebhookServer, WebhookServerOptions } from '@kubets/webhook';
@@ -55,19 +55,14 @@ import { ManagerWebhooks } from './webhooks.js';
  * Leader election of a {@link Manager} over a `coordination.k8s.io/v1` Lease: of several
  * replicas, only the leader runs the controllers; all of them keep their caches warm.
  */
-export interface ManagerLeaderElection {
+export interface ManagerLeaderElection
+  extends Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'> {
   /** Namespace of the Lease. */
   namespace: string;
   /** Name of the Lease, the same for every replica. */
   name: string;
   /** This replica's identity; default the hostname and a random UUID. */
   identity?: string;
-  /** How long a lease lasts without renewal (default 15 s). */
-  leaseDurationMs?: number;
-  /** How long the leader keeps trying to renew before it gives up (default 10 s). */
-  renewDeadlineMs?: number;
-  /** Time between attempts to acquire or renew (default 2 s). */
-  retryPeriodMs?: number;
   /**
    * Give the Lease up on shutdown, once the controllers have finished, so another replica
    * takes over at once instead of after the lease expired. Default false.

@@ -1,10 +1,12 @@
 import type { PartialObjectMetadata } from '@kubets/apimachinery';
-import type { SharedIndexInformer } from '@kubets/cache';
-import { informerKey } from '@kubets/cache';
+import { informerKey, type NewInformerFunc, type SharedIndexInformer } from '@kubets/cache';
 import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
-import type { GenericInformer, InformerClient } from '@kubets/informers';
+import {
+  type GenericInformer,
+  type InformerClient,
+  newResourceInformerFunc,
+} from '@kubets/informers';
 import { newGenericLister } from '@kubets/listers';
-import { newTypedInformerFunc } from './cache-options.js';
 
 const metadataOnlyMark = Symbol('kubets.controller.metadataOnly');
 
@@ -52,10 +54,7 @@ export function isMetadataOnly(descriptor: ResourceDescriptor<unknown, unknown>)
 /** @internal What a metadata-only informer is made in: a typed shared informer factory. */
 export interface MetadataInformerSource {
   readonly client: InformerClient;
-  informerFor<T>(
-    key: string,
-    newFunc: ReturnType<typeof newTypedInformerFunc>,
-  ): SharedIndexInformer<T>;
+  informerFor<T>(key: string, newFunc: NewInformerFunc<T>): SharedIndexInformer<T>;
 }
 
 /** @internal Whether `informers` can make metadata-only informers. */
@@ -77,11 +76,7 @@ export function metadataInformer(
   const informer = (): SharedIndexInformer<ObjectWithMeta> =>
     factory.informerFor<ObjectWithMeta>(
       `metadata:${informerKey(descriptor)}`,
-      newTypedInformerFunc(factory, descriptor, {
-        namespace: undefined,
-        tweak: undefined,
-        metadataOnly: true,
-      }),
+      newResourceInformerFunc(factory.client, descriptor, { metadataOnly: true }),
     );
   return {
     informer,

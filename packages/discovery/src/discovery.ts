@@ -299,24 +299,24 @@ export class DiscoveryClient extends DiscoveryBase {
       : new RESTClient(discoveryConfig(source), { apiPath: '/api' });
   }
 
-  private getAbs<T>(options: DiscoveryCallOptions | undefined, ...segments: string[]): Promise<T> {
+  #getAbs<T>(options: DiscoveryCallOptions | undefined, ...segments: string[]): Promise<T> {
     const request = this.restClient.get().absPath(...segments);
     if (options?.signal) request.signal(options.signal);
     return request.do<T>();
   }
 
   async serverVersion(options?: DiscoveryCallOptions): Promise<VersionInfo> {
-    return this.getAbs<VersionInfo>(options, '/version');
+    return this.#getAbs<VersionInfo>(options, '/version');
   }
 
   async serverGroups(options?: DiscoveryCallOptions): Promise<APIGroupList> {
     const [legacy, named] = await Promise.all([
-      this.getAbs<APIVersions>(options, '/api').catch((err: unknown) => {
+      this.#getAbs<APIVersions>(options, '/api').catch((err: unknown) => {
         // Servers without the legacy API (or hiding it) answer 404/403: no core group.
         if (isNotFound(err) || isForbidden(err)) return { versions: [] } as APIVersions;
         throw err;
       }),
-      this.getAbs<APIGroupList>(options, '/apis').catch((err: unknown) => {
+      this.#getAbs<APIGroupList>(options, '/apis').catch((err: unknown) => {
         if (isNotFound(err) || isForbidden(err)) return { groups: [] } as APIGroupList;
         throw err;
       }),
@@ -339,8 +339,8 @@ export class DiscoveryClient extends DiscoveryBase {
     try {
       const list =
         gv.group === ''
-          ? await this.getAbs<APIResourceList>(options, '/api', gv.version)
-          : await this.getAbs<APIResourceList>(options, '/apis', gv.group, gv.version);
+          ? await this.#getAbs<APIResourceList>(options, '/api', gv.version)
+          : await this.#getAbs<APIResourceList>(options, '/apis', gv.group, gv.version);
       return {
         ...list,
         groupVersion: list.groupVersion || groupVersion,

@@ -88,11 +88,11 @@ export class DiskCachedDiscoveryClient extends DiscoveryBase implements CachedDi
   readonly cacheDir: string;
   /** How long a cache file is trusted after it was written, in milliseconds. */
   readonly ttlMs: number;
-  private readonly now: () => number;
+  readonly #now: () => number;
   /** Files this client wrote since it was created or invalidated. */
-  private readonly ourFiles = new Set<string>();
-  private invalidated = false;
-  private freshAnswers = true;
+  readonly #ourFiles = new Set<string>();
+  #invalidated = false;
+  #freshAnswers = true;
 
   /**
    * @param delegate asks the server (usually a {@link DiscoveryClient}).
@@ -103,7 +103,7 @@ export class DiskCachedDiscoveryClient extends DiscoveryBase implements CachedDi
     this.delegate = delegate;
     this.cacheDir = cacheDir;
     this.ttlMs = options.ttlMs ?? defaultDiskCacheTTLMs;
-    this.now = options.now ?? Date.now;
+    this.#now = options.now ?? Date.now;
   }
 
   /**
@@ -127,7 +127,7 @@ export class DiskCachedDiscoveryClient extends DiscoveryBase implements CachedDi
    * client started or was invalidated).
    */
   fresh(): boolean {
-    return this.freshAnswers;
+    return this.#freshAnswers;
   }
 
   /**
@@ -135,16 +135,16 @@ export class DiskCachedDiscoveryClient extends DiscoveryBase implements CachedDi
    * rewrite them (files written after it are used as usual).
    */
   invalidate(): void {
-    this.invalidated = true;
-    this.ourFiles.clear();
-    this.freshAnswers = true;
+    this.#invalidated = true;
+    this.#ourFiles.clear();
+    this.#freshAnswers = true;
     if (isCachedDiscovery(this.delegate)) this.delegate.invalidate();
   }
 
   /** Deletes this server's cache directory. */
   async clear(): Promise<void> {
     await rm(this.cacheDir, { recursive: true, force: true });
-    this.ourFiles.clear();
+    this.#ourFiles.clear();
   }
 
   /** The file holding one group-version's resources. */
@@ -163,10 +163,10 @@ export class DiskCachedDiscoveryClient extends DiscoveryBase implements CachedDi
 
   async serverGroups(options?: DiscoveryCallOptions): Promise<APIGroupList> {
     const file = this.groupsFile();
-    const cached = await this.readCached<APIGroupList>(file, (v) => Array.isArray(v.groups));
+    const cached = await this.#readCached<APIGroupList>(file, (v) => Array.isArray(v.groups));
     if (cached) return cached;
     const groups = await this.delegate.serverGroups(options);
-    await this.write(file, groups);
+    await this.#write(file, groups);
     return groups;
   }
 
@@ -175,23 +175,23 @@ export class DiskCachedDiscoveryClient extends DiscoveryBase implements CachedDi
     options?: DiscoveryCallOptions,
   ): Promise<APIResourceList> {
     const file = this.resourcesFile(groupVersion);
-    const cached = await this.readCached<APIResourceList>(file, (v) => Array.isArray(v.resources));
+    const cached = await this.#readCached<APIResourceList>(file, (v) => Array.isArray(v.resources));
     if (cached) return cached;
     const list = await this.delegate.serverResourcesForGroupVersion(groupVersion, options);
-    await this.write(file, list);
+    await this.#write(file, list);
     return list;
   }
 
-  private async readCached<T extends object>(
+  async #readCached<T extends object>(
     file: string,
     valid: (value: Partial<Record<keyof T, unknown>>) => boolean,
   ): Promise<T | undefined> {
-    const ours = this.ourFiles.has(file);
-    if (this.invalidated && !ours) return undefined;
+    const ours = this.#ourFiles.has(file);
+    if (this.#invalidated && !ours) return undefined;
     let text: string;
     try {
       const info = await stat(file);
-      if (this.now() - info.mtimeMs > this.ttlMs) return undefined;
+      if (this.#now() - info.mtimeMs > this.ttlMs) return undefined;
       text = await readFile(file, 'utf8');
     } catch {
       return undefined;
@@ -209,19 +209,19 @@ export class DiskCachedDiscoveryClient extends DiscoveryBase implements CachedDi
     ) {
       return undefined;
     }
-    if (!ours) this.freshAnswers = false;
+    if (!ours) this.#freshAnswers = false;
     return value as T;
   }
 
   // A cache that cannot be written (read-only home, full disk) only costs speed, as in
   // client-go: the answer is still returned.
-  private async write(file: string, value: object): Promise<void> {
+  async #write(file: string, value: object): Promise<void> {
     const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     try {
       await mkdir(dirname(file), { recursive: true, mode: 0o750 });
       await writeFile(temp, JSON.stringify(value), { mode: 0o660 });
       await rename(temp, file);
-      this.ourFiles.add(file);
+      this.#ourFiles.add(file);
     } catch {
       await rm(temp, { force: true }).catch(() => undefined);
     }

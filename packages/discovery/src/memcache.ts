@@ -42,8 +42,8 @@ export class GroupVersionNotCachedError extends Error {
 export class MemCacheClient extends DiscoveryBase implements CachedDiscoveryInterface {
   /** The client that does the actual fetching. */
   readonly delegate: DiscoveryInterface;
-  private snapshot: Promise<Snapshot> | undefined;
-  private generation = 0;
+  #snapshot: Promise<Snapshot> | undefined;
+  #generation = 0;
 
   constructor(delegate: DiscoveryInterface, options: DiscoveryOptions = {}) {
     super(options);
@@ -52,18 +52,18 @@ export class MemCacheClient extends DiscoveryBase implements CachedDiscoveryInte
 
   /** True once the cache holds a complete answer fetched by this client. */
   fresh(): boolean {
-    return this.snapshot !== undefined;
+    return this.#snapshot !== undefined;
   }
 
   /** Drops everything; the next call fetches again. */
   invalidate(): void {
-    this.generation++;
-    this.snapshot = undefined;
+    this.#generation++;
+    this.#snapshot = undefined;
   }
 
-  private load(options?: DiscoveryCallOptions): Promise<Snapshot> {
-    if (this.snapshot) return this.snapshot;
-    const generation = this.generation;
+  #load(options?: DiscoveryCallOptions): Promise<Snapshot> {
+    if (this.#snapshot) return this.#snapshot;
+    const generation = this.#generation;
     const loading = (async (): Promise<Snapshot> => {
       const groups = await this.delegate.serverGroups(options);
       const groupVersions = groupVersionsOf(groups.groups);
@@ -86,10 +86,10 @@ export class MemCacheClient extends DiscoveryBase implements CachedDiscoveryInte
       });
       return { groups, resources };
     })();
-    this.snapshot = loading;
+    this.#snapshot = loading;
     // A failed load (e.g. /apis unreachable) is not cached.
     loading.catch(() => {
-      if (this.snapshot === loading && this.generation === generation) this.snapshot = undefined;
+      if (this.#snapshot === loading && this.#generation === generation) this.#snapshot = undefined;
     });
     return loading;
   }
@@ -99,7 +99,7 @@ export class MemCacheClient extends DiscoveryBase implements CachedDiscoveryInte
   }
 
   async serverGroups(options?: DiscoveryCallOptions): Promise<APIGroupList> {
-    const snapshot = await this.load(options);
+    const snapshot = await this.#load(options);
     return structuredClone(snapshot.groups);
   }
 
@@ -107,7 +107,7 @@ export class MemCacheClient extends DiscoveryBase implements CachedDiscoveryInte
     groupVersion: string,
     options?: DiscoveryCallOptions,
   ): Promise<APIResourceList> {
-    const snapshot = await this.load(options);
+    const snapshot = await this.#load(options);
     const entry = snapshot.resources.get(groupVersion);
     if (!entry) throw new GroupVersionNotCachedError(groupVersion);
     if ('list' in entry) return structuredClone(entry.list);

@@ -79,7 +79,7 @@ function orderedVersions(group: APIGroup): string[] {
  * within a group, the preferred version.
  */
 export class StaticRESTMapper {
-  private readonly entries: Entry[] = [];
+  readonly #entries: Entry[] = [];
 
   constructor(snapshot: GroupsAndResources) {
     const lists = new Map(snapshot.resources.map((list) => [list.groupVersion, list]));
@@ -88,16 +88,16 @@ export class StaticRESTMapper {
         const gvString = group.versions.find((v) => v.version === version)?.groupVersion;
         const list = gvString ? lists.get(gvString) : undefined;
         if (!list) continue;
-        this.addList(group.name, version, list);
+        this.#addList(group.name, version, list);
       }
     }
   }
 
-  private addList(group: string, version: string, list: APIResourceList): void {
+  #addList(group: string, version: string, list: APIResourceList): void {
     for (const resource of list.resources ?? []) {
       if (resource.name.includes('/')) continue; // subresources get no mappings
       const kindLower = resource.kind.toLowerCase();
-      this.entries.push({
+      this.#entries.push({
         mapping: {
           resource: { group, version, resource: resource.name },
           groupVersionKind: { group, version, kind: resource.kind },
@@ -114,13 +114,13 @@ export class StaticRESTMapper {
 
   /** Every mapping, in priority order. */
   mappings(): RESTMapping[] {
-    return this.entries.map((e) => structuredClone(e.mapping));
+    return this.#entries.map((e) => structuredClone(e.mapping));
   }
 
-  private matching(query: ResourceQuery): Entry[] {
+  #matching(query: ResourceQuery): Entry[] {
     for (const partial of toPartial(query)) {
       const wanted = partial.resource.toLowerCase();
-      const candidates = this.entries.filter((e) => matchesGroupVersion(e, partial));
+      const candidates = this.#entries.filter((e) => matchesGroupVersion(e, partial));
       // Full names beat short names, which beat kind names (kubectl falls back in this order).
       for (const test of [
         (e: Entry) => e.plural === wanted || e.singular === wanted,
@@ -134,7 +134,7 @@ export class StaticRESTMapper {
     return [];
   }
 
-  private noResource(query: ResourceQuery): NoResourceMatchError {
+  #noResource(query: ResourceQuery): NoResourceMatchError {
     if (typeof query === 'string') {
       return new NoResourceMatchError(
         { resource: query },
@@ -147,18 +147,15 @@ export class StaticRESTMapper {
   }
 
   /** What `pick` takes from each mapping matching, in priority order, without repeats. */
-  private allMatching<T extends object>(
-    query: ResourceQuery,
-    pick: (mapping: RESTMapping) => T,
-  ): T[] {
-    const found = this.matching(query);
-    if (found.length === 0) throw this.noResource(query);
+  #allMatching<T extends object>(query: ResourceQuery, pick: (mapping: RESTMapping) => T): T[] {
+    const found = this.#matching(query);
+    if (found.length === 0) throw this.#noResource(query);
     return dedupe(found.map((e) => pick(e.mapping)));
   }
 
   /** All resources matching, in priority order. @throws {NoResourceMatchError} when none does. */
   resourcesFor(query: ResourceQuery): GroupVersionResource[] {
-    return this.allMatching(query, (m) => m.resource);
+    return this.#allMatching(query, (m) => m.resource);
   }
 
   /** The best resource for a (partial) resource, plural, singular or short name. */
@@ -168,7 +165,7 @@ export class StaticRESTMapper {
 
   /** All kinds matching, in priority order. @throws {NoResourceMatchError} when none does. */
   kindsFor(query: ResourceQuery): GroupVersionKind[] {
-    return this.allMatching(query, (m) => m.groupVersionKind);
+    return this.#allMatching(query, (m) => m.groupVersionKind);
   }
 
   /** The kind of the best matching resource. */
@@ -185,7 +182,7 @@ export class StaticRESTMapper {
   restMappings(groupKind: GroupKind, ...versions: string[]): RESTMapping[] {
     const wantedVersions = versions.filter((v) => v !== '');
     const kind = groupKind.kind.toLowerCase();
-    const inGroup = this.entries.filter(
+    const inGroup = this.#entries.filter(
       (e) => e.mapping.groupVersionKind.group === groupKind.group && e.kindLower === kind,
     );
     const found =
@@ -217,7 +214,7 @@ export class StaticRESTMapper {
    * @throws {NoResourceMatchError} when it is neither.
    */
   mappingFor(arg: string): RESTMapping {
-    const found = this.matching(arg);
+    const found = this.#matching(arg);
     if (found.length > 0) return structuredClone((found[0] as Entry).mapping);
     for (const { groupKind, version } of kindArgReadings(arg)) {
       try {
@@ -226,7 +223,7 @@ export class StaticRESTMapper {
         if (!isNoMatchError(err)) throw err;
       }
     }
-    throw this.noResource(arg);
+    throw this.#noResource(arg);
   }
 }
 
@@ -283,26 +280,26 @@ export interface RESTMapperOptions {
 export class RESTMapper {
   /** The discovery client the mapper loads its data from. */
   readonly discovery: DiscoveryInterface;
-  private readonly callOptions: DiscoveryCallOptions;
-  private current: Promise<StaticRESTMapper> | undefined;
+  readonly #callOptions: DiscoveryCallOptions;
+  #current: Promise<StaticRESTMapper> | undefined;
   /** How many times discovery was loaded (for diagnostics and tests). */
   loads = 0;
 
   constructor(discovery: DiscoveryInterface, options: RESTMapperOptions = {}) {
     this.discovery = discovery;
-    this.callOptions = options.signal ? { signal: options.signal } : {};
+    this.#callOptions = options.signal ? { signal: options.signal } : {};
   }
 
   /** Forgets the loaded mappings and invalidates the discovery cache. */
   reset(): void {
-    this.current = undefined;
+    this.#current = undefined;
     if (isCachedDiscovery(this.discovery)) this.discovery.invalidate();
   }
 
-  private load(): Promise<StaticRESTMapper> {
-    if (this.current) return this.current;
+  #load(): Promise<StaticRESTMapper> {
+    if (this.#current) return this.#current;
     this.loads++;
-    const loading = this.discovery.serverGroupsAndResources(this.callOptions).then(
+    const loading = this.discovery.serverGroupsAndResources(this.#callOptions).then(
       (snapshot) => new StaticRESTMapper(snapshot),
       (err: unknown) => {
         if (isDiscoveryPartialError(err)) {
@@ -311,63 +308,63 @@ export class RESTMapper {
         throw err;
       },
     );
-    this.current = loading;
+    this.#current = loading;
     loading.catch(() => {
-      if (this.current === loading) this.current = undefined;
+      if (this.#current === loading) this.#current = undefined;
     });
     return loading;
   }
 
-  private async withRediscovery<T>(lookup: (mapper: StaticRESTMapper) => T): Promise<T> {
-    const used = this.load();
+  async #withRediscovery<T>(lookup: (mapper: StaticRESTMapper) => T): Promise<T> {
+    const used = this.#load();
     try {
       return lookup(await used);
     } catch (err) {
       if (!isNoMatchError(err)) throw err;
       // Only the first of several concurrent misses resets; the others share its reload.
-      if (this.current === used) this.reset();
-      return lookup(await this.load());
+      if (this.#current === used) this.reset();
+      return lookup(await this.#load());
     }
   }
 
   /** The snapshot mapper currently in use (loading discovery if needed). */
   snapshot(): Promise<StaticRESTMapper> {
-    return this.load();
+    return this.#load();
   }
 
   /** See {@link StaticRESTMapper.kindFor}. */
   kindFor(query: ResourceQuery): Promise<GroupVersionKind> {
-    return this.withRediscovery((m) => m.kindFor(query));
+    return this.#withRediscovery((m) => m.kindFor(query));
   }
 
   /** See {@link StaticRESTMapper.kindsFor}. */
   kindsFor(query: ResourceQuery): Promise<GroupVersionKind[]> {
-    return this.withRediscovery((m) => m.kindsFor(query));
+    return this.#withRediscovery((m) => m.kindsFor(query));
   }
 
   /** See {@link StaticRESTMapper.resourceFor}. */
   resourceFor(query: ResourceQuery): Promise<GroupVersionResource> {
-    return this.withRediscovery((m) => m.resourceFor(query));
+    return this.#withRediscovery((m) => m.resourceFor(query));
   }
 
   /** See {@link StaticRESTMapper.resourcesFor}. */
   resourcesFor(query: ResourceQuery): Promise<GroupVersionResource[]> {
-    return this.withRediscovery((m) => m.resourcesFor(query));
+    return this.#withRediscovery((m) => m.resourcesFor(query));
   }
 
   /** See {@link StaticRESTMapper.restMapping}. */
   restMapping(groupKind: GroupKind, ...versions: string[]): Promise<RESTMapping> {
-    return this.withRediscovery((m) => m.restMapping(groupKind, ...versions));
+    return this.#withRediscovery((m) => m.restMapping(groupKind, ...versions));
   }
 
   /** See {@link StaticRESTMapper.restMappings}. */
   restMappings(groupKind: GroupKind, ...versions: string[]): Promise<RESTMapping[]> {
-    return this.withRediscovery((m) => m.restMappings(groupKind, ...versions));
+    return this.#withRediscovery((m) => m.restMappings(groupKind, ...versions));
   }
 
   /** See {@link StaticRESTMapper.mappingFor}. */
   mappingFor(arg: string): Promise<RESTMapping> {
-    return this.withRediscovery((m) => m.mappingFor(arg));
+    return this.#withRediscovery((m) => m.mappingFor(arg));
   }
 
   /** The mapping for an object's `apiVersion` and `kind`. */

@@ -4,6 +4,7 @@ import {
   type InformerMetricsProvider,
   type InformerNameAndResource,
   isDeletedFinalStateUnknown,
+  namespaceIndex,
   newInformerName,
   newSharedIndexInformer,
   noopInformerMetricsProvider,
@@ -35,6 +36,7 @@ import {
   informerKey,
   type NamespacedLister,
   newFilteredSharedInformerFactory,
+  newResourceInformerFunc,
   newSharedInformerFactory,
   newSharedInformerFactoryWithOptions,
 } from './index.js';
@@ -214,6 +216,43 @@ describe('SharedInformerFactory', () => {
       intervalMs: 5,
     });
     expect(added.sort()).toEqual(['/later-web', '/team', 'team/web-1', 'team/web-4']);
+  });
+
+  it('newResourceInformerFunc makes the typed informer with its own namespace, selectors or metadata only', async () => {
+    await createNamespace('team');
+    await createNamespace('other');
+    await createConfigMap('team', 'web-1', { app: 'web' });
+    await createConfigMap('team', 'db-1', { app: 'db' });
+    await createConfigMap('other', 'db-2', { app: 'db' });
+    const factory = track(
+      newFilteredSharedInformerFactory(clientset, 0, 'team', selectingLabels('app=web')),
+    );
+    // Its own namespace ('' for all) and a tweak applied after the factory's, so its selector wins.
+    const everyDb = factory.informerFor(
+      'configmaps-db',
+      newResourceInformerFunc(clientset, coreV1Resources.configMaps, {
+        namespace: '',
+        tweakListOptions: (options) => {
+          options.labelSelector = 'app=db';
+        },
+      }),
+    );
+    const metadata = factory.informerFor(
+      'configmaps-metadata',
+      newResourceInformerFunc(clientset, coreV1Resources.configMaps, { metadataOnly: true }),
+    );
+    factory.start(perTest.controller.signal);
+    const synced = await factory.waitForCacheSync(AbortSignal.timeout(4000));
+    expect([...synced.values()]).toEqual([true, true]);
+    const keys = (objects: { metadata?: { namespace?: string; name?: string } }[]) =>
+      objects.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`).sort();
+    expect(keys(everyDb.getStore().list())).toEqual(['other/db-2', 'team/db-1']);
+    expect(everyDb.getIndexer().byIndex(namespaceIndex, 'other')).toHaveLength(1);
+    // The factory's own namespace and selector; metadata only, with the resource's kind.
+    const [web] = metadata.getStore().list() as Record<string, unknown>[];
+    expect(keys(metadata.getStore().list())).toEqual(['team/web-1']);
+    expect(web).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap' });
+    expect(web).not.toHaveProperty('data');
   });
 
   it('uses customResync per informer key and shares informers made with informerFor', () => {

@@ -11,10 +11,12 @@ import {
   informerKey,
   type KeyedInformerFactory,
   type KeyedInformerFactoryOptions,
+  type ListOptionsTweak,
   metaNamespaceIndexFunc,
   type NewInformerFunc,
   namespaceIndex,
   newFilteredListWatchFromClient,
+  newFilteredMetadataListWatchFromClient,
   newKeyedInformerFactory,
   newSharedIndexInformer,
   type RESTGetter,
@@ -68,8 +70,6 @@ function isDescriptor(
     typeof (value as { namespaced?: unknown }).namespaced === 'boolean'
   );
 }
-
-const noTweak = (): void => {};
 
 /**
  * The typed shared informer factory (client-go's `informers.SharedInformerFactory`): one
@@ -169,27 +169,9 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
   #informerOf(
     descriptor: ResourceDescriptor<ObjectWithMeta, unknown>,
   ): SharedIndexInformer<ObjectWithMeta> {
-    const gv = { group: descriptor.group, version: descriptor.version };
     return this.#base.informerFor<ObjectWithMeta>(
       descriptor,
-      ({ resyncPeriodMs, namespace, tweakListOptions, logger, metrics }) => {
-        const lw = newFilteredListWatchFromClient<ObjectWithMeta>(
-          this.client.restClientFor(gv),
-          descriptor.resource,
-          descriptor.namespaced ? namespace : '',
-          tweakListOptions ?? noTweak,
-        );
-        return newSharedIndexInformer<ObjectWithMeta>(
-          lw,
-          { apiVersion: groupVersionToString(gv), kind: descriptor.kind },
-          {
-            resyncPeriodMs,
-            indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
-            ...(logger ? { logger } : {}),
-            ...metrics,
-          },
-        );
-      },
+      newResourceInformerFunc(this.client, descriptor),
     );
   }
 
@@ -217,6 +199,69 @@ export class SharedInformerFactory extends GeneratedInformerFactory implements I
   shutdown(): Promise<void> {
     return this.#base.shutdown();
   }
+}
+
+/**
+ * What sets an informer made by {@link newResourceInformerFunc} apart from the one the
+ * factory makes for the resource.
+ */
+export interface ResourceInformerSettings {
+  /**
+   * The namespace to watch instead of the factory's (namespaced resources only); `''` for all
+   * namespaces even when the factory is limited to one.
+   */
+  namespace?: string | undefined;
+  /** Changes the list options after the factory's own tweak, so that its selectors win. */
+  tweakListOptions?: ListOptionsTweak | undefined;
+  /**
+   * List and watch metadata only (`PartialObjectMetadata`); the objects get the resource's
+   * `apiVersion` and `kind`, as controller-runtime's metadata informers do.
+   */
+  metadataOnly?: boolean | undefined;
+}
+
+/**
+ * How a typed factory makes the informer of `descriptor` (what {@link
+ * SharedInformerFactory.forResource} uses), for {@link SharedInformerFactory.informerFor}
+ * under a key of its own, with `settings` on top: the informer lists and watches through
+ * `client`, with the factory's resync period, namespace, list-options tweak, logger and
+ * metrics, and the `namespace` index.
+ */
+export function newResourceInformerFunc(
+  client: InformerClient,
+  descriptor: ResourceDescriptor<unknown, unknown>,
+  settings: ResourceInformerSettings = {},
+): NewInformerFunc<ObjectWithMeta> {
+  const gv = { group: descriptor.group, version: descriptor.version };
+  const typeMeta = { apiVersion: groupVersionToString(gv), kind: descriptor.kind };
+  return ({ resyncPeriodMs, namespace, tweakListOptions, logger, metrics }) => {
+    const listWatch = settings.metadataOnly
+      ? newFilteredMetadataListWatchFromClient
+      : newFilteredListWatchFromClient<ObjectWithMeta>;
+    const lw = listWatch(
+      client.restClientFor(gv),
+      descriptor.resource,
+      descriptor.namespaced ? (settings.namespace ?? namespace) : '',
+      (listOptions) => {
+        tweakListOptions?.(listOptions);
+        settings.tweakListOptions?.(listOptions);
+      },
+    );
+    const informer = newSharedIndexInformer<ObjectWithMeta>(
+      lw,
+      settings.metadataOnly ? `${descriptor.resource} metadata` : typeMeta,
+      {
+        resyncPeriodMs,
+        indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
+        ...(logger ? { logger } : {}),
+        ...metrics,
+      },
+    );
+    // The server sends meta.k8s.io/v1 PartialObjectMetadata; the objects get their
+    // resource's kind, which Events and owner references need.
+    if (settings.metadataOnly) informer.setTransform((obj) => Object.assign(obj, typeMeta));
+    return informer;
+  };
 }
 
 function builtinDescriptor(gvr: GroupVersionResource): ResourceDescriptor<ObjectWithMeta, unknown> {

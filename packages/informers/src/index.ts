@@ -2,8 +2,10 @@ export type { GenericLister, GenericNamespaceLister, SelectorInput } from '@kube
 export {
   type InformerClient,
   newFilteredSharedInformerFactory,
+  newResourceInformerFunc,
   newSharedInformerFactory,
   newSharedInformerFactoryWithOptions,
+  type ResourceInformerSettings,
   SharedInformerFactory,
   type SharedInformerFactoryOptions,
   type SharedInformerOptions,

@@ -19,17 +19,10 @@ export interface JsonPatchOperation {
  * decision, its Status, patches (still as operations) and warnings. The webhook completes
  * it into an {@link AdmissionResponse} (uid, a default Status, the patch encoded).
  */
-export interface AdmissionAnswer {
-  /** Whether the request may go on. */
-  allowed: boolean;
-  /** The Status: code, reason, message and field causes (Go's `Result`, `status` on the wire). */
-  status?: Status;
-  /** The changes to the object (mutating webhooks). */
+export interface AdmissionAnswer
+  extends Pick<AdmissionResponse, 'allowed' | 'status' | 'warnings' | 'auditAnnotations'> {
+  /** The changes to the object (mutating webhooks), encoded into the response's `patch`. */
   patches?: JsonPatchOperation[];
-  /** Warnings for the client. */
-  warnings?: string[];
-  /** Annotations for the audit event. */
-  auditAnnotations?: Record<string, string>;
 }
 
 /** The answer allowing the request, with an optional message. */

@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { connect } from 'node:tls';
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { deferred, eventually } from '@kubets/test-utils';
@@ -140,6 +141,31 @@ describe('WebhookServer', () => {
     await expect(server.start(new AbortController().signal)).rejects.toThrow(
       'cannot load certificate /nonexistent-kubets-dir/tls.crt with key /nonexistent-kubets-dir/tls.key',
     );
+  });
+
+  it('rejects start on a port in use with nothing left open, and starts once the port is free', async () => {
+    const blocker = createNetServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = blocker.address() as AddressInfo;
+    const server = new WebhookServer({ host: '127.0.0.1', port, certDir: certs.dir });
+    server.register('/validate', allowAll);
+    await expect(server.start(new AbortController().signal)).rejects.toThrow(
+      new RegExp(`^cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`),
+    );
+    expect(server.serving).toBe(false);
+    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    const stop = new AbortController();
+    const running = server.start(stop.signal);
+    cleanups.push(async () => {
+      stop.abort();
+      await running;
+    });
+    await server.listening();
+    const reply = await post(port, '/validate', admissionReview({}), {
+      ca: certs.caPem,
+      contentType: 'application/json',
+    });
+    expect(reply.status).toBe(200);
   });
 
   it('answers 405 to a method other than POST and 404 to an unknown path', async () => {

@@ -1,16 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
+import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { connect, type SecureVersion } from 'node:tls';
 import { type Clock, type Logger, realClock, silentLogger } from '@kubets/apimachinery';
-import { CertWatcher } from './certwatcher.js';
+import { type CertificatePair, CertWatcher } from './certwatcher.js';
 import type { WebhookEndpoint } from './endpoint.js';
 import {
   activeWebhookMetricsProvider,
   PathMetrics,
   type WebhookMetricsProvider,
 } from './metrics.js';
+import { SecureListener } from './secure-listener.js';
 
 /** controller-runtime's default webhook port. */
 export const DEFAULT_WEBHOOK_PORT = 9443;
@@ -76,11 +77,11 @@ export class WebhookServer {
   readonly #options: WebhookServerOptions;
   readonly #paths = new Map<string, Registered>();
   readonly #metricsProvider: WebhookMetricsProvider | undefined;
-  #server: Server | undefined;
+  #listener: SecureListener | undefined;
+  #starting = false;
   #serving = false;
   #listening: Promise<AddressInfo> | undefined;
   #resolveListening: ((address: AddressInfo) => void) | undefined;
-  readonly #inFlight = new Set<ServerResponse>();
 
   constructor(options: WebhookServerOptions = {}) {
     const port = options.port ?? DEFAULT_WEBHOOK_PORT;
@@ -158,10 +159,23 @@ export class WebhookServer {
   /**
    * Serves until `signal` aborts, then stops gracefully: no new connections, requests being
    * served get `shutdownTimeoutMs` to finish. Rejects when the certificate cannot be read or
-   * the port cannot be bound.
+   * the port cannot be bound, with nothing left open; and, after stopping, when a rotated
+   * certificate could not be served (on Bun, where a new listener takes the port over, if
+   * something else bound it in between).
    */
   async start(signal: AbortSignal): Promise<void> {
-    if (this.#server !== undefined) throw new Error('webhook server already started');
+    if (this.#listener !== undefined || this.#starting) {
+      throw new Error('webhook server already started');
+    }
+    this.#starting = true;
+    try {
+      await this.#serveUntil(signal);
+    } finally {
+      this.#starting = false;
+    }
+  }
+
+  async #serveUntil(signal: AbortSignal): Promise<void> {
     const logger = this.#options.logger ?? silentLogger;
     const clock = this.#options.clock ?? realClock;
     const minVersion: SecureVersion = this.#options.minTlsVersion ?? 'TLSv1.2';
@@ -172,72 +186,70 @@ export class WebhookServer {
       clock,
       logger,
     });
-    const pair = watcher.current as { cert: string; key: string };
-    const server = createServer(
-      {
-        cert: pair.cert,
-        key: pair.key,
-        minVersion,
-        headersTimeout: this.#options.headersTimeoutMs ?? 10_000,
-        // Node's own whole-request limit is a backstop only; the body deadline below is ours.
-        requestTimeout: 0,
-      },
-      (req, res) => {
-        this.#serve(req, res, clock).catch((error: unknown) => {
-          logger.error('webhook request failed', { error: (error as Error).message });
-          if (!res.headersSent) res.writeHead(500).end();
-          else res.destroy();
-        });
-      },
-    );
-    if (typeof (server as Partial<Server>).setSecureContext !== 'function') {
-      // Bun's node:https servers have neither setSecureContext() nor a working SNICallback: a
-      // certificate rotated on disk could never be served, so refuse to serve a stale one.
-      throw new Error(
-        'the webhook server needs node:https Server.setSecureContext() to reload its certificate, and this runtime has none (Bun): run the webhook server on Node or Deno',
-      );
-    }
-    this.#server = server;
-    const unsubscribe = watcher.onChange((next) =>
-      server.setSecureContext({ ...next, minVersion }),
-    );
-    const stopWatching = new AbortController();
-    const watching = watcher.start(stopWatching.signal);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(this.#options.port ?? DEFAULT_WEBHOOK_PORT, this.#options.host, () => {
-          server.off('error', reject);
-          resolve();
-        });
+    const serve = (req: IncomingMessage, res: ServerResponse): void => {
+      this.#serve(req, res, clock).catch((error: unknown) => {
+        logger.error('webhook request failed', { error: (error as Error).message });
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
       });
-    } catch (error) {
-      stopWatching.abort();
-      unsubscribe();
-      await watching;
-      this.#server = undefined;
-      throw error;
-    }
+    };
+    const listener = await SecureListener.listen({
+      create: (pair) =>
+        createServer(
+          {
+            cert: pair.cert,
+            key: pair.key,
+            minVersion,
+            headersTimeout: this.#options.headersTimeoutMs ?? 10_000,
+            // Node's own whole-request limit is a backstop only; the body deadline is ours.
+            requestTimeout: 0,
+          },
+          serve,
+        ),
+      pair: watcher.current as CertificatePair,
+      port: this.#options.port ?? DEFAULT_WEBHOOK_PORT,
+      host: this.#options.host,
+      logger,
+    });
+    // Listening: from here on every path out of start() closes the listener and the watcher.
+    this.#listener = listener;
+    const stopped = new AbortController();
+    const onAbort = (): void => stopped.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) stopped.abort();
+    let failure: Error | undefined;
+    let served = watcher.current;
+    const unsubscribe = watcher.onChange((next) => {
+      if (next === served) return;
+      served = next;
+      listener.use(next, minVersion).catch((error: unknown) => {
+        failure = error as Error;
+        logger.error('webhook server stopped', { error: failure.message });
+        stopped.abort();
+      });
+    });
+    const watching = watcher.start(stopped.signal);
     this.#serving = true;
-    const address = server.address() as AddressInfo;
-    logger.info('Serving webhook server', { host: address.address, port: address.port });
+    const { address } = listener;
+    logger.info('Serving webhook server', {
+      host: address.address,
+      port: address.port,
+      certificateReload: listener.reload,
+    });
     this.#resolveListening?.(address);
-    if (!signal.aborted) {
+    if (!stopped.signal.aborted) {
       await new Promise<void>((resolve) =>
-        signal.addEventListener('abort', () => resolve(), { once: true }),
+        stopped.signal.addEventListener('abort', () => resolve(), { once: true }),
       );
     }
     this.#serving = false;
     logger.info('Shutting down webhook server');
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const shutdownTimeoutMs = this.#options.shutdownTimeoutMs ?? 60_000;
-    const timer = clock.setTimeout(() => server.closeAllConnections(), shutdownTimeoutMs);
-    await closed;
-    timer.cancel();
-    stopWatching.abort();
+    signal.removeEventListener('abort', onAbort);
     unsubscribe();
     await watching;
+    await listener.close(clock, this.#options.shutdownTimeoutMs ?? 60_000);
+    this.#listener = undefined;
+    if (failure !== undefined) throw failure;
   }
 
   /**
@@ -246,9 +258,9 @@ export class WebhookServer {
    */
   startedChecker(): () => Promise<void> {
     return async () => {
-      if (!this.#serving || this.#server === undefined)
+      if (!this.#serving || this.#listener === undefined)
         throw new Error('webhook server has not been started yet');
-      const { port } = this.#server.address() as AddressInfo;
+      const { port } = this.#listener.address;
       const host =
         this.#options.host === undefined ||
         this.#options.host === '' ||
@@ -283,10 +295,8 @@ export class WebhookServer {
     }
     const started = clock.now();
     registered.metrics?.inFlight.inc();
-    this.#inFlight.add(res);
     const abort = new AbortController();
     res.once('close', () => {
-      this.#inFlight.delete(res);
       abort.abort(new Error('the client went away'));
     });
     let status = 500;

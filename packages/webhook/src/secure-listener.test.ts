@@ -1,0 +1,168 @@
+import { createServer as createHttpsServer, type Server } from 'node:https';
+import { createServer as createNetServer } from 'node:net';
+import { FakeClock } from '@kubets/apimachinery/testing';
+import { generateEnvtestCertificates } from '@kubets/envtest';
+import { deferred } from '@kubets/test-utils';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { post } from '../test/tls.js';
+import type { CertificatePair } from './certwatcher.js';
+import { type CertificateReload, certificateReloadOf, SecureListener } from './secure-listener.js';
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+async function pairSignedByNewCa(): Promise<{ pair: CertificatePair; ca: string }> {
+  const certs = await generateEnvtestCertificates();
+  return { pair: { cert: certs.serving.certPem, key: certs.serving.keyPem }, ca: certs.ca.certPem };
+}
+
+// Two pairs, each signed by a CA of its own: a client trusting one CA refuses the other pair.
+let first: { pair: CertificatePair; ca: string };
+let second: { pair: CertificatePair; ca: string };
+beforeAll(async () => {
+  [first, second] = await Promise.all([pairSignedByNewCa(), pairSignedByNewCa()]);
+});
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/**
+ * A listener on a free loopback port whose servers answer 200 at once, or hold `/slow`
+ * until `release` resolves (telling `entered`).
+ */
+async function listening(reload: CertificateReload, pair: CertificatePair) {
+  const entered = deferred();
+  const release = deferred();
+  const created: Server[] = [];
+  const create = (next: CertificatePair): Server => {
+    const server = createHttpsServer(next, (req, res) => {
+      req.resume();
+      if (req.url !== '/slow') return void res.end('{}');
+      entered.resolve();
+      void release.promise.then(() => res.end('{}'));
+    });
+    created.push(server);
+    return server;
+  };
+  const listener = await SecureListener.listen({
+    create,
+    pair,
+    port: 0,
+    host: '127.0.0.1',
+    logger: silent,
+    reload,
+  });
+  cleanups.push(async () => {
+    release.resolve();
+    await listener.close(new FakeClock(), 1);
+  });
+  return { listener, created, entered, release, port: listener.address.port };
+}
+
+describe('SecureListener', () => {
+  it('reloads in place where node:https has setSecureContext, else with a new listener', () => {
+    const server = createHttpsServer();
+    const expected = typeof server.setSecureContext === 'function' ? 'in-place' : 'new-listener';
+    expect(certificateReloadOf(server)).toBe(expected);
+  });
+
+  const canReloadInPlace = certificateReloadOf(createHttpsServer()) === 'in-place';
+  for (const reload of ['in-place', 'new-listener'] as const) {
+    // Bun cannot swap a listening server's certificate: the case above checks which it does.
+    it.skipIf(reload === 'in-place' && !canReloadInPlace)(
+      `${reload}: new connections get the new certificate on the same port; a request in flight finishes`,
+      async () => {
+        const { listener, created, entered, release, port } = await listening(reload, first.pair);
+        const slow = post(port, '/slow', '', { ca: first.ca });
+        await entered.promise;
+
+        await listener.use(second.pair, 'TLSv1.2');
+        expect(listener.address.port).toBe(port);
+        expect(created).toHaveLength(reload === 'in-place' ? 1 : 2);
+        expect((await post(port, '/', '', { ca: second.ca })).status).toBe(200);
+        await expect(post(port, '/', '', { ca: first.ca })).rejects.toThrow();
+
+        release.resolve();
+        expect((await slow).status).toBe(200);
+      },
+    );
+  }
+
+  it('new-listener: close waits for the retired listener, whose request still runs', async () => {
+    const { listener, created, entered, release, port } = await listening(
+      'new-listener',
+      first.pair,
+    );
+    const slow = post(port, '/slow', '', { ca: first.ca });
+    await entered.promise;
+    await listener.use(second.pair, 'TLSv1.2');
+    let closed = false;
+    const closing = listener.close(new FakeClock(), 60_000).then(() => {
+      closed = true;
+    });
+    await expect(post(port, '/', '', { ca: second.ca })).rejects.toThrow();
+    expect(closed).toBe(false);
+    release.resolve();
+    expect((await slow).status).toBe(200);
+    await closing;
+    expect(created.map((server) => server.listening)).toEqual([false, false]);
+  });
+
+  it('new-listener: rejects naming the address when the port was taken in between', async () => {
+    const blocker = createNetServer();
+    let listener: SecureListener | undefined;
+    listener = await SecureListener.listen({
+      create: (pair) => {
+        const server = createHttpsServer(pair, (_req, res) => res.end());
+        if (pair !== second.pair) return server;
+        // Another process binds the port once the old listener let it go.
+        const listen = server.listen.bind(server) as (...args: unknown[]) => Server;
+        server.listen = ((...args: unknown[]) => {
+          blocker.listen(listener?.address.port, '127.0.0.1', () => listen(...args));
+          return server;
+        }) as Server['listen'];
+        return server;
+      },
+      pair: first.pair,
+      port: 0,
+      host: '127.0.0.1',
+      logger: silent,
+      reload: 'new-listener',
+    });
+    cleanups.push(async () => {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    });
+    const { port } = listener.address;
+    await expect(listener.use(second.pair, 'TLSv1.2')).rejects.toThrow(
+      new RegExp(
+        `^the webhook server could not take its new certificate: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`,
+      ),
+    );
+    await listener.close(new FakeClock(), 1);
+  });
+
+  it('rejects listen on a port in use, leaving nothing open', async () => {
+    const { pair } = first;
+    const blocker = createNetServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    cleanups.push(async () => {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    });
+    const port = (blocker.address() as { port: number }).port;
+    let made: Server | undefined;
+    await expect(
+      SecureListener.listen({
+        create: (next) => {
+          made = createHttpsServer(next);
+          return made;
+        },
+        pair,
+        port,
+        host: '127.0.0.1',
+        logger: silent,
+      }),
+    ).rejects.toThrow();
+    expect(made?.listening).toBe(false);
+  });
+});
