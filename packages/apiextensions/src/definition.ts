@@ -7,34 +7,12 @@
  * move to `spec.validation`, `spec.subresources` and `spec.additionalPrinterColumns`, and
  * causes name those paths. v1's defaults (`singular`, `listKind`) apply before the checks.
  */
+import { dns1035LabelErrors, dns1123SubdomainErrors } from '@kubets/apimachinery';
 import type { FieldError } from './field-error.js';
 import { isKnownFormat } from './formats.js';
 import { isObject, type JsonObject, type JsonValue, jsonEqual } from './json.js';
 import { properties, type Schema } from './schema.js';
 import { schemaErrors } from './structural.js';
-
-const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const DNS1035_MSG =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
-/** `IsDNS1123Subdomain`'s problems with `value`. */
-function subdomainProblems(value: string): string[] {
-  const problems: string[] = [];
-  if (value.length > 253) problems.push('must be no more than 253 characters');
-  if (!SUBDOMAIN.test(value)) problems.push(SUBDOMAIN_MSG);
-  return problems;
-}
-
-/** `IsDNS1035Label`'s problems with `value`. */
-function dns1035Problems(value: string): string[] {
-  const problems: string[] = [];
-  if (value.length > 63) problems.push('must be no more than 63 characters');
-  if (!DNS1035.test(value)) problems.push(DNS1035_MSG);
-  return problems;
-}
 
 const required = (field: string, why = ''): FieldError => ({
   reason: 'FieldValueRequired',
@@ -62,7 +40,7 @@ const child = (value: JsonObject, key: string): JsonObject | undefined =>
 
 /** A DNS-1035 label cause at `field` unless `value` is empty or valid (`prefix` before the text). */
 function labelErrors(field: string, value: string, shown = value, prefix = ''): FieldError[] {
-  const problems = dns1035Problems(value);
+  const problems = dns1035LabelErrors(value);
   if (value === '' || problems.length === 0) return [];
   return [invalid(field, shown, prefix + problems.join(','))];
 }
@@ -79,7 +57,7 @@ function namesErrors(names: JsonObject, path: string): FieldError[] {
     ...labelErrors(`${path}.listKind`, listKind.toLowerCase(), listKind, mixedCase),
   ];
   strings(names.shortNames).forEach((short, i) => {
-    const problems = dns1035Problems(short);
+    const problems = dns1035LabelErrors(short);
     if (problems.length > 0) {
       errors.push(invalid(`${path}.shortNames[${i}]`, short, problems.join(',')));
     }
@@ -88,7 +66,7 @@ function namesErrors(names: JsonObject, path: string): FieldError[] {
     errors.push(invalid(`${path}.listKind`, listKind, 'kind and listKind may not be the same'));
   }
   strings(names.categories).forEach((category, i) => {
-    const problems = dns1035Problems(category);
+    const problems = dns1035LabelErrors(category);
     if (problems.length > 0) {
       errors.push(invalid(`${path}.categories[${i}]`, category, problems.join(',')));
     }
@@ -285,7 +263,7 @@ export function validateCustomResourceDefinition(
     }
   } else {
     if (!options.nameFormatChecked) {
-      for (const problem of subdomainProblems(name)) {
+      for (const problem of dns1123SubdomainErrors(name)) {
         errors.push(invalid('metadata.name', name, problem));
       }
     }
@@ -295,8 +273,8 @@ export function validateCustomResourceDefinition(
   }
 
   if (group === '') errors.push(required('spec.group'));
-  else if (subdomainProblems(group).length > 0) {
-    errors.push(invalid('spec.group', group, subdomainProblems(group).join(',')));
+  else if (dns1123SubdomainErrors(group).length > 0) {
+    errors.push(invalid('spec.group', group, dns1123SubdomainErrors(group).join(',')));
   } else if (!group.includes('.')) {
     errors.push(invalid('spec.group', group, 'should be a domain with at least one dot'));
   }
@@ -335,7 +313,7 @@ export function validateCustomResourceDefinition(
     if (v.storage === true) storageCount++;
     if (seen.has(versionName)) unique = false;
     seen.add(versionName);
-    const problems = dns1035Problems(versionName);
+    const problems = dns1035LabelErrors(versionName);
     if (problems.length > 0) errors.push(invalid(`${at}.name`, versionName, problems.join(',')));
     const subresources = child(v, 'subresources');
     const schema = schemaOf(v);
@@ -366,7 +344,7 @@ export function validateCustomResourceDefinition(
   }
   const firstVersion = versions[0] ? str(versions[0].name) : '';
   if (firstVersion !== '') {
-    const problems = dns1035Problems(firstVersion);
+    const problems = dns1035LabelErrors(firstVersion);
     if (problems.length > 0) errors.push(invalid('spec.version', firstVersion, problems.join(',')));
   }
 

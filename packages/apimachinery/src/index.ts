@@ -158,6 +158,13 @@ export {
   type TextLoggerOptions,
 } from './text-logger.js';
 export {
+  DNS1123_LABEL_MAX_LENGTH,
+  DNS1123_SUBDOMAIN_MAX_LENGTH,
+  dns1035LabelErrors,
+  dns1123LabelErrors,
+  dns1123SubdomainErrors,
+} from './validation.js';
+export {
   type AddedEvent,
   type BookmarkEvent,
   type DeletedEvent,
