@@ -61,7 +61,14 @@ export class ScaffoldError extends Error {
 }
 
 /** The defaults of the options a user may leave out. */
-export const defaultOptions = { group: 'example.com', kind: 'Website', version: 'v1alpha1' };
+export const defaultOptions = {
+  /** The API group. */
+  group: 'example.com',
+  /** The kind. */
+  kind: 'Website',
+  /** The version. */
+  version: 'v1alpha1',
+} as const;
 
 /** `-system`: the operator's namespace is its name with this suffix, as kubebuilder's. */
 const namespaceSuffix = '-system';

@@ -1,15 +1,20 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ScaffoldError, type ScaffoldOptions, scaffoldNames } from './names.js';
+import {
+  ScaffoldError,
+  type ScaffoldOptions,
+  type ScaffoldProblem,
+  scaffoldNames,
+} from './names.js';
 import { type ProjectFile, renderProject } from './templates.js';
 import { ownVersion } from './version.js';
 
-/** Options of {@link createProject}: the project's names and where its @kubets versions come from. */
+/** Options of {@link createProject}: the project's names and the version of its `@kubets` packages. */
 export interface CreateProjectOptions extends Omit<ScaffoldOptions, 'name'> {
   /** The project's name; default the target folder's name. */
   name?: string | undefined;
   /**
-   * The version of the @kubets packages the project depends on (`^version`); default this
+   * The version of the `@kubets` packages the project depends on (`^version`); default this
    * package's own, since create-kubets is released with them.
    */
   kubetsVersion?: string | undefined;

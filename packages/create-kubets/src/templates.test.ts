@@ -42,7 +42,6 @@ describe('the rendered project', () => {
   it.each<ScaffoldOptions>([
     { name: 'my-operator' },
     { name: 'db-operator', group: 'db.example.org', kind: 'DatabaseCluster', version: 'v1-beta1' },
-    { name: 'p', group: 'policy.example.com', kind: 'Policy', version: 'v2' },
   ])(
     'type-checks with tsc --strict, nodenext: %j',
     async (options) => {
