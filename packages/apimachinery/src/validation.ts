@@ -13,21 +13,25 @@ export const DNS1123_LABEL_MAX_LENGTH = 63;
 /** The longest DNS-1123 subdomain (most objects' names, an API group). */
 export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
 
-const tooLong = (max: number): string => `must be no more than ${max} characters`;
+/** What makes `value` longer than `max` or unmatched by `pattern` (then `why`); empty when neither. */
+function problems(value: string, max: number, pattern: RegExp, why: string): string[] {
+  const errors: string[] = [];
+  if (value.length > max) errors.push(`must be no more than ${max} characters`);
+  if (!pattern.test(value)) errors.push(why);
+  return errors;
+}
 
 /**
  * What makes `value` no RFC 1123 label (a namespace's name: lower-case letters, digits and
  * `-`, starting and ending with a letter or digit, at most 63 characters); empty when it is one.
  */
 export function dns1123LabelErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > DNS1123_LABEL_MAX_LENGTH) errors.push(tooLong(DNS1123_LABEL_MAX_LENGTH));
-  if (!DNS1123_LABEL.test(value)) {
-    errors.push(
-      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
-    );
-  }
-  return errors;
+  return problems(
+    value,
+    DNS1123_LABEL_MAX_LENGTH,
+    DNS1123_LABEL,
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+  );
 }
 
 /**
@@ -35,16 +39,12 @@ export function dns1123LabelErrors(value: string): string[] {
  * by `.`, at most 253 characters); empty when it is one.
  */
 export function dns1123SubdomainErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > DNS1123_SUBDOMAIN_MAX_LENGTH) {
-    errors.push(tooLong(DNS1123_SUBDOMAIN_MAX_LENGTH));
-  }
-  if (!DNS1123_SUBDOMAIN.test(value)) {
-    errors.push(
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-    );
-  }
-  return errors;
+  return problems(
+    value,
+    DNS1123_SUBDOMAIN_MAX_LENGTH,
+    DNS1123_SUBDOMAIN,
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+  );
 }
 
 /**
@@ -52,12 +52,10 @@ export function dns1123SubdomainErrors(value: string): string[] {
  * RFC 1123 label, but starting with a letter); empty when it is one.
  */
 export function dns1035LabelErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > DNS1123_LABEL_MAX_LENGTH) errors.push(tooLong(DNS1123_LABEL_MAX_LENGTH));
-  if (!DNS1035_LABEL.test(value)) {
-    errors.push(
-      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
-    );
-  }
-  return errors;
+  return problems(
+    value,
+    DNS1123_LABEL_MAX_LENGTH,
+    DNS1035_LABEL,
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+  );
 }
