@@ -56,6 +56,8 @@ const allowed = {
   '@kubets/apiextensions': ['@kubets/apimachinery'],
   '@kubets/crd': ['@kubets/apimachinery', '@kubets/apiextensions', '@kubets/clientset'],
   '@kubets/codegen': ['@kubets/apimachinery'],
+  // npm create kubets: checks names with the rules the new project's CRD declaration meets.
+  'create-kubets': ['@kubets/apimachinery', '@kubets/crd'],
 };
 
 // Packages a published package may import only from a test-support subpath, as an optional

@@ -13,12 +13,13 @@
 //
 // Every ```ts block of the guide must be one of its files, so none goes unchecked. Exits
 // non-zero naming the step that failed; KEEP_TMP=1 keeps the temp folder.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startLocalRegistry } from './local-registry.mjs';
+import { packTarballs } from './pack-tarballs.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const guidePath = path.join(root, 'docs/guide.md');
@@ -161,28 +162,15 @@ async function main() {
 
   let registry;
   try {
-    if (!process.argv.includes('--no-build')) {
-      log('building packages (turbo)');
-      if (
-        !(await run(
-          'pnpm',
-          ['exec', 'turbo', 'run', 'build', '--filter=./packages/*', '--output-logs=errors-only'],
-          { cwd: root },
-        ))
-      ) {
-        fail('build failed');
-      }
-    }
-    log('packing the packages');
-    const tarballs = path.join(tmp, 'tarballs');
-    execFileSync(
-      'pnpm',
-      ['-r', '--filter', './packages/*', 'pack', '--pack-destination', tarballs],
-      {
-        cwd: root,
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
+    log(
+      `packing the packages${process.argv.includes('--no-build') ? '' : ', after a build (turbo)'}`,
     );
+    const tarballs = path.join(tmp, 'tarballs');
+    try {
+      packTarballs(tarballs, { build: !process.argv.includes('--no-build') });
+    } catch (err) {
+      fail(err.message);
+    }
     registry = await startLocalRegistry(tarballs);
     log(`@kubets packages served at ${registry.url}`);
 

@@ -2,7 +2,7 @@
 # Pack-and-install check for every publishable package under packages/*.
 #
 #   1. builds the packages (turbo, cached) unless --no-build;
-#   2. `pnpm pack`s each into a temp dir and checks the packed manifests: no `workspace:`
+#   2. `pnpm pack`s each into a temp dir (scripts/pack-tarballs.mjs) and checks the packed manifests: no `workspace:`
 #      range left, and every file named by exports/main/types/bin is in the tarball;
 #   3. `npm install`s all tarballs into a fresh scratch project outside the workspace
 #      (plain npm, no workspace links; third-party deps come from the registry);
@@ -36,6 +36,7 @@ declare -A known=(
   [clientset]=Clientset
   [codegen]=CodegenError
   [controller]=Manager
+  [create-kubets]=createProject
   [crd]=defineCustomResource
   [discovery]=DiscoveryClient
   [dynamic]=DynamicClient
@@ -61,8 +62,9 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/kubets-pack-check.XXXXXX")"
 case "$tmp" in "$root"/*) fail "temp dir $tmp is inside the workspace" ;; esac
 if [[ "${KEEP_TMP:-}" == 1 ]]; then echo "pack-check: keeping $tmp"; else trap 'rm -rf "$tmp"' EXIT; fi
 
-# Publishable packages: packages/* without "private": true.
+# Publishable packages: packages/* without "private": true; spec_of: dir -> package name.
 pkgs=()
+declare -A spec_of=()
 for dir in packages/*/; do
   dir="${dir%/}"
   name="${dir#packages/}"
@@ -70,23 +72,16 @@ for dir in packages/*/; do
   node -e 'process.exit(require(process.argv[1]).private ? 1 : 0)' "$root/$dir/package.json" || continue
   [[ -n "${known[$name]:-}" ]] || fail "$dir has no known export listed in scripts/pack-check.sh"
   pkgs+=("$name")
+  spec_of[$name]="$(node -p 'require(process.argv[1]).name' "$root/$dir/package.json")"
 done
 [[ ${#pkgs[@]} -gt 0 ]] || fail "no publishable packages found"
 
 node scripts/package-metadata.mjs --check || fail "package metadata out of date"
 
-if [[ "${1:-}" != --no-build ]]; then
-  step "building packages (turbo)"
-  pnpm exec turbo run build --filter='./packages/*' --output-logs=errors-only >"$tmp/build.log" 2>&1 ||
-    { cat "$tmp/build.log" >&2; fail "build failed"; }
-fi
-
-step "packing ${#pkgs[@]} packages"
-mkdir -p "$tmp/tarballs"
-pnpm -r --filter './packages/*' pack --pack-destination "$tmp/tarballs" >"$tmp/pack.log" 2>&1 ||
-  { cat "$tmp/pack.log" >&2; fail "pnpm pack failed"; }
-count=$(find "$tmp/tarballs" -name '*.tgz' | wc -l)
-[[ "$count" -eq "${#pkgs[@]}" ]] || fail "expected ${#pkgs[@]} tarballs, got $count"
+step "packing ${#pkgs[@]} packages$([[ "${1:-}" == --no-build ]] || echo ", after a build (turbo)")"
+# shellcheck disable=SC2046 # the flag, or nothing
+node scripts/pack-tarballs.mjs "$tmp/tarballs" $([[ "${1:-}" == --no-build ]] && echo --no-build) >"$tmp/pack.log" 2>&1 ||
+  { cat "$tmp/pack.log" >&2; fail "packing failed"; }
 
 step "checking packed manifests"
 export TGZ_DIR="$tmp/tarballs"
@@ -155,13 +150,16 @@ npm install --no-audit --no-fund --loglevel=error \
   "$tmp"/tarballs/*.tgz "typescript@$TS_VERSION" "@types/node@24" "prom-client@15" "vitest@$VITEST_VERSION" \
   "publint@$PUBLINT_VERSION" "@arethetypeswrong/cli@$ATTW_VERSION" >"$tmp/npm.log" 2>&1 ||
   { cat "$tmp/npm.log" >&2; fail "npm install of the tarballs failed"; }
+installed_manifests=()
 for name in "${pkgs[@]}"; do
-  [[ -f "node_modules/@kubets/$name/package.json" ]] || fail "@kubets/$name not installed"
+  spec="${spec_of[$name]}"
+  [[ -f "node_modules/$spec/package.json" ]] || fail "$spec not installed"
+  installed_manifests+=("$app/node_modules/$spec/package.json")
   # Installed from the tarball, not from the registry, and only once (no nested registry copy).
-  nested=$(find node_modules -path "*/node_modules/@kubets/$name/package.json" -not -path "node_modules/@kubets/$name/package.json" | head -1)
-  [[ -z "$nested" ]] || fail "a second copy of @kubets/$name was installed at $nested (internal range not satisfied by the tarball?)"
+  nested=$(find node_modules -path "*/node_modules/$spec/package.json" -not -path "node_modules/$spec/package.json" | head -1)
+  [[ -z "$nested" ]] || fail "a second copy of $spec was installed at $nested (internal range not satisfied by the tarball?)"
 done
-for b in $(node -e 'for (const f of process.argv.slice(1)) { const p = require(f); for (const k of Object.keys(typeof p.bin === "string" ? {[p.name]: 1} : p.bin ?? {})) console.log(k) }' "$app"/node_modules/@kubets/*/package.json); do
+for b in $(node -e 'for (const f of process.argv.slice(1)) { const p = require(f); for (const k of Object.keys(typeof p.bin === "string" ? {[p.name]: 1} : p.bin ?? {})) console.log(k) }' "${installed_manifests[@]}"); do
   [[ -x "node_modules/.bin/$b" ]] || fail "bin $b not linked"
 done
 
@@ -171,7 +169,7 @@ cjs="'use strict';"$'\n'"const assert = require('node:assert/strict');"$'\n'
 ts=""
 i=0
 for name in "${pkgs[@]}"; do
-  spec="@kubets/$name"
+  spec="${spec_of[$name]}"
   exp="${known[$name]}"
   esm+="{ const m = await import('$spec'); assert.ok(m.$exp !== undefined, '$spec: export $exp missing (ESM)'); }"$'\n'
   cjs+="{ const m = require('$spec'); assert.ok(m.$exp !== undefined, '$spec: export $exp missing (CJS)'); }"$'\n'
@@ -226,7 +224,9 @@ for mode in "nodenext nodenext" "esnext bundler"; do
 done
 
 step "tsc --strict --exactOptionalPropertyTypes on every README's ts blocks"
-node "$root/scripts/readme-snippets.mjs" snippets node_modules/@kubets/*/README.md >"$tmp/snippets.txt" ||
+readmes=()
+for name in "${pkgs[@]}"; do readmes+=("node_modules/${spec_of[$name]}/README.md"); done
+node "$root/scripts/readme-snippets.mjs" snippets "${readmes[@]}" >"$tmp/snippets.txt" ||
   fail "could not extract the README examples"
 npx --no-install kubets-gen --crd "$root/apps/crd-controller/crd/mydemo.yaml" --out snippets/generated \
   --no-format >"$tmp/kubets-gen.log" 2>&1 || { cat "$tmp/kubets-gen.log" >&2; fail "kubets-gen failed"; }

@@ -18,6 +18,7 @@ const specificKeywords = {
   cache: ['informer', 'reflector', 'deltafifo', 'indexer', 'controller'],
   clientset: ['clientset', 'typed-client', 'api-client'],
   crd: ['crd', 'customresourcedefinition', 'typebox', 'operator'],
+  'create-kubets': ['operator', 'scaffold', 'npm-create', 'kubebuilder', 'crd'],
   codegen: ['codegen', 'code-generator', 'crd', 'customresourcedefinition', 'cli'],
   controller: ['controller-runtime', 'controller', 'operator', 'reconcile'],
   discovery: ['discovery', 'restmapper', 'api-resources'],

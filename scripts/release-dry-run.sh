@@ -7,11 +7,13 @@
 #   2. replaces the pending changesets with one throwaway patch changeset for
 #      @kubets/apimachinery, the package every other one depends on;
 #   3. runs `changeset version` and checks the result with a node script: apimachinery got a
-#      patch bump and a CHANGELOG.md holding the throwaway entry, every package that depends
-#      on it got a patch bump and a CHANGELOG.md "Updated dependencies" entry, the other
-#      packages kept their version, and the `workspace:` ranges are still there;
+#      patch bump and a CHANGELOG.md holding the throwaway entry; the published packages are
+#      one `fixed` group (.changeset/config.json: released together, at one version, which
+#      create-kubets writes into a new project as its @kubets range), so every other one got
+#      the same bump and a CHANGELOG.md, with an "Updated dependencies" entry in those that
+#      depend on apimachinery; and the `workspace:` ranges are still there;
 #   4. runs `pnpm publish -r --dry-run --no-git-checks` (what `changeset publish` runs for a
-#      pnpm workspace, minus the upload) and checks that every one of the 18 packages would
+#      pnpm workspace, minus the upload) and checks that every one of the 19 packages would
 #      be published, from a tarball whose package.json has no `workspace:` range left and
 #      whose internal dependency ranges name the bumped versions.
 #
@@ -94,15 +96,16 @@ let bumped = 0;
 for (const [name, { dir, pkg }] of Object.entries(pkgs)) {
   const changelog = `packages/${dir}/CHANGELOG.md`;
   const text = fs.existsSync(changelog) ? fs.readFileSync(changelog, 'utf8') : '';
-  const expectBump = name === target || dependsOnTarget(pkg);
-  const want = expectBump ? bumpPatch(before[name]) : before[name];
+  // One fixed group: every published package moves with the throwaway change.
+  const expectBump = !pkg.private;
+  const want = expectBump ? bumpPatch(before[target]) : before[name];
   if (pkg.version !== want) problems.push(`${name}: version ${pkg.version}, expected ${want}`);
   if (expectBump) {
     bumped++;
     if (!text.includes(`## ${want}`)) problems.push(`${name}: CHANGELOG.md has no "## ${want}"`);
     if (name === target && !text.includes('Throwaway change made by scripts/release-dry-run.sh'))
       problems.push(`${name}: CHANGELOG.md lacks the changeset's summary`);
-    if (name !== target && !text.includes(`${target}@${pkgs[target].pkg.version}`))
+    if (name !== target && dependsOnTarget(pkg) && !text.includes(`${target}@${pkgs[target].pkg.version}`))
       problems.push(`${name}: CHANGELOG.md does not mention ${target}@${pkgs[target].pkg.version}`);
   } else if (text) {
     problems.push(`${name}: got a CHANGELOG.md without a bump`);
@@ -116,7 +119,7 @@ if (problems.length > 0) {
   console.error(problems.map((p) => `  - ${p}`).join('\n'));
   process.exit(1);
 }
-console.log(`  ${bumped} packages bumped (${target} and its dependents), CHANGELOG.md written for each`);
+console.log(`  ${bumped} packages bumped together (${target} and the rest of the fixed group), CHANGELOG.md written for each`);
 EOF
 
 step "pnpm publish -r --dry-run --no-git-checks"
@@ -143,7 +146,7 @@ for (const dir of fs.readdirSync('packages')) {
   if (published.get(pkg.name) !== pkg.version)
     problems.push(`${pkg.name}@${pkg.version} would not be published (summary: ${published.get(pkg.name)})`);
 }
-if (published.size !== 18) problems.push(`${published.size} packages would be published, expected 18`);
+if (published.size !== 19) problems.push(`${published.size} packages would be published, expected 19`);
 for (const file of fs.readdirSync(packedDir)) {
   const manifest = JSON.parse(
     execFileSync('tar', ['-xzOf', `${packedDir}/${file}`, 'package/package.json'], { encoding: 'utf8' }),
@@ -164,4 +167,4 @@ if (problems.length > 0) {
 for (const [name, version] of [...published].sort()) console.log(`  + ${name}@${version}`);
 EOF
 
-step "OK: changeset version + publish --dry-run would release 18 packages"
+step "OK: changeset version + publish --dry-run would release 19 packages"

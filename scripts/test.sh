@@ -53,6 +53,9 @@ bash scripts/pack-check.sh --no-build || status=1
 # docs/guide.md followed word for word in a new project, its packages installed from the
 # tarballs through the documented npm install lines: generator, type-check, unit and e2e tests.
 node scripts/guide-check.mjs --no-build || status=1
+# npm create kubets from the packed tarballs: the new project installed from them, its
+# type-check, unit tests, manifests, build and envtest e2e test.
+node scripts/scaffold-check.mjs --no-build || status=1
 # The release flow (changeset version, then publish) in a scratch copy, without publishing.
 bash scripts/release-dry-run.sh --no-build || status=1
 node scripts/test-summary.mjs || status=1
