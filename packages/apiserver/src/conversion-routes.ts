@@ -110,7 +110,7 @@ export function serveConvertedWatch(
   name: string | undefined,
 ): boolean {
   const webhook = conversionWebhookOf(state, target.definition);
-  if (!webhook || target.version === webhook.storageVersion || ctx.view === 'metadata') {
+  if (!webhook || target.version === webhook.storageVersion || ctx.view !== 'full') {
     return false;
   }
   const stored = apiVersionOf(target.definition.group, webhook.storageVersion);
