@@ -431,7 +431,8 @@ export function beforeFirstApplyConflict(
 
 /**
  * Records an `Update` by `manager`: it takes ownership of the fields it changed, which other
- * managers lose. `oldObj` is undefined for a create. Mutates and returns `newObj`.
+ * managers lose. `oldObj` is undefined for a create. Mutates and returns `newObj`; `stored` is
+ * false when `newObj` is the request as sent and not what will be stored.
  */
 export function recordUpdate(
   oldObj: JsonObject | undefined,
@@ -441,6 +442,7 @@ export function recordUpdate(
   mergeKeys: MergeKeys,
   scope: FieldScope,
   selfOwned: SelfOwned = NO_SELF_OWNED,
+  stored = true,
 ): JsonObject {
   const rawEntries = isObject(newObj.metadata) ? newObj.metadata.managedFields : undefined;
   let entries = Array.isArray(rawEntries) ? rawEntries : [];
@@ -483,7 +485,8 @@ export function recordUpdate(
             fieldsV1: tree,
           },
         ];
-        fullTrees.add(tree);
+        // Only a tree of what is stored covers the next update's old object.
+        if (stored) fullTrees.add(tree);
       }
       return newObj;
     }

@@ -213,6 +213,7 @@ export function finishUpdate(
       target.definition.mergeKeys,
       requested ? 'all' : fieldScope(target.definition, options.subresource),
       selfOwnedNodes(target.definition, target.version, 'Update'),
+      requested === undefined || jsonEqual(comparable(requested), comparable(next)),
     );
     if (requested) {
       const managed = meta(requested).managedFields;

@@ -184,6 +184,28 @@ export function defineWritesRound2Contract(getTarget: () => ContractEndpoint): v
       s: { 'f:metadata': { 'f:labels': { '.': {}, 'f:changed': {} } } },
       w: { 'f:status': { 'f:replicas': {} } },
     });
+    // One manager throughout: what it sent and was not taken stays its own.
+    await create(`${base}?fieldManager=one`, deployment('e'));
+    const statusWrite = await call('PUT', `${base}/e/status?fieldManager=one`, {
+      body: {
+        ...deployment('e'),
+        metadata: { name: 'e', labels: { changed: 'yes' } },
+        status: { replicas: 7, observedGeneration: 3 },
+      },
+    });
+    const mainWrite = await call('PUT', `${base}/e?fieldManager=one`, {
+      body: {
+        ...deployment('e'),
+        metadata: { name: 'e', resourceVersion: statusWrite.json.metadata.resourceVersion },
+        status: { replicas: 1 },
+      },
+    });
+    expect(mainWrite.status).toBe(200);
+    const one = fieldsOf(mainWrite).one;
+    expect([one?.['f:metadata'], one?.['f:status']]).toEqual([
+      { 'f:labels': { '.': {}, 'f:changed': {} } },
+      { 'f:replicas': {} },
+    ]);
   });
 
   it('finalizes a namespace: an empty finalizer list is left out, and its owner loses it', async () => {
