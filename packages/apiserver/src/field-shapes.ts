@@ -86,8 +86,20 @@ interface Shape {
   readonly omitEmpty: boolean;
 }
 
+/** Shapes found so far, by root and path (paths of struct fields only: a bounded set). */
+const shapes = new Map<string, Shape>();
+
 /** The wire type at a dotted path below `root`, undefined past a map or an unknown field. */
 function shapeAt(root: string, dotted: string): Shape | undefined {
+  const key = `${root} ${dotted}`;
+  const known = shapes.get(key);
+  if (known) return known;
+  const found = findShape(root, dotted);
+  if (found) shapes.set(key, found);
+  return found;
+}
+
+function findShape(root: string, dotted: string): Shape | undefined {
   let type = root;
   let pointer = false;
   let implicit = true;

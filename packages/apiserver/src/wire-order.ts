@@ -21,20 +21,31 @@ export function inGoOrder(obj: JsonObject): JsonObject {
   return { kind: kind ?? null, apiVersion: apiVersion ?? null, ...orderStruct(rest, root) };
 }
 
+// Each returns its input when nothing in it moves, so parts already in order are not copied.
 function orderValue(value: JsonValue, type: string): JsonValue {
   if (type.startsWith('[]')) {
     if (!Array.isArray(value)) return value;
     const element = type.slice(2);
     if (!wireTypes[element] && !element.startsWith('map[')) return value;
-    return value.map((item) => orderValue(item, element));
+    let out: JsonValue[] | undefined;
+    value.forEach((item, i) => {
+      const ordered = orderValue(item, element);
+      if (ordered !== item) out ??= value.slice();
+      if (out) out[i] = ordered;
+    });
+    return out ?? value;
   }
   if (type.startsWith('map[string]')) {
     if (!isObject(value)) return value;
     const element = type.slice('map[string]'.length);
     if (!wireTypes[element] && !element.startsWith('[]')) return value;
+    let changed = false;
     const out: JsonObject = {};
-    for (const [key, item] of Object.entries(value)) out[key] = orderValue(item, element);
-    return out;
+    for (const [key, item] of Object.entries(value)) {
+      out[key] = orderValue(item, element);
+      if (out[key] !== item) changed = true;
+    }
+    return changed ? out : value;
   }
   return isObject(value) && wireTypes[type] ? orderStruct(value, type) : value;
 }
@@ -47,16 +58,22 @@ function orderStruct(value: JsonObject, type: string): JsonObject {
   // Go's encoder leaves out an empty slice or map tagged omitempty.
   const omitted = (key: string, child: JsonValue | undefined): boolean =>
     child === undefined || (omitEmpty?.includes(key) === true && isEmptyCollection(child));
+  let changed = false;
   for (const key of declared) {
     const child = value[key];
     if (omitted(key, child)) continue;
     out[key] = orderValue(child as JsonValue, fields[key]?.[1] ?? '');
+    if (out[key] !== child) changed = true;
   }
   for (const [key, child] of Object.entries(value)) {
     if (key in out || omitted(key, child)) continue;
     out[key] = orderValue(child, fields[key]?.[1] ?? '');
+    if (out[key] !== child) changed = true;
   }
-  return out;
+  if (changed) return out;
+  const had = Object.keys(value);
+  const has = Object.keys(out);
+  return had.length === has.length && had.every((key, i) => key === has[i]) ? value : out;
 }
 
 /** An empty array or object. */

@@ -1,6 +1,6 @@
 import { validateCustomStatus } from './crd-schema/custom.js';
 import { prepareDataObject } from './data-objects.js';
-import { applyDefaults } from './defaults/builtin.js';
+import { applyDefaults, defaultStatus } from './defaults/builtin.js';
 import { asServed, validationGroup } from './event-versions.js';
 import { selfOwnedNodes } from './field-shapes.js';
 import { recordUpdate } from './fieldmanager.js';
@@ -145,8 +145,7 @@ export function prepareUpdate(
     if (body.status === undefined) delete requested.status;
     else requested.status = body.status;
     // The body's own status, defaulted as the decoder does (a Namespace's phase).
-    if (requested.status !== next.status && !definition.custom)
-      applyDefaults(definition, requested);
+    if (requested.status !== next.status) defaultStatus(definition, requested);
     const problems = validateUpdate(definition, next, old);
     if (problems.length > 0) {
       throw invalid(definition.kind, String(md.name ?? ''), problems, validationGroup(definition));
@@ -204,7 +203,14 @@ export function finishUpdate(
   if (unchanged && fieldsDone && sameOwners()) return prev;
   if (!fieldsDone) {
     const requested = requestedBy.get(next);
-    if (unchanged && !requested) return prev;
+    // Whether the manager sees what is stored: then a write that changes nothing changes no
+    // ownership either. A main write's request differs in its status only.
+    const asStored =
+      requested === undefined ||
+      (options.subresource === 'status'
+        ? jsonEqual(comparable(requested), comparable(next))
+        : jsonEqual(requested.status, next.status));
+    if (unchanged && asStored) return prev;
     recordUpdate(
       before,
       requested ?? next,
@@ -213,7 +219,7 @@ export function finishUpdate(
       target.definition.mergeKeys,
       requested ? 'all' : fieldScope(target.definition, options.subresource),
       selfOwnedNodes(target.definition, target.version, 'Update'),
-      requested === undefined || jsonEqual(comparable(requested), comparable(next)),
+      asStored,
     );
     if (requested) {
       const managed = meta(requested).managedFields;

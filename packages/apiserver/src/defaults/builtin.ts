@@ -72,6 +72,13 @@ export function applyDefaults(definition: ResourceDefinition, obj: JsonObject): 
   DEFAULTERS[resourceKey(definition.group, definition.resource)]?.(obj);
 }
 
+/** Only the status defaults of {@link applyDefaults} (a Namespace's phase; no other kind has any). */
+export function defaultStatus(definition: ResourceDefinition, obj: JsonObject): void {
+  if (!definition.custom && resourceKey(definition.group, definition.resource) === '/namespaces') {
+    defaultNamespace(obj);
+  }
+}
+
 /**
  * What a create adds after the defaults, once the object has its name and uid: the admission
  * plugins' fields, generated selectors, and the status the create strategy starts from.
