@@ -120,7 +120,7 @@ export class ApiHandler {
     sendText404(res);
   }
 
-  #parseRoute(group: string, version: string, input: string[]): Route {
+  #parseRoute(group: string, version: string, input: string[]): Route | undefined {
     let segments = input.map((s) => decodeURIComponent(s));
     let watchPath = false;
     if (segments[0] === 'watch') {
@@ -144,7 +144,11 @@ export class ApiHandler {
     ];
     const definition = this.#state.storage.registry.lookup(group, version, resource);
     if (!definition) throw pathNotFound();
-    if (!definition.namespaced && namespace !== undefined) throw pathNotFound();
+    if (!definition.namespaced && namespace !== undefined) {
+      // A custom resource's handler passes such a path on to the mux: its plain-text 404.
+      if (definition.custom) return undefined;
+      throw pathNotFound();
+    }
     if (definition.namespaced && namespace === undefined && name !== undefined)
       throw pathNotFound();
     if (subresource !== undefined) {
@@ -168,6 +172,10 @@ export class ApiHandler {
   ): void | Promise<void> {
     const state = this.#state;
     const route = this.#parseRoute(group, version, segments);
+    if (!route) {
+      sendText404(ctx.res);
+      return;
+    }
     const { req, res, query } = ctx;
     const target: Target = {
       definition: route.definition,

@@ -65,7 +65,24 @@ const LIST_MAP_KEYS: readonly [RegExp, Readonly<Record<string, JsonValue>>][] = 
     /(^|\.)(containers|initContainers|ephemeralContainers)\.\*\.ports$/,
     { containerPort: null, protocol: 'TCP' },
   ],
+  // A Service's ports.
+  [/^spec\.ports$/, { port: null, protocol: 'TCP' }],
 ];
+
+/**
+ * Lists of scalars the field manager treats as sets, each value owned on its own
+ * (`v:"name"`): `metadata.finalizers`, a merge-strategy list of strings.
+ */
+const SET_LISTS = /^metadata\.finalizers$/;
+
+function isScalarSet(dotted: string, value: JsonValue): value is JsonValue[] {
+  return (
+    SET_LISTS.test(dotted) &&
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((item) => !isObject(item) && !Array.isArray(item))
+  );
+}
 
 /** The `k:` segment of a list item: its key fields, in the schema's order. */
 function itemSegment(item: JsonObject, dotted: string, mergeKey: string): string {
@@ -95,16 +112,23 @@ function walk(
   out: Map<string, string>,
 ): void {
   if (unlisted(dotted, value)) return;
-  if (isObject(value) && Object.keys(value).length > 0) {
-    if (selfOwned(dotted, value)) out.set(`${path}${SEP}${ITEM}`, '');
+  const shape = selfOwned(dotted, value);
+  if (shape === 'omitted') return;
+  if (isObject(value) && Object.keys(value).length > 0 && shape !== 'atomic') {
+    if (shape === true) out.set(`${path}${SEP}${ITEM}`, '');
     for (const [key, child] of Object.entries(value)) {
       walk(child, `${path}${SEP}f:${key}`, `${dotted}.${key}`, mergeKeys, selfOwned, out);
     }
     return;
   }
+  if (isScalarSet(dotted, value)) {
+    if (shape === true) out.set(`${path}${SEP}${ITEM}`, '');
+    for (const item of value) out.set(`${path}${SEP}v:${JSON.stringify(item)}`, '');
+    return;
+  }
   const mergeKey = mergeKeys[dotted];
   if (Array.isArray(value) && mergeKey && value.every((i) => isObject(i) && mergeKey in i)) {
-    if (selfOwned(dotted, value)) out.set(`${path}${SEP}${ITEM}`, '');
+    if (shape === true) out.set(`${path}${SEP}${ITEM}`, '');
     for (const item of value as JsonObject[]) {
       const itemPath = `${path}${SEP}${itemSegment(item, dotted, mergeKey)}`;
       out.set(`${itemPath}${SEP}${ITEM}`, '');
@@ -141,9 +165,37 @@ export function fieldsTree(
       if (Object.keys(metaNode).length > 0) root['f:metadata'] = sortedNode(metaNode);
       continue;
     }
-    root[`f:${key}`] = treeOf(value, key, mergeKeys, selfOwned);
+    if (skipped(key, value, selfOwned)) continue;
+    const node = treeOf(value, key, mergeKeys, selfOwned);
+    if (emptiedImplicit(key, value, node, selfOwned)) continue;
+    root[`f:${key}`] = node;
   }
   return sortedNode(root);
+}
+
+/** A struct the empty object has whose fields were all left out: as empty, no one's. */
+function emptiedImplicit(
+  dotted: string,
+  value: JsonValue,
+  node: JsonObject,
+  selfOwned: SelfOwned,
+): boolean {
+  return (
+    isObject(value) &&
+    Object.keys(value).length > 0 &&
+    Object.keys(node).length === 0 &&
+    selfOwned(dotted, value) === 'implicit'
+  );
+}
+
+/**
+ * Not in a create's field set: an empty struct the empty object has too (no change), an empty
+ * slice or map tagged omitempty (not there once converted).
+ */
+function skipped(dotted: string, value: JsonValue, selfOwned: SelfOwned): boolean {
+  const shape = selfOwned(dotted, value);
+  if (shape === 'omitted') return true;
+  return shape === 'implicit' && isObject(value) && Object.keys(value).length === 0;
 }
 
 /**
@@ -165,17 +217,26 @@ function treeOf(
   mergeKeys: MergeKeys,
   selfOwned: SelfOwned,
 ): JsonObject {
-  if (isObject(value)) {
-    const node: JsonObject = selfOwned(dotted, value) ? { '.': {} } : {};
+  const shape = selfOwned(dotted, value);
+  if (isObject(value) && shape !== 'atomic') {
+    const node: JsonObject = shape === true ? { '.': {} } : {};
     for (const [key, child] of Object.entries(value)) {
-      if (unlisted(`${dotted}.${key}`, child)) continue;
-      node[`f:${key}`] = treeOf(child, `${dotted}.${key}`, mergeKeys, selfOwned);
+      const at = `${dotted}.${key}`;
+      if (unlisted(at, child) || skipped(at, child, selfOwned)) continue;
+      const childNode = treeOf(child, at, mergeKeys, selfOwned);
+      if (emptiedImplicit(at, child, childNode, selfOwned)) continue;
+      node[`f:${key}`] = childNode;
     }
+    return sortedNode(node);
+  }
+  if (isScalarSet(dotted, value)) {
+    const node: JsonObject = shape === true ? { '.': {} } : {};
+    for (const item of value) node[`v:${JSON.stringify(item)}`] = {};
     return sortedNode(node);
   }
   const mergeKey = mergeKeys[dotted];
   if (Array.isArray(value) && mergeKey && value.every((i) => isObject(i) && mergeKey in i)) {
-    const node: JsonObject = selfOwned(dotted, value) ? { '.': {} } : {};
+    const node: JsonObject = shape === true ? { '.': {} } : {};
     for (const item of value as JsonObject[]) {
       const itemNode: JsonObject = { '.': {} };
       for (const [key, child] of Object.entries(item)) {
@@ -231,6 +292,7 @@ export function describePath(path: string): string {
   for (const segment of path.split(SEP)) {
     if (segment === ITEM) continue;
     if (segment.startsWith('f:')) out += `.${segment.slice(2)}`;
+    else if (segment.startsWith('v:')) out += `[=${segment.slice(2)}]`;
     else if (segment.startsWith('k:')) {
       const keyObject = JSON.parse(segment.slice(2)) as Record<string, unknown>;
       out += `[${Object.entries(keyObject)
@@ -346,8 +408,31 @@ export class ApplyConflictError extends Error {
 }
 
 /**
+ * What an apply meets on an object that has no managedFields (a Scale, which does not carry its
+ * object's): 1.20 first records every field it holds as owned by `before-first-apply`, so an
+ * applied value that differs from one of `changed` (dotted paths) conflicts with it.
+ */
+export function beforeFirstApplyConflict(
+  apiVersion: string,
+  changed: readonly string[],
+): ApplyConflictError {
+  return new ApplyConflictError(
+    changed.map((dotted) => ({
+      manager: 'before-first-apply',
+      operation: 'Update',
+      apiVersion,
+      path: dotted
+        .split('.')
+        .map((segment) => `f:${segment}`)
+        .join(SEP),
+    })),
+  );
+}
+
+/**
  * Records an `Update` by `manager`: it takes ownership of the fields it changed, which other
- * managers lose. `oldObj` is undefined for a create. Mutates and returns `newObj`.
+ * managers lose. `oldObj` is undefined for a create. Mutates and returns `newObj`; `stored` is
+ * false when `newObj` is the request as sent and not what will be stored.
  */
 export function recordUpdate(
   oldObj: JsonObject | undefined,
@@ -357,9 +442,20 @@ export function recordUpdate(
   mergeKeys: MergeKeys,
   scope: FieldScope,
   selfOwned: SelfOwned = NO_SELF_OWNED,
+  stored = true,
 ): JsonObject {
   const rawEntries = isObject(newObj.metadata) ? newObj.metadata.managedFields : undefined;
-  const entries = Array.isArray(rawEntries) ? rawEntries : [];
+  let entries = Array.isArray(rawEntries) ? rawEntries : [];
+  const liveEntries = isObject(oldObj?.metadata) ? oldObj.metadata.managedFields : undefined;
+  if (entries.length === 0 && Array.isArray(liveEntries) && liveEntries.length > 0) {
+    // A body without managedFields keeps the live object's (clients that do not know them
+    // must not wipe them): the write is then recorded against those owners.
+    entries = liveEntries;
+    newObj.metadata = {
+      ...(isObject(newObj.metadata) ? newObj.metadata : {}),
+      managedFields: entries,
+    };
+  }
   const single =
     Array.isArray(entries) && entries.length === 1 && isObject(entries[0]) ? entries[0] : undefined;
   if (
@@ -393,7 +489,8 @@ export function recordUpdate(
             fieldsV1: tree,
           },
         ];
-        fullTrees.add(tree);
+        // Only a tree of what is stored covers the next update's old object.
+        if (stored) fullTrees.add(tree);
       }
       return newObj;
     }
@@ -439,6 +536,11 @@ function removePath(obj: JsonObject, path: string): void {
         return;
       }
       node = node[key] as JsonValue;
+    } else if (segment.startsWith('v:') && Array.isArray(node)) {
+      const item = JSON.stringify(JSON.parse(segment.slice(2)));
+      const at = node.findIndex((value) => JSON.stringify(value) === item);
+      if (at >= 0 && last) node.splice(at, 1);
+      return;
     } else if (segment.startsWith('k:') && Array.isArray(node)) {
       const keyObject = JSON.parse(segment.slice(2)) as JsonObject;
       const at = node.findIndex(
@@ -503,6 +605,7 @@ export function applyConfiguration(
   const previous = mine?.fields ?? new Set<string>();
   // removePath mutates: work on a copy, the merge shares untouched subtrees with `live`.
   const merged = clone((strategicMergePatch(live ?? {}, config, mergeKeys) ?? {}) as JsonObject);
+  if (live) keepLiveOrder(merged, live, '', mergeKeys);
   for (const path of previous) {
     if (configLeaves.has(path)) continue;
     if (list.some((o) => o !== mine && o.fields.has(path))) continue;
@@ -512,4 +615,44 @@ export function applyConfiguration(
   mine.fields = new Set(configLeaves.keys());
   store(merged, list);
   return merged;
+}
+
+/**
+ * Puts the items of `merged`'s keyed lists in structured-merge-diff's order: the live object's
+ * items first, as they were, then the ones the configuration adds (in its order).
+ */
+function keepLiveOrder(
+  merged: JsonValue,
+  live: JsonValue,
+  dotted: string,
+  mergeKeys: MergeKeys,
+): void {
+  if (isObject(merged) && isObject(live)) {
+    for (const [key, child] of Object.entries(merged)) {
+      if (key in live) {
+        keepLiveOrder(child, live[key] as JsonValue, dotted ? `${dotted}.${key}` : key, mergeKeys);
+      }
+    }
+    return;
+  }
+  const mergeKey = mergeKeys[dotted];
+  if (!mergeKey || !Array.isArray(merged) || !Array.isArray(live)) return;
+  const keyOf = (item: JsonValue): string | undefined =>
+    isObject(item) ? JSON.stringify(item[mergeKey]) : undefined;
+  const liveAt = new Map<string, number>();
+  live.forEach((item, i) => {
+    const key = keyOf(item);
+    if (key !== undefined) liveAt.set(key, i);
+  });
+  const position = (item: JsonValue): number =>
+    liveAt.get(keyOf(item) ?? '') ?? Number.POSITIVE_INFINITY;
+  const ordered = merged
+    .map((item, i) => ({ item, i }))
+    .sort((a, b) => position(a.item) - position(b.item) || a.i - b.i);
+  ordered.forEach(({ item }, i) => {
+    merged[i] = item;
+    const key = keyOf(item);
+    const liveItem = key === undefined ? undefined : live[liveAt.get(key) ?? -1];
+    if (liveItem !== undefined) keepLiveOrder(item, liveItem, `${dotted}.*`, mergeKeys);
+  });
 }

@@ -1,4 +1,4 @@
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, type Tags } from 'yaml';
 import { rememberRawBody } from './go-decode.js';
 import type { RequestContext } from './http.js';
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
@@ -7,6 +7,24 @@ import type { ResourceDefinition } from './resources.js';
 import { ApiError, badRequest, failure } from './status.js';
 import type { PatchType, TypedPatch } from './target.js';
 import type { DeleteOptions } from './write-delete.js';
+
+/**
+ * YAML read as kube-apiserver's go-yaml v2 reads it into JSON: YAML 1.1 scalars (`y`, `yes`,
+ * `on` are `true`, `0777` octal, `1_000` a number), a repeated key's last value winning, but
+ * timestamps, base-60 numbers and `!!binary` kept as the strings they are.
+ */
+const GO_YAML = {
+  version: '1.1',
+  uniqueKeys: false,
+  customTags: (tags: Tags): Tags =>
+    tags.filter(
+      (tag) =>
+        typeof tag === 'string' ||
+        (tag.tag !== 'tag:yaml.org,2002:timestamp' &&
+          tag.tag !== 'tag:yaml.org,2002:binary' &&
+          !('format' in tag && tag.format === 'TIME')),
+    ),
+} as const;
 
 /** The media type of the request body, without parameters; `fallback` when none is sent. */
 function contentTypeOf(ctx: RequestContext, fallback: string): string {
@@ -19,7 +37,7 @@ function parseJson(ctx: RequestContext, kind: string): JsonValue {
   const text = ctx.body.toString('utf8');
   if (contentType === 'application/yaml' || contentType === 'application/apply-patch+yaml') {
     try {
-      return parseYaml(text) as JsonValue;
+      return parseYaml(text, GO_YAML) as JsonValue;
     } catch (error) {
       throw badRequest(`error converting YAML to JSON: ${(error as Error).message}`);
     }

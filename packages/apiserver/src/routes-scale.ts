@@ -1,4 +1,5 @@
 import { crdVersion } from './crd-lookup.js';
+import { beforeFirstApplyConflict } from './fieldmanager.js';
 import { type RequestContext, sendJson } from './http.js';
 import type { Entry } from './object-entry.js';
 import { isObject, type JsonObject, type JsonValue } from './patch.js';
@@ -8,6 +9,7 @@ import {
   ApiError,
   badRequest,
   failure,
+  internalError,
   invalid,
   methodNotAllowed,
   notFound,
@@ -15,6 +17,7 @@ import {
 } from './status.js';
 import { formatLabelSelector } from './table-format.js';
 import type { Target } from './target.js';
+import { applyConflictStatus } from './write-apply.js';
 
 /**
  * Where a resource keeps what its Scale shows: the built-in workloads' `spec.replicas`,
@@ -71,6 +74,12 @@ export function serveScale(
     const obj = entry.obj;
     const md = isObject(obj.metadata) ? obj.metadata : {};
     const replicas = valueAt(obj, paths.specReplicas);
+    if (target.definition.custom && replicas === undefined) {
+      // 1.20 reads a custom resource's Scale with unstructured.NestedInt64: a 500 when absent.
+      throw internalError(
+        `the spec replicas field ${JSON.stringify(paths.specReplicas)} does not exist`,
+      );
+    }
     const statusReplicas = valueAt(obj, paths.statusReplicas);
     const selector =
       paths.labelSelector === undefined
@@ -104,6 +113,9 @@ export function serveScale(
   else if (req.method === 'PATCH') {
     const typed = parsePatch(ctx, patchTypeOf(ctx, target.definition));
     const base = JSON.parse(render(current)) as JsonObject;
+    if (typed.type === 'apply' && ctx.query.get('force') !== 'true') {
+      checkScaleApply(base, typed.patch);
+    }
     scale = state.storage.applyPatchToValue(base, typed, target.definition);
   } else throw methodNotAllowed(req.method ?? '', 'Scale');
   if (!isObject(scale) || !isObject(scale.spec) || typeof scale.spec.replicas !== 'number') {
@@ -156,4 +168,15 @@ function negativeReplicas(target: Target, name: string, field: string, value: nu
       causes: [{ reason: 'FieldValueInvalid', message, field }],
     }),
   );
+}
+
+/**
+ * An apply through `/scale` without `force`: a Scale has no managedFields, so every replica count
+ * it holds is `before-first-apply`'s, and applying another one conflicts (409).
+ */
+function checkScaleApply(current: JsonObject, config: JsonValue): void {
+  const spec = isObject(config) && isObject(config.spec) ? config.spec : {};
+  const currentSpec = isObject(current.spec) ? current.spec : {};
+  if (spec.replicas === undefined || spec.replicas === currentSpec.replicas) return;
+  throw applyConflictStatus(beforeFirstApplyConflict('autoscaling/v1', ['spec.replicas']));
 }

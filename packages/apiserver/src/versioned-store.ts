@@ -6,7 +6,7 @@ import {
 } from './event-versions.js';
 import { goSortedKeys } from './go-decode.js';
 import { type Entry, makeEntry, storeKey } from './object-entry.js';
-import { meta, namespaceHasFinalizers, normalise, objectName } from './object-meta.js';
+import { meta, namespaceHasFinalizers, objectName } from './object-meta.js';
 import { isObject, type JsonObject } from './patch.js';
 import { ResourceStore } from './resource-store.js';
 import {
@@ -17,6 +17,7 @@ import {
 } from './resources.js';
 import { notFound } from './status.js';
 import { keyNamespace, type Target, type WriteOptions } from './target.js';
+import { inGoOrder } from './wire-order.js';
 
 /** Hooks the server installs to hear about registry changes (CRDs) and removed resources. */
 export interface StorageHooks {
@@ -314,5 +315,5 @@ export function isNamespaces(definition: ResourceDefinition): boolean {
  * resource (decoded into a map) with its keys sorted at every level, metadata included.
  */
 function storedForm(definition: ResourceDefinition, obj: JsonObject): JsonObject {
-  return definition.custom ? goSortedKeys(obj) : normalise(obj);
+  return definition.custom ? goSortedKeys(obj) : inGoOrder(obj);
 }

@@ -68,17 +68,7 @@ export function writeApply(
       normaliseWireObject(target, applied);
       return applied;
     } catch (error) {
-      if (error instanceof ApplyConflictError) {
-        throw new ApiError(
-          failure(409, 'Conflict', error.message, {
-            causes: error.conflicts.map((c) => ({
-              reason: 'FieldManagerConflict',
-              message: `conflict with ${describeConflictOwner(c)}`,
-              field: describePathFor(c.path),
-            })),
-          }),
-        );
-      }
+      if (error instanceof ApplyConflictError) throw applyConflictStatus(error);
       throw error;
     }
   };
@@ -96,6 +86,19 @@ export function writeApply(
 }
 
 /** A conflict's path as a cause's `field`: key segments printed raw, unlike in the message. */
+/** The 409 Conflict of an apply that would change fields other managers own. */
+export function applyConflictStatus(error: ApplyConflictError): ApiError {
+  return new ApiError(
+    failure(409, 'Conflict', error.message, {
+      causes: error.conflicts.map((c) => ({
+        reason: 'FieldManagerConflict',
+        message: `conflict with ${describeConflictOwner(c)}`,
+        field: describePathFor(c.path),
+      })),
+    }),
+  );
+}
+
 function describePathFor(path: string): string {
   return path
     .split('\u0000')

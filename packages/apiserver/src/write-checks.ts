@@ -158,3 +158,27 @@ export function checkPreconditionRv(target: Target, prev: Entry, obj: JsonObject
     throw conflictFor(target, prev.name);
   }
 }
+
+/**
+ * A PUT of an object that is gone, its body naming a uid: kube-apiserver takes the uid as a
+ * precondition, which etcd's storage fails before finding the object missing (409, its
+ * StorageError text, the key as 1.20 lays them out: `/registry/<resource>/<namespace>/<name>`,
+ * a custom resource's under its group, Services' under `services/specs`).
+ */
+export function checkUidOfMissing(target: Target, name: string, obj: JsonObject): void {
+  const uid = meta(obj).uid;
+  if (typeof uid !== 'string' || uid === '') return;
+  const { definition, namespace } = target;
+  const prefix = definition.custom
+    ? `${definition.group}/${definition.resource}`
+    : definition.group === '' && definition.resource === 'services'
+      ? 'services/specs'
+      : definition.resource;
+  const key = ['/registry', prefix, namespace, name].filter((s) => s !== undefined).join('/');
+  throw conflict(
+    definition.resource,
+    name,
+    `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: `,
+    definition.group,
+  );
+}

@@ -11,7 +11,7 @@ import { isObject, type JsonObject } from './patch.js';
 import { apiVersionOf, type ResourceDefinition, resourceKey } from './resources.js';
 import { allocateServiceAddresses } from './service-allocation.js';
 import { ApiError, alreadyExists, failure, invalid } from './status.js';
-import { fieldScope, keyNamespace, type Target, type WriteOptions } from './target.js';
+import { keyNamespace, type Target, type WriteOptions } from './target.js';
 import { validateCreate } from './validation/builtin.js';
 import { generateNameSuffix, validateObjectName } from './validation/names.js';
 import type { VersionedStore } from './versioned-store.js';
@@ -71,17 +71,19 @@ export function createObject(
   delete md.managedFields;
   if (definition.generation) md.generation = 1;
   else delete md.generation;
-  prepareCreate(definition, obj);
-  allocateServiceAddresses(store, target, obj);
+  // The field manager sees the decoded, defaulted body, whole: what the admission plugins, the
+  // create strategy and the address allocator set afterwards is owned by no one.
   recordUpdate(
     undefined,
     obj,
     options.manager,
     obj.apiVersion as string,
     definition.mergeKeys,
-    fieldScope(definition, undefined),
+    'all',
     selfOwnedNodes(definition, target.version, 'Update'),
   );
+  prepareCreate(definition, obj);
+  allocateServiceAddresses(store, target, obj);
   return store.commit(target, undefined, obj, options);
 }
 

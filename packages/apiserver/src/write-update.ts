@@ -1,6 +1,6 @@
 import { validateCustomStatus } from './crd-schema/custom.js';
 import { prepareDataObject } from './data-objects.js';
-import { applyDefaults } from './defaults/builtin.js';
+import { applyDefaults, defaultStatus } from './defaults/builtin.js';
 import { asServed, validationGroup } from './event-versions.js';
 import { selfOwnedNodes } from './field-shapes.js';
 import { recordUpdate } from './fieldmanager.js';
@@ -17,7 +17,12 @@ import { isEventResource } from './validation/events.js';
 import type { VersionedStore } from './versioned-store.js';
 import { checkWireTypes } from './wire-decode.js';
 import { normaliseWireObject } from './wire-times.js';
-import { checkKind, checkNamespace, checkPreconditionRv } from './write-checks.js';
+import {
+  checkKind,
+  checkNamespace,
+  checkPreconditionRv,
+  checkUidOfMissing,
+} from './write-checks.js';
 import { createObject } from './write-create.js';
 
 /** PUT: replaces an object (or its status). */
@@ -44,6 +49,9 @@ export function updateObject(
   const obj: JsonObject = { ...body, metadata: { ...meta(body) } };
   if (options.subresource !== 'status') prepareDataObject(target, obj, rawBodyOf(body));
   checkNamespace(target, obj);
+  if (!store.storeOf(definition).get(storeKey(keyNamespace(target), name))) {
+    checkUidOfMissing(target, name, obj);
+  }
   const prev = store.get(target, name);
   // Custom resources' strategy forbids unconditional updates; built-in kinds' allow them.
   if (definition.custom && !meta(obj).resourceVersion) {
@@ -81,6 +89,14 @@ export function createsOnUpdate(store: VersionedStore, target: Target, name: str
   return store.storeOf(target.definition).get(storeKey(keyNamespace(target), name)) === undefined;
 }
 
+/**
+ * The object each update's field manager saw, by the update it became: kube-apiserver 1.20
+ * records ownership on the decoded, defaulted request before the strategy resets what the
+ * endpoint may not change (a `/status` write's spec and labels, a main write's status), so the
+ * writer owns what it sent even where it did not take.
+ */
+const requestedBy = new WeakMap<JsonObject, JsonObject>();
+
 /** Makes `next` an update of `prev`: immutable fields, status handling, generation. */
 export function prepareUpdate(
   target: Target,
@@ -91,9 +107,11 @@ export function prepareUpdate(
   const { definition } = target;
   const old = prev.obj;
   let next: JsonObject;
+  let requested: JsonObject | undefined;
   if (subresource === 'status') {
     next = { ...old, status: body.status ?? null };
     if (body.status === undefined) delete next.status;
+    requested = { ...body, metadata: { ...meta(body) } };
   } else {
     next = { ...body };
     if (definition.status) {
@@ -114,18 +132,31 @@ export function prepareUpdate(
     'namespace',
     'name',
   ]) {
-    if (oldMd[key] === undefined) delete md[key];
-    else md[key] = oldMd[key] as JsonValue;
+    for (const target of requested ? [md, meta(requested)] : [md]) {
+      if (oldMd[key] === undefined) delete target[key];
+      else target[key] = oldMd[key] as JsonValue;
+    }
   }
   checkFinalizersWhileDeleting(target, oldMd, md);
   if (subresource !== 'status') {
     prepareDataObject(target, next);
     applyDefaults(definition, next);
+    requested = { ...next };
+    if (body.status === undefined) delete requested.status;
+    else requested.status = body.status;
+    // The body's own status, defaulted as the decoder does (a Namespace's phase).
+    if (requested.status !== next.status) defaultStatus(definition, requested);
     const problems = validateUpdate(definition, next, old);
     if (problems.length > 0) {
       throw invalid(definition.kind, String(md.name ?? ''), problems, validationGroup(definition));
     }
   }
+  if (requested && subresource === 'status') {
+    requested.kind = next.kind;
+    requested.apiVersion = next.apiVersion;
+    if (!definition.custom) applyDefaults(definition, requested);
+  }
+  if (requested) requestedBy.set(next, requested);
   if (subresource === 'status' && definition.custom) {
     // A custom resource's status is pruned, defaulted and validated as its other writes are.
     applyDefaults(definition, next);
@@ -164,24 +195,38 @@ export function finishUpdate(
   }
   // Compared, and fields recorded, as the request's API shows the object (events.k8s.io).
   const before = asServed(target, prev.obj);
-  // An apply that changes no value may still change who owns what (a second manager sharing
-  // a field, a manager letting one go): that is a write too.
-  if (
-    jsonEqual(comparable(next), comparable(before)) &&
-    (!fieldsDone || jsonEqual(ownership(next), ownership(before)))
-  ) {
-    return prev;
-  }
+  // A write that changes no value may still change who owns what (an apply: a second manager
+  // sharing a field, a manager letting one go; an update: what the body sent and the endpoint
+  // did not take): that is a write too.
+  const unchanged = jsonEqual(comparable(next), comparable(before));
+  const sameOwners = (): boolean => jsonEqual(ownership(next), ownership(before));
+  if (unchanged && fieldsDone && sameOwners()) return prev;
   if (!fieldsDone) {
+    const requested = requestedBy.get(next);
+    // Whether the manager sees what is stored: then a write that changes nothing changes no
+    // ownership either. A main write's request differs in its status only.
+    const asStored =
+      requested === undefined ||
+      (options.subresource === 'status'
+        ? jsonEqual(comparable(requested), comparable(next))
+        : jsonEqual(requested.status, next.status));
+    if (unchanged && asStored) return prev;
     recordUpdate(
       before,
-      next,
+      requested ?? next,
       options.manager,
       next.apiVersion as string,
       target.definition.mergeKeys,
-      fieldScope(target.definition, options.subresource),
+      requested ? 'all' : fieldScope(target.definition, options.subresource),
       selfOwnedNodes(target.definition, target.version, 'Update'),
+      asStored,
     );
+    if (requested) {
+      const managed = meta(requested).managedFields;
+      if (managed === undefined) delete meta(next).managedFields;
+      else meta(next).managedFields = managed;
+    }
+    if (unchanged && sameOwners()) return prev;
   }
   return store.commit(target, prev, next, options);
 }

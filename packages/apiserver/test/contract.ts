@@ -32,6 +32,7 @@ import { defineValidationContract } from './contract-validation.js';
 import { defineWatchCacheContract } from './contract-watch-cache.js';
 import { defineWireTypesContract } from './contract-wire-types.js';
 import { defineWorkloadFieldSelectorsContract } from './contract-workload-field-selectors.js';
+import { defineWritesRound2Contract } from './contract-writes-round2.js';
 
 /**
  * A server the contract suite runs against: the in-memory API server or envtest's real
@@ -101,6 +102,8 @@ export function defineContractSuite(getTarget: () => ContractTarget): void {
   describe('watch cache', () => defineWatchCacheContract(getTarget));
   describe('workload field selectors', () => defineWorkloadFieldSelectorsContract(getTarget));
   describe('managedFields', () => defineManagedFieldsContract(getTarget));
+  describe('writes as 1.20 answers them, second round', () =>
+    defineWritesRound2Contract(getTarget));
   describe('the two Event APIs', () => defineEventsContract(getTarget));
   describe('strategic merge patch', () => defineStrategicMergeContract(getTarget));
   describe('admission webhooks', () => defineAdmissionWebhooksContract(getTarget));

@@ -25,6 +25,8 @@ import {
 } from './workloads.js';
 
 const DEFAULTERS: Readonly<Record<string, (obj: JsonObject) => void>> = {
+  '/namespaces': defaultNamespace,
+  'apiextensions.k8s.io/customresourcedefinitions': defaultCustomResourceDefinition,
   '/pods': defaultPod,
   '/services': defaultService,
   'apps/deployments': defaultDeployment,
@@ -37,6 +39,27 @@ const DEFAULTERS: Readonly<Record<string, (obj: JsonObject) => void>> = {
     defaultValidatingWebhookConfiguration,
 };
 
+/** A Namespace's status defaults to phase Active (its decoder's default, before any strategy). */
+function defaultNamespace(obj: JsonObject): void {
+  const status = child(obj, 'status');
+  if (status.phase === undefined || status.phase === '') status.phase = 'Active';
+}
+
+/** A CRD's `names.listKind` (`<kind>List`) and `conversion` (`strategy: None`), as its decoder defaults them. */
+function defaultCustomResourceDefinition(obj: JsonObject): void {
+  const spec = child(obj, 'spec');
+  const names = child(spec, 'names');
+  if (
+    (names.listKind === undefined || names.listKind === '') &&
+    typeof names.kind === 'string' &&
+    names.kind !== ''
+  ) {
+    names.listKind = `${names.kind}List`;
+  }
+  if (spec.conversion === undefined || spec.conversion === null)
+    spec.conversion = { strategy: 'None' };
+}
+
 /**
  * Defaults `obj` (a write's body, spec and not status) in place, as its kind's defaulters do;
  * a custom resource is pruned and defaulted from its schema.
@@ -47,6 +70,13 @@ export function applyDefaults(definition: ResourceDefinition, obj: JsonObject): 
     return;
   }
   DEFAULTERS[resourceKey(definition.group, definition.resource)]?.(obj);
+}
+
+/** Only the status defaults of {@link applyDefaults} (a Namespace's phase; no other kind has any). */
+export function defaultStatus(definition: ResourceDefinition, obj: JsonObject): void {
+  if (!definition.custom && resourceKey(definition.group, definition.resource) === '/namespaces') {
+    defaultNamespace(obj);
+  }
 }
 
 /**

@@ -695,10 +695,11 @@ const patches: Step[] = [
     body: [{ op: 'remove', path: '/data/missing' }],
     contentType: JSON_PATCH,
   }),
-  http('patches', 'json patch replace missing path', 'PATCH', `${CORE}/configmaps/ap1`, {
+  // On a Secret no later step reads: 1.20 adds the key, which every later read would show.
+  http('patches', 'json patch replace missing path', 'PATCH', `${CORE}/secrets/sec1`, {
     newer:
       'RFC 6902: replace needs the target to exist; 1.20 (json-patch 4.9) adds it, later releases refuse it',
-    body: [{ op: 'replace', path: '/data/missing', value: 'v' }],
+    body: [{ op: 'replace', path: '/data/missing', value: 'dg==' }],
     contentType: JSON_PATCH,
   }),
   http('patches', 'json patch bad op', 'PATCH', `${CORE}/configmaps/ap1`, {
