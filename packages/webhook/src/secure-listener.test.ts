@@ -1,5 +1,7 @@
+import { once } from 'node:events';
 import { createServer as createHttpsServer, type Server } from 'node:https';
-import { createServer as createNetServer } from 'node:net';
+import { connect as connectTcp, createServer as createNetServer } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { generateEnvtestCertificates } from '@kubets/envtest';
 import { deferred } from '@kubets/test-utils';
@@ -164,5 +166,34 @@ describe('SecureListener', () => {
       }),
     ).rejects.toThrow();
     expect(made?.listening).toBe(false);
+  });
+  it('closes a connection that sent no request within 5 s of the close, before the timeout', async () => {
+    const { listener, created, port } = await listening(
+      certificateReloadOf(createHttpsServer()),
+      first.pair,
+    );
+    const server = created[0] as Server;
+    // Accepted before the close, its TLS handshake not begun: node:https hands it to the HTTP
+    // server only once the handshake ends, and Node keeps a connection without a request open.
+    const accepted = once(server, 'connection');
+    const raw = connectTcp(port, '127.0.0.1');
+    await accepted;
+    const clock = new FakeClock();
+    const closing = listener.close(clock, 60_000);
+
+    const handedToHttp = once(server, 'secureConnection');
+    const client = connectTls({ socket: raw, ca: first.ca, servername: 'localhost' });
+    cleanups.push(async () => void client.destroy());
+    client.resume();
+    await once(client, 'secureConnect');
+    await handedToHttp;
+    const clientClosed = once(client, 'close');
+    clock.step(4_500);
+    expect(client.destroyed).toBe(false);
+    clock.step(500);
+
+    await clientClosed;
+    await closing;
+    expect(clock.now()).toBe(5_000);
   });
 });

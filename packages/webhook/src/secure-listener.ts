@@ -1,8 +1,15 @@
 import type { Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { SecureVersion } from 'node:tls';
-import type { Clock, Logger } from '@kubets/apimachinery';
+import type { Clock, ClockTimer, Logger } from '@kubets/apimachinery';
 import type { CertificatePair } from './certwatcher.js';
+
+// How often a closing listener closes the connections that became idle since (Go's
+// http.Server.Shutdown polls at most every 500 ms).
+const IDLE_CONNECTION_POLL_MS = 500;
+// How long a closing listener lets a connection that has sent no request yet keep its
+// chance to send one before closing it (Go's Shutdown: a new connection older than 5 s).
+const UNUSED_CONNECTION_GRACE_MS = 5_000;
 
 /** How a {@link SecureListener} takes a new certificate. */
 export type CertificateReload = 'in-place' | 'new-listener';
@@ -32,6 +39,9 @@ export class SecureListener {
   readonly #reload: CertificateReload;
   readonly #logger: Logger;
   readonly #retiring = new Set<Server>();
+  // Connections handed to HTTP that have sent no request yet. Node counts them as active, not
+  // idle (closeIdleConnections leaves them), and stops their headers timeout once closing.
+  readonly #unused = new Set<Socket>();
   #server: Server;
   #address: AddressInfo;
   #switching: Promise<void> = Promise.resolve();
@@ -50,6 +60,15 @@ export class SecureListener {
     this.#address = server.address() as AddressInfo;
     this.#reload = reload;
     this.#logger = logger;
+    this.#trackUnused(server);
+  }
+
+  #trackUnused(server: Server): void {
+    server.on('secureConnection', (socket: Socket) => {
+      this.#unused.add(socket);
+      socket.once('close', () => this.#unused.delete(socket));
+    });
+    server.on('request', (req: { socket: Socket }) => this.#unused.delete(req.socket));
   }
 
   /**
@@ -105,6 +124,7 @@ export class SecureListener {
     }
     const old = this.#server;
     const next = this.#create(pair);
+    this.#trackUnused(next);
     this.#retire(old);
     try {
       await listenOn(next, this.#address.port, this.#address.address);
@@ -153,12 +173,26 @@ export class SecureListener {
           }),
       ),
     );
-    for (const server of servers) server.closeIdleConnections();
+    // Connections go idle after this first pass too (a request that ends later), and one whose
+    // TLS handshake was still running, or that a client opened ahead of need (Go's transport,
+    // so kube-apiserver, does), sends no request at all: either would hold the close to the
+    // timeout. So, as Go's http.Server.Shutdown does, idle connections are closed again until
+    // every server has closed, and unused ones once they had their grace.
+    // (No connection is accepted after the close, so the grace runs from it.)
+    const unusedUntil = clock.now() + UNUSED_CONNECTION_GRACE_MS;
+    let idlePoll: ClockTimer | undefined;
+    const closeIdle = (): void => {
+      for (const server of servers) server.closeIdleConnections();
+      if (clock.now() >= unusedUntil) for (const socket of this.#unused) socket.destroy();
+      idlePoll = clock.setTimeout(closeIdle, IDLE_CONNECTION_POLL_MS);
+    };
+    closeIdle();
     const timer = clock.setTimeout(() => {
       for (const server of servers) server.closeAllConnections();
     }, timeoutMs);
     await closed;
     timer.cancel();
+    idlePoll?.cancel();
   }
 }
 
