@@ -17,6 +17,7 @@ import {
   doesClientNotSupportWatchListSemantics,
   type ListerWatcher,
   type ListHints,
+  type WatchHints,
 } from '@kubets/cache';
 
 /** The event kube-apiserver sends when a watch's resourceVersion is too old. */
@@ -77,7 +78,7 @@ export class Expirer<T> {
         this.onList?.(list);
         return list;
       },
-      watch: async (options: WatchQueryOptions, signal: AbortSignal) => {
+      watch: async (options: WatchQueryOptions, signal: AbortSignal, hints?: WatchHints<T>) => {
         if (this.#expireNextWatch) {
           this.#expireNextWatch = false;
           return oneEventWatch(expiredEvent<T>());
@@ -85,7 +86,7 @@ export class Expirer<T> {
         // Aborting a watch's signal ends its stream quietly, as a server closing it does.
         const ending = new AbortController();
         this.#endCurrentWatch = () => ending.abort();
-        return lw.watch(options, AbortSignal.any([signal, ending.signal]));
+        return lw.watch(options, AbortSignal.any([signal, ending.signal]), hints);
       },
     };
     // Whether the reflector may use a streaming list is the inner list-watch's to say.
