@@ -57,6 +57,8 @@ function oneEventWatch<T>(event: WatchEvent<T>): AsyncIterable<WatchEvent<T>> {
 export class Expirer<T> {
   /** List requests made so far. */
   lists = 0;
+  /** `performance.now()` when the last list request started. */
+  lastListStartedAt: number | undefined;
   /** Called with every list result, before the reflector sees it. */
   onList: ((list: ObjectList<T>) => void) | undefined;
   #expireNextWatch = false;
@@ -74,6 +76,7 @@ export class Expirer<T> {
     const wrapped: ListerWatcher<T> = {
       list: async (options: ListQueryOptions, signal: AbortSignal, hints?: ListHints<T>) => {
         this.lists++;
+        this.lastListStartedAt = performance.now();
         const list = await lw.list(options, signal, hints);
         this.onList?.(list);
         return list;
