@@ -56,6 +56,19 @@ interface RecentTree {
 const quotedFieldsV1 = '"fieldsV1"';
 const fieldsV1KeyLength = quotedFieldsV1.length + 1; // and the colon
 const colon = 0x3a;
+// The key is found by its end, whose first character is rare in JSON, then checked whole:
+// a search for a text that starts with `"` stops at every quote of the object.
+const keyEnd = 'V1"';
+const keyStart = '"fields';
+
+/** Where `"fieldsV1"` next occurs in `text` from `from`, or -1. */
+function nextFieldsV1(text: string, from: number): number {
+  for (let at = text.indexOf(keyEnd, from + keyStart.length); at !== -1; ) {
+    if (text.startsWith(keyStart, at - keyStart.length)) return at - keyStart.length;
+    at = text.indexOf(keyEnd, at + 1);
+  }
+  return -1;
+}
 
 /**
  * Shares identical `fieldsV1` trees between objects: {@link FieldsV1Pool.share} replaces an
@@ -131,13 +144,13 @@ export class FieldsV1Pool {
     if (!Array.isArray(entries) || entries.length === 0 || text.includes('\\u')) return obj;
     const offsets = this.#keyOffsets;
     offsets.length = 0;
-    let at = text.indexOf(quotedFieldsV1);
+    let at = nextFieldsV1(text, 0);
     for (const entry of entries) {
       if (entry === null || typeof entry !== 'object' || !Object.hasOwn(entry, 'fieldsV1'))
         continue;
       if (at === -1) return obj;
       offsets.push(at);
-      at = text.indexOf(quotedFieldsV1, at + quotedFieldsV1.length);
+      at = nextFieldsV1(text, at + quotedFieldsV1.length);
     }
     if (at !== -1) return obj;
     let next = 0;
@@ -152,7 +165,9 @@ export class FieldsV1Pool {
       if (recent === undefined) continue;
       for (let i = 0; i < recent.length; i++) {
         const candidate = recent[i]!;
-        if (!text.startsWith(candidate.text, keyAt + fieldsV1KeyLength)) continue;
+        // A slice and `===` compare in bulk; `startsWith` goes character by character.
+        const from = keyAt + fieldsV1KeyLength;
+        if (text.slice(from, from + candidate.text.length) !== candidate.text) continue;
         const pooled = candidate.tree.deref();
         if (pooled === undefined) break;
         entry.fieldsV1 = pooled;
