@@ -17,6 +17,7 @@ import {
   doesClientNotSupportWatchListSemantics,
   type ListerWatcher,
   type ListHints,
+  type WatchHints,
 } from '@kubets/cache';
 
 /** The event kube-apiserver sends when a watch's resourceVersion is too old. */
@@ -56,6 +57,8 @@ function oneEventWatch<T>(event: WatchEvent<T>): AsyncIterable<WatchEvent<T>> {
 export class Expirer<T> {
   /** List requests made so far. */
   lists = 0;
+  /** `performance.now()` when the last list request started. */
+  lastListStartedAt: number | undefined;
   /** Called with every list result, before the reflector sees it. */
   onList: ((list: ObjectList<T>) => void) | undefined;
   #expireNextWatch = false;
@@ -73,11 +76,12 @@ export class Expirer<T> {
     const wrapped: ListerWatcher<T> = {
       list: async (options: ListQueryOptions, signal: AbortSignal, hints?: ListHints<T>) => {
         this.lists++;
+        this.lastListStartedAt = performance.now();
         const list = await lw.list(options, signal, hints);
         this.onList?.(list);
         return list;
       },
-      watch: async (options: WatchQueryOptions, signal: AbortSignal) => {
+      watch: async (options: WatchQueryOptions, signal: AbortSignal, hints?: WatchHints<T>) => {
         if (this.#expireNextWatch) {
           this.#expireNextWatch = false;
           return oneEventWatch(expiredEvent<T>());
@@ -85,7 +89,7 @@ export class Expirer<T> {
         // Aborting a watch's signal ends its stream quietly, as a server closing it does.
         const ending = new AbortController();
         this.#endCurrentWatch = () => ending.abort();
-        return lw.watch(options, AbortSignal.any([signal, ending.signal]));
+        return lw.watch(options, AbortSignal.any([signal, ending.signal]), hints);
       },
     };
     // Whether the reflector may use a streaming list is the inner list-watch's to say.

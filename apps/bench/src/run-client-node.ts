@@ -86,7 +86,7 @@ await runBenchmark(config, (counters: Counters) => {
       const before = lists;
       const internal = informer as unknown as { doneHandler(err: unknown): Promise<void> };
       await internal.doneHandler({ statusCode: 410 });
-      return lists - before;
+      return { lists: lists - before };
     },
     async stop() {
       stopped = true;

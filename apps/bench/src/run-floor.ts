@@ -105,7 +105,7 @@ await runBenchmark(config, (counters: Counters) => {
     async relist() {
       const before = lists;
       cache = byKey((await list()).items);
-      return lists - before;
+      return { lists: lists - before };
     },
     async stop() {
       watch?.destroy();

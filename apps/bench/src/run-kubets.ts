@@ -129,7 +129,8 @@ await runBenchmark(config, (counters: Counters) => {
       });
       expirer.expire();
       await replaced;
-      return expirer.lists - before;
+      // The reflector backs off (as client-go's) before it lists again: timed from the list.
+      return { lists: expirer.lists - before, listStartedAt: expirer.lastListStartedAt };
     },
     async stop() {
       stop.abort();

@@ -71,6 +71,7 @@ export {
   type ListHints,
   reusingCachedItems,
   tweakListerWatcher,
+  type WatchHints,
 } from './listwatch.js';
 export {
   type ListOptionsTweak,

@@ -6,7 +6,7 @@ import {
   type WatchEvent,
 } from '@kubets/apimachinery';
 import type { ParamValue, Request } from '@kubets/rest';
-import type { ListerWatcher, ListHints } from './listwatch.js';
+import type { ListerWatcher, ListHints, WatchHints } from './listwatch.js';
 
 /**
  * Anything that starts a GET request on the API, such as a `RESTClient` of `@kubets/rest`
@@ -103,8 +103,11 @@ function clientListWatch<T>(settings: ClientListWatchSettings): ListerWatcher<T>
     watch: (
       options: WatchQueryOptions,
       signal: AbortSignal,
+      hints?: WatchHints<T>,
     ): Promise<AsyncIterable<WatchEvent<T>>> =>
-      request(settings, options, signal, settings.watchAccept).watch<T>(),
+      request(settings, options, signal, settings.watchAccept).watch<T>({
+        prepareObject: hints?.prepareObject?.bind(hints),
+      }),
   };
 }
 

@@ -31,6 +31,21 @@ export interface ListHints<T> {
 }
 
 /**
+ * What a caller of {@link ListerWatcher.watch} offers to make decoding events cheaper. A
+ * list-watch may ignore every hint: the events must be the same either way.
+ */
+export interface WatchHints<T> {
+  /**
+   * Called with each event's object and the JSON text of the event it was decoded from, as
+   * soon as it is decoded, if the list-watch can; it may change the object in place but not
+   * replace it, must leave it as the cache would make it anyway, must not keep the text and
+   * must not throw. Informers share `managedFields` trees here by comparing their text with
+   * the pooled trees' text, which costs less than comparing the parsed trees.
+   */
+  prepareObject?(object: T, eventText: string): void;
+}
+
+/**
  * The list and watch calls for one resource (client-go `cache.ListerWatcher`), usually bound
  * to a namespace and selectors. `listWatchFromClient` adapters for REST clients, typed
  * clients and dynamic clients implement it; so can any object literal with these two methods.
@@ -51,7 +66,11 @@ export interface ListerWatcher<T> {
    * end), fails (throws), or `signal` aborts (it must then end or throw promptly). Leaving
    * a `for await` loop early must stop the request.
    */
-  watch(options: WatchQueryOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>>;
+  watch(
+    options: WatchQueryOptions,
+    signal: AbortSignal,
+    hints?: WatchHints<T>,
+  ): Promise<AsyncIterable<WatchEvent<T>>>;
   /**
    * True when this list-watch cannot serve a streaming list (client-go
    * `IsWatchListSemanticsUnSupported`): its watch ignores `sendInitialEvents`, as fakes and
@@ -97,10 +116,10 @@ export function tweakListerWatcher<T>(
       tweak(copy);
       return lw.list(copy, signal, hints);
     },
-    watch: (options, signal) => {
+    watch: (options, signal, hints) => {
       const copy = { ...options };
       tweak(copy);
-      return lw.watch(copy, signal);
+      return lw.watch(copy, signal, hints);
     },
   });
 }
@@ -114,12 +133,14 @@ interface HasIdentity {
  * (the {@link ListHints.reuseItem} hint): an item with the name, namespace and
  * resourceVersion of a cached object is replaced by that object. Informers wrap their
  * list-watch with it; after a 410 most of a relist is unchanged. `prepareItem`, when given,
- * is passed on as the {@link ListHints.prepareItem} hint.
+ * is passed on as the {@link ListHints.prepareItem} hint, `prepareWatched` as the
+ * {@link WatchHints.prepareObject} hint.
  */
 export function reusingCachedItems<T>(
   lw: ListerWatcher<T>,
   cache: { readonly keyFunc: (obj: unknown) => string; getByKey(key: string): T | undefined },
   prepareItem?: ((item: T) => void) | undefined,
+  prepareWatched?: ((object: T, eventText: string) => void) | undefined,
 ): ListerWatcher<T> {
   const reuseItem = ({ name, namespace, resourceVersion }: ListItemIdentity): T | undefined => {
     let key: string;
@@ -142,6 +163,9 @@ export function reusingCachedItems<T>(
         reuseItem: hints?.reuseItem ?? reuseItem,
         prepareItem: hints?.prepareItem ?? prepareItem,
       }),
-    watch: (options, signal) => lw.watch(options, signal),
+    watch: (options, signal, hints) =>
+      lw.watch(options, signal, {
+        prepareObject: hints?.prepareObject ?? prepareWatched,
+      }),
   });
 }

@@ -1,6 +1,7 @@
 import { eventually } from '@kubets/test-utils';
 import { describe, expect, it, vi } from 'vitest';
 import { abortedAfterTest, FakeListerWatcher, listOf } from '../test/helpers.js';
+import type { ListerWatcher } from './listwatch.js';
 import { dropManagedFields, FieldsV1Pool, shareManagedFields } from './managed-fields.js';
 import { newSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.js';
 
@@ -146,6 +147,131 @@ describe('FieldsV1Pool', () => {
   });
 });
 
+describe('FieldsV1Pool.shareFromText', () => {
+  // A watch event's line, as the API server writes it, and the object parsed from it.
+  function eventLine(pod: ManagedPod): string {
+    return JSON.stringify({ type: 'MODIFIED', object: pod });
+  }
+  function parsedFrom(line: string): ManagedPod {
+    return (JSON.parse(line) as { object: ManagedPod }).object;
+  }
+  // A pool whose managers have been seen with the trees of managedPod('a', '1').
+  function primedPool(): { pool: FieldsV1Pool; pooled: unknown[] } {
+    const pool = new FieldsV1Pool();
+    return { pool, pooled: trees(pool.share(managedPod('a', '1'))) };
+  }
+
+  it("shares trees whose text is the text of their manager's recent trees", () => {
+    const { pool, pooled } = primedPool();
+    const line = eventLine(managedPod('b', '2'));
+    const pod = pool.shareFromText(parsedFrom(line), line);
+    expect(trees(pod)).toEqual(pooled);
+    expect(trees(pod)[0]).toBe(pooled[0]);
+    expect(trees(pod)[1]).toBe(pooled[1]);
+    // What share does afterwards (the informer's transform) finds them shared already.
+    expect(trees(pool.share(pod))[0]).toBe(pooled[0]);
+  });
+
+  it('leaves a tree whose text differs to share, which finds an equal tree in another order', () => {
+    const { pool, pooled } = primedPool();
+    const reordered = managedPod('b', '2');
+    const kubectl = reordered.metadata.managedFields![0]!;
+    const { 'f:metadata': metadata, 'f:spec': spec } = kubectl.fieldsV1 as Record<string, unknown>;
+    kubectl.fieldsV1 = { 'f:spec': spec, 'f:metadata': metadata };
+    const line = eventLine(reordered);
+    const pod = pool.shareFromText(parsedFrom(line), line);
+    expect(trees(pod)[0]).not.toBe(pooled[0]);
+    expect(trees(pod)[1]).toBe(pooled[1]);
+    expect(trees(pool.share(pod))[0]).toBe(pooled[0]);
+  });
+
+  it('shares nothing for a tree that differs, or a manager it has not seen', () => {
+    const { pool, pooled } = primedPool();
+    const changed = managedPod('b', '2', 'sidecar');
+    changed.metadata.managedFields![1]!.manager = 'someone-else';
+    const line = eventLine(changed);
+    const pod = pool.shareFromText(parsedFrom(line), line);
+    expect(trees(pod)[0]).not.toBe(pooled[0]);
+    expect(trees(pod)[1]).not.toBe(pooled[1]);
+    expect(pod).toEqual(changed);
+  });
+
+  describe('is not misled by crafted text', () => {
+    // Each line holds the text of a pooled tree where a parser does not take it for the
+    // entry's tree; the entry's own tree (`{"f:spec":{}}`) must stay its own.
+    const decoy = JSON.stringify(managedPod('a', '1').metadata.managedFields![1]!.fieldsV1);
+    const entry = (fieldsV1Text: string, key = '"fieldsV1"') =>
+      `{"manager":"kubelet","fieldsType":"FieldsV1",${key}:${fieldsV1Text}}`;
+    const own = '{"f:spec":{}}';
+    const object = (metadata: string, before = '') =>
+      `{"type":"MODIFIED","object":{${before}"metadata":{"name":"b","namespace":"default","resourceVersion":"2",${metadata}}}}`;
+    const cases: { name: string; line: string }[] = [
+      {
+        name: 'a decoy tree elsewhere in the object, the real key escaped',
+        line: object(
+          `"managedFields":[${entry(own, '"fields\\u0056\\u0031"')}]`,
+          `"spec":{"fieldsV1":${decoy}},`,
+        ),
+      },
+      {
+        name: 'a decoy managedFields key that the real one, later, overrides',
+        line: object(`"managedFields":[${entry(decoy)}],"managedFields":[${entry(own)}]`),
+      },
+      {
+        name: 'a decoy fieldsV1 key that a later one in the same entry overrides',
+        line: object(
+          `"managedFields":[{"manager":"kubelet","fieldsV1":${decoy},"fieldsV1":${own}}]`,
+        ),
+      },
+      {
+        name: 'a decoy in another object before the real one, with whitespace before the colon',
+        line: object(
+          `"managedFields":[${entry(own, '"fieldsV1" ')}]`,
+          `"spec":{"fieldsV1":${decoy}},`,
+        ),
+      },
+      {
+        name: 'the decoy text right after the real tree',
+        line: object(`"managedFields":[${entry(own)}],"x":${decoy}`),
+      },
+      {
+        name: 'a decoy tree as a string',
+        line: object(
+          `"managedFields":[${entry(own)}]`,
+          `"spec":{"fieldsV1":${JSON.stringify(decoy)}},`,
+        ),
+      },
+    ];
+    for (const { name, line } of cases) {
+      it(name, () => {
+        const { pool, pooled } = primedPool();
+        const pod = parsedFrom(line);
+        expect(trees(pod)).toEqual([{ 'f:spec': {} }]);
+        pool.shareFromText(pod, line);
+        expect(trees(pod)[0]).not.toBe(pooled[1]);
+        expect(trees(pod)).toEqual([{ 'f:spec': {} }]);
+      });
+    }
+  });
+
+  it('leaves objects without managedFields, and odd entries, as they are', () => {
+    const pool = new FieldsV1Pool();
+    for (const value of [
+      null,
+      'text',
+      42,
+      {},
+      { metadata: {} },
+      { metadata: { managedFields: {} } },
+    ]) {
+      expect(pool.shareFromText(value, JSON.stringify(value))).toBe(value);
+    }
+    const odd = { metadata: { managedFields: [null, 7, { manager: 'm', fieldsV1: 'text' }] } };
+    const line = JSON.stringify(odd);
+    expect(pool.shareFromText(JSON.parse(line), line)).toEqual(odd);
+  });
+});
+
 describe('dropManagedFields', () => {
   it('removes managedFields and keeps the rest', () => {
     const p = dropManagedFields(managedPod('a', '1'));
@@ -190,6 +316,53 @@ describe('shared informers and managedFields', () => {
     const { a, b } = await cached({}, dropManagedFields);
     expect(a.metadata.managedFields).toBeUndefined();
     expect(b.metadata.managedFields).toBeUndefined();
+  });
+
+  // A list-watch that hands each watched object and its event text to the prepareObject
+  // hint, as listWatchFromClient's does.
+  async function preparedByWatch(
+    options: SharedIndexInformerOptions<ManagedPod>,
+    transform?: (obj: ManagedPod) => ManagedPod,
+  ): Promise<{ listed: ManagedPod; watched: ManagedPod; hinted: boolean }> {
+    const listed = managedPod('a', '1');
+    const lw = new FakeListerWatcher<ManagedPod>();
+    lw.listFn = () => listOf([listed], '1');
+    let prepare: ((object: ManagedPod, eventText: string) => void) | undefined;
+    const withHints: ListerWatcher<ManagedPod> = {
+      list: (listOptions, signal, hints) => lw.list(listOptions, signal, hints),
+      watch: (watchOptions, signal, hints) => {
+        prepare = hints?.prepareObject?.bind(hints);
+        return lw.watch(watchOptions, signal);
+      },
+      isWatchListSemanticsUnsupported: () => true,
+    };
+    const informer = newSharedIndexInformer(withHints, 'pods', { random: () => 0.5, ...options });
+    if (transform !== undefined) informer.setTransform(transform);
+    const ac = abortedAfterTest();
+    void informer.run(ac.signal);
+    await lw.watchNumber(1);
+    await eventually(() => informer.hasSynced());
+    const text = JSON.stringify({ type: 'MODIFIED', object: managedPod('a', '2') });
+    const watched = (JSON.parse(text) as { object: ManagedPod }).object;
+    prepare?.(watched, text);
+    return { listed, watched, hinted: prepare !== undefined };
+  }
+
+  it('share watched trees from their event text, before the event is queued', async () => {
+    const { listed, watched, hinted } = await preparedByWatch({});
+    expect(hinted).toBe(true);
+    expect(trees(watched)[0]).toBe(trees(listed)[0]);
+    expect(trees(watched)[1]).toBe(trees(listed)[1]);
+  });
+
+  it('leave watched trees to the transform with a user transform or without sharing', async () => {
+    for (const [options, transform] of [
+      [{}, (pod: ManagedPod) => pod],
+      [{ shareManagedFields: false, detectMutations: false }, undefined],
+    ] as const) {
+      const { hinted } = await preparedByWatch(options, transform);
+      expect(hinted).toBe(false);
+    }
   });
 
   it('offer sharing as a plain transform too', () => {

@@ -46,6 +46,30 @@ function sameTree(a: unknown, b: unknown): boolean {
   return keys === 0;
 }
 
+/** A pooled tree a manager was seen with, and the JSON text it is pooled under. */
+interface RecentTree {
+  readonly tree: WeakRef<object>;
+  readonly text: string;
+}
+
+// How a `fieldsV1` key is written in JSON without escapes or whitespace, and its length.
+const quotedFieldsV1 = '"fieldsV1"';
+const fieldsV1KeyLength = quotedFieldsV1.length + 1; // and the colon
+const colon = 0x3a;
+// The key is found by its end, whose first character is rare in JSON, then checked whole:
+// a search for a text that starts with `"` stops at every quote of the object.
+const keyEnd = 'V1"';
+const keyStart = '"fields';
+
+/** Where `"fieldsV1"` next occurs in `text` from `from`, or -1. */
+function nextFieldsV1(text: string, from: number): number {
+  for (let at = text.indexOf(keyEnd, from + keyStart.length); at !== -1; ) {
+    if (text.startsWith(keyStart, at - keyStart.length)) return at - keyStart.length;
+    at = text.indexOf(keyEnd, at + 1);
+  }
+  return -1;
+}
+
 /**
  * Shares identical `fieldsV1` trees between objects: {@link FieldsV1Pool.share} replaces an
  * entry's tree with an equal tree already in the pool. Pooled trees are frozen, because
@@ -56,10 +80,12 @@ function sameTree(a: unknown, b: unknown): boolean {
 export class FieldsV1Pool {
   readonly #trees = new Map<string, WeakRef<object>>();
   // manager → the pooled trees it was last seen with, most recent first.
-  readonly #recent = new Map<string, WeakRef<object>[]>();
+  readonly #recent = new Map<string, RecentTree[]>();
   readonly #forget = new FinalizationRegistry<string>((text) => {
     if (this.#trees.get(text)?.deref() === undefined) this.#trees.delete(text);
   });
+  // Where each entry's `"fieldsV1"` key is in the text shareFromText reads; reused.
+  readonly #keyOffsets: number[] = [];
 
   /** Number of distinct trees currently pooled (collected ones may linger until swept). */
   get size(): number {
@@ -96,15 +122,66 @@ export class FieldsV1Pool {
         this.#trees.set(text, new WeakRef(tree));
         this.#forget.register(tree, text);
       }
-      this.#remember(manager, recent, pooled);
+      this.#remember(manager, recent, pooled, text);
+    }
+    return obj;
+  }
+
+  /**
+   * Like {@link FieldsV1Pool.share}, but only for trees whose JSON text in `text` (the JSON
+   * `obj` was parsed from, alone or inside a watch event) is the text of a tree its manager
+   * was recently seen with: comparing text costs far less than comparing the parsed trees.
+   * Other trees are left as they are, for `share`. Mutates and returns `obj`.
+   *
+   * The text is trusted only where it cannot mislead: it holds no `\u` escape (which could
+   * spell a key `fieldsV1` in other letters), and the text `"fieldsV1"` occurs in it exactly
+   * once per entry of `obj`'s managedFields that has that key, so the occurrences are those
+   * keys, in the entries' order. A pooled tree's text is a complete JSON object, so when it
+   * follows a key's colon, it is all of that key's value.
+   */
+  shareFromText<T>(obj: T, text: string): T {
+    const entries = (obj as WithManagedFields | null | undefined)?.metadata?.managedFields;
+    if (!Array.isArray(entries) || entries.length === 0 || text.includes('\\u')) return obj;
+    const offsets = this.#keyOffsets;
+    offsets.length = 0;
+    let at = nextFieldsV1(text, 0);
+    for (const entry of entries) {
+      if (entry === null || typeof entry !== 'object' || !Object.hasOwn(entry, 'fieldsV1'))
+        continue;
+      if (at === -1) return obj;
+      offsets.push(at);
+      at = nextFieldsV1(text, at + quotedFieldsV1.length);
+    }
+    if (at !== -1) return obj;
+    let next = 0;
+    for (const entry of entries) {
+      if (entry === null || typeof entry !== 'object' || !Object.hasOwn(entry, 'fieldsV1'))
+        continue;
+      const keyAt = offsets[next++]!;
+      const tree = entry.fieldsV1;
+      if (tree === null || typeof tree !== 'object') continue;
+      if (text.charCodeAt(keyAt + quotedFieldsV1.length) !== colon) continue;
+      const recent = this.#recent.get(typeof entry.manager === 'string' ? entry.manager : '');
+      if (recent === undefined) continue;
+      for (let i = 0; i < recent.length; i++) {
+        const candidate = recent[i]!;
+        // A slice and `===` compare in bulk; `startsWith` goes character by character.
+        const from = keyAt + fieldsV1KeyLength;
+        if (text.slice(from, from + candidate.text.length) !== candidate.text) continue;
+        const pooled = candidate.tree.deref();
+        if (pooled === undefined) break;
+        entry.fieldsV1 = pooled;
+        if (i > 0) recent.unshift(...recent.splice(i, 1));
+        break;
+      }
     }
     return obj;
   }
 
   /** The pooled tree among `recent` equal to `tree`, moved to the front; else undefined. */
-  #findRecent(recent: WeakRef<object>[], tree: object): object | undefined {
+  #findRecent(recent: RecentTree[], tree: object): object | undefined {
     for (let i = 0; i < recent.length; i++) {
-      const candidate = recent[i]!.deref();
+      const candidate = recent[i]!.tree.deref();
       if (candidate === undefined || !sameTree(tree, candidate)) continue;
       if (i > 0) recent.unshift(...recent.splice(i, 1));
       return candidate;
@@ -112,13 +189,14 @@ export class FieldsV1Pool {
     return undefined;
   }
 
-  #remember(manager: string, recent: WeakRef<object>[] | undefined, tree: object): void {
+  #remember(manager: string, recent: RecentTree[] | undefined, tree: object, text: string): void {
+    const remembered = { tree: new WeakRef(tree), text };
     if (recent === undefined) {
       if (this.#recent.size >= maxRecentManagers) this.#recent.clear();
-      this.#recent.set(manager, [new WeakRef(tree)]);
+      this.#recent.set(manager, [remembered]);
       return;
     }
-    recent.unshift(new WeakRef(tree));
+    recent.unshift(remembered);
     if (recent.length > recentTreesPerManager) recent.length = recentTreesPerManager;
   }
 }

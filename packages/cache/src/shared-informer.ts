@@ -17,7 +17,7 @@ import {
   type KeyFunc,
 } from './keys.js';
 import { type ListerWatcher, reusingCachedItems } from './listwatch.js';
-import { shareManagedFields } from './managed-fields.js';
+import { defaultFieldsV1Pool, shareManagedFields } from './managed-fields.js';
 import { isCacheMutationDetectorEnabled } from './mutation-detector.js';
 import { type DeltaHandler, processDeltaBatch, processDeltas } from './process-deltas.js';
 import type { WatchErrorHandler } from './reflector-options.js';
@@ -500,7 +500,12 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
         identifier: this.#options.identifier,
         metricsProvider: this.#options.informerMetricsProvider,
       }),
-      listerWatcher: reusingCachedItems(this.#lw, this.#indexer, this.#listedItemPreparation()),
+      listerWatcher: reusingCachedItems(
+        this.#lw,
+        this.#indexer,
+        this.#listedItemPreparation(),
+        this.#watchedObjectPreparation(),
+      ),
       // The FIFO files deltas under the indexer's key function, so `key` is every delta's key.
       process: (deltas, isInInitialList, key) =>
         processDeltas(this.#distributor, this.#indexer, deltas, isInInitialList, key),
@@ -569,6 +574,15 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
       return undefined;
     }
     return shareManagedFields;
+  }
+
+  // The same for watched objects, from the text of their events: a tree whose text is the
+  // text of a tree its manager wrote last is shared without walking it.
+  #watchedObjectPreparation(): ((obj: T, eventText: string) => void) | undefined {
+    if (this.#options.shareManagedFields === false || this.#transform !== undefined) {
+      return undefined;
+    }
+    return (obj, eventText) => defaultFieldsV1Pool.shareFromText(obj, eventText);
   }
 
   setWatchErrorHandler(handler: WatchErrorHandler): void {

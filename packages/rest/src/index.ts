@@ -108,6 +108,7 @@ export {
   decodeWatchEvents,
   defaultMaxWatchEventBytes,
   isWatchStreamBroken,
+  type PrepareWatchedObject,
   resolveMaxWatchEventBytes,
   type WatchConnection,
   type WatchEvent,

@@ -35,7 +35,7 @@ import {
   pathSegmentProblems,
   redactedHref,
 } from './url.js';
-import { resolveMaxWatchEventBytes, WatchStream } from './watch.js';
+import { type PrepareWatchedObject, resolveMaxWatchEventBytes, WatchStream } from './watch.js';
 
 /** The `Content-Type` of a PATCH body, which decides how the server applies it. */
 export const PatchType = {
@@ -53,7 +53,7 @@ export const PatchType = {
 export type PatchType = (typeof PatchType)[keyof typeof PatchType];
 
 /** Settings of one {@link Request.watch}. */
-export interface WatchRequestOptions {
+export interface WatchRequestOptions<T = unknown> {
   /**
    * The most bytes one watch event may have; default the client's
    * `RESTClientOptions.maxWatchEventBytes`, else {@link defaultMaxWatchEventBytes}
@@ -61,6 +61,12 @@ export interface WatchRequestOptions {
    * Status names the limit. `Infinity` turns the cap off.
    */
   maxEventBytes?: number | undefined;
+  /**
+   * Called with each event's object and the JSON text of its event line as soon as the event
+   * is decoded (informers share `managedFields` trees here by comparing text). It may change
+   * the object in place; it must not keep the text or throw.
+   */
+  prepareObject?: PrepareWatchedObject<T> | undefined;
 }
 
 /** A query parameter value. */
@@ -638,7 +644,7 @@ export class Request {
    *   200, or in a media type other than JSON.
    * @throws {RangeError} when `options.maxEventBytes` is not a positive number.
    */
-  async watch<T = unknown>(options: WatchRequestOptions = {}): Promise<WatchStream<T>> {
+  async watch<T = unknown>(options: WatchRequestOptions<T> = {}): Promise<WatchStream<T>> {
     // Checked before the request is sent, so a bad setting cannot leave a connection open.
     const maxEventBytes = resolveMaxWatchEventBytes(
       options.maxEventBytes ?? this.#runtime.maxWatchEventBytes,
@@ -678,6 +684,7 @@ export class Request {
     }
     return new WatchStream<T>({
       maxEventBytes,
+      prepareObject: options.prepareObject as PrepareWatchedObject<unknown> | undefined,
       body: response.body,
       signal: deadline.signal,
       close: () => response.body.destroy(),

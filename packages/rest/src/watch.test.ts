@@ -201,6 +201,36 @@ describe('WatchStream', () => {
     expect(closed()).toBe(true);
   });
 
+  it("hands prepareObject each event's object and its line, before the consumer sees it", async () => {
+    const lines = [
+      '{"type":"ADDED","object":{"metadata":{"name":"a"}}}',
+      '{"type":"ERROR","object":{"kind":"Status","code":410}}',
+      '{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"7"}}}',
+      '{"type":"MODIFIED","object":{"metadata":{"name":"b"}}}',
+    ];
+    const prepared: [unknown, string][] = [];
+    const watch = new WatchStream<Named>({
+      body: chunks(
+        lines[0]!.slice(0, 9),
+        `${lines[0]!.slice(9)}\n${lines[1]}\n${lines[2]}\n`,
+        lines[3]!,
+      ),
+      close: () => {},
+      prepareObject: (object, eventText) => {
+        (object as Named & { prepared?: boolean }).prepared = true;
+        prepared.push([object, eventText]);
+      },
+    });
+    const events = await collect(watch);
+    // Not the ERROR's Status or the BOOKMARK's; the last line, without its newline, too.
+    expect(prepared).toEqual([
+      [{ metadata: { name: 'a' }, prepared: true }, lines[0]],
+      [{ metadata: { name: 'b' }, prepared: true }, lines[3]],
+    ]);
+    expect(events[0]?.object).toBe(prepared[0]?.[0]);
+    expect(events[3]?.object).toBe(prepared[1]?.[0]);
+  });
+
   it('a connection breaking mid-stream yields one ERROR event, then the end', async () => {
     async function* body(): AsyncGenerator<string> {
       yield '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"MOD';

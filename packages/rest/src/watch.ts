@@ -70,7 +70,19 @@ function excerptOf(line: string): string {
   return line.length > excerptLength ? `${line.slice(0, excerptLength)}...` : line;
 }
 
-function decodeLine<T>(line: string, truncated: boolean): WatchEvent<T> {
+/**
+ * Called with each decoded event's object (not a BOOKMARK's or an ERROR's) and the text of the
+ * whole event line it came from, before the event is handed on: a cache can compare parts of
+ * the text with text it holds instead of walking the parsed object. It may change the object
+ * in place, must not keep the text, and must not throw.
+ */
+export type PrepareWatchedObject<T> = (object: T, eventText: string) => void;
+
+function decodeLine<T>(
+  line: string,
+  truncated: boolean,
+  prepare: PrepareWatchedObject<T> | undefined,
+): WatchEvent<T> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
@@ -90,8 +102,9 @@ function decodeLine<T>(line: string, truncated: boolean): WatchEvent<T> {
       ),
     };
   }
+  let event: WatchEvent<T>;
   try {
-    return parseWatchEvent<T>(parsed);
+    event = parseWatchEvent<T>(parsed);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return {
@@ -102,6 +115,10 @@ function decodeLine<T>(line: string, truncated: boolean): WatchEvent<T> {
       ),
     };
   }
+  if (prepare !== undefined && event.type !== 'ERROR' && event.type !== 'BOOKMARK') {
+    prepare(event.object, line);
+  }
+  return event;
 }
 
 // Blank lines are skipped; an event line starts with `{`, so this stops at its first character
@@ -174,10 +191,12 @@ class WatchLineDecoder<T> {
   // The current line's length in bytes, including bytes the UTF-8 decoder holds back.
   #partialBytes = 0;
   readonly #maxBytes: number;
+  readonly #prepare: PrepareWatchedObject<T> | undefined;
   #overflowed = false;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, prepare?: PrepareWatchedObject<T>) {
     this.#maxBytes = maxBytes;
+    this.#prepare = prepare;
   }
 
   /** True once a line exceeded the cap; the stream is to be closed. */
@@ -231,7 +250,7 @@ class WatchLineDecoder<T> {
         this.#partial.length = 0;
       }
       this.#partialBytes = 0;
-      if (hasContent(line)) out.push(decodeLine<T>(line, false));
+      if (hasContent(line)) out.push(decodeLine<T>(line, false, this.#prepare));
       start = newline + 1;
       for (newline = text.indexOf('\n', start); newline !== -1; ) {
         line = text.slice(start, newline);
@@ -239,7 +258,7 @@ class WatchLineDecoder<T> {
           this.#overflow(out, line);
           return;
         }
-        if (hasContent(line)) out.push(decodeLine<T>(line, false));
+        if (hasContent(line)) out.push(decodeLine<T>(line, false, this.#prepare));
         start = newline + 1;
         newline = text.indexOf('\n', start);
       }
@@ -262,7 +281,7 @@ class WatchLineDecoder<T> {
     const rest = this.#partial.join('') + this.#utf8.end();
     this.#partial.length = 0;
     this.#partialBytes = 0;
-    if (hasContent(rest)) out.push(decodeLine<T>(rest, true));
+    if (hasContent(rest)) out.push(decodeLine<T>(rest, true, this.#prepare));
   }
 }
 
@@ -319,6 +338,8 @@ export interface WatchConnection {
    * off.
    */
   readonly maxEventBytes?: number | undefined;
+  /** Called with each event's object and the text of its line as it is decoded. */
+  readonly prepareObject?: PrepareWatchedObject<unknown> | undefined;
 }
 
 /**
@@ -360,7 +381,10 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
   };
 
   constructor(connection: WatchConnection) {
-    this.#lines = new WatchLineDecoder<T>(resolveMaxWatchEventBytes(connection.maxEventBytes));
+    this.#lines = new WatchLineDecoder<T>(
+      resolveMaxWatchEventBytes(connection.maxEventBytes),
+      connection.prepareObject,
+    );
     this.#connection = connection;
     const body = connection.body;
     const { Readable } = nodeStream();
