@@ -1,7 +1,7 @@
 // Reading one kubeconfig document into client-go's v1 types (clientcmd-api.ts), as clientcmd's
-// `Load` does before merging. The kubeconfigs tools write are read by kubeconfig-yaml.ts; the
-// `yaml` package (about 8 MB of RSS) is required only for one that reader leaves to it, never
-// on import. `loadConfig` is synchronous, so it is required (Node ≥ 22.12 requires ES modules).
+// `Load` does before merging. The YAML parser is required on the first parse, not on import:
+// an in-cluster process never needs it. `loadConfig` is synchronous, so it is required (Node
+// ≥ 22.12 requires ES modules).
 import { dirname, isAbsolute, join, sep } from 'node:path';
 import { requireModule } from './builtins.js';
 import type {
@@ -13,7 +13,6 @@ import type {
   KubeconfigNamedContext,
 } from './clientcmd-api.js';
 import { ConfigError } from './errors.js';
-import { parseSimpleYaml } from './kubeconfig-yaml.js';
 
 type Yaml = typeof import('yaml');
 
@@ -123,11 +122,8 @@ export function firstLine(message: string): string {
 }
 
 function parseDocument(text: string): Kubeconfig {
-  let document = parseSimpleYaml(text);
-  if (document === undefined) {
-    yaml ??= requireModule('yaml') as Yaml;
-    document = yaml.parse(text);
-  }
+  yaml ??= requireModule('yaml') as Yaml;
+  const document: unknown = yaml.parse(text);
   if (!isRecord(document)) {
     throw new ShapeError(
       'not a kubeconfig (expected a YAML mapping with clusters, contexts and users)',
