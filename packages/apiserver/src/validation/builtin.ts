@@ -1,12 +1,11 @@
 import { validateCustomResourceDefinition } from '@kubets/apiextensions';
 import { validateCustomResource } from '../crd-schema/custom.js';
 import { objectName } from '../object-meta.js';
-import { isObject, type JsonObject } from '../patch.js';
+import type { JsonObject } from '../patch.js';
 import { type ResourceDefinition, resourceKey } from '../resources.js';
 import { validateConfigMapData, validateSecretData } from './data-keys.js';
 import { validateDataUpdate } from './data-update.js';
 import { isEventResource, validateEventCreate, validateEventUpdate } from './events.js';
-import { invalid } from './field-errors.js';
 import { validateCronJobName, validateCronJobSpec, validateJobSpec } from './jobs.js';
 import { validateMetadataMaps } from './metadata.js';
 import type { FieldError } from './names.js';

@@ -44,14 +44,17 @@ const END = 'unexpected end of JSON input';
 
 /** A recursive-descent check that fails with the message Go's scanner gives. */
 class GoJsonScanner {
-  private at = 0;
-  constructor(private readonly text: string) {}
+  #at = 0;
+  readonly #text: string;
+  constructor(text: string) {
+    this.#text = text;
+  }
 
   scan(): string | undefined {
     try {
-      this.value('looking for beginning of value');
-      this.skipSpace();
-      if (this.at < this.text.length) this.fail('after top-level value');
+      this.#value('looking for beginning of value');
+      this.#skipSpace();
+      if (this.#at < this.#text.length) this.#fail('after top-level value');
       return undefined;
     } catch (error) {
       if (error instanceof SyntaxFailure) return error.message;
@@ -60,128 +63,131 @@ class GoJsonScanner {
   }
 
   /** Fails between tokens: at the end of the input that is Go's `unexpected end`. */
-  private fail(context: string): never {
-    const c = this.text[this.at];
+  #fail(context: string): never {
+    const c = this.#text[this.#at];
     throw new SyntaxFailure(c === undefined ? END : `invalid character ${quoteChar(c)} ${context}`);
   }
 
   /** Fails inside a literal, a number or an escape: Go's scanner ends the input with a space. */
-  private failWithin(context: string): never {
-    throw new SyntaxFailure(`invalid character ${quoteChar(this.text[this.at] ?? ' ')} ${context}`);
+  #failWithin(context: string): never {
+    throw new SyntaxFailure(
+      `invalid character ${quoteChar(this.#text[this.#at] ?? ' ')} ${context}`,
+    );
   }
 
-  private skipSpace(): void {
-    while (this.at < this.text.length && WHITESPACE.includes(this.text[this.at] ?? '')) this.at++;
+  #skipSpace(): void {
+    while (this.#at < this.#text.length && WHITESPACE.includes(this.#text[this.#at] ?? ''))
+      this.#at++;
   }
 
-  private value(context: string): void {
-    this.skipSpace();
-    const c = this.text[this.at];
-    if (c === '{') this.object();
-    else if (c === '[') this.array();
-    else if (c === '"') this.string();
-    else if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) this.number();
+  #value(context: string): void {
+    this.#skipSpace();
+    const c = this.#text[this.#at];
+    if (c === '{') this.#object();
+    else if (c === '[') this.#array();
+    else if (c === '"') this.#string();
+    else if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) this.#number();
     else {
       const literal = ['true', 'false', 'null'].find((word) => word[0] === c);
-      if (literal === undefined) this.fail(context);
-      this.literal(literal);
+      if (literal === undefined) this.#fail(context);
+      this.#literal(literal);
     }
   }
 
   /** Steps over `c` when it comes next. */
-  private consume(c: string): boolean {
-    if (this.text[this.at] !== c) return false;
-    this.at++;
+  #consume(c: string): boolean {
+    if (this.#text[this.#at] !== c) return false;
+    this.#at++;
     return true;
   }
 
   /** An object or an array: `element` repeated, separated by ',', up to `close`. */
-  private sequence(close: string, element: () => void, after: string): void {
-    this.at++;
-    this.skipSpace();
-    if (this.consume(close)) return;
+  #sequence(close: string, element: () => void, after: string): void {
+    this.#at++;
+    this.#skipSpace();
+    if (this.#consume(close)) return;
     for (;;) {
       element();
-      this.skipSpace();
-      if (this.consume(close)) return;
-      if (!this.consume(',')) this.fail(after);
+      this.#skipSpace();
+      if (this.#consume(close)) return;
+      if (!this.#consume(',')) this.#fail(after);
     }
   }
 
-  private object(): void {
-    this.sequence('}', () => this.member(), 'after object key:value pair');
+  #object(): void {
+    this.#sequence('}', () => this.#member(), 'after object key:value pair');
   }
 
-  private member(): void {
-    this.skipSpace();
-    if (this.text[this.at] !== '"') this.fail('looking for beginning of object key string');
-    this.string();
-    this.skipSpace();
-    if (this.text[this.at] !== ':') this.fail('after object key');
-    this.at++;
-    this.value('looking for beginning of value');
+  #member(): void {
+    this.#skipSpace();
+    if (this.#text[this.#at] !== '"') this.#fail('looking for beginning of object key string');
+    this.#string();
+    this.#skipSpace();
+    if (this.#text[this.#at] !== ':') this.#fail('after object key');
+    this.#at++;
+    this.#value('looking for beginning of value');
   }
 
-  private array(): void {
-    this.sequence(']', () => this.value('looking for beginning of value'), 'after array element');
+  #array(): void {
+    this.#sequence(']', () => this.#value('looking for beginning of value'), 'after array element');
   }
 
-  private string(): void {
-    this.at++;
+  #string(): void {
+    this.#at++;
     for (;;) {
-      const c = this.text[this.at];
-      if (c === undefined) this.fail('in string literal');
+      const c = this.#text[this.#at];
+      if (c === undefined) this.#fail('in string literal');
       if (c === '"') {
-        this.at++;
+        this.#at++;
         return;
       }
-      if (c < ' ') this.fail('in string literal');
-      this.at++;
-      if (c === '\\') this.escape();
+      if (c < ' ') this.#fail('in string literal');
+      this.#at++;
+      if (c === '\\') this.#escape();
     }
   }
 
-  private escape(): void {
-    const c = this.text[this.at];
+  #escape(): void {
+    const c = this.#text[this.#at];
     if (c !== undefined && '"\\/bfnrt'.includes(c)) {
-      this.at++;
+      this.#at++;
       return;
     }
-    if (c !== 'u') this.failWithin('in string escape code');
-    this.at++;
+    if (c !== 'u') this.#failWithin('in string escape code');
+    this.#at++;
     for (let i = 0; i < 4; i++) {
-      if (!/^[0-9a-fA-F]$/.test(this.text[this.at] ?? '')) {
-        this.failWithin('in \\u hexadecimal character escape');
+      if (!/^[0-9a-fA-F]$/.test(this.#text[this.#at] ?? '')) {
+        this.#failWithin('in \\u hexadecimal character escape');
       }
-      this.at++;
+      this.#at++;
     }
   }
 
-  private digits(context: string): void {
-    if (!/^[0-9]$/.test(this.text[this.at] ?? '')) this.failWithin(context);
-    while (/^[0-9]$/.test(this.text[this.at] ?? '')) this.at++;
+  #digits(context: string): void {
+    if (!/^[0-9]$/.test(this.#text[this.#at] ?? '')) this.#failWithin(context);
+    while (/^[0-9]$/.test(this.#text[this.#at] ?? '')) this.#at++;
   }
 
-  private number(): void {
-    if (this.text[this.at] === '-') this.at++;
-    if (this.text[this.at] === '0') this.at++;
-    else this.digits('in numeric literal');
-    if (this.text[this.at] === '.') {
-      this.at++;
-      this.digits('after decimal point in numeric literal');
+  #number(): void {
+    if (this.#text[this.#at] === '-') this.#at++;
+    if (this.#text[this.#at] === '0') this.#at++;
+    else this.#digits('in numeric literal');
+    if (this.#text[this.#at] === '.') {
+      this.#at++;
+      this.#digits('after decimal point in numeric literal');
     }
-    if (this.text[this.at] === 'e' || this.text[this.at] === 'E') {
-      this.at++;
-      if (this.text[this.at] === '+' || this.text[this.at] === '-') this.at++;
-      this.digits('in exponent of numeric literal');
+    if (this.#text[this.#at] === 'e' || this.#text[this.#at] === 'E') {
+      this.#at++;
+      if (this.#text[this.#at] === '+' || this.#text[this.#at] === '-') this.#at++;
+      this.#digits('in exponent of numeric literal');
     }
   }
 
-  private literal(word: string): void {
+  #literal(word: string): void {
     for (let i = 0; i < word.length; i++) {
-      if (this.text[this.at] !== word[i])
-        this.failWithin(`in literal ${word} (expecting ${quoteChar(word[i] ?? '')})`);
-      this.at++;
+      if (this.#text[this.#at] !== word[i])
+        this.#failWithin(`in literal ${word} (expecting ${quoteChar(word[i] ?? '')})`);
+      this.#at++;
     }
   }
 }

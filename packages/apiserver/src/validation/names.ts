@@ -1,3 +1,4 @@
+import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain } from '@kubets/apimachinery';
 import type { NameRule } from '../resources.js';
 
 /** One validation failure, as listed in a 422 Status's `details.causes`. */
@@ -7,32 +8,18 @@ export interface FieldError {
   field: string;
 }
 
-const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
-const SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const LABEL_MSG =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const DNS1035_MSG =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
 /** Problems with `value` as a name under `rule`: messages without the field prefix. */
 export function nameProblems(value: string, rule: NameRule): string[] {
   const problems: string[] = [];
   switch (rule) {
     case 'subdomain':
-      if (value.length > 253) problems.push('must be no more than 253 characters');
-      if (!SUBDOMAIN.test(value)) problems.push(SUBDOMAIN_MSG);
+      problems.push(...isDNS1123Subdomain(value));
       break;
     case 'label':
-      if (value.length > 63) problems.push('must be no more than 63 characters');
-      if (!LABEL.test(value)) problems.push(LABEL_MSG);
+      problems.push(...isDNS1123Label(value));
       break;
     case 'dns1035':
-      if (value.length > 63) problems.push('must be no more than 63 characters');
-      if (!DNS1035.test(value)) problems.push(DNS1035_MSG);
+      problems.push(...isDNS1035Label(value));
       break;
     case 'path':
       if (value === '.' || value === '..') problems.push(`may not be '${value}'`);
