@@ -96,7 +96,6 @@ export {
   type MetricsRegistry,
 } from './manager.js';
 export { onlyMetadata } from './metadata-only.js';
-export type { ControllerMeta, MetaObject } from './object.js';
 export {
   AlreadyOwnedError,
   hasControllerReference,
