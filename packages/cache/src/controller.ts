@@ -4,12 +4,13 @@ import { AwaitingHandler, AwaitingQueue } from './awaiting-handler.js';
 import { isFIFOClosedError } from './fifo-lifecycle.js';
 import type { HandlerEvent, ResourceEventHandler } from './handler.js';
 import { informerFIFO } from './informer-fifo.js';
-import { deletionHandlingMetaNamespaceKeyFunc, type KeyFunc } from './keys.js';
+import { deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
 import { type ListerWatcher, reusingCachedItems } from './listwatch.js';
 import { isCacheMutationDetectorEnabled } from './mutation-detector.js';
 import { processDeltaBatch, processDeltas } from './process-deltas.js';
 import { Reflector } from './reflector.js';
 import type { ReflectorStore, WatchErrorHandler } from './reflector-options.js';
+import type { SharedIndexInformerOptions } from './shared-informer-options.js';
 import { CacheIndexer, type Indexer, type Store } from './store.js';
 import type { FIFODelta, ProcessBatchFunc, RealFIFO } from './the-real-fifo.js';
 import type { Indexers } from './thread-safe-store.js';
@@ -189,23 +190,17 @@ function popping<T>(config: InformerControllerConfig<T>): () => unknown {
 }
 
 /** Extra settings of {@link newInformer} and {@link newIndexerInformer}. */
-export interface InformerOptions<T> extends ReflectorTuning {
-  /** Keys objects. Default {@link deletionHandlingMetaNamespaceKeyFunc}. */
-  keyFunc?: KeyFunc | undefined;
+export interface InformerOptions<T>
+  extends ReflectorTuning,
+    Pick<SharedIndexInformerOptions<T>, 'keyFunc' | 'detectMutations' | 'clock' | 'logger'> {
   /** Applied to every object before it is stored (see {@link RealFIFOOptions.transformer}). */
   transform?: ((obj: T) => T) | undefined;
-  /** As {@link SharedIndexInformerOptions.detectMutations}. */
-  detectMutations?: boolean | undefined;
   /** Called when a handler throws or rejects; the informer goes on either way. */
   onHandlerError?: ((error: unknown, event: HandlerEvent) => void) | undefined;
   /** Called when a list or watch fails, before the reflector backs off and retries. */
   watchErrorHandler?: WatchErrorHandler | undefined;
   /** Name of the reflector, for logs. */
   name?: string | undefined;
-  /** Time source for resyncs and backoff; a fake clock in tests. */
-  clock?: Clock | undefined;
-  /** Where the informer logs; silent by default. */
-  logger?: Logger | undefined;
 }
 
 /** What {@link newIndexerInformer} returns. */

@@ -123,15 +123,17 @@ export {
 } from './reflector-policy.js';
 export {
   type AddEventHandlerOptions,
-  type HandlerErrorInfo,
   minimumResyncPeriodMs,
   newSharedIndexInformer,
   newSharedInformer,
   type ResourceEventHandlerRegistration,
   type SharedIndexInformer,
-  type SharedIndexInformerOptions,
   shutDownEventHandler,
 } from './shared-informer.js';
+export type {
+  HandlerErrorInfo,
+  SharedIndexInformerOptions,
+} from './shared-informer-options.js';
 export {
   CacheIndexer,
   type Indexer,

@@ -3,7 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { abortedAfterTest, FakeListerWatcher, listOf } from '../test/helpers.js';
 import type { ListerWatcher } from './listwatch.js';
 import { dropManagedFields, FieldsV1Pool, shareManagedFields } from './managed-fields.js';
-import { newSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.js';
+import { newSharedIndexInformer } from './shared-informer.js';
+import type { SharedIndexInformerOptions } from './shared-informer-options.js';
 
 interface ManagedPod {
   metadata: {

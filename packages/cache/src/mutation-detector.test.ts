@@ -8,7 +8,8 @@ import {
   isCacheMutationDetectorEnabled,
   setCacheMutationDetectorDefault,
 } from './mutation-detector.js';
-import { newSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.js';
+import { newSharedIndexInformer } from './shared-informer.js';
+import type { SharedIndexInformerOptions } from './shared-informer-options.js';
 
 /** Runs an informer over a list of two pods and one watch event; resolves once all is cached. */
 async function cachedPods(options: SharedIndexInformerOptions<TestPod> = {}) {

@@ -12,7 +12,8 @@ import {
 import type { ResourceEventHandler } from './handler.js';
 import { deletedObject, filteringResourceEventHandler } from './handler.js';
 import { type DeletedFinalStateUnknown, isDeletedFinalStateUnknown } from './keys.js';
-import { newSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.js';
+import { newSharedIndexInformer } from './shared-informer.js';
+import type { SharedIndexInformerOptions } from './shared-informer-options.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './thread-safe-store.js';
 
 function describeDelete(obj: TestPod | DeletedFinalStateUnknown<TestPod>): string {

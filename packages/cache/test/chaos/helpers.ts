@@ -24,8 +24,8 @@ import {
   newSharedIndexInformer,
   type ResourceEventHandlerRegistration,
   type SharedIndexInformer,
-  type SharedIndexInformerOptions,
 } from '../../src/shared-informer.js';
+import type { SharedIndexInformerOptions } from '../../src/shared-informer-options.js';
 import { waitForCacheSync } from '../../src/wait.js';
 
 export const sleep = (ms: number): Promise<void> =>

@@ -12,7 +12,7 @@ import { type FaultRequest, type InMemoryApiServer, startApiServer } from '@kube
 import { type Config, loadConfig, RESTClient } from '@kubets/rest';
 import { eventually, MemoryLogger } from '@kubets/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SharedIndexInformerOptions } from '../../src/shared-informer.js';
+import type { SharedIndexInformerOptions } from '../../src/shared-informer-options.js';
 import {
   churn,
   configMaps,
