@@ -126,7 +126,7 @@ export function mydemoOperatorDemo(
       await deployments.delete('example-mydemo');
       await waitFor(about('example-mydemo', 'Deployment created'), since);
 
-      // Without webhooks (a runtime that cannot serve them) a v1alpha1 Mydemo is not converted.
+      // Without webhooks a v1alpha1 Mydemo is not converted.
       if (webhooks) {
         step('creating Mydemo default/refused-mydemo with port 70000');
         const refusal = await mydemos

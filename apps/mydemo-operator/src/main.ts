@@ -13,7 +13,6 @@
 // With no cluster configuration (or --demo) it plays a walk-through on the embedded API server.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Manager } from '@kubets/controller';
@@ -49,15 +48,8 @@ const recordsDir =
 const records = new DirectoryRecords(recordsDir);
 
 // A demo serves its webhooks with a certificate of its own, from a CA it tells the embedded
-// API server to trust (in a cluster, cert-manager issues both: see src/manifests.ts). Where
-// node:https cannot reload a certificate (Bun), the webhook server refuses to start: the demo
-// then plays without webhooks.
-const demoWebhooks = demo && typeof createServer().setSecureContext === 'function';
-if (demo && !demoWebhooks) {
-  klog.warning(
-    'this runtime cannot serve webhooks (no https Server.setSecureContext): the demo goes without them',
-  );
-}
+// API server to trust (in a cluster, cert-manager issues both: see src/manifests.ts).
+const demoWebhooks = demo;
 const serveWebhooks = flags['enable-webhooks'] || demoWebhooks;
 const demoCerts = demoWebhooks ? await generateEnvtestCertificates() : undefined;
 const demoCertDir = demoCerts && mkdtempSync(join(tmpdir(), 'mydemo-operator-webhook-certs-'));
