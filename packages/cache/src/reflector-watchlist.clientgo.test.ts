@@ -62,12 +62,16 @@ class WatchListFakeLW implements ListerWatcher<TestPod> {
   watchOptionsPredicate: ((options: WatchQueryOptions) => Error | undefined) | undefined;
   readonly watches: FakeWatch<TestPod>[] = [];
 
-  constructor(private readonly stop: () => void) {}
+  readonly #stop: () => void;
+
+  constructor(stop: () => void) {
+    this.#stop = stop;
+  }
 
   async list(options: ListQueryOptions): Promise<ObjectList<TestPod>> {
     this.listCounter++;
     this.requestOptions.push({ ...options });
-    if (this.listCounter === this.closeAfterListRequests) this.stop();
+    if (this.listCounter === this.closeAfterListRequests) this.#stop();
     if (this.customListResponse !== undefined) return this.customListResponse;
     throw new Error('not implemented');
   }
@@ -75,7 +79,7 @@ class WatchListFakeLW implements ListerWatcher<TestPod> {
   async watch(options: WatchQueryOptions, signal: AbortSignal): Promise<FakeWatch<TestPod>> {
     this.watchCounter++;
     this.requestOptions.push({ ...options });
-    if (this.watchCounter === this.closeAfterWatchRequests) this.stop();
+    if (this.watchCounter === this.closeAfterWatchRequests) this.#stop();
     const refusal = this.watchOptionsPredicate?.(options);
     if (refusal !== undefined) throw refusal;
     const w = new FakeWatch<TestPod>(options, signal);

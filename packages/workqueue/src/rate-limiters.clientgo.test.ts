@@ -64,14 +64,17 @@ it('TestMaxOfRateLimiter', () => {
 /** client-go's test `StepRateLimiter`: `baseDelay` for the first `threshold` calls, then `maxDelay`. */
 class StepRateLimiter implements RateLimiter<number> {
   #count = 0;
-  constructor(
-    private readonly baseDelay: number,
-    private readonly maxDelay: number,
-    private readonly threshold: number,
-  ) {}
+  readonly #baseDelay: number;
+  readonly #maxDelay: number;
+  readonly #threshold: number;
+  constructor(baseDelay: number, maxDelay: number, threshold: number) {
+    this.#baseDelay = baseDelay;
+    this.#maxDelay = maxDelay;
+    this.#threshold = threshold;
+  }
   when(): number {
     this.#count += 1;
-    return this.#count <= this.threshold ? this.baseDelay : this.maxDelay;
+    return this.#count <= this.#threshold ? this.#baseDelay : this.#maxDelay;
   }
   numRequeues(): number {
     return 0;
