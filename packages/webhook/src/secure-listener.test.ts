@@ -185,7 +185,17 @@ describe('SecureListener', () => {
     const client = connectTls({ socket: raw, ca: first.ca, servername: 'localhost' });
     cleanups.push(async () => void client.destroy());
     client.resume();
-    await once(client, 'secureConnect');
+    const handshake = await once(client, 'secureConnect').then(
+      () => 'done',
+      (error: NodeJS.ErrnoException) => error.code,
+    );
+    if (handshake === 'ECONNRESET') {
+      // Bun's node:https resets a connection still before its handshake when the server
+      // closes: nothing is left for the close to wait for.
+      await closing;
+      expect(clock.now()).toBe(0);
+      return;
+    }
     await handedToHttp;
     const clientClosed = once(client, 'close');
     clock.step(4_500);
