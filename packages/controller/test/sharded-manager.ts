@@ -12,14 +12,17 @@ export const oneMember: ShardRingOptions = {
   resources: [{ resource: coreV1Resources.configMaps }],
 };
 
-/** A ring of the one member pod-a over `namespace`'s ConfigMaps, on a manager of its own. */
+/**
+ * A ring of the one member pod-a (or `ringOptions.identity`) over `namespace`'s ConfigMaps, on
+ * a manager of its own, both on `clock` (a new fake clock when not given).
+ */
 export function shardedManager(
   host: string,
   namespace: string,
-  ringOptions: Partial<ShardRingOptions>,
+  ringOptions: Partial<ShardRingOptions> & { clock?: FakeClock },
   managerOptions: ConstructorParameters<typeof Manager>[1],
 ) {
-  const clock = new FakeClock();
+  const clock = ringOptions.clock ?? new FakeClock();
   const ring = new ShardRing({
     ...oneMember,
     namespace,

@@ -1,10 +1,10 @@
-import { silentLogger } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
 import { coreV1Resources } from '@kubets/clientset';
 import { ChaosProxy, eventually } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useSharedApiServer } from '../../test/server.js';
-import { controller, HashRing, Manager, ShardRing } from '../index.js';
+import { shardedManager } from '../../test/sharded-manager.js';
+import { controller, HashRing, type Manager, type ShardRing } from '../index.js';
 
 const shared = useSharedApiServer();
 const configMaps = coreV1Resources.configMaps;
@@ -59,26 +59,7 @@ function world(namespace: string) {
   const slow = new Set<string>();
 
   function member(identity: string, host = shared.server.host): Member {
-    const ring = new ShardRing({
-      name: 'cms',
-      namespace,
-      identity,
-      resources: [{ resource: configMaps, namespace }],
-      clock,
-      ...leases,
-    });
-    const mgr = new Manager(
-      { host, qps: -1 },
-      {
-        cache: ring.cacheOptions(),
-        logger: silentLogger,
-        clock,
-        namespace,
-        // The fake clock runs far ahead of real time; the caches sync at loopback speed.
-        cacheSyncTimeoutMs: 24 * 60 * 60 * 1000,
-      },
-    );
-    ring.addTo(mgr);
+    const { ring, mgr } = shardedManager(host, namespace, { identity, clock, ...leases }, {});
     controller(mgr)
       .for(configMaps)
       .complete(
