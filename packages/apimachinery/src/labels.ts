@@ -1,4 +1,5 @@
 import { TermConjunction } from './selector-terms.js';
+import { isDNS1123Subdomain } from './validation.js';
 
 /**
  * How a {@link Requirement} compares a label, spelled as in client-go's `selection.Operator`:
@@ -54,10 +55,8 @@ export class SelectorParseError extends Error {
 }
 
 const qualifiedNameMaxLength = 63;
-const dnsSubdomainMaxLength = 253;
 const labelValueMaxLength = 63;
 const qualifiedNamePattern = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const dnsSubdomainPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const integerPattern = /^[-+]?[0-9]+$/;
 
 /** Why `key` is not a valid label key, or `undefined` when it is. */
@@ -67,11 +66,9 @@ function labelKeyProblem(key: string): string | undefined {
   const name = slash === -1 ? key : key.slice(slash + 1);
   if (prefix !== undefined) {
     if (prefix === '') return 'the prefix before "/" must not be empty';
-    if (prefix.length > dnsSubdomainMaxLength) {
-      return `the prefix must be no more than ${dnsSubdomainMaxLength} characters`;
-    }
-    if (!dnsSubdomainPattern.test(prefix)) {
-      return "the prefix must be a DNS subdomain: lower-case alphanumeric characters, '-' or '.', starting and ending with an alphanumeric character";
+    const prefixProblems = isDNS1123Subdomain(prefix);
+    if (prefixProblems.length > 0) {
+      return prefixProblems.map((problem) => `prefix part ${problem}`).join('; ');
     }
   }
   if (name === '') return 'the name part must not be empty';

@@ -5,10 +5,10 @@
  * out of range. What is taken is read from the stored Services, so a delete frees them.
  */
 import { randomInt } from 'node:crypto';
+import type { FieldError } from '@kubets/apiextensions';
 import { isObject, type JsonObject } from './patch.js';
 import { invalid } from './status.js';
 import type { Target } from './target.js';
-import type { FieldError } from './validation/names.js';
 import type { VersionedStore } from './versioned-store.js';
 
 /** The service CIDR kube-apiserver (and envtest) use unless told otherwise. */

@@ -1,4 +1,9 @@
-import { type GroupResource, parseGroupVersionResource } from '@kubets/apimachinery';
+import {
+  type GroupResource,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  parseGroupVersionResource,
+} from '@kubets/apimachinery';
 import type { corev1, ResourceDescriptor, rbacv1 } from '@kubets/clientset';
 import type { WatchedResource } from './watched-resource.js';
 
@@ -400,9 +405,6 @@ export type RbacObject =
   | rbacv1.Role
   | rbacv1.RoleBinding;
 
-const dnsSubdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
 /**
  * The ServiceAccount the operator runs as and its least-privilege roles and bindings
  * (`rbac.authorization.k8s.io/v1`), from {@link rbacRules}: a ClusterRole and
@@ -416,14 +418,17 @@ const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
  */
 export function rbacManifests(mgr: object, options: RbacManifestsOptions): RbacObject[] {
   const { name, namespace } = options ?? {};
-  if (typeof name !== 'string' || name.length > 253 || !dnsSubdomain.test(name)) {
+  const nameProblems = typeof name === 'string' ? isDNS1123Subdomain(name) : ['must be a string'];
+  if (nameProblems.length > 0) {
     throw new TypeError(
-      `rbacManifests: name ${JSON.stringify(name)} is not a valid object name (lower-case letters, digits, '-' and '.', at most 253 characters)`,
+      `rbacManifests: name ${JSON.stringify(name)} is not a valid object name: ${nameProblems.join('; ')}`,
     );
   }
-  if (typeof namespace !== 'string' || namespace.length > 63 || !dnsLabel.test(namespace)) {
+  const namespaceProblems =
+    typeof namespace === 'string' ? isDNS1123Label(namespace) : ['must be a string'];
+  if (namespaceProblems.length > 0) {
     throw new TypeError(
-      `rbacManifests: namespace ${JSON.stringify(namespace)} is not a valid namespace name (lower-case letters, digits and '-', at most 63 characters)`,
+      `rbacManifests: namespace ${JSON.stringify(namespace)} is not a valid namespace name: ${namespaceProblems.join('; ')}`,
     );
   }
   const { clusterRules, namespaceRules } = rbacRules(mgr, options);

@@ -1,8 +1,8 @@
+import type { FieldError } from '@kubets/apiextensions';
 import { type Schema, validateCustomObject } from '@kubets/apiextensions';
 import type { JsonObject } from '../patch.js';
 import type { ResourceDefinition } from '../resources.js';
 import { badRequest } from '../status.js';
-import type { FieldError } from '../validation/names.js';
 import { coerceEmbeddedResources } from './coerce.js';
 import { validateEmbeddedResources } from './embedded.js';
 import { validateListTypes } from './list-type.js';

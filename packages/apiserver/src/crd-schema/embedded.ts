@@ -5,10 +5,11 @@
  * case, and the metadata's labels and annotations as an object's (its name is not required).
  */
 
+import type { FieldError } from '@kubets/apiextensions';
 import { fieldsWithSchemas, itemsSchema, type Schema } from '@kubets/apiextensions';
 import { isObject, type JsonObject, type JsonValue } from '../patch.js';
 import { validateAnnotations, validateLabels } from '../validation/metadata.js';
-import { type FieldError, nameProblems } from '../validation/names.js';
+import { nameProblems } from '../validation/names.js';
 import { goSyntax } from './list-type.js';
 
 const required = (field: string): FieldError => ({

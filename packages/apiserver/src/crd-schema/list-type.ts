@@ -5,10 +5,10 @@
  * It follows `properties`, `additionalProperties` and `items`, not `allOf` and the like.
  */
 
+import type { FieldError } from '@kubets/apiextensions';
 import { fieldsWithSchemas, itemsSchema, type Schema } from '@kubets/apiextensions';
 import { goMarshal } from '../go-decode.js';
 import { isObject, type JsonObject, type JsonValue } from '../patch.js';
-import type { FieldError } from '../validation/names.js';
 
 /** Go's `%#v` of a decoded JSON value, as field.Duplicate prints it. */
 export function goSyntax(value: JsonValue): string {

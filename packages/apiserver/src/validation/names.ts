@@ -1,12 +1,9 @@
+import type { FieldError } from '@kubets/apiextensions';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain } from '@kubets/apimachinery';
 import type { NameRule } from '../resources.js';
 
-/** One validation failure, as listed in a 422 Status's `details.causes`. */
-export interface FieldError {
-  reason: string;
-  message: string;
-  field: string;
-}
+// The validation files take FieldError from here, beside the helpers that make them.
+export type { FieldError };
 
 /** Problems with `value` as a name under `rule`: messages without the field prefix. */
 export function nameProblems(value: string, rule: NameRule): string[] {
