@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { formatCollections, parseCollections } from './gc-count.ts';
-import { parseInstructionTotal, perEvent, summarizeLayer } from './watch-instructions.ts';
+import {
+  countsTowardsFigure,
+  parseInstructionTotal,
+  perEvent,
+  summarizeLayer,
+  windowCollections,
+} from './watch-instructions.ts';
 
 describe('watch-instructions', () => {
   it("reads the total of cachegrind's summary", () => {
@@ -44,5 +50,29 @@ describe('watch-instructions', () => {
     ].join('\n');
     expect(parseCollections(output)).toEqual({ major: 1, minor: 40 });
     expect(parseCollections('no collections printed')).toBeUndefined();
+  });
+  it('sets aside a repeat with a major collection in its extra events, not one with minor ones', () => {
+    // The floor's third repeat of 2026-11-29: one major collection in the 2,000 extra events
+    // made the figure 545,698 against 208,399 and 217,258.
+    const withMajor = {
+      few: { instructions: 4_408_328_701, collections: { major: 0, minor: 0 } },
+      many: { instructions: 5_499_724_316, collections: { major: 1, minor: 0 } },
+    };
+    const withMinors = {
+      few: { instructions: 4_629_064_262, collections: { major: 0, minor: 0 } },
+      many: { instructions: 5_110_963_414, collections: { major: 0, minor: 2 } },
+    };
+    expect(windowCollections(withMajor)).toEqual({ major: 1, minor: 0 });
+    expect(countsTowardsFigure(withMajor)).toBe(false);
+    expect(windowCollections(withMinors)).toEqual({ major: 0, minor: 2 });
+    expect(countsTowardsFigure(withMinors)).toBe(true);
+    // A major collection during the warm-up or the first N events is in both runs: it cancels.
+    const majorBeforeWindow = {
+      few: { instructions: 1, collections: { major: 1, minor: 3 } },
+      many: { instructions: 2, collections: { major: 1, minor: 5 } },
+    };
+    expect(countsTowardsFigure(majorBeforeWindow)).toBe(true);
+    const uncounted = { few: { instructions: 1, collections: undefined }, many: withMajor.many };
+    expect(windowCollections(uncounted)).toBeUndefined();
   });
 });
