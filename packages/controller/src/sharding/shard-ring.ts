@@ -336,7 +336,11 @@ export class ShardRing {
     }
   }
 
-  /** Whether this replica is a member now: it holds its shard Lease, renewed in time. */
+  /**
+   * Whether this replica is a member now: it holds its shard Lease, renewed in time. Finding
+   * that it is not ends the tenure there and then: the reconciles in flight see their
+   * `ctx.signal` abort.
+   */
   isMember(): boolean {
     return this.#resolved?.membership.isMember() ?? false;
   }
@@ -353,10 +357,13 @@ export class ShardRing {
 
   /**
    * Wraps the reconciler of a controller whose primary resource is sharded: a request is
-   * reconciled only while this replica is a member, the object is assigned to it and not
-   * draining, and (once per Lease tenure) a read from the server confirms that assignment.
-   * The reconcile's `ctx.signal` also aborts when the tenure ends. Requests refused because
-   * this replica is not a member now come back after a retry period.
+   * reconciled only while this replica is a member, the object is assigned to it (its shard
+   * label and the sharder's annotation both name this member) and not draining, and (once
+   * per Lease tenure) a read from the server confirms that assignment. The reconcile's
+   * `ctx.signal` also aborts when the tenure ends: at the renew deadline, or earlier at the
+   * first membership check that finds it lapsed (after a frozen event loop). Pass it to every
+   * client call; a reconcile that does not is not stopped. Requests refused because this
+   * replica is not a member now come back after a retry period.
    *
    * @throws {TypeError} for a resource not named in the ring's `resources`.
    */
