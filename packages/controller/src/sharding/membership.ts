@@ -106,7 +106,7 @@ export class ShardMembership {
   readonly leaseName: string;
   readonly #options: ShardMembershipOptions;
   readonly #holder: LeaseHolder;
-  #tenure: AbortSignal | undefined;
+  #tenure: AbortController | undefined;
   #tenures = 0;
 
   constructor(options: ShardMembershipOptions) {
@@ -121,11 +121,15 @@ export class ShardMembership {
       description: `shard ${options.ring}`,
       clock: options.clock ?? realClock,
       logger,
-      onAcquired: (tenure) => {
+      onAcquired: (leading) => {
         this.#tenures++;
+        const tenure = new AbortController();
         this.#tenure = tenure;
+        const end = (): void => tenure.abort(leading.reason);
+        if (leading.aborted) end();
+        else leading.addEventListener('abort', end, { once: true });
         logger.info('Joined the shard ring', fields);
-        options.onAcquired?.(tenure);
+        options.onAcquired?.(tenure.signal);
       },
       onLost: () => {
         this.#tenure = undefined;
@@ -136,15 +140,27 @@ export class ShardMembership {
 
   /**
    * True while this replica holds its Lease and renewed it within the renew deadline —
-   * checked against the clock, so false at once after a frozen or starved event loop.
+   * checked against the clock, so false at once after a frozen or starved event loop. A
+   * check that finds the tenure lapsed also ends it (aborts its signal) there and then,
+   * before the renew-deadline timer has had a chance to run.
    */
   isMember(): boolean {
-    return this.#holder.isHeld();
+    if (this.#holder.isHeld()) return true;
+    const tenure = this.#tenure;
+    if (tenure !== undefined && !tenure.signal.aborted) {
+      tenure.abort(
+        new DOMException(
+          `shard ring ${this.#options.ring}: lease ${this.#options.namespace}/${this.leaseName} not renewed within the renew deadline`,
+          'AbortError',
+        ),
+      );
+    }
+    return false;
   }
 
   /** The signal of the current tenure (aborted when it ends); undefined outside one. */
   tenure(): AbortSignal | undefined {
-    return this.#tenure;
+    return this.#tenure?.signal;
   }
 
   /** How many times the Lease was acquired so far: each tenure's number. */

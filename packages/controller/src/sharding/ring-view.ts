@@ -1,4 +1,4 @@
-import { type Clock, isNotFound } from '@kubets/apimachinery';
+import { type Clock, type ClockTimer, isNotFound } from '@kubets/apimachinery';
 import {
   newFilteredListWatchFromClient,
   newSharedIndexInformer,
@@ -26,8 +26,6 @@ export interface RingViewOptions {
   clientset: Clientset;
   clock: Clock;
   virtualNodes?: number | undefined;
-  /** How often expiry is looked for (the retry period). */
-  retryPeriodMs: number;
   /** Called with the new ring whenever its members change. */
   onChange?: ((ring: HashRing) => void) | undefined;
 }
@@ -42,7 +40,12 @@ export class RingView {
   readonly #o: RingViewOptions;
   readonly #observed = new Map<string, Observation>();
   readonly #leases: SharedIndexInformer<Lease>;
+  /** Reads of a Lease in flight, by name, shared by every caller that asks meanwhile. */
+  readonly #reads = new Map<string, Promise<Lease | undefined>>();
   #ring: HashRing;
+  /** Fires when the next live member's Lease expires; armed only while running. */
+  #expiry: ClockTimer | undefined;
+  #running = false;
 
   constructor(options: RingViewOptions) {
     this.#o = options;
@@ -74,35 +77,55 @@ export class RingView {
     return this.#leases.hasSynced();
   }
 
-  /** Watches the Leases, and looks for expiries every retry period, until `signal` aborts. */
+  /**
+   * Watches the Leases until `signal` aborts. Expiry is a matter of time passing, not of an
+   * event: a timer fires at the moment the first live member's Lease expires.
+   */
   async run(signal: AbortSignal): Promise<void> {
-    const watching = this.#leases.run(signal);
-    // Expiry is a matter of time passing, not of an event.
-    while (!signal.aborted) {
-      try {
-        await this.#o.clock.sleep(this.#o.retryPeriodMs, signal);
-      } catch {
-        break;
-      }
-      this.refresh();
+    if (signal.aborted) return;
+    this.#running = true;
+    const stop = (): void => {
+      this.#running = false;
+      this.#expiry?.cancel();
+      this.#expiry = undefined;
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    this.refresh();
+    try {
+      await this.#leases.run(signal);
+    } finally {
+      signal.removeEventListener('abort', stop);
+      stop();
     }
-    await watching;
   }
 
-  /** Rebuilds the ring when its live members changed. */
+  /** Rebuilds the ring when its live members changed, and times the next expiry. */
   refresh(): void {
     const now = this.#o.clock.now();
     const live: string[] = [];
+    let nextExpiry = Number.POSITIVE_INFINITY;
     for (const seen of this.#observed.values()) {
-      if (seen.holder !== '' && now < seen.observedAt + seen.leaseDurationMs) {
+      const expiry = seen.observedAt + seen.leaseDurationMs;
+      if (seen.holder !== '' && now < expiry) {
         live.push(seen.holder);
+        nextExpiry = Math.min(nextExpiry, expiry);
       }
     }
+    this.#armExpiry(nextExpiry - now);
     live.sort();
     const current = this.#ring.members();
     if (live.length === current.length && live.every((m, i) => m === current[i])) return;
     this.#ring = new HashRing(live, { virtualNodes: this.#o.virtualNodes });
     this.#o.onChange?.(this.#ring);
+  }
+
+  // A timer that fires a little early (timers have millisecond granularity) finds the
+  // member still live and arms again for what is left.
+  #armExpiry(inMs: number): void {
+    this.#expiry?.cancel();
+    this.#expiry = undefined;
+    if (!this.#running || !Number.isFinite(inMs)) return;
+    this.#expiry = this.#o.clock.setTimeout(() => this.refresh(), inMs);
   }
 
   /** Whether a Lease of the ring was ever seen held by `member`. */
@@ -120,21 +143,35 @@ export class RingView {
     const found = this.#observationOf(member);
     if (found === undefined) return true;
     const [name, seen] = found;
-    let lease: Lease;
-    try {
-      lease = await this.#o.clientset
-        .coordinationV1()
-        .leases(this.#o.namespace)
-        .get(name, { signal });
-    } catch (error) {
-      if (isNotFound(error)) return true;
-      throw error;
-    }
+    const lease = await this.#read(name, signal);
+    if (lease === undefined) return true;
     if (lease.metadata?.resourceVersion !== seen.resourceVersion) {
       this.#observe(lease);
       return lease.spec?.holderIdentity !== member;
     }
     return this.#o.clock.now() >= seen.observedAt + seen.leaseDurationMs;
+  }
+
+  /**
+   * Reads the Lease `name` (undefined when there is none). Callers asking while a read is in
+   * flight share it: moving a departed member's objects asks once per object, and an answer
+   * a round trip old is as good as a new one for what {@link confirmedGone} decides.
+   */
+  #read(name: string, signal: AbortSignal): Promise<Lease | undefined> {
+    let pending = this.#reads.get(name);
+    if (pending === undefined) {
+      pending = this.#o.clientset
+        .coordinationV1()
+        .leases(this.#o.namespace)
+        .get(name, { signal })
+        .catch((error: unknown) => {
+          if (isNotFound(error)) return undefined;
+          throw error;
+        })
+        .finally(() => this.#reads.delete(name));
+      this.#reads.set(name, pending);
+    }
+    return pending;
   }
 
   #observationOf(member: string): [string, Observation] | undefined {

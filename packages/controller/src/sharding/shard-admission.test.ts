@@ -56,11 +56,14 @@ describe('ShardRing with assignOnCreate', () => {
       });
       const created = await cms.create({ metadata: { name: 'new-one' } });
       expect(created.metadata?.labels).toEqual({ 'shard.sharding.kubets.io/cms': 'pod-a' });
+      // With the sharder's record of it, so the member reconciles it without a write more.
+      expect(created.metadata?.annotations).toEqual({ 'shard.sharding.kubets.io/cms': 'pod-a' });
       // A label already given is left alone; so is a name the server has yet to generate.
       const given = await cms.create({
         metadata: { name: 'given', labels: { 'shard.sharding.kubets.io/cms': 'someone' } },
       });
       expect(given.metadata?.labels).toEqual({ 'shard.sharding.kubets.io/cms': 'someone' });
+      expect(given.metadata?.annotations).toBeUndefined();
       const generated = await cms.create({ metadata: { generateName: 'gen-' } });
       expect(generated.metadata?.labels).toBeUndefined();
       // And the member caches what the webhook gave it: the last probe and new-one.

@@ -1,10 +1,11 @@
+import { silentLogger } from '@kubets/apimachinery';
 import { appsV1Resources, coreV1Resources } from '@kubets/clientset';
 import { describe, expect, it } from 'vitest';
 import { useSharedApiServer } from '../../test/server.js';
 import { oneMember } from '../../test/sharded-manager.js';
-import { ringKeyOf, ShardRing, type ShardRingOptions } from '../index.js';
+import { Manager, ringKeyOf, ShardRing, type ShardRingOptions } from '../index.js';
 
-const _shared = useSharedApiServer();
+const shared = useSharedApiServer();
 const configMaps = coreV1Resources.configMaps;
 
 describe('ShardRing options', () => {
@@ -51,6 +52,30 @@ describe('ShardRing options', () => {
         reconcile({ namespace: 'a', name: 'b' }, {} as Parameters<typeof reconcile>[1]),
       ),
     ).rejects.toThrow('ShardRing cms was not added to a manager: call ring.addTo(mgr)');
+  });
+
+  it('refuses a manager with leader election, whose followers would reconcile nothing', () => {
+    const ring = new ShardRing(oneMember);
+    const mgr = new Manager(
+      { host: shared.server.host },
+      {
+        cache: ring.cacheOptions(),
+        logger: silentLogger,
+        leaderElection: { namespace: 'operators', name: 'widgets-leader' },
+      },
+    );
+    expect(() => ring.addTo(mgr)).toThrow(
+      'ShardRing cms cannot be added to a manager with leaderElection: only the leader would reconcile',
+    );
+    expect(() => ring.addTo(mgr)).toThrow(
+      'sharding replaces leader election for the sharded controllers',
+    );
+    // Refused before anything was added: the ring can still join a manager without it.
+    const plain = new Manager(
+      { host: shared.server.host },
+      { cache: ring.cacheOptions(), logger: silentLogger },
+    );
+    expect(() => ring.addTo(plain)).not.toThrow();
   });
 
   it('narrows the cache of each sharded resource to this member, keeping selectors given', () => {

@@ -14,6 +14,7 @@ import type * as PromClient from 'prom-client';
 import type { ByObject, CacheOptions } from '../cache-options.js';
 import type { Manager } from '../manager.js';
 import { loadPromClient } from '../prom-client.js';
+import { managerHasLeaderElection } from '../rbac.js';
 import type { ReconcileFunc, Reconciler, Result } from '../reconciler.js';
 import { requestKey } from '../request.js';
 import { webhookFor } from '../webhooks.js';
@@ -63,7 +64,7 @@ export interface ShardRingOptions extends ShardLeaseDurations {
    */
   runSharder?: boolean | undefined;
   /**
-   * How many objects the sharder labels at once (default 8). Moving the objects of a member
+   * How many objects the sharder labels at once (default 32). Moving the objects of a member
    * that died is one write each, so this bounds how soon they are reconciled again — as does
    * the manager's client rate limit (`qps`, `burst` of its REST config), which the sharder's
    * writes go through.
@@ -210,10 +211,16 @@ export class ShardRing {
    * `controller_sharding_*` series. Build the manager with {@link ShardRing.cacheOptions}
    * and without leader election: every replica runs its controllers, each on its own objects.
    *
-   * @throws {Error} when called twice.
+   * @throws {Error} when called twice, or for a manager with `leaderElection`: only its
+   *   leader would run the controllers, while a ring has every replica reconcile its share.
    */
   addTo(mgr: Manager): void {
     if (this.#resolved) throw new Error(`ShardRing ${this.name} was already added to a manager`);
+    if (managerHasLeaderElection(mgr)) {
+      throw new Error(
+        `ShardRing ${this.name} cannot be added to a manager with leaderElection: only the leader would reconcile, so the other members' objects would never be; sharding replaces leader election for the sharded controllers (the ring elects its own sharder): build the manager without leaderElection`,
+      );
+    }
     const o = this.#options;
     const clock = o.clock ?? mgr.clock ?? realClock;
     const logger = mgr.logger;
@@ -268,9 +275,8 @@ export class ShardRing {
       this.#resources.reduce(
         (n, { resource }) =>
           n +
-          (this.#store(resource).list() as HasObjectMeta[]).filter(
-            (obj) => obj.metadata?.labels?.[this.#shard] === this.identity,
-          ).length,
+          (this.#store(resource).list() as HasObjectMeta[]).filter((obj) => this.#assignedHere(obj))
+            .length,
         0,
       );
     if (mgr.metricsRegistry !== undefined) {
@@ -294,7 +300,6 @@ export class ShardRing {
       clientset: mgr.clientset,
       clock,
       virtualNodes: o.virtualNodes,
-      retryPeriodMs: o.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
     });
     mgr.add({ name: `shard-view-${this.name}`, run: (signal) => view.run(signal) });
     for (const entry of this.#resources) {
@@ -312,7 +317,12 @@ export class ShardRing {
               if (typeof entry.key !== 'function' && key.endsWith('/')) return;
               const member = view.ring().memberFor(key);
               if (member === undefined) return;
-              obj.metadata = { ...md, labels: { ...md.labels, [this.#shard]: member } };
+              // The label and the sharder's record of it, as the sharder writes them.
+              obj.metadata = {
+                ...md,
+                labels: { ...md.labels, [this.#shard]: member },
+                annotations: { ...md.annotations, [this.#shard]: member },
+              };
             },
           },
           {
@@ -326,7 +336,11 @@ export class ShardRing {
     }
   }
 
-  /** Whether this replica is a member now: it holds its shard Lease, renewed in time. */
+  /**
+   * Whether this replica is a member now: it holds its shard Lease, renewed in time. Finding
+   * that it is not ends the tenure there and then: the reconciles in flight see their
+   * `ctx.signal` abort.
+   */
   isMember(): boolean {
     return this.#resolved?.membership.isMember() ?? false;
   }
@@ -343,10 +357,13 @@ export class ShardRing {
 
   /**
    * Wraps the reconciler of a controller whose primary resource is sharded: a request is
-   * reconciled only while this replica is a member, the object is assigned to it and not
-   * draining, and (once per Lease tenure) a read from the server confirms that assignment.
-   * The reconcile's `ctx.signal` also aborts when the tenure ends. Requests refused because
-   * this replica is not a member now come back after a retry period.
+   * reconciled only while this replica is a member, the object is assigned to it (its shard
+   * label and the sharder's annotation both name this member) and not draining, and (once
+   * per Lease tenure) a read from the server confirms that assignment. The reconcile's
+   * `ctx.signal` also aborts when the tenure ends: at the renew deadline, or earlier at the
+   * first membership check that finds it lapsed (after a frozen event loop). Pass it to every
+   * client call; a reconcile that does not is not stopped. Requests refused because this
+   * replica is not a member now come back after a retry period.
    *
    * @throws {TypeError} for a resource not named in the ring's `resources`.
    */
@@ -405,9 +422,17 @@ export class ShardRing {
     };
   }
 
+  /** Assigned to this member by the sharder (label and record agree) and not draining. */
   #isMine(obj: HasObjectMeta | undefined): boolean {
-    const labels = obj?.metadata?.labels;
-    return labels?.[this.#shard] === this.identity && labels[this.#drain] === undefined;
+    return this.#assignedHere(obj) && obj?.metadata?.labels?.[this.#drain] === undefined;
+  }
+
+  // A label alone may be someone else's edit; the sharder writes its record with it.
+  #assignedHere(obj: HasObjectMeta | undefined): boolean {
+    const md = obj?.metadata;
+    return (
+      md?.labels?.[this.#shard] === this.identity && md.annotations?.[this.#shard] === this.identity
+    );
   }
 
   #client(index: number, namespace: string) {
@@ -465,9 +490,13 @@ export class ShardRing {
 
   #drainHandler(index: number): ResourceEventHandler<HasObjectMeta> {
     const check = (obj: HasObjectMeta): void => {
-      const labels = obj.metadata?.labels;
-      if (labels?.[this.#shard] !== this.identity) return;
-      if (labels[this.#drain] !== DRAIN_REQUESTED) return;
+      // Every event is a moment to notice a lapsed tenure (after a frozen event loop the
+      // buffered events may run before the renew-deadline timer does).
+      (this.#resolved as Resolved).membership.isMember();
+      // Only the member the sharder recorded may acknowledge: it is the one that may be
+      // reconciling the object.
+      if (!this.#assignedHere(obj)) return;
+      if (obj.metadata?.labels?.[this.#drain] !== DRAIN_REQUESTED) return;
       const md = obj.metadata ?? {};
       const key = `${index}\u0000${md.namespace ? `${md.namespace}/${md.name}` : md.name}`;
       this.#confirmed.delete(key);
@@ -494,9 +523,8 @@ export class ShardRing {
     const obj = this.#store(resource).getByKey(key.slice(key.indexOf('\u0000') + 1)) as
       | HasObjectMeta
       | undefined;
-    const labels = obj?.metadata?.labels;
     const draining =
-      labels?.[this.#shard] === this.identity && labels[this.#drain] === DRAIN_REQUESTED;
+      this.#assignedHere(obj) && obj?.metadata?.labels?.[this.#drain] === DRAIN_REQUESTED;
     if (obj && draining && !this.#inFlight.has(key)) void this.#acknowledge(index, key, obj);
   }
 

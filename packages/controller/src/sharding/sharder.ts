@@ -22,7 +22,14 @@ import {
 } from '@kubets/leaderelection';
 import { PatchType } from '@kubets/rest';
 import { RateLimitingQueue } from '@kubets/workqueue';
-import { DRAIN_REQUESTED, drainLabel, ringKeyOf, type ShardKey, shardLabel } from './labels.js';
+import {
+  DRAIN_ACKNOWLEDGED,
+  DRAIN_REQUESTED,
+  drainLabel,
+  ringKeyOf,
+  type ShardKey,
+  shardLabel,
+} from './labels.js';
 import { LeaseHolder, type ShardLeaseDurations } from './membership.js';
 import type { ShardMetrics } from './metrics.js';
 import { RingView } from './ring-view.js';
@@ -49,11 +56,17 @@ export interface SharderOptions extends ShardLeaseDurations {
   virtualNodes?: number | undefined;
   clock?: Clock | undefined;
   logger?: Logger | undefined;
-  /** How many objects the sharder writes at once. Default 8. */
+  /** How many objects the sharder writes at once. Default {@link DEFAULT_SHARDER_WORKERS}. */
   workers?: number | undefined;
 }
 
 const separator = '\u0000';
+
+/**
+ * @internal How many objects a sharder writes at once unless told otherwise: enough to keep
+ * an API server busy when a departed member's objects all move at once (one write each).
+ */
+export const DEFAULT_SHARDER_WORKERS = 32;
 
 /**
  * @internal The ring's sharder: of all replicas, the one holding the Lease `<ring>.sharder`
@@ -64,20 +77,19 @@ export class Sharder {
   readonly leaseName: string;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #durations: Required<ShardLeaseDurations>;
   readonly #holder: LeaseHolder;
 
   constructor(options: SharderOptions) {
     this.leaseName = `${options.ring}.sharder`;
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? silentLogger;
-    this.#durations = {
+    const durations: Required<ShardLeaseDurations> = {
       leaseDurationMs: options.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS,
       renewDeadlineMs: options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS,
       retryPeriodMs: options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
     };
     this.#holder = new LeaseHolder({
-      ...this.#durations,
+      ...durations,
       namespace: options.namespace,
       name: this.leaseName,
       identity: options.identity,
@@ -85,7 +97,7 @@ export class Sharder {
       description: `sharder ${options.ring}`,
       clock: this.#clock,
       logger: this.#logger,
-      onAcquired: (leading) => new Assignment(options, this.#durations).run(leading),
+      onAcquired: (leading) => new Assignment(options).run(leading),
       onLost: () => {
         options.metrics.ringMembers = 0;
       },
@@ -112,11 +124,13 @@ class Assignment {
   readonly #drain: string;
   /** The member each object was last seen assigned to by a valid label (or by our write). */
   readonly #lastOwner = new Map<string, string>();
+  /** Departed members whose Lease a read from the server showed expired (logged once). */
+  readonly #confirmedGone = new Set<string>();
   readonly #view: RingView;
   readonly #objects: SharedIndexInformer<PartialObjectMetadata>[] = [];
   readonly #queue: RateLimitingQueue<string>;
 
-  constructor(options: SharderOptions, durations: Required<ShardLeaseDurations>) {
+  constructor(options: SharderOptions) {
     this.#o = options;
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? silentLogger;
@@ -128,8 +142,8 @@ class Assignment {
       clientset: options.clientset,
       clock: this.#clock,
       virtualNodes: options.virtualNodes,
-      retryPeriodMs: durations.retryPeriodMs,
       onChange: (ring) => {
+        for (const member of ring.members()) this.#confirmedGone.delete(member);
         this.#o.metrics.ringMembers = ring.members().length;
         this.#logger.info('Shard ring changed', { ring: this.#o.ring, members: ring.members() });
         this.#enqueueAll();
@@ -181,7 +195,9 @@ class Assignment {
       this.#view.refresh();
       this.#o.metrics.ringMembers = this.#view.ring().members().length;
       this.#enqueueAll();
-      await Promise.all(Array.from({ length: o.workers ?? 8 }, () => this.#worker(signal)));
+      await Promise.all(
+        Array.from({ length: o.workers ?? DEFAULT_SHARDER_WORKERS }, () => this.#worker(signal)),
+      );
     } finally {
       signal.removeEventListener('abort', stop);
       this.#queue.shutDown();
@@ -226,6 +242,12 @@ class Assignment {
    * its member to drain it, or moves it once drained (or once its member's Lease expired).
    * Every write is conditional on the resourceVersion read, so a write based on what the
    * object no longer is fails with a Conflict and is retried on the new state.
+   *
+   * The member an object is assigned to is recorded twice, in the shard label (which the
+   * members' caches select on) and in the shard annotation (which only the sharder writes,
+   * together with the label). A member reconciles an object only where both name it, so a
+   * label someone else edited makes nobody start a reconcile: the member it named may still
+   * be finishing one, and gets the object back before any move, through the usual drain.
    */
   async #assign(queueKey: string, signal: AbortSignal): Promise<void> {
     const at = queueKey.indexOf(separator);
@@ -237,14 +259,42 @@ class Assignment {
     const ring = this.#view.ring();
     const desired = ring.memberFor(ringKeyOf(obj as HasObjectMeta, entry.key));
     if (desired === undefined) return;
-    const labels = obj.metadata?.labels ?? {};
-    const current = labels[this.#shard];
-    const drain = labels[this.#drain];
+    const current = obj.metadata?.labels?.[this.#shard];
+    const recorded = obj.metadata?.annotations?.[this.#shard];
+    const drain = obj.metadata?.labels?.[this.#drain];
     const live = new Set(ring.members());
+    // Who may be reconciling the object now: the member the sharder assigned it to, by its
+    // record, or (the record removed) the member it was last seen with.
+    const holder = recorded ?? this.#lastOwner.get(queueKey) ?? current;
+    if (holder === undefined) {
+      await this.#move(entry, obj, queueKey, desired, signal);
+      return;
+    }
+    this.#lastOwner.set(queueKey, holder);
 
-    if (current !== undefined && live.has(current)) {
-      this.#lastOwner.set(queueKey, current);
-      if (current === desired) {
+    if (current !== holder || recorded !== holder) {
+      // Edited or removed by someone else (or labelled without the sharder at creation).
+      // A holder that acknowledged a drain has let go; one that is live otherwise gets the
+      // object back, and the usual drain moves it from there.
+      if (live.has(holder) && drain !== DRAIN_ACKNOWLEDGED) {
+        this.#logger.info('Restoring the shard assignment someone edited', {
+          ring: this.#o.ring,
+          key: queueKey.slice(at + 1),
+          found: current ?? null,
+          member: holder,
+        });
+        await this.#label(entry, obj, { [this.#shard]: holder }, signal, {
+          [this.#shard]: holder,
+        });
+        return;
+      }
+      if (!live.has(holder) && !(await this.#gone(holder, signal))) return;
+      await this.#move(entry, obj, queueKey, desired, signal);
+      return;
+    }
+
+    if (live.has(holder)) {
+      if (holder === desired) {
         if (drain !== undefined) await this.#label(entry, obj, { [this.#drain]: null }, signal);
         return;
       }
@@ -257,31 +307,31 @@ class Assignment {
       await this.#move(entry, obj, queueKey, desired, signal);
       return;
     }
-
-    if (current !== undefined && this.#view.knows(current)) {
-      // A member whose Lease lapsed: it stopped at its renew deadline, before the expiry
-      // seen here; a read of the Lease itself makes sure it was not renewed after all
-      // (this replica's watch or event loop may lag).
-      if (!(await this.#view.confirmedGone(current, signal))) return;
-      await this.#move(entry, obj, queueKey, desired, signal);
-      return;
-    }
-
-    // No label, or one naming no member: new, or edited by someone else. If a live member
-    // held it last, it may be reconciling it right now: give it back, and let the usual
-    // drain move it from there.
-    const last = this.#lastOwner.get(queueKey);
-    if (last !== undefined && last !== current && live.has(last)) {
-      this.#logger.info('Restoring the shard label someone edited', {
-        ring: this.#o.ring,
-        key: queueKey.slice(at + 1),
-        found: current ?? null,
-        member: last,
-      });
-      await this.#label(entry, obj, { [this.#shard]: last }, signal);
-      return;
-    }
+    if (!(await this.#gone(holder, signal))) return;
     await this.#move(entry, obj, queueKey, desired, signal);
+  }
+
+  /**
+   * Whether `member`, not live in this replica's view, may be treated as having let go of
+   * its objects: it was never seen holding a Lease of the ring, or a read of its Lease from
+   * the server confirms it expired. It stopped at its renew deadline, before the expiry seen
+   * here; the read makes sure it was not renewed after all (this replica's watch or event
+   * loop may lag).
+   */
+  async #gone(member: string, signal: AbortSignal): Promise<boolean> {
+    if (!this.#view.knows(member)) return true;
+    if (!(await this.#view.confirmedGone(member, signal))) return false;
+    if (!this.#confirmedGone.has(member)) {
+      this.#confirmedGone.add(member);
+      this.#logger.info(
+        'The Lease of a departed member is expired on the server; moving its objects',
+        {
+          ring: this.#o.ring,
+          member,
+        },
+      );
+    }
+    return true;
   }
 
   async #move(
@@ -291,7 +341,9 @@ class Assignment {
     to: string,
     signal: AbortSignal,
   ): Promise<void> {
-    await this.#label(entry, obj, { [this.#shard]: to, [this.#drain]: null }, signal);
+    await this.#label(entry, obj, { [this.#shard]: to, [this.#drain]: null }, signal, {
+      [this.#shard]: to,
+    });
     this.#lastOwner.set(queueKey, to);
     this.#o.metrics.moved(to);
   }
@@ -301,6 +353,7 @@ class Assignment {
     obj: PartialObjectMetadata,
     labels: Record<string, string | null>,
     signal: AbortSignal,
+    annotations?: Record<string, string>,
   ): Promise<void> {
     const md = obj.metadata ?? {};
     const client = this.#o.clientset.resource(
@@ -310,7 +363,13 @@ class Assignment {
     await client.patch(
       md.name ?? '',
       PatchType.MergePatch,
-      { metadata: { resourceVersion: md.resourceVersion, labels } },
+      {
+        metadata: {
+          resourceVersion: md.resourceVersion,
+          labels,
+          ...(annotations ? { annotations } : {}),
+        },
+      },
       { signal },
     );
   }

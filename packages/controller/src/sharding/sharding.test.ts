@@ -4,7 +4,13 @@ import { ChaosProxy, eventually } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useSharedApiServer } from '../../test/server.js';
 import { shardedManager } from '../../test/sharded-manager.js';
-import { controller, HashRing, type Manager, type ShardRing } from '../index.js';
+import {
+  controller,
+  HashRing,
+  type Manager,
+  type ShardRing,
+  type ShardRingOptions,
+} from '../index.js';
 
 const shared = useSharedApiServer();
 const configMaps = coreV1Resources.configMaps;
@@ -51,26 +57,57 @@ afterEach(async () => {
   running.clear();
 });
 
-function world(namespace: string) {
-  const clock = new FakeClock();
+/**
+ * A fake clock whose `now()` can jump ahead without firing any timer: how time looks to an
+ * event loop that was frozen (SIGSTOP, a long pause) in the moment it runs again.
+ */
+class FrozenLoopClock extends FakeClock {
+  frozenMs = 0;
+  override now(): number {
+    return super.now() + this.frozenMs;
+  }
+}
+
+function world(namespace: string, clock: FakeClock = new FakeClock()) {
   const audit = new Audit();
+  /** The `ctx.signal` of each object's last reconcile. */
+  const signals = new Map<string, AbortSignal>();
   /** Reconciles in flight of the slow keys, held until released. */
   const held = new Map<string, () => void>();
   const slow = new Set<string>();
 
-  function member(identity: string, host = shared.server.host): Member {
-    const { ring, mgr } = shardedManager(host, namespace, { identity, clock, ...leases }, {});
+  function member(
+    identity: string,
+    host = shared.server.host,
+    ringOptions: Omit<Partial<ShardRingOptions>, 'clock'> = {},
+  ): Member {
+    const { ring, mgr } = shardedManager(
+      host,
+      namespace,
+      { ...leases, ...ringOptions, identity, clock },
+      {},
+    );
     controller(mgr)
       .for(configMaps)
       .complete(
-        ring.reconciler(configMaps, async (req) => {
+        ring.reconciler(configMaps, async (req, ctx) => {
           const key = `${req.namespace}/${req.name}`;
           audit.start(key, identity);
+          signals.set(key, ctx.signal);
           const live = await shared.clientset.coreV1().configMaps(namespace).get(req.name);
           const assigned = live.metadata?.labels?.['shard.sharding.kubets.io/cms'];
           if (assigned !== identity)
             audit.misplaced.push(`${key}: ${identity}, assigned ${assigned}`);
-          if (slow.has(key)) await new Promise<void>((resolve) => held.set(key, resolve));
+          if (slow.has(key)) {
+            // Releasing the key releases every reconcile of it still held.
+            const earlier = held.get(key);
+            await new Promise<void>((resolve) =>
+              held.set(key, () => {
+                earlier?.();
+                resolve();
+              }),
+            );
+          }
           audit.end(key);
         }),
       );
@@ -145,6 +182,7 @@ function world(namespace: string) {
     client,
     held,
     slow,
+    signals,
   };
 }
 
@@ -263,6 +301,128 @@ describe('ShardRing', () => {
     expect((await w.labels()).get(first as string)?.['shard.sharding.kubets.io/cms']).toBe(owner);
     expect(w.audit.overlaps).toEqual([]);
     expect(w.audit.misplaced).toEqual([]);
+  });
+
+  it('a label someone edited to another live member starts no reconcile there; the object goes back, then moves only through a drain', async () => {
+    const ns = await shared.createNamespace('shard-relabel');
+    const w = world(ns);
+    const keys = await w.create(30);
+    const proxy = await ChaosProxy.start(shared.server.host);
+    try {
+      // The sharder's replica talks through a proxy, so it can be kept from seeing the edit
+      // while the member named by the edited label sees it.
+      const s = w.member('s', proxy.url('http:'));
+      await w.until(() => s.ring.isSharder(), 's to lead the sharder');
+      const members = ['a', 'b'].map((id) => w.member(id, undefined, { runSharder: false }));
+      await w.until(() => w.settledOn(['a', 'b', 's']), 'every object assigned');
+      await w.until(() => w.reconciledByOwners(keys), 'every object reconciled by its member');
+      const three = new HashRing(['a', 'b', 's']);
+      const [busy, idle] = keys.filter((k) => three.memberFor(k) === 'a') as [string, string];
+      const ofB = keys.find((k) => three.memberFor(k) === 'b') as string;
+      const name = (key: string) => key.split('/')[1] as string;
+      const touch = (key: string, value: string) =>
+        w.client().patch(name(key), 'application/merge-patch+json', {
+          metadata: { annotations: { touched: value } },
+        });
+      // a is inside busy when its label is changed to b's name.
+      w.slow.add(busy);
+      await touch(busy, 'yes');
+      await w.until(() => w.held.has(busy), 'the slow reconcile to start');
+
+      proxy.hold(true);
+      proxy.blackhole();
+      for (const key of [busy, idle]) {
+        await w.client().patch(name(key), 'application/merge-patch+json', {
+          metadata: { labels: { 'shard.sharding.kubets.io/cms': 'b' } },
+        });
+      }
+      // b handles its requests one at a time, in the order its watch showed them: once it
+      // reconciled ofB, touched after the edits, it has dealt with busy and idle too.
+      const ofBBefore = w.audit.reconciled.get(ofB)?.length ?? 0;
+      await touch(ofB, 'after the edits');
+      await w.until(
+        () => w.audit.overlaps.length > 0 || (w.audit.reconciled.get(ofB)?.length ?? 0) > ofBBefore,
+        'b to deal with the edited objects',
+      );
+      expect(w.audit.overlaps).toEqual([]);
+      for (const key of [busy, idle]) expect(w.audit.reconciled.get(key)).not.toContain('b');
+
+      // The sharder sees the edits: both objects go back to a, as the ring places them.
+      proxy.hold(false);
+      proxy.reset();
+      await w.until(() => w.settledOn(['a', 'b', 's']), 'both objects back with a');
+      expect(w.audit.inside.get(busy)).toBe('a');
+      w.slow.delete(busy);
+      w.held.get(busy)?.();
+      await w.until(() => !w.audit.inside.has(busy), 'the slow reconcile to end');
+      const before = new Map([busy, idle].map((k) => [k, w.audit.reconciled.get(k)?.length ?? 0]));
+      for (const key of [busy, idle]) await touch(key, 'again');
+      await w.until(
+        () =>
+          [busy, idle].every(
+            (k) => (w.audit.reconciled.get(k)?.length ?? 0) > (before.get(k) ?? 0),
+          ),
+        'a to reconcile both again',
+      );
+      for (const key of [busy, idle]) expect(w.audit.reconciled.get(key)).not.toContain('b');
+      await w.until(() => w.reconciledByOwners(keys), 'every object reconciled by its member');
+      expect(w.audit.overlaps).toEqual([]);
+      expect(w.audit.misplaced).toEqual([]);
+      expect(members.every((m) => m.ring.isMember())).toBe(true);
+    } finally {
+      // A member stops once its reconciles have ended.
+      w.slow.clear();
+      for (const release of w.held.values()) release();
+      await Promise.all([...running].map((m) => m.stop()));
+      running.clear();
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it("a reconcile in flight sees ctx.signal abort when its member's tenure lapses, at the first check after a frozen event loop", async () => {
+    const ns = await shared.createNamespace('shard-fence');
+    const clock = new FrozenLoopClock();
+    const w = world(ns, clock);
+    const [key] = await w.create(1);
+    const name = (key as string).split('/')[1] as string;
+    const a = w.member('a');
+    await w.until(() => w.reconciledByOwners([key as string]), 'the object reconciled');
+
+    // Frozen mid-reconcile: time passed the renew deadline, and no timer has run yet.
+    w.slow.add(key as string);
+    await w.client().patch(name, 'application/merge-patch+json', {
+      metadata: { annotations: { touched: 'yes' } },
+    });
+    await w.until(() => w.held.has(key as string), 'the slow reconcile to start');
+    const inFlight = w.signals.get(key as string) as AbortSignal;
+    expect(inFlight.aborted).toBe(false);
+    clock.frozenMs += leases.renewDeadlineMs + 1;
+    expect(inFlight.aborted).toBe(false);
+    // The first check of membership (here the ring's own; also each reconcile's start and
+    // each event of the sharded informers) ends the tenure and aborts the signal.
+    expect(a.ring.isMember()).toBe(false);
+    expect(inFlight.aborted).toBe(true);
+    expect(String(inFlight.reason)).toContain('not renewed within the renew deadline');
+    w.slow.delete(key as string);
+    w.held.get(key as string)?.();
+
+    // A new tenure; a reconcile in flight when the renew deadline passes by the timer.
+    await w.until(() => a.ring.isMember(), 'a member again');
+    w.slow.add(key as string);
+    await w.client().patch(name, 'application/merge-patch+json', {
+      metadata: { annotations: { touched: 'again' } },
+    });
+    await w.until(
+      () => w.held.has(key as string) && w.signals.get(key as string) !== inFlight,
+      'the next slow reconcile to start',
+    );
+    const next = w.signals.get(key as string) as AbortSignal;
+    expect(next.aborted).toBe(false);
+    clock.step(leases.renewDeadlineMs + 1);
+    expect(next.aborted).toBe(true);
+    w.slow.delete(key as string);
+    w.held.get(key as string)?.();
+    expect(w.audit.overlaps).toEqual([]);
   });
 
   it('takes the objects of a partitioned member once its Lease expired; thawed, it does not reconcile them', async () => {
