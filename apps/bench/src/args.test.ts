@@ -18,6 +18,11 @@ describe('parseBenchArgs', () => {
     expect(parseBenchArgs(['--pods', '10', '--docs']).docs).toBe(true);
     expect(parseBenchArgs(['--no-docs']).docs).toBe(false);
     expect(parseBenchArgs([]).updatesPerPod).toBe(1);
+    expect(parseBenchArgs([]).installSize).toBe(true);
+    expect(parseBenchArgs(['--startup-only', '--no-install-size'])).toMatchObject({
+      startupOnly: true,
+      installSize: false,
+    });
     expect(parseBenchArgs(['--updates-per-pod', '3']).updatesPerPod).toBe(3);
     expect(parseBenchArgs(['--variants', 'kubets,client-node']).variants).toEqual([
       'kubets',

@@ -29,6 +29,11 @@ export interface BenchArgs {
   startup: boolean;
   /** Run only the startup benchmark (no envtest, no informer benchmark). */
   startupOnly: boolean;
+  /**
+   * With the startup benchmark, measure the install size of `@kubets/controller` (npm, from
+   * the packed tarballs); default on, `--no-install-size` skips it.
+   */
+  installSize: boolean;
   /** Run the reconcile-throughput benchmark after the informer rounds; default on. */
   reconcile: boolean;
   help: boolean;
@@ -54,6 +59,8 @@ export const usage = `Usage: node src/main.ts [options]      (root: pnpm bench -
   --startup-only    only the startup benchmark: import time and RSS of each package, an idle
                     controller (embedded API server, no envtest), client-node alongside
   --no-startup      skip the startup benchmark
+  --no-install-size skip the install size measured with the startup benchmark (npm installs
+                    @kubets/controller from the packed tarballs into a temp project)
   --no-reconcile    skip the reconcile-throughput benchmark (a manager with a no-op reconciler
                     taking every Pod through 1, 2 and 4 workers, each run in a fresh process)
   --cpu-prof DIR    profile the kubets runners into DIR: CPU (whole run, update window), relist allocations
@@ -87,6 +94,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       jsonl: { type: 'string' },
       'startup-only': { type: 'boolean' },
       'no-startup': { type: 'boolean' },
+      'no-install-size': { type: 'boolean' },
       'no-reconcile': { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -118,6 +126,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     jsonl: values.jsonl,
     startup: !(values['no-startup'] ?? false),
     startupOnly: values['startup-only'] ?? false,
+    installSize: !(values['no-install-size'] ?? false),
     reconcile: !(values['no-reconcile'] ?? false),
     help: values.help ?? false,
   };

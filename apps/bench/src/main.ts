@@ -18,7 +18,8 @@
 //    process, every round; written to docs/benchmarks.md in a block per Pod count.
 // 5. Before all that, the startup benchmark (startup-run.ts; --startup-only runs it alone, with no
 //    envtest): import time and RSS of each package and of an idle controller, each in a fresh
-//    process, client-node alongside; written to docs/benchmarks.md between its own markers.
+//    process, client-node alongside; then the install size of @kubets/controller (npm, from the
+//    packed tarballs, install-size-run.ts); written to docs/benchmarks.md between its own markers.
 
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -39,6 +40,7 @@ import {
   podFixture,
   podName,
 } from './fixture.ts';
+import { measureInstallSize } from './install-size-run.ts';
 import { pool } from './pool.ts';
 import { type ReconcileSample, reconcileTable, reconcileWorkers } from './reconcile.ts';
 import type { ParentMessage, RunnerConfig, RunnerMessage } from './runner.ts';
@@ -370,7 +372,8 @@ async function main(): Promise<void> {
     return;
   }
   if (args.startup || args.startupOnly) {
-    const block = await runStartup(args.rounds, log);
+    let block = await runStartup(args.rounds, log);
+    if (args.installSize) block = `${block}\n\n${await measureInstallSize(log)}`;
     process.stdout.write(`\n${block}\n`);
     if (args.docs) writeDocs(block, 'startup');
     if (args.startupOnly) return;

@@ -4,7 +4,8 @@
 //
 // Plain JavaScript with no static imports: Node's TypeScript stripping would load its own
 // WASM module (about 20 MB of RSS) into what is measured. Reads the RSS first, then imports
-// only what the subject needs, and prints `{ ms, rssBeforeBytes, rssAfterBytes }` as JSON.
+// only what the subject needs, and prints
+// `{ ms, rssBeforeBytes, rssAfterBytes, rssAnonAfterBytes }` as JSON.
 // The subjects are described in startup.ts.
 
 const rssBeforeBytes = process.memoryUsage().rss;
@@ -69,7 +70,20 @@ async function measure() {
   }
   const rssAfterBytes = process.memoryUsage().rss;
   stop?.();
-  return { ms, rssBeforeBytes, rssAfterBytes };
+  return { ms, rssBeforeBytes, rssAfterBytes, rssAnonAfterBytes: rssAnon() };
+}
+
+/** RssAnon of /proc/self/status in bytes (as startup.ts' parseRssAnon reads it); null off Linux. */
+function rssAnon() {
+  let status;
+  try {
+    // node:fs is loaded by Node's own bootstrap: getting it adds nothing to what was measured.
+    status = process.getBuiltinModule('node:fs').readFileSync('/proc/self/status', 'utf8');
+  } catch {
+    return null;
+  }
+  const match = /^RssAnon:\s+(\d+) kB$/m.exec(status);
+  return match ? Number(match[1]) * 1024 : null;
 }
 
 measure().then(

@@ -1,12 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { type StartupSample, startupTable, subjectLabel, summarizeStartup } from './startup.ts';
+import {
+  parseRssAnon,
+  type StartupSample,
+  startupTable,
+  subjectLabel,
+  summarizeStartup,
+} from './startup.ts';
 
 const MB = 2 ** 20;
-const sample = (label: string, ms: number, before: number, after: number): StartupSample => ({
+const sample = (
+  label: string,
+  ms: number,
+  before: number,
+  after: number,
+  anon: number | null = null,
+): StartupSample => ({
   label,
   ms,
   rssBeforeBytes: before * MB,
   rssAfterBytes: after * MB,
+  rssAnonAfterBytes: anon === null ? null : anon * MB,
 });
 
 describe('startup summary', () => {
@@ -26,27 +39,45 @@ describe('startup summary', () => {
   it('takes medians per label, in first-seen order, of time, added RSS and RSS', () => {
     const rows = summarizeStartup([
       sample('bare Node', 1, 40, 40),
-      sample("import('@kubets/rest')", 30, 40, 50),
+      sample("import('@kubets/rest')", 30, 40, 50, 12),
       sample('bare Node', 1, 42, 42),
-      sample("import('@kubets/rest')", 50, 41, 60),
+      sample("import('@kubets/rest')", 50, 41, 60, 9),
       sample("import('@kubets/rest')", 40, 40, 52),
     ]);
     expect(rows).toEqual([
-      { label: 'bare Node', runs: 2, ms: 1, addedMB: 0, rssMB: 41 },
-      { label: "import('@kubets/rest')", runs: 3, ms: 40, addedMB: 12, rssMB: 52 },
+      { label: 'bare Node', runs: 2, ms: 1, addedMB: 0, rssMB: 41, anonMB: null },
+      { label: "import('@kubets/rest')", runs: 3, ms: 40, addedMB: 12, rssMB: 52, anonMB: 10.5 },
     ]);
   });
 
   it('renders a markdown table; bare Node has no time or added RSS', () => {
     const table = startupTable([
-      { label: 'bare Node', runs: 3, ms: 1, addedMB: 0, rssMB: 43.25 },
-      { label: "import('@kubets/rest')", runs: 3, ms: 31.26, addedMB: 12.04, rssMB: 55.3 },
+      { label: 'bare Node', runs: 3, ms: 1, addedMB: 0, rssMB: 43.25, anonMB: 8.04 },
+      {
+        label: "import('@kubets/rest')",
+        runs: 3,
+        ms: 31.26,
+        addedMB: 12.04,
+        rssMB: 55.3,
+        anonMB: null,
+      },
     ]);
     expect(table.split('\n')).toEqual([
-      '| startup (fresh process each run) | runs | time (median) | RSS added (median) | RSS (median) |',
-      '| --- | ---: | ---: | ---: | ---: |',
-      '| bare Node | 3 | — | — | 43.3 MB |',
-      "| import('@kubets/rest') | 3 | 31.3 ms | +12.0 MB | 55.3 MB |",
+      '| startup (fresh process each run) | runs | time (median) | RSS added (median) | RSS (median) | of it anonymous (median) |',
+      '| --- | ---: | ---: | ---: | ---: | ---: |',
+      '| bare Node | 3 | — | — | 43.3 MB | 8.0 MB |',
+      "| import('@kubets/rest') | 3 | 31.3 ms | +12.0 MB | 55.3 MB | — |",
     ]);
+  });
+
+  it('reads RssAnon from a /proc/<pid>/status text, in bytes', () => {
+    const status = [
+      'Name:\tnode',
+      'VmRSS:\t   68000 kB',
+      'RssAnon:\t   19456 kB',
+      'RssFile:\t   48544 kB',
+    ].join('\n');
+    expect(parseRssAnon(status)).toBe(19456 * 1024);
+    expect(parseRssAnon('Name:\tnode\nVmRSS:\t 1 kB\n')).toBeNull();
   });
 });

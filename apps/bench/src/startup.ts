@@ -25,6 +25,18 @@ export interface StartupSample {
   rssBeforeBytes: number;
   /** RSS when done (for a controller: after sync, one idle second and a GC). */
   rssAfterBytes: number;
+  /**
+   * The anonymous part of that RSS (Linux `RssAnon`): what the process holds of its own, apart
+   * from the pages of the `node` binary and other files it maps, which every Node process on
+   * the machine shares. `null` where the system does not say.
+   */
+  rssAnonAfterBytes: number | null;
+}
+
+/** The `RssAnon` line of a Linux `/proc/<pid>/status` text, in bytes; `null` when absent. */
+export function parseRssAnon(status: string): number | null {
+  const match = /^RssAnon:\s+(\d+) kB$/m.exec(status);
+  return match ? Number(match[1]) * 1024 : null;
 }
 
 /** The row label of a subject. */
@@ -54,6 +66,8 @@ export interface StartupSummary {
   addedMB: number;
   /** Median RSS when done. */
   rssMB: number;
+  /** Median anonymous RSS when done, over the samples that have it; `null` when none has. */
+  anonMB: number | null;
 }
 
 const MB = 2 ** 20;
@@ -66,25 +80,32 @@ export function summarizeStartup(samples: readonly StartupSample[]): StartupSumm
     group.push(sample);
     byLabel.set(sample.label, group);
   }
-  return [...byLabel].map(([label, group]) => ({
-    label,
-    runs: group.length,
-    ms: median(group.map((s) => s.ms)),
-    addedMB: median(group.map((s) => (s.rssAfterBytes - s.rssBeforeBytes) / MB)),
-    rssMB: median(group.map((s) => s.rssAfterBytes / MB)),
-  }));
+  return [...byLabel].map(([label, group]) => {
+    const anon = group.flatMap((s) => (s.rssAnonAfterBytes === null ? [] : [s.rssAnonAfterBytes]));
+    return {
+      label,
+      runs: group.length,
+      ms: median(group.map((s) => s.ms)),
+      addedMB: median(group.map((s) => (s.rssAfterBytes - s.rssBeforeBytes) / MB)),
+      rssMB: median(group.map((s) => s.rssAfterBytes / MB)),
+      anonMB: anon.length > 0 ? median(anon.map((bytes) => bytes / MB)) : null,
+    };
+  });
 }
 
 /** The markdown table of {@link summarizeStartup}'s rows (MB = MiB). */
 export function startupTable(rows: readonly StartupSummary[]): string {
   const lines = [
-    '| startup (fresh process each run) | runs | time (median) | RSS added (median) | RSS (median) |',
-    '| --- | ---: | ---: | ---: | ---: |',
+    '| startup (fresh process each run) | runs | time (median) | RSS added (median) | RSS (median) | of it anonymous (median) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const row of rows) {
     const time = row.label === 'bare Node' ? '—' : `${row.ms.toFixed(1)} ms`;
     const added = row.label === 'bare Node' ? '—' : `+${row.addedMB.toFixed(1)} MB`;
-    lines.push(`| ${row.label} | ${row.runs} | ${time} | ${added} | ${row.rssMB.toFixed(1)} MB |`);
+    const anon = row.anonMB === null ? '—' : `${row.anonMB.toFixed(1)} MB`;
+    lines.push(
+      `| ${row.label} | ${row.runs} | ${time} | ${added} | ${row.rssMB.toFixed(1)} MB | ${anon} |`,
+    );
   }
   return lines.join('\n');
 }

@@ -21,6 +21,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const undici = 'internal/deps/undici/undici';
 const untilFirstRequest = ['http', 'https', 'http2', 'tls', 'net', 'zlib', undici];
 const heavyBuiltins = [...untilFirstRequest, 'stream', 'crypto'];
+// The YAML parser of a kubeconfig, and the other one in the repository: neither may be loaded
+// by a process that reads no kubeconfig.
+const yamlParsers = ['js-yaml', 'yaml'];
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 let work: string;
@@ -41,7 +44,7 @@ beforeAll(async () => {
     sourcemap: false,
     silent: true,
     config: false,
-    external: [/^@kubernetes\/client-node/, /^@kubets\//, 'yaml'],
+    external: [/^@kubernetes\/client-node/, /^@kubets\//, 'js-yaml'],
   });
   bundle = join(work, 'index.js');
 }, 60_000);
@@ -56,14 +59,15 @@ const child = `
 import { registerHooks } from 'node:module';
 const loaded = [];
 registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
-const [bundle, kubeconfig, request] = process.argv.slice(1);
+const [bundle, loadOptions, request] = process.argv.slice(1);
 const clientNode = () =>
   loaded.filter((url) => url.includes('/@kubernetes/client-node/')).map((url) => url.replace(/.*\\/@kubernetes\\/client-node\\//, ''));
 const heavy = ${JSON.stringify(heavyBuiltins)};
+const yamlParsers = ${JSON.stringify(yamlParsers)};
 const builtins = () => heavy.filter((name) => process.moduleLoadList.includes('NativeModule ' + name));
 const { loadConfig, RESTClient } = await import(bundle);
 const afterImport = builtins();
-const config = loadConfig({ kubeconfig, inCluster: false });
+const config = loadConfig(JSON.parse(loadOptions));
 const afterLoad = clientNode();
 const credentials = config.authProvider ? await config.authProvider.credentials() : undefined;
 const client = new RESTClient(config, { groupVersion: 'v1' });
@@ -75,7 +79,7 @@ if (request === 'request') {
 process.stdout.write(JSON.stringify({
   afterLoad,
   afterCredentials: clientNode(),
-  yaml: loaded.some((url) => url.includes('/node_modules/yaml/')),
+  yamlParser: loaded.some((url) => yamlParsers.some((name) => url.includes('/node_modules/' + name + '/'))),
   authorization: credentials?.headers?.Authorization ?? null,
   bearerToken: config.bearerToken ?? null,
   builtinsAfterImport: afterImport,
@@ -88,7 +92,7 @@ process.stdout.write(JSON.stringify({
 interface Report {
   afterLoad: string[];
   afterCredentials: string[];
-  yaml: boolean;
+  yamlParser: boolean;
   authorization: string | null;
   bearerToken: string | null;
   builtinsAfterImport: string[];
@@ -103,9 +107,21 @@ function loadIn(
 ): Report {
   const file = join(work, `kubeconfig-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, singleUserKubeconfig(user, options.server));
+  return runChild({ kubeconfig: file, inCluster: false }, options.request);
+}
+
+/** Runs the child with these `loadConfig` options (JSON); `request`: send one request too. */
+function runChild(loadOptions: Record<string, unknown>, request = false): Report {
   const output = execFileSync(
     process.execPath,
-    ['--input-type=module', '-e', child, bundle, file, options.request ? 'request' : ''],
+    [
+      '--input-type=module',
+      '-e',
+      child,
+      bundle,
+      JSON.stringify(loadOptions),
+      request ? 'request' : '',
+    ],
     {
       encoding: 'utf8',
       env: { ...process.env, KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '' },
@@ -125,8 +141,27 @@ describe('client-node modules a process loads, by kubeconfig user', () => {
   it('a token kubeconfig loads no client-node module', () => {
     const report = loadIn({ token: 'static-token' });
     expect(report.afterCredentials).toEqual([]);
-    expect(report.yaml).toBe(true);
+    expect(report.yamlParser).toBe(true);
     expect(report.bearerToken).toBe('static-token');
+  });
+
+  it('an in-cluster configuration loads no YAML parser and no client-node module', () => {
+    const serviceAccountDir = join(work, `serviceaccount-${Math.random().toString(36).slice(2)}`);
+    mkdirSync(serviceAccountDir);
+    writeFileSync(join(serviceAccountDir, 'token'), 'in-cluster-token\n');
+    writeFileSync(
+      join(serviceAccountDir, 'ca.crt'),
+      Buffer.from(fakePemData('CERTIFICATE'), 'base64'),
+    );
+    const report = runChild({
+      inCluster: true,
+      serviceAccountDir,
+      env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' },
+    });
+    expect(report.bearerToken).toBe('in-cluster-token');
+    expect(report.yamlParser).toBe(false);
+    expect(report.afterCredentials).toEqual([]);
+    expect(report.builtinsAfterLoad.filter((name) => untilFirstRequest.includes(name))).toEqual([]);
   });
 
   it('a client-certificate kubeconfig loads no client-node module', () => {

@@ -114,6 +114,50 @@ describe('loadConfig from a kubeconfig file', () => {
     expect(config.authProvider).toBeUndefined();
   });
 
+  it('reads a kubeconfig as kubectl writes it: block YAML, comments, plain and quoted scalars', () => {
+    const text = [
+      '# written by kubectl',
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- cluster:',
+      `    certificate-authority-data: ${base64(caPem)}`,
+      '    server: https://dev.example:6443/',
+      "    tls-server-name: 'kubernetes.default'",
+      '  name: dev-cluster',
+      'contexts:',
+      '- context:',
+      '    cluster: dev-cluster',
+      '    namespace: "2024-01-01" # quoted, though unquoted it stays a string too',
+      '    user: dev-user',
+      '  name: dev',
+      'current-context: dev',
+      'preferences: {}',
+      'users:',
+      '- name: dev-user',
+      '  user:',
+      '    token: dev-token',
+      '',
+    ].join('\n');
+    const config = loadConfig({ kubeconfig: writeFile('config', text), ...isolated() });
+    expect(config.host).toBe('https://dev.example:6443');
+    expect(Buffer.from(config.tls?.caData ?? '').toString()).toBe(caPem);
+    expect(config.tls?.serverName).toBe('kubernetes.default');
+    expect(config.bearerToken).toBe('dev-token');
+    expect(config.namespace).toBe('2024-01-01');
+  });
+
+  it('reads YAML 1.2 core scalars: a date-like or yes/no value is a string, not a Date or boolean', () => {
+    const text = [
+      'current-context: c',
+      'clusters: [{name: k, cluster: {server: "https://k:6443", tls-server-name: yes}}]',
+      'contexts: [{name: c, context: {cluster: k, namespace: 2024-01-01}}]',
+    ].join('\n');
+    const config = loadConfig({ kubeconfig: writeFile('config', text), ...isolated() });
+    expect(config.namespace).toBe('2024-01-01');
+    expect(config.tls?.serverName).toBe('yes');
+  });
+
   it('uses the requested context', () => {
     const file = writeKubeconfig({
       current: 'a',
@@ -280,6 +324,39 @@ describe('loadConfig errors', () => {
   ])('a file holding %s is not a kubeconfig', (_what, text) => {
     const file = writeFile('config', text);
     expectLoadError(file, /^invalid kubeconfig .*config: not a kubeconfig/);
+  });
+
+  it('a file holding two YAML documents is refused, with the count', () => {
+    const file = writeFile('config', `${simpleKubeconfig}\n---\n${simpleKubeconfig}\n`);
+    expectLoadError(
+      file,
+      /^invalid kubeconfig .*config: holds 2 YAML documents; a kubeconfig is one$/,
+    );
+  });
+
+  it('a file with more than 100 aliases is refused; 100 are read', () => {
+    const withAliases = (count: number) =>
+      [
+        'current-context: c',
+        'clusters:',
+        '- name: k',
+        '  cluster: &cluster {server: "https://k:6443"}',
+        'contexts:',
+        '- name: c',
+        '  context: {cluster: k}',
+        `extensions: [${Array.from({ length: count - 1 }, () => '*cluster').join(', ')}]`,
+        'users:',
+        '- name: u',
+        '  user: {}',
+        `preferences: {extensions: [*cluster]}`,
+      ].join('\n');
+    expect(
+      loadConfig({ kubeconfig: writeFile('config', withAliases(100)), ...isolated() }).host,
+    ).toBe('https://k:6443');
+    expectLoadError(
+      writeFile('config', withAliases(101)),
+      /^invalid kubeconfig .*config: aliases exceeded maxAliases \(100\)/,
+    );
   });
 
   it('an empty file is reported', () => {

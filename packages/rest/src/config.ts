@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from '@kubets/apimachinery';
 import { version as packageVersion } from '../package.json';
-import { inspectCustom, nodeFs, nodeNet } from './builtins.js';
+import { inspectCustom, nodeFs } from './builtins.js';
 import { ConfigError } from './errors.js';
 import { firstLine } from './kubeconfig.js';
 import type { RequestRateLimiter } from './ratelimit.js';
@@ -391,7 +391,9 @@ export function inClusterConfig(options: InClusterConfigOptions = {}): Config {
   const token = read(tokenFile, 'token').toString('utf8').trim();
   const caData = read(caFile, 'CA certificate');
   const config: Config = {
-    host: `https://${nodeNet().isIPv6(host) ? `[${host}]` : host}:${port}`,
+    // As Go's net.JoinHostPort (client-go's InClusterConfig): a host with a colon is an IPv6
+    // address and goes in brackets. No node:net needed to tell.
+    host: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
     tls: { caData },
     bearerToken: token,
     bearerTokenFile: tokenFile,

@@ -1,7 +1,9 @@
 // Reading one kubeconfig document into client-go's v1 types (clientcmd-api.ts), as clientcmd's
-// `Load` does before merging. The YAML parser is required on the first parse, not on import:
-// an in-cluster process never needs it. `loadConfig` is synchronous, so it is required (Node
-// ≥ 22.12 requires ES modules).
+// `Load` does before merging. The YAML parser is js-yaml (as in @kubernetes/client-node): one
+// file, where the `yaml` package loads seventy modules; reading a kubeconfig with it adds about
+// 3 MB of RSS against about 12 MB (docs/benchmarks.md, Startup). It is required on the first
+// parse, not on import: an in-cluster process never needs it. `loadConfig` is synchronous, so
+// it is required.
 import { dirname, isAbsolute, join, sep } from 'node:path';
 import { requireModule } from './builtins.js';
 import type {
@@ -14,9 +16,28 @@ import type {
 } from './clientcmd-api.js';
 import { ConfigError } from './errors.js';
 
-type Yaml = typeof import('yaml');
+type JsYaml = typeof import('js-yaml');
 
-let yaml: Yaml | undefined;
+let jsYaml: JsYaml | undefined;
+
+// At most 100 aliases in a document, as the `yaml` package kubets used before allowed (js-yaml
+// has no limit unless asked): an alias shares its node, but whatever walks the result later (a
+// copy, JSON) expands it, so a few lines of anchors could stand for a huge document.
+const maxAliases = 100;
+
+/**
+ * The one YAML 1.2 document of `text` (core schema: no timestamps, no `<<` merge keys), or
+ * `undefined` for a file holding none. A kubeconfig is one document: a second one is refused
+ * rather than silently ignored.
+ */
+function parseYaml(text: string): unknown {
+  jsYaml ??= requireModule('js-yaml') as JsYaml;
+  const documents = jsYaml.loadAll(text, { schema: jsYaml.CORE_SCHEMA, maxAliases });
+  if (documents.length > 1) {
+    throw new ShapeError(`holds ${documents.length} YAML documents; a kubeconfig is one`);
+  }
+  return documents[0];
+}
 
 /** How an error message names the type of a value that is not what it should be. */
 export function kindOf(value: unknown): string {
@@ -122,8 +143,7 @@ export function firstLine(message: string): string {
 }
 
 function parseDocument(text: string): Kubeconfig {
-  yaml ??= requireModule('yaml') as Yaml;
-  const document: unknown = yaml.parse(text);
+  const document = parseYaml(text);
   if (!isRecord(document)) {
     throw new ShapeError(
       'not a kubeconfig (expected a YAML mapping with clusters, contexts and users)',
