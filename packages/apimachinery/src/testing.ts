@@ -129,9 +129,8 @@ export class FakeClock implements Clock {
   }
 
   /**
-   * Like {@link FakeClock.step}, but yields to the event loop (a macrotask turn in which I/O
-   * is polled: `setImmediate`, on Deno a zero-delay timer) before each waiter fires and at the
-   * end, so async code woken by one, and loopback I/O, run before time moves on.
+   * Like {@link FakeClock.step}, but yields to the event loop (a macrotask turn) before each
+   * waiter fires and at the end, so async code woken by one runs before time moves on.
    */
   async advance(ms: number): Promise<void> {
     if (!(ms >= 0)) throw new RangeError(`FakeClock.advance: ms must be >= 0, got ${ms}`);
@@ -167,15 +166,6 @@ export class FakeClock implements Clock {
   }
 }
 
-// One event-loop turn in which I/O is polled. Deno's setImmediate callbacks run without the
-// I/O in between (a loopback TCP round trip there takes some 120 of them, on Node and Bun 2 or
-// 3), so time moved by advance() would race ahead of a request to a loopback server; there
-// the turn is a zero-delay timer, after which Deno polls I/O (about 1 ms).
-const turnPollsIo = (process.versions as Record<string, string | undefined>).deno === undefined;
-
 function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => {
-    if (turnPollsIo) setImmediate(resolve);
-    else setTimeout(resolve, 0);
-  });
+  return new Promise((resolve) => setImmediate(resolve));
 }
