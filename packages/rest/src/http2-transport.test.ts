@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { constants, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
 import { silentLogger } from '@kubets/apimachinery';
 import { FakeClock } from '@kubets/apimachinery/testing';
-import { ChaosProxy, eventually } from '@kubets/test-utils';
+import { ChaosProxy, eventually, onBun } from '@kubets/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordingClock } from '../test/helpers.js';
 import { makeCertChain, startHttp2TlsServer, startTlsServer, type TestCert } from '../test/tls.js';
@@ -218,7 +218,9 @@ describe('HTTP/2 transport', () => {
     expect(firstSession?.closed).toBe(true);
   });
 
-  it('pings a quiet session and closes it when the ping gets no answer', async () => {
+  // Bun's TLS socket does not count the session's reads in bytesRead, so the read-idle PING
+  // comes on its own schedule there (README, Runtimes).
+  it.skipIf(onBun)('pings a quiet session and closes it when the ping gets no answer', async () => {
     const fixture = certs();
     const { server, watches, send } = await watchServer(fixture);
     const proxy = await ChaosProxy.start(server.url);
@@ -402,41 +404,45 @@ describe('HTTP/2 transport', () => {
     expect(seen).toEqual(['Bearer stale', 'Bearer fresh']);
   });
 
-  it('retries a GET whose stream the server refused, and names the error of a POST', async () => {
-    const fixture = certs();
-    let requests = 0;
-    const server = await startHttp2TlsServer(fixture.serving, (request, response) => {
-      requests++;
-      if (requests === 1 || request.method === 'POST') {
-        request.stream.close(constants.NGHTTP2_REFUSED_STREAM);
-        return;
-      }
-      json(response, 200, pod('a', '1'));
-    });
-    cleanups.push(() => server.close());
-    const clock = recordingClock(new FakeClock());
-    const core = client(server.url, fixture, { clock });
-    await expect(
-      core.get().namespace('default').resource('pods').name('a').do(),
-    ).resolves.toMatchObject({
-      metadata: { name: 'a' },
-    });
-    expect(clock.sleeps).toEqual([1000]);
+  // Bun's refused stream's error does not name NGHTTP2_REFUSED_STREAM (README, Runtimes).
+  it.skipIf(onBun)(
+    'retries a GET whose stream the server refused, and names the error of a POST',
+    async () => {
+      const fixture = certs();
+      let requests = 0;
+      const server = await startHttp2TlsServer(fixture.serving, (request, response) => {
+        requests++;
+        if (requests === 1 || request.method === 'POST') {
+          request.stream.close(constants.NGHTTP2_REFUSED_STREAM);
+          return;
+        }
+        json(response, 200, pod('a', '1'));
+      });
+      cleanups.push(() => server.close());
+      const clock = recordingClock(new FakeClock());
+      const core = client(server.url, fixture, { clock });
+      await expect(
+        core.get().namespace('default').resource('pods').name('a').do(),
+      ).resolves.toMatchObject({
+        metadata: { name: 'a' },
+      });
+      expect(clock.sleeps).toEqual([1000]);
 
-    const failure = await core
-      .post()
-      .namespace('default')
-      .resource('pods')
-      .body(pod('b', ''))
-      .do()
-      .catch((err: unknown) => err);
-    expect(failure).toBeInstanceOf(TransportError);
-    expect(failure).toMatchObject({
-      code: 'ERR_HTTP2_STREAM_ERROR',
-      message: expect.stringContaining('NGHTTP2_REFUSED_STREAM (ERR_HTTP2_STREAM_ERROR)'),
-    });
-    expect(server.sessions).toHaveLength(1);
-  });
+      const failure = await core
+        .post()
+        .namespace('default')
+        .resource('pods')
+        .body(pod('b', ''))
+        .do()
+        .catch((err: unknown) => err);
+      expect(failure).toBeInstanceOf(TransportError);
+      expect(failure).toMatchObject({
+        code: 'ERR_HTTP2_STREAM_ERROR',
+        message: expect.stringContaining('NGHTTP2_REFUSED_STREAM (ERR_HTTP2_STREAM_ERROR)'),
+      });
+      expect(server.sessions).toHaveLength(1);
+    },
+  );
 
   it('times out a request that gets no answer by resetting its stream, not the session', async () => {
     const fixture = certs();

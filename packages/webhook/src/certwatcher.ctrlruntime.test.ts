@@ -140,7 +140,9 @@ describe('CertWatcher', () => {
     const previous = watcher.current;
     const other = await generateEnvtestCertificates();
     await writeFile(keyPath, other.serving.keyPem);
-    await expect(watcher.readCertificate()).rejects.toThrow(`cannot load certificate ${certPath}`);
+    await expect(watcher.readCertificate()).rejects.toThrow(
+      `cannot load certificate ${certPath} with key ${keyPath}: the private key does not match the certificate`,
+    );
     expect(watcher.current).toBe(previous);
   });
 });

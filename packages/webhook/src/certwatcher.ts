@@ -1,3 +1,4 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { type FSWatcher, watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -90,7 +91,8 @@ export class CertWatcher {
         readFile(keyPath, 'utf8'),
       ]);
       pair = { cert, key };
-      // Loading it is the check that the key matches the certificate.
+      checkKeyMatches(pair);
+      // What the listener will load: a pair that passes here serves.
       createSecureContext(pair);
     } catch (error) {
       this.reads.errors++;
@@ -144,5 +146,17 @@ export class CertWatcher {
     } finally {
       for (const watcher of watchers) watcher.close();
     }
+  }
+}
+
+/**
+ * Throws unless `pair.key` is the private key of the (first) certificate of `pair.cert`, as Go's
+ * `tls.X509KeyPair` checks. Not left to `createSecureContext`: Deno's accepts a key that does
+ * not match the certificate, and the server would then fail every handshake.
+ */
+function checkKeyMatches(pair: CertificatePair): void {
+  const certificate = new X509Certificate(pair.cert);
+  if (!certificate.checkPrivateKey(createPrivateKey(pair.key))) {
+    throw new Error('the private key does not match the certificate');
   }
 }

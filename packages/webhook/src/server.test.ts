@@ -1,7 +1,7 @@
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { connect } from 'node:tls';
 import { FakeClock } from '@kubets/apimachinery/testing';
-import { deferred, eventually } from '@kubets/test-utils';
+import { deferred, eventually, onDeno } from '@kubets/test-utils';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { admissionReview, type CertDir, certDir, post } from '../test/tls.js';
 import {
@@ -108,7 +108,9 @@ describe('WebhookServer (controller-runtime server_test.go)', () => {
 });
 
 describe('WebhookServer', () => {
-  it('refuses TLS older than 1.2 by default', async () => {
+  // Deno's TLS client cannot offer TLS 1.1: it fails by itself, without asking the server, and
+  // leaves its connection open, which then holds the server's shutdown (README, Runtimes).
+  it.skipIf(onDeno)('refuses TLS older than 1.2 by default', async () => {
     const { port } = await started({}, (server) => server.register('/somepath', allowAll));
     await expect(
       post(port, '/somepath', admissionReview({}), {
@@ -379,6 +381,8 @@ describe('hostile input: each gets a clear answer and the server keeps serving',
     contentType?: string;
     status: number;
     answer: unknown;
+    /** The row checks what Deno's node:https client cannot show (README, Runtimes). */
+    notOnDeno?: true;
   }[] = [
     {
       name: 'malformed JSON',
@@ -456,6 +460,9 @@ describe('hostile input: each gets a clear answer and the server keeps serving',
       name: 'a multi-MB body',
       path: '/validate',
       body: Buffer.alloc(8 * 1024 * 1024, 0x20),
+      // On Deno a client in the server's own process, still writing the body when the 413
+      // comes and the connection closes, gets EPIPE instead of the answer.
+      notOnDeno: true,
       status: 413,
       answer: {
         response: {
@@ -523,7 +530,7 @@ describe('hostile input: each gets a clear answer and the server keeps serving',
   ];
 
   for (const entry of table) {
-    it(entry.name, async () => {
+    it.skipIf(onDeno && entry.notOnDeno)(entry.name, async () => {
       const { port } = await started({}, (server) => {
         server.register('/validate', admissionEndpoint(validator));
         server.register('/mutate', admissionEndpoint(defaulter));

@@ -11,6 +11,7 @@ export * from './kubeconfig.js';
 export * from './printed.js';
 export * from './readme-harness.js';
 export * from './redaction.js';
+export * from './runtime.js';
 export * from './seeded-random.js';
 export * from './stub-server.js';
 export * from './wait.js';

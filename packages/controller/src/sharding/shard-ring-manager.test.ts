@@ -35,11 +35,17 @@ describe('ShardRing on a manager', () => {
       expect((await ready())?.body).toBe(
         `internal server error: not a member of shard ring cms: lease ${namespace}/cms-pod-a not held\n`,
       );
-      await eventually(async () => {
-        if (ring.stats().assigned === 1) return true;
-        await clock.advance(200);
-        return false;
-      });
+      // Between two moves of the clock a real timer turn, not only an immediate one: on Deno
+      // a setImmediate turn polls no I/O, so the Lease requests to the server would miss
+      // every renew deadline before their answers arrived (README, Runtimes).
+      await eventually(
+        async () => {
+          if (ring.stats().assigned === 1) return true;
+          await clock.advance(200);
+          return false;
+        },
+        { intervalMs: 1 },
+      );
       expect(await ready()).toEqual({ status: 200, body: 'ok' });
       expect(ring.isMember()).toBe(true);
       expect(ring.stats()).toEqual({
