@@ -42,6 +42,10 @@ export class SecureListener {
   // Connections handed to HTTP that have sent no request yet. Node counts them as active, not
   // idle (closeIdleConnections leaves them), and stops their headers timeout once closing.
   readonly #unused = new Set<Socket>();
+  // Every accepted TCP connection, its TLS handshake done or not: closeAllConnections knows
+  // only those handed to HTTP, so a client that never finishes its handshake would hold the
+  // close past its timeout (until Node's 120 s handshake timeout; on Deno, for ever).
+  readonly #accepted = new Set<Socket>();
   #server: Server;
   #address: AddressInfo;
   #switching: Promise<void> = Promise.resolve();
@@ -64,6 +68,10 @@ export class SecureListener {
   }
 
   #trackUnused(server: Server): void {
+    server.on('connection', (socket: Socket) => {
+      this.#accepted.add(socket);
+      socket.once('close', () => this.#accepted.delete(socket));
+    });
     server.on('secureConnection', (socket: Socket) => {
       this.#unused.add(socket);
       socket.once('close', () => this.#unused.delete(socket));
@@ -189,6 +197,7 @@ export class SecureListener {
     closeIdle();
     const timer = clock.setTimeout(() => {
       for (const server of servers) server.closeAllConnections();
+      for (const socket of this.#accepted) socket.destroy();
     }, timeoutMs);
     await closed;
     timer.cancel();
