@@ -48,7 +48,8 @@ export async function startPodPipeline({
   void informer.run(stop.signal);
   void (async () => {
     for (;;) {
-      const { item, shutdown } = await queue.get();
+      // As the controller's workers: a backlog is taken without a promise per key.
+      const { item, shutdown } = queue.tryGet() ?? (await queue.get());
       if (shutdown) return;
       informer.getIndexer().getByKey(item);
       queue.forget(item);

@@ -250,10 +250,8 @@ export class Controller<T> {
 
   async #worker(signal: AbortSignal): Promise<void> {
     for (;;) {
-      const next =
-        this.queue instanceof PriorityQueue
-          ? await this.queue.getWithPriority()
-          : { ...(await this.queue.get()), priority: 0 };
+      // A backlog is taken without a promise per request; only an empty queue is awaited.
+      const next = this.queue.tryGet() ?? (await this.queue.get());
       if (next.shutdown) return;
       if (signal.aborted) {
         // Queued but not started: left for the next run of the process.
@@ -261,7 +259,9 @@ export class Controller<T> {
         return;
       }
       try {
-        await this.#reconcileHandler(next.item, next.priority, signal);
+        // Only the priority queue's results carry a priority.
+        const priority = (next as { priority?: number }).priority ?? 0;
+        await this.#reconcileHandler(next.item, priority, signal);
       } finally {
         this.queue.done(next.item);
       }

@@ -60,6 +60,8 @@ export interface PriorityWorkQueue<T> extends RateLimitingWorkQueue<T> {
   addWithOpts(options: AddOptions, ...items: T[]): void;
   /** Like `get`, with the priority the item waited at. */
   getWithPriority(signal?: AbortSignal): Promise<PriorityGetResult<T>>;
+  /** Like `tryGet` of the work queue, with the priority the item waited at. */
+  tryGet(): PriorityGetResult<T> | undefined;
 }
 
 /** Options of {@link PriorityQueue}: the queue options plus the rate limiter. */
@@ -125,7 +127,9 @@ export class PriorityQueue<T> implements PriorityWorkQueue<T> {
   readonly #ready = new MinHeap<Entry<T>>(handedOutBefore);
   /** Items waiting for their ready time. */
   readonly #delayed = new MinHeap<Entry<T>>(readyBefore);
-  readonly #processing = new InFlight<T>();
+  /** Items handed out and not yet done. */
+  readonly #processing = new Set<T>();
+  readonly #inFlight = new InFlight();
   readonly #metrics: QueueMetrics<T> | undefined;
   readonly #retries: CounterMetric | undefined;
   readonly #gets = new WaitingGets<PriorityGetResult<T>>();
@@ -200,17 +204,22 @@ export class PriorityQueue<T> implements PriorityWorkQueue<T> {
 
   getWithPriority(signal?: AbortSignal): Promise<PriorityGetResult<T>> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.#ready.size > 0) return Promise.resolve(this.#take());
-    if (this.#shuttingDown) return Promise.resolve(SHUTDOWN);
-    return this.#gets.wait(signal);
+    const now = this.tryGet();
+    return now === undefined ? this.#gets.wait(signal) : Promise.resolve(now);
   }
 
   get(signal?: AbortSignal): Promise<PriorityGetResult<T>> {
     return this.getWithPriority(signal);
   }
 
+  tryGet(): PriorityGetResult<T> | undefined {
+    if (this.#ready.size > 0) return this.#take();
+    return this.#shuttingDown ? SHUTDOWN : undefined;
+  }
+
   done(item: T): void {
-    if (!this.#processing.finish(item)) return;
+    if (!this.#processing.delete(item)) return;
+    this.#inFlight.finished();
     this.#metrics?.done(item);
     const entry = this.#entries.get(item);
     if (entry !== undefined && entry.readyAt === undefined) {
@@ -223,12 +232,12 @@ export class PriorityQueue<T> implements PriorityWorkQueue<T> {
   shutDown(): void {
     this.#beginShutdown();
     // As the work queue: ShutDown stops a ShutDownWithDrain that is still waiting.
-    this.#processing.release();
+    this.#inFlight.release();
   }
 
   shutDownWithDrain(signal?: AbortSignal): Promise<void> {
     this.#beginShutdown();
-    return this.#processing.drained(signal);
+    return this.#inFlight.drained(signal);
   }
 
   shuttingDown(): boolean {
@@ -325,13 +334,14 @@ export class PriorityQueue<T> implements PriorityWorkQueue<T> {
 
   /** Hands ready items to the waiting gets, best first. */
   #handOut(): void {
-    while (this.#ready.size > 0 && this.#gets.resolveNext(() => this.#take()));
+    while (this.#ready.size > 0 && !this.#gets.empty) this.#gets.resolveNext(this.#take());
   }
 
   #take(): PriorityGetResult<T> {
     const entry = this.#ready.pop() as Entry<T>;
     this.#entries.delete(entry.item);
     this.#processing.add(entry.item);
+    this.#inFlight.started();
     this.#metrics?.get(entry.item, entry.priority);
     return { item: entry.item, priority: entry.priority, shutdown: false };
   }

@@ -157,7 +157,9 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
   }
 
   forget(item: T): void {
-    for (const limiter of this.#limiters) limiter.forget(item);
+    // An index loop: a controller forgets every key it reconciles, no iterator for that.
+    const limiters = this.#limiters;
+    for (let i = 0; i < limiters.length; i++) limiters[i]?.forget(item);
   }
 
   numRequeues(item: T): number {

@@ -49,16 +49,14 @@ export class WaitingGets<R> {
   }
 
   /**
-   * Resolves the oldest waiting get with what `take()` returns, calling `take` only when a
-   * get is waiting (taking an item moves it to processing). Returns whether one was.
+   * Resolves the oldest waiting get with `result`. Call it only when a get waits (not
+   * {@link empty}): the caller takes the item (moving it to processing) just for that get.
    */
-  resolveNext(take: () => R): boolean {
-    const waiter = this.#head;
-    if (waiter === undefined) return false;
+  resolveNext(result: R): void {
+    const waiter = this.#head as Waiter<R>;
     this.#unlink(waiter);
     this.#detachSignal(waiter);
-    waiter.resolve(take());
-    return true;
+    waiter.resolve(result);
   }
 
   /** Resolves every waiting get with `result`. */
@@ -88,37 +86,28 @@ export class WaitingGets<R> {
 }
 
 /**
- * The items handed out by `get` and not yet `done` (processing), and the
- * `shutDownWithDrain` calls waiting for there to be none.
+ * How many items are handed out by `get` and not yet `done` (processing), and the
+ * `shutDownWithDrain` calls waiting for there to be none. The queues know which items those
+ * are; this only counts them.
  * @internal
  */
-export class InFlight<T> {
-  readonly #items = new Set<T>();
+export class InFlight {
+  #count = 0;
   #drains: (() => void)[] = [];
 
   /** How many items are processing. */
   get size(): number {
-    return this.#items.size;
+    return this.#count;
   }
 
-  /** Whether `item` is processing. */
-  has(item: T): boolean {
-    return this.#items.has(item);
+  /** One more item was handed out. */
+  started(): void {
+    this.#count++;
   }
 
-  /** `item` was handed out. */
-  add(item: T): void {
-    this.#items.add(item);
-  }
-
-  /**
-   * `item` is done: returns false when it was not processing. The last one done releases
-   * the drains.
-   */
-  finish(item: T): boolean {
-    if (!this.#items.delete(item)) return false;
-    if (this.#items.size === 0) this.release();
-    return true;
+  /** One item is done; the last one done releases the drains. */
+  finished(): void {
+    if (--this.#count === 0 && this.#drains.length > 0) this.release();
   }
 
   /**
@@ -126,7 +115,7 @@ export class InFlight<T> {
    * `signal.reason` if `signal` aborts first.
    */
   drained(signal: AbortSignal | undefined): Promise<void> {
-    if (this.#items.size === 0) return Promise.resolve();
+    if (this.#count === 0) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
