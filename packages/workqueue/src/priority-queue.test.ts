@@ -65,23 +65,6 @@ describe('PriorityQueue', () => {
     await worker;
   });
 
-  it('tryGet takes the best ready item with its priority, never one still processing', () => {
-    const clock = new FakeClock();
-    const q = new PriorityQueue<string>({ clock });
-    expect(q.tryGet()).toBeUndefined();
-    q.addWithOpts({ priority: -100 }, 'listed');
-    q.addWithOpts({ priority: 5 }, 'urgent');
-    q.addWithOpts({ after: 10 }, 'later');
-    expect(q.tryGet()).toEqual({ item: 'urgent', priority: 5, shutdown: false });
-    q.add('urgent'); // ready again, but held until done
-    expect(q.tryGet()).toEqual({ item: 'listed', priority: -100, shutdown: false });
-    expect(q.tryGet()).toBeUndefined();
-    q.done('urgent');
-    expect(q.tryGet()).toEqual({ item: 'urgent', priority: 0, shutdown: false });
-    q.shutDown();
-    expect(q.tryGet()).toEqual({ item: undefined, priority: undefined, shutdown: true });
-  });
-
   it('hands a batch to waiting gets best first', async () => {
     const q = new PriorityQueue<string>();
     const first = q.getWithPriority();

@@ -60,8 +60,6 @@ export interface PriorityWorkQueue<T> extends RateLimitingWorkQueue<T> {
   addWithOpts(options: AddOptions, ...items: T[]): void;
   /** Like `get`, with the priority the item waited at. */
   getWithPriority(signal?: AbortSignal): Promise<PriorityGetResult<T>>;
-  /** Like `tryGet` of the work queue, with the priority the item waited at. */
-  tryGet(): PriorityGetResult<T> | undefined;
 }
 
 /** Options of {@link PriorityQueue}: the queue options plus the rate limiter. */
@@ -204,7 +202,7 @@ export class PriorityQueue<T> implements PriorityWorkQueue<T> {
 
   getWithPriority(signal?: AbortSignal): Promise<PriorityGetResult<T>> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const now = this.tryGet();
+    const now = this.#takeNow();
     return now === undefined ? this.#gets.wait(signal) : Promise.resolve(now);
   }
 
@@ -212,7 +210,8 @@ export class PriorityQueue<T> implements PriorityWorkQueue<T> {
     return this.getWithPriority(signal);
   }
 
-  tryGet(): PriorityGetResult<T> | undefined {
+  // What getWithPriority resolves to at once, or undefined when it has to wait.
+  #takeNow(): PriorityGetResult<T> | undefined {
     if (this.#ready.size > 0) return this.#take();
     return this.#shuttingDown ? SHUTDOWN : undefined;
   }

@@ -202,38 +202,6 @@ describe('Queue: get waits', () => {
   });
 });
 
-describe('Queue: tryGet', () => {
-  it('returns undefined on an empty running queue, and a later add still wakes a get', async () => {
-    const q = new Queue<string>();
-    expect(q.tryGet()).toBeUndefined();
-    const waiting = track(q.get());
-    expect(q.tryGet()).toBeUndefined();
-    q.add('a');
-    await flush();
-    expect(waiting.value()).toEqual({ item: 'a', shutdown: false });
-  });
-
-  it('takes the queued items in order, each processing until done', () => {
-    const q = new Queue<string>();
-    addAll(q, 'a', 'b');
-    expect(q.tryGet()).toEqual({ item: 'a', shutdown: false });
-    q.add('a'); // dirty while processing: not queued again yet
-    expect(q.len()).toBe(1);
-    expect(q.tryGet()).toEqual({ item: 'b', shutdown: false });
-    expect(q.tryGet()).toBeUndefined();
-    q.done('a');
-    expect(q.tryGet()).toEqual({ item: 'a', shutdown: false });
-  });
-
-  it('hands out what is queued after shutdown, then reports shutdown', () => {
-    const q = new Queue<string>();
-    q.add('a');
-    q.shutDown();
-    expect(q.tryGet()).toEqual({ item: 'a', shutdown: false });
-    expect(q.tryGet()).toEqual({ item: undefined, shutdown: true });
-  });
-});
-
 describe('Queue: shutdown', () => {
   it('wakes waiting gets with shutdown', async () => {
     const q = new Queue<string>();

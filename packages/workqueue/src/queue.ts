@@ -43,13 +43,6 @@ export interface WorkQueue<T> {
    */
   get(signal?: AbortSignal): Promise<GetResult<T>>;
   /**
-   * What {@link WorkQueue.get} would resolve to at once, returned without a promise: the next
-   * queued item (now processing), `{ shutdown: true }` once the queue is shut down and empty,
-   * or `undefined` when `get` would have to wait. A worker loop that drains a backlog with
-   * `queue.tryGet() ?? (await queue.get())` saves a promise and a microtask per item.
-   */
-  tryGet(): GetResult<T> | undefined;
-  /**
    * Marks `item` as no longer processing; queues it again if it was added meanwhile. A no-op
    * for an item that is not being processed.
    */
@@ -124,11 +117,12 @@ export class Queue<T> implements WorkQueue<T> {
 
   get(signal?: AbortSignal): Promise<GetResult<T>> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const now = this.tryGet();
+    const now = this.#takeNow();
     return now === undefined ? this.#gets.wait(signal) : Promise.resolve(now);
   }
 
-  tryGet(): GetResult<T> | undefined {
+  // What get resolves to at once, or undefined when it has to wait.
+  #takeNow(): GetResult<T> | undefined {
     if (this.#queue.length > 0) return this.#take();
     return this.#shuttingDown ? SHUTDOWN : undefined;
   }
