@@ -19,8 +19,8 @@ import { loadavg } from 'node:os';
 import { PassThrough } from 'node:stream';
 import { parseArgs } from 'node:util';
 import type { ObjectList, WatchEvent } from '@kubets/apimachinery';
-import type { ListerWatcher } from '@kubets/cache';
-import { WatchStream } from '@kubets/rest';
+import type { ListerWatcher, WatchHints } from '@kubets/cache';
+import { type RewriteWatchEventText, WatchStream } from '@kubets/rest';
 import { readWatchLines } from './floor.ts';
 import { startPodPipeline } from './pod-pipeline.mjs';
 import { startProfile } from './profile.ts';
@@ -171,8 +171,14 @@ interface Layer {
   start(body: PassThrough, seen: () => void): Promise<() => void>;
 }
 
-function watchStreamOver(body: PassThrough): WatchStream<Pod> {
-  return new WatchStream<Pod>({ body, close: () => body.destroy() });
+// With the list-watch's hints passed on, as listWatchFromClient does: the informer's
+// rewriteEventText hint is part of the path every real watch event takes.
+function watchStreamOver(body: PassThrough, hints?: WatchHints<Pod>): WatchStream<Pod> {
+  return new WatchStream<Pod>({
+    body,
+    close: () => body.destroy(),
+    rewriteEventText: hints?.rewriteEventText?.bind(hints) as RewriteWatchEventText<unknown>,
+  });
 }
 
 /**
@@ -191,11 +197,11 @@ function listWatchOver(body: PassThrough): ListerWatcher<Pod> {
         items: [servedPod(99, -1)],
       } as ObjectList<Pod>;
     },
-    async watch(_options, signal) {
+    async watch(_options, signal, hints) {
       if (watched)
         return new WatchStream<Pod>({ body: new PassThrough(), close: () => {}, signal });
       watched = true;
-      const stream = watchStreamOver(body);
+      const stream = watchStreamOver(body, hints);
       signal.addEventListener('abort', () => stream.stop(), { once: true });
       return stream as AsyncIterable<WatchEvent<Pod>>;
     },

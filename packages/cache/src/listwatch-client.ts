@@ -106,7 +106,7 @@ function clientListWatch<T>(settings: ClientListWatchSettings): ListerWatcher<T>
       hints?: WatchHints<T>,
     ): Promise<AsyncIterable<WatchEvent<T>>> =>
       request(settings, options, signal, settings.watchAccept).watch<T>({
-        prepareObject: hints?.prepareObject?.bind(hints),
+        rewriteEventText: hints?.rewriteEventText?.bind(hints),
       }),
   };
 }

@@ -4,7 +4,7 @@ import type {
   WatchEvent,
   WatchQueryOptions,
 } from '@kubets/apimachinery';
-import type { ListItemIdentity } from '@kubets/rest';
+import type { ListItemIdentity, RewriteWatchEventText, WatchEventTextRewrite } from '@kubets/rest';
 
 /**
  * What a caller of {@link ListerWatcher.list} offers to make a list cheaper. A list-watch
@@ -36,13 +36,14 @@ export interface ListHints<T> {
  */
 export interface WatchHints<T> {
   /**
-   * Called with each event's object and the JSON text of the event it was decoded from, as
-   * soon as it is decoded, if the list-watch can; it may change the object in place but not
-   * replace it, must leave it as the cache would make it anyway, must not keep the text and
-   * must not throw. Informers share `managedFields` trees here by comparing their text with
-   * the pooled trees' text, which costs less than comparing the parsed trees.
+   * Called with the JSON text of each event before it is parsed, if the list-watch can
+   * (`Request.watch`'s hook of the same name, whose contract it has): it may return other
+   * text to parse and a step that turns the object parsed from it into the object the event
+   * holds, or `undefined` to parse the event as it is. Informers cut the `managedFields` trees
+   * their pool holds out of the text and put the pooled trees back, so those trees are
+   * neither parsed nor compared.
    */
-  prepareObject?(object: T, eventText: string): void;
+  rewriteEventText?(eventText: string): WatchEventTextRewrite<T> | undefined;
 }
 
 /**
@@ -133,14 +134,14 @@ interface HasIdentity {
  * (the {@link ListHints.reuseItem} hint): an item with the name, namespace and
  * resourceVersion of a cached object is replaced by that object. Informers wrap their
  * list-watch with it; after a 410 most of a relist is unchanged. `prepareItem`, when given,
- * is passed on as the {@link ListHints.prepareItem} hint, `prepareWatched` as the
- * {@link WatchHints.prepareObject} hint.
+ * is passed on as the {@link ListHints.prepareItem} hint, `rewriteEventText` as the
+ * {@link WatchHints.rewriteEventText} hint.
  */
 export function reusingCachedItems<T>(
   lw: ListerWatcher<T>,
   cache: { readonly keyFunc: (obj: unknown) => string; getByKey(key: string): T | undefined },
   prepareItem?: ((item: T) => void) | undefined,
-  prepareWatched?: ((object: T, eventText: string) => void) | undefined,
+  rewriteEventText?: RewriteWatchEventText<T> | undefined,
 ): ListerWatcher<T> {
   const reuseItem = ({ name, namespace, resourceVersion }: ListItemIdentity): T | undefined => {
     let key: string;
@@ -165,7 +166,7 @@ export function reusingCachedItems<T>(
       }),
     watch: (options, signal, hints) =>
       lw.watch(options, signal, {
-        prepareObject: hints?.prepareObject ?? prepareWatched,
+        rewriteEventText: hints?.rewriteEventText ?? rewriteEventText,
       }),
   });
 }

@@ -1,3 +1,5 @@
+import type { WatchEvent } from '@kubets/apimachinery';
+import { type WatchEventTextRewrite, WatchStream } from '@kubets/rest';
 import { eventually } from '@kubets/test-utils';
 import { describe, expect, it, vi } from 'vitest';
 import { abortedAfterTest, FakeListerWatcher, listOf } from '../test/helpers.js';
@@ -148,58 +150,146 @@ describe('FieldsV1Pool', () => {
   });
 });
 
-describe('FieldsV1Pool.shareFromText', () => {
-  // A watch event's line, as the API server writes it, and the object parsed from it.
+describe('FieldsV1Pool.rewriteEventText', () => {
+  // A watch event's line, as the API server writes it.
   function eventLine(pod: ManagedPod): string {
     return JSON.stringify({ type: 'MODIFIED', object: pod });
   }
-  function parsedFrom(line: string): ManagedPod {
-    return (JSON.parse(line) as { object: ManagedPod }).object;
-  }
-  // A pool whose managers have been seen with the trees of managedPod('a', '1').
+  // A pool that has used the trees of managedPod('a', '1').
   function primedPool(): { pool: FieldsV1Pool; pooled: unknown[] } {
     const pool = new FieldsV1Pool();
     return { pool, pooled: trees(pool.share(managedPod('a', '1'))) };
   }
+  // The event rest's watch decoding delivers for `line` with the pool's hook.
+  async function delivered(pool: FieldsV1Pool, line: string): Promise<WatchEvent<ManagedPod>> {
+    const events: WatchEvent<ManagedPod>[] = [];
+    const watch = new WatchStream<ManagedPod>({
+      body: (async function* () {
+        yield `${line}\n`;
+      })(),
+      close: () => {},
+      rewriteEventText: (text) => pool.rewriteEventText(text),
+    });
+    for await (const event of watch) events.push(event);
+    expect(events).toHaveLength(1);
+    return events[0]!;
+  }
+  function objectOf(event: WatchEvent<ManagedPod>): ManagedPod {
+    expect(event.type).toBe('MODIFIED');
+    return event.object as ManagedPod;
+  }
+  // What decoding must deliver whatever the pool holds: the line's own event (its object's
+  // keys in their order), or an ERROR event for a line that is not JSON.
+  function expectAsParsed(event: WatchEvent<ManagedPod>, line: string): void {
+    let parsed: WatchEvent<ManagedPod>;
+    try {
+      parsed = JSON.parse(line) as WatchEvent<ManagedPod>;
+    } catch {
+      expect(event.type).toBe('ERROR');
+      return;
+    }
+    expect(event).toEqual({ type: parsed.type, object: parsed.object });
+    expect(JSON.stringify(event.object)).toBe(JSON.stringify(parsed.object));
+  }
+  // An object with these managedFields entries.
+  function podWith(managedFields: { manager: string; fieldsV1: unknown }[]): ManagedPod {
+    return { metadata: { name: 'b', namespace: 'default', resourceVersion: '2', managedFields } };
+  }
 
-  it("shares trees whose text is the text of their manager's recent trees", () => {
+  it('cuts the trees it used recently out of the text and puts the pooled trees in', async () => {
     const { pool, pooled } = primedPool();
     const line = eventLine(managedPod('b', '2'));
-    const pod = pool.shareFromText(parsedFrom(line), line);
-    expect(trees(pod)).toEqual(pooled);
-    expect(trees(pod)[0]).toBe(pooled[0]);
-    expect(trees(pod)[1]).toBe(pooled[1]);
+    const rewrite = pool.rewriteEventText(line);
+    expect(rewrite?.text).toBe(
+      line.replace(JSON.stringify(pooled[0]), '0').replace(JSON.stringify(pooled[1]), '0'),
+    );
+    const event = await delivered(pool, line);
+    expectAsParsed(event, line);
+    expect(trees(objectOf(event))[0]).toBe(pooled[0]);
+    expect(trees(objectOf(event))[1]).toBe(pooled[1]);
     // What share does afterwards (the informer's transform) finds them shared already.
-    expect(trees(pool.share(pod))[0]).toBe(pooled[0]);
+    expect(trees(pool.share(objectOf(event)))[0]).toBe(pooled[0]);
   });
 
-  it('leaves a tree whose text differs to share, which finds an equal tree in another order', () => {
+  it('cuts a tree used by any manager, and one whose text holds a fieldsV1 key', async () => {
+    const pool = new FieldsV1Pool();
+    const odd = JSON.parse('{"f:spec":{"f:fieldsV1":{}},"fieldsV1":{}}') as object;
+    const [first, second] = trees(
+      pool.share(
+        podWith([
+          { manager: 'kubectl', fieldsV1: structuredClone(odd) },
+          { manager: 'kubelet', fieldsV1: { 'f:status': {} } },
+        ]),
+      ),
+    );
+    const line = eventLine(
+      podWith([
+        { manager: 'someone-else', fieldsV1: { 'f:status': {} } },
+        { manager: 'kubectl', fieldsV1: odd },
+      ]),
+    );
+    expect(pool.rewriteEventText(line)?.text).toBe(
+      eventLine(
+        podWith([
+          { manager: 'someone-else', fieldsV1: 0 },
+          { manager: 'kubectl', fieldsV1: 0 },
+        ]),
+      ),
+    );
+    const event = await delivered(pool, line);
+    expectAsParsed(event, line);
+    expect(trees(objectOf(event))).toEqual([second, first]);
+    expect(trees(objectOf(event))[0]).toBe(second);
+    expect(trees(objectOf(event))[1]).toBe(first);
+  });
+
+  it('cuts nothing from a text without a tree it used recently', () => {
+    const { pool } = primedPool();
+    const reordered = managedPod('b', '2', 'sidecar');
+    const kubelet = reordered.metadata.managedFields![1]!;
+    kubelet.fieldsV1 = { 'f:status': { 'f:phase': {} }, 'f:spec': {} };
+    expect(pool.rewriteEventText(eventLine(reordered))).toBeUndefined();
+    expect(new FieldsV1Pool().rewriteEventText(eventLine(managedPod('a', '1')))).toBeUndefined();
+    expect(pool.rewriteEventText('{"type":"MODIFIED","object":{"metadata":{}}}')).toBeUndefined();
+  });
+
+  it('leaves a tree whose text differs to share, which finds an equal tree in another order', async () => {
     const { pool, pooled } = primedPool();
     const reordered = managedPod('b', '2');
     const kubectl = reordered.metadata.managedFields![0]!;
     const { 'f:metadata': metadata, 'f:spec': spec } = kubectl.fieldsV1 as Record<string, unknown>;
     kubectl.fieldsV1 = { 'f:spec': spec, 'f:metadata': metadata };
     const line = eventLine(reordered);
-    const pod = pool.shareFromText(parsedFrom(line), line);
-    expect(trees(pod)[0]).not.toBe(pooled[0]);
-    expect(trees(pod)[1]).toBe(pooled[1]);
-    expect(trees(pool.share(pod))[0]).toBe(pooled[0]);
+    const event = await delivered(pool, line);
+    expectAsParsed(event, line);
+    expect(trees(objectOf(event))[0]).not.toBe(pooled[0]);
+    expect(trees(objectOf(event))[1]).toBe(pooled[1]);
+    expect(trees(pool.share(objectOf(event)))[0]).toBe(pooled[0]);
   });
 
-  it('shares nothing for a tree that differs, or a manager it has not seen', () => {
-    const { pool, pooled } = primedPool();
-    const changed = managedPod('b', '2', 'sidecar');
-    changed.metadata.managedFields![1]!.manager = 'someone-else';
-    const line = eventLine(changed);
-    const pod = pool.shareFromText(parsedFrom(line), line);
-    expect(trees(pod)[0]).not.toBe(pooled[0]);
-    expect(trees(pod)[1]).not.toBe(pooled[1]);
-    expect(pod).toEqual(changed);
+  it('cuts only trees that parse back to what is pooled: plain objects all the way down', async () => {
+    const pool = new FieldsV1Pool();
+    // Pooled under the texts {"f:a":null}, {"f:a":0} and {"f:a":[]}.
+    const [infinite, negativeZero] = trees(
+      pool.share(
+        JSON.parse(
+          '{"metadata":{"managedFields":[{"manager":"m","fieldsV1":{"f:a":1e400}},{"manager":"n","fieldsV1":{"f:a":-0}},{"manager":"o","fieldsV1":{"f:a":[]}}]}}',
+        ) as ManagedPod,
+      ),
+    );
+    expect(infinite).toEqual({ 'f:a': Number.POSITIVE_INFINITY });
+    expect(Object.is((negativeZero as { 'f:a': number })['f:a'], -0)).toBe(true);
+    const line =
+      '{"type":"MODIFIED","object":{"metadata":{"managedFields":[{"manager":"m","fieldsV1":{"f:a":null}},{"manager":"n","fieldsV1":{"f:a":0}},{"manager":"o","fieldsV1":{"f:a":[]}}]}}}';
+    expect(pool.rewriteEventText(line)).toBeUndefined();
+    const event = await delivered(pool, line);
+    expectAsParsed(event, line);
+    expect(Object.is((trees(objectOf(event))[1] as { 'f:a': number })['f:a'], 0)).toBe(true);
   });
 
-  describe('is not misled by crafted text', () => {
-    // Each line holds the text of a pooled tree where a parser does not take it for the
-    // entry's tree; the entry's own tree (`{"f:spec":{}}`) must stay its own.
+  describe('delivers what the line holds, whatever crafted text tries', () => {
+    // The text of a pooled tree (the kubelet's), placed where a parser does not take it for
+    // an entry's tree, or next to entries that hold the marker 0 of their own.
     const decoy = JSON.stringify(managedPod('a', '1').metadata.managedFields![1]!.fieldsV1);
     const entry = (fieldsV1Text: string, key = '"fieldsV1"') =>
       `{"manager":"kubelet","fieldsType":"FieldsV1",${key}:${fieldsV1Text}}`;
@@ -215,13 +305,56 @@ describe('FieldsV1Pool.shareFromText', () => {
         ),
       },
       {
+        name: 'a decoy tree elsewhere in the object, the real key escaped and holding 0',
+        line: object(
+          `"managedFields":[${entry('0', '"fields\\u0056\\u0031"')}]`,
+          `"spec":{"fieldsV1":${decoy}},`,
+        ),
+      },
+      {
+        name: 'a custom resource whose spec has a field fieldsV1 equal to a pooled text',
+        line: object(`"managedFields":[${entry(own)}]`, `"spec":{"fieldsV1":${decoy}},`),
+      },
+      {
+        name: 'a spec field fieldsV1 equal to a pooled text, and an entry holding 0',
+        line: object(`"managedFields":[${entry('0')}]`, `"spec":{"fieldsV1":${decoy}},`),
+      },
+      {
+        name: 'a label named fieldsV1 whose value is a pooled text, and an entry holding 0',
+        line: object(`"labels":{"fieldsV1":${decoy}},"managedFields":[${entry('0')}]`),
+      },
+      {
+        name: 'a label named fieldsV1 whose value is a pooled text as a string',
+        line: object(
+          `"labels":{"fieldsV1":${JSON.stringify(decoy)}},"managedFields":[${entry(own)}]`,
+        ),
+      },
+      {
         name: 'a decoy managedFields key that the real one, later, overrides',
         line: object(`"managedFields":[${entry(decoy)}],"managedFields":[${entry(own)}]`),
       },
       {
-        name: 'a decoy fieldsV1 key that a later one in the same entry overrides',
+        name: 'duplicate fieldsV1 keys in an entry: a pooled text, then 0',
+        line: object(`"managedFields":[{"manager":"kubelet","fieldsV1":${decoy},"fieldsV1":0}]`),
+      },
+      {
+        name: 'duplicate fieldsV1 keys in an entry: a pooled text, then its own tree',
         line: object(
           `"managedFields":[{"manager":"kubelet","fieldsV1":${decoy},"fieldsV1":${own}}]`,
+        ),
+      },
+      {
+        name: 'an entry holding the marker 0 of its own before one holding a pooled text',
+        line: object(`"managedFields":[${entry('0')},${entry(decoy)}]`),
+      },
+      {
+        name: 'an entry holding the marker 0 of its own after one holding a pooled text',
+        line: object(`"managedFields":[${entry(decoy)},${entry('0')}]`),
+      },
+      {
+        name: 'a key ending in an escaped quote and fieldsV1, the real key spaced and holding 0',
+        line: object(
+          `"managedFields":[{"manager":"kubelet","x\\"fieldsV1":${decoy},"fieldsV1" :0}]`,
         ),
       },
       {
@@ -236,40 +369,47 @@ describe('FieldsV1Pool.shareFromText', () => {
         line: object(`"managedFields":[${entry(own)}],"x":${decoy}`),
       },
       {
-        name: 'a decoy tree as a string',
-        line: object(
-          `"managedFields":[${entry(own)}]`,
-          `"spec":{"fieldsV1":${JSON.stringify(decoy)}},`,
+        name: 'a decoy tree outside the object, beside the event',
+        line: object(`"managedFields":[${entry('0')}]`).replace(
+          '{"type"',
+          `{"x":{"fieldsV1":${decoy}},"type"`,
         ),
+      },
+      {
+        name: 'a pooled text followed by an exponent: not JSON, though 0e5 would be',
+        line: object(`"managedFields":[${entry(`${decoy}e5`)}]`),
+      },
+      {
+        name: 'a pooled text followed by a fraction: not JSON, though 0.0 would be',
+        line: object(`"managedFields":[${entry(`${decoy}.0`)}]`),
+      },
+      {
+        name: 'a pooled text followed by whitespace',
+        line: object(`"managedFields":[${entry(`${decoy} `)}]`),
       },
     ];
     for (const { name, line } of cases) {
-      it(name, () => {
+      it(name, async () => {
         const { pool, pooled } = primedPool();
-        const pod = parsedFrom(line);
-        expect(trees(pod)).toEqual([{ 'f:spec': {} }]);
-        pool.shareFromText(pod, line);
-        expect(trees(pod)[0]).not.toBe(pooled[1]);
-        expect(trees(pod)).toEqual([{ 'f:spec': {} }]);
+        const event = await delivered(pool, line);
+        expectAsParsed(event, line);
+        // Nothing could be proven, so nothing was cut and no tree is the pooled one.
+        if (event.type !== 'ERROR') expect(trees(objectOf(event))).not.toContain(pooled[1]);
       });
     }
   });
 
-  it('leaves objects without managedFields, and odd entries, as they are', () => {
-    const pool = new FieldsV1Pool();
-    for (const value of [
-      null,
-      'text',
-      42,
+  it('leaves objects without managedFields, and odd entries, as they are', async () => {
+    const { pool } = primedPool();
+    for (const object of [
       {},
       { metadata: {} },
       { metadata: { managedFields: {} } },
+      { metadata: { managedFields: [null, 7, { manager: 'm', fieldsV1: 'text' }] } },
     ]) {
-      expect(pool.shareFromText(value, JSON.stringify(value))).toBe(value);
+      const line = JSON.stringify({ type: 'ADDED', object });
+      expectAsParsed(await delivered(pool, line), line);
     }
-    const odd = { metadata: { managedFields: [null, 7, { manager: 'm', fieldsV1: 'text' }] } };
-    const line = JSON.stringify(odd);
-    expect(pool.shareFromText(JSON.parse(line), line)).toEqual(odd);
   });
 });
 
@@ -319,8 +459,8 @@ describe('shared informers and managedFields', () => {
     expect(b.metadata.managedFields).toBeUndefined();
   });
 
-  // A list-watch that hands each watched object and its event text to the prepareObject
-  // hint, as listWatchFromClient's does.
+  // A list-watch that hands each watched event's text to the rewriteEventText hint, as
+  // listWatchFromClient's does (through rest's watch decoding).
   async function preparedByWatch(
     options: SharedIndexInformerOptions<ManagedPod>,
     transform?: (obj: ManagedPod) => ManagedPod,
@@ -328,11 +468,11 @@ describe('shared informers and managedFields', () => {
     const listed = managedPod('a', '1');
     const lw = new FakeListerWatcher<ManagedPod>();
     lw.listFn = () => listOf([listed], '1');
-    let prepare: ((object: ManagedPod, eventText: string) => void) | undefined;
+    let rewrite: ((eventText: string) => WatchEventTextRewrite<ManagedPod> | undefined) | undefined;
     const withHints: ListerWatcher<ManagedPod> = {
       list: (listOptions, signal, hints) => lw.list(listOptions, signal, hints),
       watch: (watchOptions, signal, hints) => {
-        prepare = hints?.prepareObject?.bind(hints);
+        rewrite = hints?.rewriteEventText?.bind(hints);
         return lw.watch(watchOptions, signal);
       },
       isWatchListSemanticsUnsupported: () => true,
@@ -344,12 +484,14 @@ describe('shared informers and managedFields', () => {
     await lw.watchNumber(1);
     await eventually(() => informer.hasSynced());
     const text = JSON.stringify({ type: 'MODIFIED', object: managedPod('a', '2') });
-    const watched = (JSON.parse(text) as { object: ManagedPod }).object;
-    prepare?.(watched, text);
-    return { listed, watched, hinted: prepare !== undefined };
+    const rewritten = rewrite?.(text);
+    const parsed = JSON.parse(rewritten?.text ?? text) as { object: ManagedPod };
+    const watched = rewritten?.finish(parsed.object) ?? parsed.object;
+    expect(watched).toEqual(JSON.parse(text).object);
+    return { listed, watched, hinted: rewrite !== undefined };
   }
 
-  it('share watched trees from their event text, before the event is queued', async () => {
+  it('share watched trees from their event text, before the event is parsed', async () => {
     const { listed, watched, hinted } = await preparedByWatch({});
     expect(hinted).toBe(true);
     expect(trees(watched)[0]).toBe(trees(listed)[0]);

@@ -6,6 +6,7 @@ import {
   silentLogger,
   type TypeMeta,
 } from '@kubets/apimachinery';
+import type { RewriteWatchEventText } from '@kubets/rest';
 import { InformerController } from './controller.js';
 import { type HandlerEvent, isPromiseLike, type ResourceEventHandler } from './handler.js';
 import { informerFIFO } from './informer-fifo.js';
@@ -447,7 +448,7 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
         this.#lw,
         this.#indexer,
         this.#listedItemPreparation(),
-        this.#watchedObjectPreparation(),
+        this.#watchedTextRewrite(),
       ),
       // The FIFO files deltas under the indexer's key function, so `key` is every delta's key.
       process: (deltas, isInInitialList, key) =>
@@ -520,12 +521,12 @@ class SharedIndexInformerImpl<T> implements SharedIndexInformer<T> {
   }
 
   // The same for watched objects, from the text of their events: a tree whose text is the
-  // text of a tree its manager wrote last is shared without walking it.
-  #watchedObjectPreparation(): ((obj: T, eventText: string) => void) | undefined {
+  // text of a recently used pooled tree is cut out before parsing, and the pooled tree put in.
+  #watchedTextRewrite(): RewriteWatchEventText<T> | undefined {
     if (this.#options.shareManagedFields === false || this.#transform !== undefined) {
       return undefined;
     }
-    return (obj, eventText) => defaultFieldsV1Pool.shareFromText(obj, eventText);
+    return (eventText) => defaultFieldsV1Pool.rewriteEventText<T>(eventText);
   }
 
   setWatchErrorHandler(handler: WatchErrorHandler): void {

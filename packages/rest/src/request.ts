@@ -35,7 +35,7 @@ import {
   pathSegmentProblems,
   redactedHref,
 } from './url.js';
-import { type PrepareWatchedObject, resolveMaxWatchEventBytes, WatchStream } from './watch.js';
+import { type RewriteWatchEventText, resolveMaxWatchEventBytes, WatchStream } from './watch.js';
 
 /** The `Content-Type` of a PATCH body, which decides how the server applies it. */
 export const PatchType = {
@@ -62,11 +62,12 @@ export interface WatchRequestOptions<T = unknown> {
    */
   maxEventBytes?: number | undefined;
   /**
-   * Called with each event's object and the JSON text of its event line as soon as the event
-   * is decoded (informers share `managedFields` trees here by comparing text). It may change
-   * the object in place; it must not keep the text or throw.
+   * Called with the JSON text of each event line before it is parsed; it may return other
+   * text to parse and a step that finishes the object parsed from it (informers cut the
+   * `managedFields` trees they already hold out of the text). See
+   * {@link RewriteWatchEventText}: the events delivered are the same either way.
    */
-  prepareObject?: PrepareWatchedObject<T> | undefined;
+  rewriteEventText?: RewriteWatchEventText<T> | undefined;
 }
 
 /** A query parameter value. */
@@ -684,7 +685,7 @@ export class Request {
     }
     return new WatchStream<T>({
       maxEventBytes,
-      prepareObject: options.prepareObject as PrepareWatchedObject<unknown> | undefined,
+      rewriteEventText: options.rewriteEventText as RewriteWatchEventText<unknown> | undefined,
       body: response.body,
       signal: deadline.signal,
       close: () => response.body.destroy(),

@@ -201,34 +201,78 @@ describe('WatchStream', () => {
     expect(closed()).toBe(true);
   });
 
-  it("hands prepareObject each event's object and its line, before the consumer sees it", async () => {
-    const lines = [
-      '{"type":"ADDED","object":{"metadata":{"name":"a"}}}',
-      '{"type":"ERROR","object":{"kind":"Status","code":410}}',
-      '{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"7"}}}',
-      '{"type":"MODIFIED","object":{"metadata":{"name":"b"}}}',
-    ];
-    const prepared: [unknown, string][] = [];
-    const watch = new WatchStream<Named>({
-      body: chunks(
-        lines[0]!.slice(0, 9),
-        `${lines[0]!.slice(9)}\n${lines[1]}\n${lines[2]}\n`,
-        lines[3]!,
-      ),
-      close: () => {},
-      prepareObject: (object, eventText) => {
-        (object as Named & { prepared?: boolean }).prepared = true;
-        prepared.push([object, eventText]);
-      },
+  describe('rewriteEventText', () => {
+    // A hook that parses `"big":0` in place of the `{"x":1}` it holds, and puts one shared
+    // object back where `finish` finds the 0.
+    const shared = { x: 1 };
+    const cut = (line: string): string => line.replace('"big":{"x":1}', '"big":0');
+    function watchWith(
+      lines: string[],
+      rewrite: (line: string) => { text: string; finish(object: Big): Big | undefined } | undefined,
+    ): WatchStream<Big> {
+      return new WatchStream<Big>({
+        // The last line without its newline, split across chunks.
+        body: chunks(lines.join('\n').slice(0, 9), lines.join('\n').slice(9)),
+        close: () => {},
+        rewriteEventText: rewrite as never,
+      });
+    }
+    interface Big {
+      metadata: { name: string };
+      big?: unknown;
+    }
+    const putBack = (object: Big): Big | undefined => {
+      if (object.big !== 0) return undefined;
+      object.big = shared;
+      return object;
+    };
+
+    it('parses the text it returns and delivers what finish makes of the object', async () => {
+      const lines = [
+        '{"type":"ADDED","object":{"metadata":{"name":"a"},"big":{"x":1}}}',
+        '{"type":"MODIFIED","object":{"metadata":{"name":"b"},"big":{"x":1}}}',
+      ];
+      const seen: string[] = [];
+      const events = await collect(
+        watchWith(lines, (line) => {
+          seen.push(line);
+          return { text: cut(line), finish: putBack };
+        }),
+      );
+      expect(seen).toEqual(lines);
+      expect(events).toEqual(lines.map((line) => JSON.parse(line)));
+      for (const event of events) expect((event.object as Big).big).toBe(shared);
     });
-    const events = await collect(watch);
-    // Not the ERROR's Status or the BOOKMARK's; the last line, without its newline, too.
-    expect(prepared).toEqual([
-      [{ metadata: { name: 'a' }, prepared: true }, lines[0]],
-      [{ metadata: { name: 'b' }, prepared: true }, lines[3]],
-    ]);
-    expect(events[0]?.object).toBe(prepared[0]?.[0]);
-    expect(events[3]?.object).toBe(prepared[1]?.[0]);
+
+    it('parses the original line when the rewrite does not hold', async () => {
+      const lines = [
+        // Nothing to rewrite.
+        '{"type":"ADDED","object":{"metadata":{"name":"a"}}}',
+        // finish refuses the object: the line held 0 of its own.
+        '{"type":"MODIFIED","object":{"metadata":{"name":"b"},"big":0}}',
+        // The rewritten text does not parse.
+        '{"type":"MODIFIED","object":{"metadata":{"name":"c"},"big":{"x":1}}}',
+        // The rewritten text holds an ERROR or a BOOKMARK event: finish never sees a Status.
+        '{"type":"ERROR","object":{"kind":"Status","code":410,"big":{"x":1}}}',
+        '{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"7"},"big":{"x":1}}}',
+      ];
+      const finished: unknown[] = [];
+      const events = await collect(
+        watchWith(lines, (line) => {
+          if (!line.includes('"big"')) return undefined;
+          return {
+            text: line.includes('"c"') ? `${cut(line)}}` : cut(line),
+            finish: (object) => {
+              finished.push(structuredClone(object));
+              return object.metadata.name === 'b' ? undefined : putBack(object);
+            },
+          };
+        }),
+      );
+      expect(events).toEqual(lines.map((line) => JSON.parse(line)));
+      for (const event of events) expect((event.object as Big).big).not.toBe(shared);
+      expect(finished).toEqual([{ metadata: { name: 'b' }, big: 0 }]);
+    });
   });
 
   it('a connection breaking mid-stream yields one ERROR event, then the end', async () => {

@@ -71,18 +71,59 @@ function excerptOf(line: string): string {
 }
 
 /**
- * Called with each decoded event's object (not a BOOKMARK's or an ERROR's) and the text of the
- * whole event line it came from, before the event is handed on: a cache can compare parts of
- * the text with text it holds instead of walking the parsed object. It may change the object
- * in place, must not keep the text, and must not throw.
+ * What a {@link RewriteWatchEventText} hook returns for one event line: other JSON text to
+ * parse in its place, and the step that turns the object parsed from it into the object the
+ * line holds.
  */
-export type PrepareWatchedObject<T> = (object: T, eventText: string) => void;
+export interface WatchEventTextRewrite<T> {
+  /** The JSON text to parse instead of the event line. */
+  readonly text: string;
+  /**
+   * Gets the object of the event parsed from {@link WatchEventTextRewrite.text} (only an
+   * ADDED, MODIFIED or DELETED event's) and returns the object to deliver, which must equal
+   * the object of the original line; or `undefined` when it cannot prove that, and the
+   * original line is parsed instead. It may change the object it gets; it must not throw.
+   */
+  finish(object: T): T | undefined;
+}
+
+/**
+ * Called with the text of each watch event line before it is parsed, to make parsing it
+ * cheaper: it returns a {@link WatchEventTextRewrite} (text to parse instead, and a finishing
+ * step), or `undefined` to have the line parsed as it is. A cache that already holds parts of
+ * an object can cut them out of the text and put its own copies back. When the rewritten text
+ * does not parse, holds an ERROR or BOOKMARK event, or `finish` returns `undefined`, the
+ * original line is decoded instead, so a rewrite changes what decoding costs, never what it
+ * delivers. It must not keep the text and must not throw.
+ */
+export type RewriteWatchEventText<T> = (eventText: string) => WatchEventTextRewrite<T> | undefined;
+
+/**
+ * The event of a rewritten line, or `undefined` when the rewrite does not hold (the text does
+ * not parse into an object event, or `finish` refuses it): the original line is decoded then.
+ */
+function decodeRewritten<T>(rewrite: WatchEventTextRewrite<T>): WatchEvent<T> | undefined {
+  let event: WatchEvent<T>;
+  try {
+    event = parseWatchEvent<T>(JSON.parse(rewrite.text));
+  } catch {
+    return undefined;
+  }
+  if (event.type === 'ERROR' || event.type === 'BOOKMARK') return undefined;
+  const object = rewrite.finish(event.object);
+  return object === undefined ? undefined : { type: event.type, object };
+}
 
 function decodeLine<T>(
   line: string,
   truncated: boolean,
-  prepare: PrepareWatchedObject<T> | undefined,
+  rewriteText: RewriteWatchEventText<T> | undefined,
 ): WatchEvent<T> {
+  const rewrite = rewriteText?.(line);
+  if (rewrite !== undefined) {
+    const event = decodeRewritten(rewrite);
+    if (event !== undefined) return event;
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
@@ -102,9 +143,8 @@ function decodeLine<T>(
       ),
     };
   }
-  let event: WatchEvent<T>;
   try {
-    event = parseWatchEvent<T>(parsed);
+    return parseWatchEvent<T>(parsed);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return {
@@ -115,10 +155,6 @@ function decodeLine<T>(
       ),
     };
   }
-  if (prepare !== undefined && event.type !== 'ERROR' && event.type !== 'BOOKMARK') {
-    prepare(event.object, line);
-  }
-  return event;
 }
 
 // Blank lines are skipped; an event line starts with `{`, so this stops at its first character
@@ -191,12 +227,12 @@ class WatchLineDecoder<T> {
   // The current line's length in bytes, including bytes the UTF-8 decoder holds back.
   #partialBytes = 0;
   readonly #maxBytes: number;
-  readonly #prepare: PrepareWatchedObject<T> | undefined;
+  readonly #rewriteText: RewriteWatchEventText<T> | undefined;
   #overflowed = false;
 
-  constructor(maxBytes: number, prepare?: PrepareWatchedObject<T>) {
+  constructor(maxBytes: number, rewriteText?: RewriteWatchEventText<T>) {
     this.#maxBytes = maxBytes;
-    this.#prepare = prepare;
+    this.#rewriteText = rewriteText;
   }
 
   /** True once a line exceeded the cap; the stream is to be closed. */
@@ -250,7 +286,7 @@ class WatchLineDecoder<T> {
         this.#partial.length = 0;
       }
       this.#partialBytes = 0;
-      if (hasContent(line)) out.push(decodeLine<T>(line, false, this.#prepare));
+      if (hasContent(line)) out.push(decodeLine<T>(line, false, this.#rewriteText));
       start = newline + 1;
       for (newline = text.indexOf('\n', start); newline !== -1; ) {
         line = text.slice(start, newline);
@@ -258,7 +294,7 @@ class WatchLineDecoder<T> {
           this.#overflow(out, line);
           return;
         }
-        if (hasContent(line)) out.push(decodeLine<T>(line, false, this.#prepare));
+        if (hasContent(line)) out.push(decodeLine<T>(line, false, this.#rewriteText));
         start = newline + 1;
         newline = text.indexOf('\n', start);
       }
@@ -281,7 +317,7 @@ class WatchLineDecoder<T> {
     const rest = this.#partial.join('') + this.#utf8.end();
     this.#partial.length = 0;
     this.#partialBytes = 0;
-    if (hasContent(rest)) out.push(decodeLine<T>(rest, true, this.#prepare));
+    if (hasContent(rest)) out.push(decodeLine<T>(rest, true, this.#rewriteText));
   }
 }
 
@@ -338,8 +374,8 @@ export interface WatchConnection {
    * off.
    */
   readonly maxEventBytes?: number | undefined;
-  /** Called with each event's object and the text of its line as it is decoded. */
-  readonly prepareObject?: PrepareWatchedObject<unknown> | undefined;
+  /** Called with each event line before it is parsed, to parse cheaper text instead. */
+  readonly rewriteEventText?: RewriteWatchEventText<unknown> | undefined;
 }
 
 /**
@@ -383,7 +419,7 @@ export class WatchStream<T> implements AsyncIterableIterator<WatchEvent<T>, void
   constructor(connection: WatchConnection) {
     this.#lines = new WatchLineDecoder<T>(
       resolveMaxWatchEventBytes(connection.maxEventBytes),
-      connection.prepareObject,
+      connection.rewriteEventText as RewriteWatchEventText<T> | undefined,
     );
     this.#connection = connection;
     const body = connection.body;
