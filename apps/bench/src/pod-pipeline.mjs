@@ -48,8 +48,7 @@ export async function startPodPipeline({
   void informer.run(stop.signal);
   void (async () => {
     for (;;) {
-      // As the controller's workers: a backlog is taken without a promise per key.
-      const { item, shutdown } = queue.tryGet() ?? (await queue.get());
+      const { item, shutdown } = await queue.get();
       if (shutdown) return;
       informer.getIndexer().getByKey(item);
       queue.forget(item);

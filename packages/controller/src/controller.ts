@@ -250,8 +250,10 @@ export class Controller<T> {
 
   async #worker(signal: AbortSignal): Promise<void> {
     for (;;) {
-      // A backlog is taken without a promise per request; only an empty queue is awaited.
-      const next = this.queue.tryGet() ?? (await this.queue.get());
+      const next =
+        this.queue instanceof PriorityQueue
+          ? await this.queue.getWithPriority()
+          : { ...(await this.queue.get()), priority: 0 };
       if (next.shutdown) return;
       if (signal.aborted) {
         // Queued but not started: left for the next run of the process.
@@ -259,9 +261,7 @@ export class Controller<T> {
         return;
       }
       try {
-        // Only the priority queue's results carry a priority.
-        const priority = (next as { priority?: number }).priority ?? 0;
-        await this.#reconcileHandler(next.item, priority, signal);
+        await this.#reconcileHandler(next.item, next.priority, signal);
       } finally {
         this.queue.done(next.item);
       }
