@@ -5,6 +5,7 @@ import type {
   WatchQueryOptions,
 } from '@kubets/apimachinery';
 import type { ListItemIdentity } from '@kubets/rest';
+import { deletionHandlingMetaNamespaceKeyFunc, metaNamespaceKeyFunc } from './keys.js';
 
 /**
  * What a caller of {@link ListerWatcher.list} offers to make a list cheaper. A list-watch
@@ -125,7 +126,18 @@ export function tweakListerWatcher<T>(
 }
 
 interface HasIdentity {
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string } | null;
+  metadata?: { name?: unknown; namespace?: unknown; resourceVersion?: unknown } | null;
+}
+
+/** Whether `obj`'s metadata has the identity's name, namespace and resourceVersion. */
+function isIdentityOf(identity: ListItemIdentity, obj: unknown): boolean {
+  if (identity.isIdentityOf !== undefined) return identity.isIdentityOf(obj);
+  const meta = (obj as HasIdentity | undefined)?.metadata;
+  return (
+    meta?.resourceVersion === identity.resourceVersion &&
+    meta?.name === identity.name &&
+    (meta?.namespace || undefined) === (identity.namespace || undefined)
+  );
 }
 
 /**
@@ -142,20 +154,24 @@ export function reusingCachedItems<T>(
   prepareItem?: ((item: T) => void) | undefined,
   prepareWatched?: ((object: T, eventText: string) => void) | undefined,
 ): ListerWatcher<T> {
-  const reuseItem = ({ name, namespace, resourceVersion }: ListItemIdentity): T | undefined => {
-    let key: string;
+  const keyFunc = cache.keyFunc;
+  // With the usual key function an identity's own `key` is the cached object's key: made
+  // from the item's bytes, it is the only string a reused item costs.
+  const keyedByNamespace =
+    keyFunc === deletionHandlingMetaNamespaceKeyFunc || keyFunc === metaNamespaceKeyFunc;
+  const keyOf = (identity: ListItemIdentity): string | undefined => {
+    if (keyedByNamespace && identity.key !== undefined) return identity.key;
     try {
-      key = cache.keyFunc({ metadata: { name, namespace } });
+      return keyFunc({ metadata: { name: identity.name, namespace: identity.namespace } });
     } catch {
       return undefined; // a key function that needs more than metadata: decode the item
     }
-    const cached = cache.getByKey(key) as HasIdentity | undefined;
-    const meta = cached?.metadata;
-    return meta?.resourceVersion === resourceVersion &&
-      meta?.name === name &&
-      (meta?.namespace || undefined) === namespace
-      ? (cached as T)
-      : undefined;
+  };
+  const reuseItem = (identity: ListItemIdentity): T | undefined => {
+    const key = keyOf(identity);
+    const cached = key === undefined ? undefined : cache.getByKey(key);
+    // The key only finds a candidate: it must have the item's identity to stand for it.
+    return cached !== undefined && isIdentityOf(identity, cached) ? cached : undefined;
   };
   return keepWatchListSemantics(lw, {
     list: (options, signal, hints) =>
