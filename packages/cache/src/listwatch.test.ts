@@ -57,6 +57,10 @@ describe('reusingCachedItems', () => {
     expect(reuse({ name: 'a', resourceVersion: '5' })).toBeUndefined();
   });
 
+  it('gives no hint while the cache is empty: the first list has nothing to reuse', async () => {
+    await expect(reuseHint([])).rejects.toThrow('no reuseItem hint');
+  });
+
   it('decodes the item when the key function needs more than metadata', async () => {
     const byUid: KeyFunc = (obj) => {
       const uid = (obj as { metadata: { uid?: string } }).metadata.uid;

@@ -143,14 +143,19 @@ function isIdentityOf(identity: ListItemIdentity, obj: unknown): boolean {
 /**
  * Wraps a {@link ListerWatcher} so that its lists reuse the objects `cache` already holds
  * (the {@link ListHints.reuseItem} hint): an item with the name, namespace and
- * resourceVersion of a cached object is replaced by that object. Informers wrap their
- * list-watch with it; after a 410 most of a relist is unchanged. `prepareItem`, when given,
+ * resourceVersion of a cached object is replaced by that object (none while the cache is
+ * empty). Informers wrap their list-watch with it; after a 410 most of a relist is unchanged. `prepareItem`, when given,
  * is passed on as the {@link ListHints.prepareItem} hint, `prepareWatched` as the
  * {@link WatchHints.prepareObject} hint.
  */
 export function reusingCachedItems<T>(
   lw: ListerWatcher<T>,
-  cache: { readonly keyFunc: (obj: unknown) => string; getByKey(key: string): T | undefined },
+  cache: {
+    readonly keyFunc: (obj: unknown) => string;
+    getByKey(key: string): T | undefined;
+    /** How many objects the cache holds: none, and a list is decoded without the hint. */
+    readonly size?: number;
+  },
   prepareItem?: ((item: T) => void) | undefined,
   prepareWatched?: ((object: T, eventText: string) => void) | undefined,
 ): ListerWatcher<T> {
@@ -176,7 +181,8 @@ export function reusingCachedItems<T>(
   return keepWatchListSemantics(lw, {
     list: (options, signal, hints) =>
       lw.list(options, signal, {
-        reuseItem: hints?.reuseItem ?? reuseItem,
+        // An empty cache (the first list) has nothing to reuse: reading identities is waste.
+        reuseItem: hints?.reuseItem ?? (cache.size === 0 ? undefined : reuseItem),
         prepareItem: hints?.prepareItem ?? prepareItem,
       }),
     watch: (options, signal, hints) =>
