@@ -226,7 +226,8 @@ export class RealFIFO<T> {
    * `NonAtomicRealFIFO` of `@kubets/cache/compat`, which queues one delta per object instead.
    */
   protected queueRelist(list: readonly T[], resourceVersion: string): void {
-    if (this.#transformer === undefined) {
+    const transformer = this.#transformer;
+    if (transformer === undefined) {
       this.#push({ type: 'ReplacedAll', object: { resourceVersion, objects: list } }, '');
       return;
     }
@@ -236,8 +237,15 @@ export class RealFIFO<T> {
     for (let i = 0; i < list.length; i++) {
       const obj = list[i] as T;
       const key = this.#keyFunc(obj);
-      keys[i] = key;
-      objects[i] = this.relisted(obj, key);
+      if (this.#isTransformed?.(obj, key) === true) {
+        objects[i] = obj;
+        keys[i] = key;
+      } else {
+        // A transform may change the key, even in place: the key is the queued object's.
+        const queued = transformer(obj);
+        objects[i] = queued;
+        keys[i] = this.#keyFunc(queued);
+      }
     }
     this.#push({ type: 'ReplacedAll', object: { resourceVersion, objects, keys } }, '');
   }
