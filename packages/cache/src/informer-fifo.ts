@@ -20,7 +20,7 @@ export function informerFIFO<T>(
     emitDeltaTypeBookmark: true,
     keyFunction: keyFunc,
     transformer: freezingTransform(transform, detectMutations),
-    isTransformed: (obj) => store.getByKey(keyFunc(obj)) === obj,
+    isTransformed: (obj, key) => store.getByKey(key) === obj,
     identifier: metrics.identifier,
     metricsProvider: metrics.metricsProvider,
   });

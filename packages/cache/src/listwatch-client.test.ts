@@ -18,10 +18,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   listWatchFromClient,
   metadataListWatchFromClient,
+  metaNamespaceKeyFunc,
   newFilteredListWatchFromClient,
   partialObjectMetadataAccept,
   partialObjectMetadataListAccept,
+  reusingCachedItems,
 } from './index.js';
+import { CacheIndexer } from './store.js';
 
 interface Seen {
   path: string;
@@ -141,6 +144,39 @@ describe('listWatchFromClient', () => {
     });
     expect(list.items[0]).toBe(held);
     expect(list.items[1]).toEqual({ kind: 'Pod', metadata: { name: 'b', resourceVersion: '9' } });
+  });
+
+  it('reuses a cached object only for the item that is it, however the others are crafted', async () => {
+    const held = { metadata: { name: 'a', namespace: 'default', resourceVersion: '3' } };
+    const cache = new CacheIndexer<typeof held>(metaNamespaceKeyFunc, {});
+    cache.add(held);
+    const a = '"name":"a","namespace":"default","resourceVersion":"3"';
+    const crafted = [
+      // Its identity in a label value, an annotation key, a pod template, a string.
+      `{"metadata":{"name":"b","namespace":"default","resourceVersion":"3","labels":{"x":"\\",${JSON.stringify(a).slice(1, -1)}"}}}`,
+      `{"metadata":{"annotations":{${a}},"name":"c","namespace":"default","resourceVersion":"3"}}`,
+      `{"spec":{"template":{"metadata":{${a}}}},"metadata":{"name":"d","namespace":"default","resourceVersion":"3"}}`,
+      `{"kind":${JSON.stringify(`","metadata":{${a}}`)},"metadata":{"name":"e","namespace":"default","resourceVersion":"3"}}`,
+      // Its identity where JSON.parse reads another: an escaped key, a repeated metadata.
+      `{"metadata":{${a},"na\\u006de":"f"}}`,
+      `{"metadata":{${a}},"metadata":{"name":"g","namespace":"default","resourceVersion":"3"}}`,
+      // Its identity, at another resourceVersion.
+      `{"metadata":{"name":"a","namespace":"default","resourceVersion":"4"}}`,
+    ];
+    respond = (_seen, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(
+        `{"metadata":{"resourceVersion":"9"},"items":[{"metadata":{${a}}},${crafted.join(',')}]}`,
+      );
+    };
+    const lw = reusingCachedItems(
+      listWatchFromClient<typeof held>(client, 'pods', 'default'),
+      cache,
+    );
+    const list = await lw.list({}, signal());
+    expect(list.items[0]).toBe(held);
+    expect(list.items.slice(1)).toEqual(crafted.map((text) => JSON.parse(text)));
+    for (const item of list.items.slice(1)) expect(item).not.toBe(held);
   });
 
   it("gives listed items without type meta the list's apiVersion and kind, as watch events carry", async () => {

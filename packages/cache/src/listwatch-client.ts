@@ -1,9 +1,9 @@
-import type { ListQueryOptions, WatchQueryOptions } from '@kubets/apimachinery';
-import {
-  type FieldSelector,
-  type PartialObjectMetadata,
-  setListItemTypeMeta,
-  type WatchEvent,
+import type {
+  FieldSelector,
+  ListQueryOptions,
+  PartialObjectMetadata,
+  WatchEvent,
+  WatchQueryOptions,
 } from '@kubets/apimachinery';
 import type { ParamValue, Request } from '@kubets/rest';
 import type { ListerWatcher, ListHints, WatchHints } from './listwatch.js';
@@ -92,14 +92,12 @@ function request(
 // list whose type meta came after its items get them once the list is complete.
 function clientListWatch<T>(settings: ClientListWatchSettings): ListerWatcher<T> {
   return {
-    list: async (options: ListQueryOptions, signal: AbortSignal, hints?: ListHints<T>) =>
-      setListItemTypeMeta(
-        await request(settings, options, signal, settings.listAccept).doList<T>({
-          reuseItem: hints?.reuseItem,
-          prepareItem: hints?.prepareItem,
-          setItemTypeMeta: true,
-        }),
-      ),
+    list: (options: ListQueryOptions, signal: AbortSignal, hints?: ListHints<T>) =>
+      request(settings, options, signal, settings.listAccept).doList<T>({
+        reuseItem: hints?.reuseItem?.bind(hints),
+        prepareItem: hints?.prepareItem?.bind(hints),
+        setItemTypeMeta: true,
+      }),
     watch: (
       options: WatchQueryOptions,
       signal: AbortSignal,

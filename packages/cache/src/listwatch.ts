@@ -5,6 +5,7 @@ import type {
   WatchQueryOptions,
 } from '@kubets/apimachinery';
 import type { ListItemIdentity, RewriteWatchEventText, WatchEventTextRewrite } from '@kubets/rest';
+import { deletionHandlingMetaNamespaceKeyFunc, metaNamespaceKeyFunc } from './keys.js';
 
 /**
  * What a caller of {@link ListerWatcher.list} offers to make a list cheaper. A list-watch
@@ -126,42 +127,63 @@ export function tweakListerWatcher<T>(
 }
 
 interface HasIdentity {
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string } | null;
+  metadata?: { name?: unknown; namespace?: unknown; resourceVersion?: unknown } | null;
+}
+
+/** Whether `obj`'s metadata has the identity's name, namespace and resourceVersion. */
+function isIdentityOf(identity: ListItemIdentity, obj: unknown): boolean {
+  if (identity.isIdentityOf !== undefined) return identity.isIdentityOf(obj);
+  const meta = (obj as HasIdentity | undefined)?.metadata;
+  return (
+    meta?.resourceVersion === identity.resourceVersion &&
+    meta?.name === identity.name &&
+    (meta?.namespace || undefined) === (identity.namespace || undefined)
+  );
 }
 
 /**
  * Wraps a {@link ListerWatcher} so that its lists reuse the objects `cache` already holds
  * (the {@link ListHints.reuseItem} hint): an item with the name, namespace and
- * resourceVersion of a cached object is replaced by that object. Informers wrap their
- * list-watch with it; after a 410 most of a relist is unchanged. `prepareItem`, when given,
- * is passed on as the {@link ListHints.prepareItem} hint, `rewriteEventText` as the
- * {@link WatchHints.rewriteEventText} hint.
+ * resourceVersion of a cached object is replaced by that object (none while the cache is
+ * empty). Informers wrap their list-watch with it; after a 410 most of a relist is
+ * unchanged. `prepareItem`, when given, is passed on as the {@link ListHints.prepareItem}
+ * hint, `rewriteEventText` as the {@link WatchHints.rewriteEventText} hint.
  */
 export function reusingCachedItems<T>(
   lw: ListerWatcher<T>,
-  cache: { readonly keyFunc: (obj: unknown) => string; getByKey(key: string): T | undefined },
+  cache: {
+    readonly keyFunc: (obj: unknown) => string;
+    getByKey(key: string): T | undefined;
+    /** How many objects the cache holds: none, and a list is decoded without the hint. */
+    readonly size?: number;
+  },
   prepareItem?: ((item: T) => void) | undefined,
   rewriteEventText?: RewriteWatchEventText<T> | undefined,
 ): ListerWatcher<T> {
-  const reuseItem = ({ name, namespace, resourceVersion }: ListItemIdentity): T | undefined => {
-    let key: string;
+  const keyFunc = cache.keyFunc;
+  // With the usual key function an identity's own `key` is the cached object's key: made
+  // from the item's bytes, it is the only string a reused item costs.
+  const keyedByNamespace =
+    keyFunc === deletionHandlingMetaNamespaceKeyFunc || keyFunc === metaNamespaceKeyFunc;
+  const keyOf = (identity: ListItemIdentity): string | undefined => {
+    if (keyedByNamespace && identity.key !== undefined) return identity.key;
     try {
-      key = cache.keyFunc({ metadata: { name, namespace } });
+      return keyFunc({ metadata: { name: identity.name, namespace: identity.namespace } });
     } catch {
       return undefined; // a key function that needs more than metadata: decode the item
     }
-    const cached = cache.getByKey(key) as HasIdentity | undefined;
-    const meta = cached?.metadata;
-    return meta?.resourceVersion === resourceVersion &&
-      meta?.name === name &&
-      (meta?.namespace || undefined) === namespace
-      ? (cached as T)
-      : undefined;
+  };
+  const reuseItem = (identity: ListItemIdentity): T | undefined => {
+    const key = keyOf(identity);
+    const cached = key === undefined ? undefined : cache.getByKey(key);
+    // The key only finds a candidate: it must have the item's identity to stand for it.
+    return cached !== undefined && isIdentityOf(identity, cached) ? cached : undefined;
   };
   return keepWatchListSemantics(lw, {
     list: (options, signal, hints) =>
       lw.list(options, signal, {
-        reuseItem: hints?.reuseItem ?? reuseItem,
+        // An empty cache (the first list) has nothing to reuse: reading identities is waste.
+        reuseItem: hints?.reuseItem ?? (cache.size === 0 ? undefined : reuseItem),
         prepareItem: hints?.prepareItem ?? prepareItem,
       }),
     watch: (options, signal, hints) =>

@@ -70,7 +70,8 @@ export class NonAtomicRealFIFO<T> extends RealFIFO<T> {
       this.#queueTombstone(key, known.getByKey(key));
     }
     for (const obj of list) {
-      this.queueDelta({ type: 'Replaced', object: this.relisted(obj) }, keyFunc(obj));
+      const key = keyFunc(obj);
+      this.queueDelta({ type: 'Replaced', object: this.relisted(obj, key) }, key);
     }
   }
 

@@ -43,7 +43,8 @@ export interface DeltaHandler<T> {
  * delta. Handler errors propagate; wrap the handler to report them.
  *
  * `key` is the key the FIFO filed the deltas under: the indexer is accessed by it rather than
- * by computing every object's key again (computed when not given).
+ * by computing every object's key again (computed when not given); likewise the `keys` a
+ * `ReplacedAll` carries.
  */
 export function processDeltas<T>(
   handler: DeltaHandler<T>,
@@ -146,14 +147,17 @@ function replaceInIndexer<T>(
 ): DeletedFinalStateUnknown<T>[] {
   const objects = info.objects;
   const keyFunc = indexer.keyFunc;
-  const keys = objects.map((obj) => keyFunc(obj));
+  const keys = info.keys ?? objects.map((obj) => keyFunc(obj));
   const listed = new Set(keys);
   const deletions: DeletedFinalStateUnknown<T>[] = [];
-  for (const key of indexer.listKeys()) {
+  // Indexed loops: this runs over the whole cache, and an iterator's results are garbage.
+  const cachedKeys = indexer.listKeys();
+  for (let i = 0; i < cachedKeys.length; i++) {
+    const key = cachedKeys[i]!;
     if (!listed.has(key)) deletions.push(deletedFinalStateUnknown<T>(key, indexer.getByKey(key)));
   }
   for (let i = 0; i < objects.length; i++) olds[i] = indexer.getByKey(keys[i]!);
-  for (const d of deletions) indexer.deleteByKey(d.key);
+  for (let i = 0; i < deletions.length; i++) indexer.deleteByKey(deletions[i]!.key);
   for (let i = 0; i < objects.length; i++) {
     if (olds[i] !== objects[i]) indexer.setByKey(keys[i]!, objects[i]!);
   }

@@ -246,22 +246,33 @@ class ProcessorListener<T> {
 class SharedProcessor<T> {
   /** listener → whether it is due for resync right now. */
   readonly listeners = new Map<ProcessorListener<T>, boolean>();
+  /**
+   * How many listeners are due for a resync: asked once per unchanged object of a relist,
+   * so it is counted rather than found by iterating (an iterator's results are garbage).
+   */
+  #resyncing = 0;
   #started = false;
 
   addListener(listener: ProcessorListener<T>): void {
-    this.listeners.set(listener, false);
+    this.#setResyncing(listener, false);
     if (this.#started) listener.run();
   }
 
   removeListener(listener: ProcessorListener<T>): void {
+    if (this.listeners.get(listener) === true) this.#resyncing--;
     if (!this.listeners.delete(listener)) return;
     listener.stop();
   }
 
+  #setResyncing(listener: ProcessorListener<T>, due: boolean): void {
+    const was = this.listeners.get(listener) === true;
+    this.listeners.set(listener, due);
+    this.#resyncing += (due ? 1 : 0) - (was ? 1 : 0);
+  }
+
   /** True when some handler is due for a resync, i.e. wants sync notifications now. */
   hasResyncingListeners(): boolean {
-    for (const syncing of this.listeners.values()) if (syncing) return true;
-    return false;
+    return this.#resyncing > 0;
   }
 
   distribute(n: Notification<T>, sync: boolean): void {
@@ -283,7 +294,7 @@ class SharedProcessor<T> {
     let needed = false;
     for (const listener of this.listeners.keys()) {
       const due = listener.shouldResync(now);
-      this.listeners.set(listener, due);
+      this.#setResyncing(listener, due);
       if (due) {
         needed = true;
         listener.determineNextResync(now);

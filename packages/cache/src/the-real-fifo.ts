@@ -15,6 +15,11 @@ export interface ReplacedAllInfo<T> {
   readonly resourceVersion: string;
   /** Every listed object, transformed already. */
   readonly objects: readonly T[];
+  /**
+   * The key of each object under the FIFO's key function, in the same order, when the FIFO
+   * computed them (it does when it has a transformer); a consumer need not compute them again.
+   */
+  readonly keys?: readonly string[] | undefined;
 }
 
 /**
@@ -100,11 +105,11 @@ export interface RealFIFOOptions<T> {
    */
   transformer?: ((obj: T) => T) | undefined;
   /**
-   * Asked for each object of a relist: true skips the transformer for it. For a relist that
-   * hands back objects the consumer already holds (see `reusingCachedItems`), which were
-   * transformed when first queued.
+   * Asked for each object of a relist, with its key: true skips the transformer for it. For
+   * a relist that hands back objects the consumer already holds (see `reusingCachedItems`),
+   * which were transformed when first queued.
    */
-  isTransformed?: ((obj: T) => boolean) | undefined;
+  isTransformed?: ((obj: T, key: string) => boolean) | undefined;
   /** Most deltas one {@link RealFIFO.popBatch} hands over; default {@link defaultBatchSize}. */
   batchSize?: number | undefined;
   /**
@@ -145,7 +150,7 @@ const batchable: ReadonlySet<string> = new Set<DeltaType>([
 export class RealFIFO<T> {
   readonly #keyFunc: KeyFunc;
   readonly #emitBookmarks: boolean;
-  readonly #isTransformed: ((obj: T) => boolean) | undefined;
+  readonly #isTransformed: ((obj: T, key: string) => boolean) | undefined;
   #transformer: ((obj: T) => T) | undefined;
   /** Most deltas one batch holds ({@link RealFIFOOptions.batchSize}). */
   readonly batchSize: number;
@@ -221,8 +226,28 @@ export class RealFIFO<T> {
    * `NonAtomicRealFIFO` of `@kubets/cache/compat`, which queues one delta per object instead.
    */
   protected queueRelist(list: readonly T[], resourceVersion: string): void {
-    const objects = this.#transformer === undefined ? list : list.map((o) => this.relisted(o));
-    this.#push({ type: 'ReplacedAll', object: { resourceVersion, objects } }, '');
+    const transformer = this.#transformer;
+    if (transformer === undefined) {
+      this.#push({ type: 'ReplacedAll', object: { resourceVersion, objects: list } }, '');
+      return;
+    }
+    // The keys `isTransformed` needs go on with the delta: the consumer files objects by them.
+    const objects = new Array<T>(list.length);
+    const keys = new Array<string>(list.length);
+    for (let i = 0; i < list.length; i++) {
+      const obj = list[i] as T;
+      const key = this.#keyFunc(obj);
+      if (this.#isTransformed?.(obj, key) === true) {
+        objects[i] = obj;
+        keys[i] = key;
+      } else {
+        // A transform may change the key, even in place: the key is the queued object's.
+        const queued = transformer(obj);
+        objects[i] = queued;
+        keys[i] = this.#keyFunc(queued);
+      }
+    }
+    this.#push({ type: 'ReplacedAll', object: { resourceVersion, objects, keys } }, '');
   }
 
   /**
@@ -401,9 +426,9 @@ export class RealFIFO<T> {
    * A relisted object as it is queued: transformed, unless the consumer holds it already
    * (see {@link RealFIFOOptions.isTransformed}).
    */
-  protected relisted(obj: T): T {
+  protected relisted(obj: T, key: string): T {
     const transformer = this.#transformer;
-    if (transformer === undefined || this.#isTransformed?.(obj) === true) return obj;
+    if (transformer === undefined || this.#isTransformed?.(obj, key) === true) return obj;
     return transformer(obj);
   }
 

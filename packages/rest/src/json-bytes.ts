@@ -28,3 +28,14 @@ export function closesContainer(c: number): boolean {
 export function isDelimiter(c: number): boolean {
   return c === COMMA || c === COLON || closesContainer(c);
 }
+
+// Node's (and Bun's) Buffer has the slicer `toString` calls; `toString` itself costs about 30
+// bytes of garbage a call in argument handling, which a relist pays per item.
+const hasUtf8Slice = typeof (Buffer.prototype as { utf8Slice?: unknown }).utf8Slice === 'function';
+
+/** `b`'s bytes from `start` to `end`, decoded as UTF-8 (as `b.toString('utf8', start, end)`). */
+export function utf8Text(b: Buffer, start: number, end: number): string {
+  return hasUtf8Slice
+    ? (b as Buffer & { utf8Slice(start: number, end: number): string }).utf8Slice(start, end)
+    : b.toString('utf8', start, end);
+}

@@ -1,6 +1,6 @@
 import type { ObjectList } from '@kubets/apimachinery';
 import { ResponseDecodeError } from './errors.js';
-import { type ListItemIdentity, readItemIdentity } from './item-identity.js';
+import { ItemIdentityReader, type ListItemIdentity } from './item-identity.js';
 import {
   BACKSLASH,
   CLOSE_BRACE,
@@ -13,6 +13,7 @@ import {
   OPEN_BRACKET,
   opensContainer,
   QUOTE,
+  utf8Text,
 } from './json-bytes.js';
 
 /** How {@link decodeListStream} and {@link ListStreamDecoder} hand out the list's items. */
@@ -29,6 +30,14 @@ export interface ListDecodeOptions<T> {
    * call) and the item is not parsed at all. A cache relisting objects it already holds
    * returns its own object when the resourceVersion is the one it has, so a large,
    * mostly unchanged relist neither parses nor holds its objects a second time.
+   *
+   * The identity has {@link ListItemIdentity.key} and {@link ListItemIdentity.isIdentityOf},
+   * and its fields are read from the item's bytes when asked for: looking the object up by
+   * `key` and checking it with `isIdentityOf` makes one string per item. It is valid only
+   * during the call (the next item reuses it); copy its fields to keep them. Items whose
+   * identity cannot be read exactly as JSON.parse would read it (an escaped key, a repeated
+   * `metadata`, a name or resourceVersion that is not a non-empty string) are parsed without
+   * calling it.
    */
   reuseItem?: ((identity: ListItemIdentity) => T | undefined) | undefined;
   /**
@@ -44,10 +53,12 @@ export interface ListDecodeOptions<T> {
    * as a watch event's object carries them; the API server leaves them out of the items of a
    * built-in resource's list. They become the item's first fields, as in a watch event, so
    * the object holds them in place rather than in a separately allocated store; an item's
-   * own `apiVersion` or `kind` wins. Applies only once the list's `kind` and `apiVersion`
-   * have arrived before its `items` (kube-apiserver sends them first) and are of a real
-   * one's length (at most 512 characters); items `reuseItem` supplied are left as they are.
-   * Default `false`.
+   * own `apiVersion` or `kind` wins; items `reuseItem` supplied are left as they are. That
+   * is when the list's `kind` and `apiVersion` arrive before its `items` (kube-apiserver
+   * sends them first) and are of a real one's length (at most 512 characters); otherwise,
+   * once the list is complete, every collected item with neither an `apiVersion` nor a
+   * `kind` gets those of the list's it has (as `setListItemTypeMeta` of
+   * `@kubets/apimachinery`). Default `false`.
    */
   setItemTypeMeta?: boolean | undefined;
   /**
@@ -165,6 +176,7 @@ function isTypeMetaValue(value: string): boolean {
 export class ListStreamDecoder<T> {
   readonly #onItem: ((item: T) => void) | undefined;
   readonly #reuseItem: ((identity: ListItemIdentity) => T | undefined) | undefined;
+  readonly #identities: ItemIdentityReader | undefined;
   readonly #prepareItem: ((item: T) => void) | undefined;
   readonly #setItemTypeMeta: boolean;
   /** `"kind":…,"apiVersion":…` of the list's items, once known (see `setItemTypeMeta`). */
@@ -190,8 +202,14 @@ export class ListStreamDecoder<T> {
   #captureOffset = 0;
   /** Where the captured value starts in the current chunk (0 once it spans chunks). */
   #captureStart = 0;
-  /** The captured value's bytes from earlier chunks. */
-  #parts: Buffer[] = [];
+  /** The earlier chunks the captured value began in: it starts at `#firstPartStart` of the first. */
+  #parts: (Buffer | undefined)[] = [];
+  #partCount = 0;
+  #firstPartStart = 0;
+  /** How many of the captured value's bytes those chunks hold. */
+  #partBytes = 0;
+  /** Where a value that spans chunks is put together: one buffer, reused for each. */
+  #joined: Buffer | undefined;
   #depth = 0;
   #inString = false;
   #escapePending = false;
@@ -199,6 +217,7 @@ export class ListStreamDecoder<T> {
   constructor(options: ListDecodeOptions<T> = {}, context: ListDecodeContext = {}) {
     this.#onItem = options.onItem;
     this.#reuseItem = options.reuseItem;
+    this.#identities = options.reuseItem === undefined ? undefined : new ItemIdentityReader();
     this.#prepareItem = options.prepareItem;
     this.#setItemTypeMeta = options.setItemTypeMeta === true;
     this.#collect = options.collectItems !== false;
@@ -310,9 +329,11 @@ export class ListStreamDecoder<T> {
     }
     if (this.#capturing) {
       this.#checkCaptureSize(this.#offset + n);
-      // The value goes on in the next chunk: keep its bytes from this one.
+      // The value goes on in the next chunk: keep this one.
       const from = this.#captureStart;
-      this.#parts.push(from === 0 ? buf : buf.subarray(from, n));
+      if (this.#partCount === 0) this.#firstPartStart = from;
+      this.#parts[this.#partCount++] = buf;
+      this.#partBytes += n - from;
       this.#captureStart = 0;
     }
     this.#offset += n;
@@ -339,7 +360,26 @@ export class ListStreamDecoder<T> {
     }
     this.#finished = true;
     if (!('items' in this.#result)) this.#result.items = this.#items;
+    if (this.#setItemTypeMeta && this.#itemTypeMetaFields === undefined) {
+      this.#setTypeMetaAfterwards();
+    }
     return this.#result as unknown as ObjectList<T>;
+  }
+
+  /** `setItemTypeMeta` for a list whose type meta did not come before its items. */
+  #setTypeMetaAfterwards(): void {
+    const { kind, apiVersion } = this.#result;
+    const itemKind = typeof kind === 'string' ? kind.replace(/List$/, '') : '';
+    const version = typeof apiVersion === 'string' ? apiVersion : '';
+    if (itemKind === '' && version === '') return;
+    const items = this.#items as unknown[];
+    // An indexed loop: an iterator's result objects would be garbage per item.
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i] as { apiVersion?: unknown; kind?: unknown } | null;
+      if (item === null || typeof item !== 'object' || item.apiVersion || item.kind) continue;
+      if (version !== '') item.apiVersion = version;
+      if (itemKind !== '') item.kind = itemKind;
+    }
   }
 
   #startItems(): void {
@@ -479,6 +519,7 @@ export class ListStreamDecoder<T> {
   #checkCaptureSize(end: number): void {
     if (end - this.#captureOffset <= this.#maxItemBytes) return;
     this.#parts = [];
+    this.#partCount = 0;
     throw this.#fail(
       `${this.#describeCapture()} (from byte ${this.#captureOffset}) is larger than ` +
         `${this.#maxItemBytes} bytes, the most one item may have`,
@@ -486,27 +527,57 @@ export class ListStreamDecoder<T> {
     );
   }
 
+  /**
+   * Puts the captured value together from the kept chunks and `buf` up to `end`, in the
+   * decoder's join buffer (reused: a relist that reuses its items allocates nothing here);
+   * `#partBytes` becomes its length.
+   */
+  #join(buf: Buffer, end: number): Buffer {
+    const length = this.#partBytes + end;
+    let joined = this.#joined;
+    if (joined === undefined || joined.length < length) {
+      joined = Buffer.allocUnsafeSlow(Math.max(length, 2 * (joined?.length ?? 0), 16 * 1024));
+      this.#joined = joined;
+    }
+    let at = 0;
+    for (let k = 0; k < this.#partCount; k++) {
+      const part = this.#parts[k] as Buffer;
+      at += part.copy(joined, at, k === 0 ? this.#firstPartStart : 0);
+      this.#parts[k] = undefined;
+    }
+    buf.copy(joined, at, 0, end);
+    this.#partCount = 0;
+    this.#partBytes = length;
+    return joined;
+  }
+
   /** Parses the captured value, which ends at `end` in `buf`, and files it. */
   #complete(buf: Buffer, start: number, end: number): void {
     this.#capturing = false;
-    let bytes: Buffer;
-    if (this.#parts.length === 0) {
-      bytes = buf.subarray(start, end);
-    } else {
-      this.#parts.push(buf.subarray(0, end));
-      bytes = Buffer.concat(this.#parts);
-      this.#parts = [];
+    const endOffset = this.#offset + end;
+    // The value's bytes are buf[start, end) unless they began in an earlier chunk.
+    if (this.#partCount > 0) {
+      buf = this.#join(buf, end);
+      start = 0;
+      end = this.#partBytes;
+      this.#partBytes = 0;
     }
-    if (this.#target === 'item' && this.#reuseItem !== undefined) {
-      const identity = readItemIdentity(bytes);
-      const held = identity === undefined ? undefined : this.#reuseItem(identity);
-      if (held !== undefined) {
-        this.#fileItem(held);
-        return;
+    if (this.#target === 'item' && this.#identities !== undefined) {
+      const identity = this.#identities.read(buf, start, end);
+      if (identity !== undefined) {
+        let held: T | undefined;
+        try {
+          held = this.#reuseItem?.(identity);
+        } finally {
+          identity.release();
+        }
+        if (held !== undefined) {
+          this.#fileItem(held);
+          return;
+        }
       }
     }
-    const text = bytes.toString('utf8');
-    const endOffset = this.#offset + end;
+    const text = utf8Text(buf, start, end);
     let value: unknown;
     try {
       value = JSON.parse(
