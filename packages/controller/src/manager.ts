@@ -147,6 +147,14 @@ export interface MetricsRegistry {
 /** controller-runtime's default `SyncPeriod`. */
 const defaultResyncMs = 10 * 60 * 60 * 1000;
 
+/** Reads a manager's leader-election options; set by the class's static block. */
+let leaderElectionOf: (mgr: Manager) => ManagerLeaderElection | undefined;
+
+/** @internal Whether `mgr` was built with leader election (its controllers run on its leader only). */
+export function managerUsesLeaderElection(mgr: Manager): boolean {
+  return leaderElectionOf(mgr) !== undefined;
+}
+
 /**
  * Runs controllers over shared caches (controller-runtime's `Manager`): it owns the clients
  * built from one REST config, the typed and the dynamic shared informer factory, and the
@@ -208,6 +216,10 @@ export class Manager implements ControllerDeps {
   #leading = false;
   // Ends the leader election at once: when start stops waiting for the runnables to drain.
   #endElection: (() => void) | undefined;
+
+  static {
+    leaderElectionOf = (mgr) => mgr.#leaderElection;
+  }
 
   /**
    * @throws {TypeError} without a REST config; `RangeError` for an option out of range.

@@ -478,8 +478,3 @@ export function rbacManifests(mgr: object, options: RbacManifestsOptions): RbacO
   }
   return objects;
 }
-
-/** @internal Whether `mgr` was built with leader election (its controllers run on its leader only). */
-export function managerHasLeaderElection(mgr: object): boolean {
-  return recorded.get(mgr)?.manager?.leaderElection !== undefined;
-}

@@ -12,9 +12,8 @@ import { DEFAULT_RETRY_PERIOD_MS } from '@kubets/leaderelection';
 import { PatchType } from '@kubets/rest';
 import type * as PromClient from 'prom-client';
 import type { ByObject, CacheOptions } from '../cache-options.js';
-import type { Manager } from '../manager.js';
+import { type Manager, managerUsesLeaderElection } from '../manager.js';
 import { loadPromClient } from '../prom-client.js';
-import { managerHasLeaderElection } from '../rbac.js';
 import type { ReconcileFunc, Reconciler, Result } from '../reconciler.js';
 import { requestKey } from '../request.js';
 import { webhookFor } from '../webhooks.js';
@@ -216,7 +215,7 @@ export class ShardRing {
    */
   addTo(mgr: Manager): void {
     if (this.#resolved) throw new Error(`ShardRing ${this.name} was already added to a manager`);
-    if (managerHasLeaderElection(mgr)) {
+    if (managerUsesLeaderElection(mgr)) {
       throw new Error(
         `ShardRing ${this.name} cannot be added to a manager with leaderElection: only the leader would reconcile, so the other members' objects would never be; sharding replaces leader election for the sharded controllers (the ring elects its own sharder): build the manager without leaderElection`,
       );
