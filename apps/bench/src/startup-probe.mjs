@@ -28,6 +28,103 @@ async function kubetsController(kubeconfig, namespace) {
   return pipeline.stop;
 }
 
+/** The kubets controller with `loadConfig({ inCluster: true })`: no kubeconfig, no YAML. */
+async function kubetsInClusterController(serviceAccountDir, namespace) {
+  const { loadConfig, RESTClient } = await import('@kubets/rest');
+  const { startPodPipeline } = await import('./pod-pipeline.mjs');
+  const config = loadConfig({ inCluster: true, serviceAccountDir });
+  const core = new RESTClient(config, { groupVersion: 'v1' });
+  const pipeline = await startPodPipeline({ core, namespace });
+  await until(pipeline.idle);
+  return pipeline.stop;
+}
+
+/**
+ * What any Node controller pays, with the in-cluster credentials: `node:https` (required, as
+ * kubets does, not imported: an ES module import of it loads undici), a list and a watch
+ * parsed with `JSON.parse`, the Pods in a `Map` by key, and an array of keys drained by one
+ * worker. No retries, no resync, no rate limits.
+ */
+async function floorController(serviceAccountDir, namespace) {
+  const fs = process.getBuiltinModule('node:fs');
+  const https = process.getBuiltinModule('node:https');
+  const env = process.env;
+  const token = fs.readFileSync(`${serviceAccountDir}/token`, 'utf8').trim();
+  const agent = new https.Agent({
+    keepAlive: true,
+    ca: fs.readFileSync(`${serviceAccountDir}/ca.crt`),
+  });
+  const base = `https://${env.KUBERNETES_SERVICE_HOST}:${env.KUBERNETES_SERVICE_PORT}/api/v1/namespaces/${namespace}/pods`;
+  const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+  const get = (url) =>
+    new Promise((resolve, reject) => {
+      const request = https.get(url, { agent, headers }, (response) => {
+        if (response.statusCode !== 200) {
+          response.resume();
+          reject(new Error(`GET ${url}: HTTP ${response.statusCode}`));
+          return;
+        }
+        response.setEncoding('utf8');
+        resolve(response);
+      });
+      request.on('error', reject);
+    });
+  const pods = new Map();
+  const keyOf = (pod) => `${pod.metadata.namespace}/${pod.metadata.name}`;
+  let keys = [];
+  let wake;
+  const enqueue = (key) => {
+    keys.push(key);
+    wake?.();
+  };
+  let stopped = false;
+  void (async () => {
+    while (!stopped) {
+      if (keys.length === 0) {
+        await new Promise((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+        continue;
+      }
+      const batch = keys;
+      keys = [];
+      for (const key of batch) pods.get(key);
+    }
+  })();
+  const list = await get(base);
+  let text = '';
+  for await (const chunk of list) text += chunk;
+  const { items, metadata } = JSON.parse(text);
+  for (const pod of items) {
+    pods.set(keyOf(pod), pod);
+    enqueue(keyOf(pod));
+  }
+  const watch = await get(
+    `${base}?watch=1&allowWatchBookmarks=true&resourceVersion=${metadata.resourceVersion}`,
+  );
+  let partial = '';
+  watch.on('data', (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const { type, object } = JSON.parse(line);
+      if (type === 'BOOKMARK' || type === 'ERROR') continue;
+      if (type === 'DELETED') pods.delete(keyOf(object));
+      else pods.set(keyOf(object), object);
+      enqueue(keyOf(object));
+    }
+  });
+  watch.on('error', () => undefined);
+  await until(() => keys.length === 0);
+  return () => {
+    stopped = true;
+    wake?.();
+    watch.destroy();
+    agent.destroy();
+  };
+}
+
 /** client-node's makeInformer + a plain array queue + one worker (pod-pipeline.mjs). */
 async function clientNodeController(kubeconfig, namespace) {
   const { startClientNodePipeline } = await import('./pod-pipeline.mjs');
@@ -59,11 +156,17 @@ async function measure() {
           ? await kubetsController(subject.kubeconfig, subject.namespace)
           : await clientNodeController(subject.kubeconfig, subject.namespace);
       break;
+    case 'in-cluster-controller':
+      stop =
+        subject.client === 'kubets'
+          ? await kubetsInClusterController(subject.serviceAccount.dir, subject.namespace)
+          : await floorController(subject.serviceAccount.dir, subject.namespace);
+      break;
     default:
       throw new Error(`unknown subject ${JSON.stringify(subject)}`);
   }
   const ms = performance.now() - t0;
-  if (subject.kind === 'controller') {
+  if (subject.kind === 'controller' || subject.kind === 'in-cluster-controller') {
     // Idle: what a controller that waits for events holds.
     await idle(1000);
     globalThis.gc?.();

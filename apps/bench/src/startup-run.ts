@@ -5,17 +5,18 @@
 // in-memory API server (over TLS, so client-node accepts it) holding a few Pods.
 
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { isAlreadyExists } from '@kubets/apimachinery';
-import { startApiServer } from '@kubets/apiserver';
+import { type InMemoryApiServer, startApiServer } from '@kubets/apiserver';
 import { loadConfig, RESTClient } from '@kubets/rest';
 import { fakePemData, singleUserKubeconfig } from '@kubets/test-utils/kubeconfig';
 import { benchNamespace, podFixture } from './fixture.ts';
 import {
+  type ServiceAccountFiles,
   type StartupSample,
   type StartupSubject,
   startupTable,
@@ -47,10 +48,18 @@ export const startupPackages = [
 const controllerPods = 100;
 
 async function probe(subject: StartupSubject): Promise<StartupSample> {
+  const env =
+    subject.kind === 'in-cluster-controller'
+      ? {
+          ...process.env,
+          KUBERNETES_SERVICE_HOST: subject.serviceAccount.host,
+          KUBERNETES_SERVICE_PORT: subject.serviceAccount.port,
+        }
+      : process.env;
   const { stdout } = await run(
     process.execPath,
     ['--expose-gc', path.join(here, 'startup-probe.mjs'), JSON.stringify(subject)],
-    { cwd: here, maxBuffer: 1 << 20 },
+    { cwd: here, env, maxBuffer: 1 << 20 },
   );
   const figures = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as Omit<
     StartupSample,
@@ -72,6 +81,17 @@ function writeKubeconfigs(dir: string): { token: string; certificate: string } {
       'client-key-data': fakePemData('PRIVATE KEY'),
     }),
   };
+}
+
+/** A service-account directory for the server, as the kubelet mounts one (the server checks no token). */
+function writeServiceAccount(dir: string, server: InMemoryApiServer): ServiceAccountFiles {
+  if (!server.tls) throw new Error('the in-cluster controllers need the API server over TLS');
+  const serviceAccountDir = path.join(dir, 'serviceaccount');
+  mkdirSync(serviceAccountDir);
+  writeFileSync(path.join(serviceAccountDir, 'token'), 'startup-benchmark\n');
+  writeFileSync(path.join(serviceAccountDir, 'ca.crt'), server.tls.caData);
+  writeFileSync(path.join(serviceAccountDir, 'namespace'), `${benchNamespace}\n`);
+  return { dir: serviceAccountDir, host: '127.0.0.1', port: String(server.port) };
 }
 
 async function createPods(kubeconfig: string): Promise<void> {
@@ -100,23 +120,54 @@ export async function runStartup(rounds: number, log: (message: string) => void)
   try {
     await createPods(server.kubeconfigPath);
     const kubeconfigs = writeKubeconfigs(dir);
+    const serviceAccount = writeServiceAccount(dir, server);
     const subjects: StartupSubject[] = [
       { kind: 'bare' },
       ...startupPackages.map((specifier): StartupSubject => ({ kind: 'import', specifier })),
       { kind: 'import', specifier: '@kubernetes/client-node' },
-      { kind: 'kubeconfig', client: 'kubets', user: 'token', kubeconfig: kubeconfigs.token },
+      {
+        kind: 'kubeconfig',
+        client: 'kubets',
+        user: 'token',
+        format: 'JSON',
+        kubeconfig: kubeconfigs.token,
+      },
       {
         kind: 'kubeconfig',
         client: 'kubets',
         user: 'client-certificate',
+        format: 'JSON',
         kubeconfig: kubeconfigs.certificate,
       },
-      { kind: 'kubeconfig', client: 'client-node', user: 'token', kubeconfig: kubeconfigs.token },
+      // The controllers' kubeconfig: 6 KB of base64 (CA, certificate and key data) for the
+      // YAML parser to scan.
+      {
+        kind: 'kubeconfig',
+        client: 'kubets',
+        user: 'client-certificate',
+        format: 'YAML',
+        kubeconfig: server.kubeconfigPath,
+      },
+      {
+        kind: 'kubeconfig',
+        client: 'client-node',
+        user: 'token',
+        format: 'JSON',
+        kubeconfig: kubeconfigs.token,
+      },
       ...(['kubets', 'client-node'] as const).map(
         (client): StartupSubject => ({
           kind: 'controller',
           client,
           kubeconfig: server.kubeconfigPath,
+          namespace: benchNamespace,
+        }),
+      ),
+      ...(['kubets', 'floor'] as const).map(
+        (client): StartupSubject => ({
+          kind: 'in-cluster-controller',
+          client,
+          serviceAccount,
           namespace: benchNamespace,
         }),
       ),

@@ -29,11 +29,36 @@ describe('startup summary', () => {
       "import('@kubets/rest')",
     );
     expect(
-      subjectLabel({ kind: 'kubeconfig', client: 'kubets', user: 'token', kubeconfig: 'k' }),
-    ).toBe("import('@kubets/rest') + loadConfig, token kubeconfig");
+      subjectLabel({
+        kind: 'kubeconfig',
+        client: 'kubets',
+        user: 'token',
+        format: 'JSON',
+        kubeconfig: 'k',
+      }),
+    ).toBe("import('@kubets/rest') + loadConfig, token kubeconfig (JSON)");
     expect(
       subjectLabel({ kind: 'controller', client: 'client-node', kubeconfig: 'k', namespace: 'n' }),
     ).toBe('idle controller: client-node makeInformer + array queue');
+    const serviceAccount = { dir: 'sa', host: '127.0.0.1', port: '6443' };
+    expect(
+      subjectLabel({
+        kind: 'in-cluster-controller',
+        client: 'kubets',
+        serviceAccount,
+        namespace: 'n',
+      }),
+    ).toBe('idle controller, in-cluster config: kubets informer + rate-limiting queue');
+    expect(
+      subjectLabel({
+        kind: 'in-cluster-controller',
+        client: 'floor',
+        serviceAccount,
+        namespace: 'n',
+      }),
+    ).toBe(
+      'idle controller, in-cluster config: floor (node:https list + watch, JSON.parse, Map, array queue)',
+    );
   });
 
   it('takes medians per label, in first-seen order, of time, added RSS and RSS', () => {

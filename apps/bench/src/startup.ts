@@ -10,10 +10,42 @@ export type StartupSubject =
   | { kind: 'bare' }
   /** `await import(specifier)`. */
   | { kind: 'import'; specifier: string }
-  /** Import a client, then load a kubeconfig with it (kubets `loadConfig`, client-node `KubeConfig.loadFromFile`). */
-  | { kind: 'kubeconfig'; client: 'kubets' | 'client-node'; user: string; kubeconfig: string }
+  /**
+   * Import a client, then load a kubeconfig with it (kubets `loadConfig`, client-node
+   * `KubeConfig.loadFromFile`). `format` is how the file is written: JSON is YAML too, and
+   * kubets reads it with `JSON.parse`, without loading the YAML parser.
+   */
+  | {
+      kind: 'kubeconfig';
+      client: 'kubets' | 'client-node';
+      user: string;
+      format: 'JSON' | 'YAML';
+      kubeconfig: string;
+    }
   /** An idle controller: a Pod informer whose handler feeds a work queue drained by one worker, synced, then idle. */
-  | { kind: 'controller'; client: 'kubets' | 'client-node'; kubeconfig: string; namespace: string };
+  | { kind: 'controller'; client: 'kubets' | 'client-node'; kubeconfig: string; namespace: string }
+  /**
+   * An idle controller configured as in a pod: the probe's environment has
+   * `KUBERNETES_SERVICE_HOST`/`_PORT` and the service-account directory `token` and `ca.crt`.
+   * `floor` is what any Node controller pays: `node:https` list and watch, `JSON.parse`, a
+   * `Map` for the cache and an array for the queue.
+   */
+  | {
+      kind: 'in-cluster-controller';
+      client: 'kubets' | 'floor';
+      serviceAccount: ServiceAccountFiles;
+      namespace: string;
+    };
+
+/** A pod's view of the API server, as the startup benchmark fakes it on loopback. */
+export interface ServiceAccountFiles {
+  /** The directory holding `token`, `ca.crt` and `namespace`. */
+  dir: string;
+  /** `KUBERNETES_SERVICE_HOST`. */
+  host: string;
+  /** `KUBERNETES_SERVICE_PORT`. */
+  port: string;
+}
 
 /** One probe's figures. */
 export interface StartupSample {
@@ -48,12 +80,16 @@ export function subjectLabel(subject: StartupSubject): string {
       return `import('${subject.specifier}')`;
     case 'kubeconfig':
       return subject.client === 'kubets'
-        ? `import('@kubets/rest') + loadConfig, ${subject.user} kubeconfig`
-        : `import('@kubernetes/client-node') + KubeConfig.loadFromFile, ${subject.user} kubeconfig`;
+        ? `import('@kubets/rest') + loadConfig, ${subject.user} kubeconfig (${subject.format})`
+        : `import('@kubernetes/client-node') + KubeConfig.loadFromFile, ${subject.user} kubeconfig (${subject.format})`;
     case 'controller':
       return subject.client === 'kubets'
         ? 'idle controller: kubets informer + rate-limiting queue'
         : 'idle controller: client-node makeInformer + array queue';
+    case 'in-cluster-controller':
+      return subject.client === 'kubets'
+        ? 'idle controller, in-cluster config: kubets informer + rate-limiting queue'
+        : 'idle controller, in-cluster config: floor (node:https list + watch, JSON.parse, Map, array queue)';
   }
 }
 

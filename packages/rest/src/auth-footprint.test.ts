@@ -1,5 +1,6 @@
 // Which of @kubernetes/client-node's modules a process loads, per kubeconfig user: a token or
-// client-certificate kubeconfig loads none (kubets reads the file itself, with yaml); each
+// client-certificate kubeconfig loads none (kubets reads the file itself: JSON.parse for a JSON
+// text, js-yaml, required on first use, for YAML); each
 // auth plugin loads its own module on the first credentials() call, OIDC (client-node's API
 // client and openid-client) only for an oidc user. And which of Node's heavy built-ins: none
 // of HTTP, TLS, streams or undici until the first request, and undici not even then.
@@ -138,10 +139,27 @@ const idToken = [{ alg: 'none' }, { exp: 4_102_444_800, sub: 'jane' }, 'signatur
   .join('.');
 
 describe('client-node modules a process loads, by kubeconfig user', () => {
-  it('a token kubeconfig loads no client-node module', () => {
+  it('a token kubeconfig loads no client-node module; in JSON, no YAML parser either', () => {
     const report = loadIn({ token: 'static-token' });
     expect(report.afterCredentials).toEqual([]);
+    expect(report.yamlParser).toBe(false);
+    expect(report.bearerToken).toBe('static-token');
+  });
+
+  it('a YAML kubeconfig loads the YAML parser, and no client-node module', () => {
+    const file = join(work, `kubeconfig-${Math.random().toString(36).slice(2)}.yaml`);
+    writeFileSync(
+      file,
+      [
+        'current-context: c',
+        'clusters: [{name: k, cluster: {server: "https://127.0.0.1:6443"}}]',
+        'users: [{name: u, user: {token: static-token}}]',
+        'contexts: [{name: c, context: {cluster: k, user: u}}]',
+      ].join('\n'),
+    );
+    const report = runChild({ kubeconfig: file, inCluster: false });
     expect(report.yamlParser).toBe(true);
+    expect(report.afterCredentials).toEqual([]);
     expect(report.bearerToken).toBe('static-token');
   });
 

@@ -158,6 +158,51 @@ describe('loadConfig from a kubeconfig file', () => {
     expect(config.tls?.serverName).toBe('yes');
   });
 
+  it('reads a JSON kubeconfig (JSON is YAML) into what the same YAML gives', () => {
+    const yaml = [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: dev-cluster',
+      '  cluster:',
+      `    certificate-authority-data: ${base64(caPem)}`,
+      '    server: https://dev.example:6443/',
+      'contexts:',
+      '- name: dev',
+      '  context: {cluster: dev-cluster, user: dev-user, namespace: "caf\\u00e9"}',
+      'current-context: dev',
+      'preferences: {}',
+      'users:',
+      '- name: dev-user',
+      '  user:',
+      '    token: dev-token',
+      '    exec: {command: /bin/tok, args: [a, "b/c"], interactiveMode: Never, provideClusterInfo: true}',
+      '',
+    ].join('\n');
+    const fromYaml = parseKubeconfig(yaml);
+    expect(fromYaml.contexts[0]?.context.namespace).toBe('café');
+    const json = `\n  ${JSON.stringify(fromYaml, null, 2).replace('b/c', 'b\\/c')}\n`;
+    expect(json).toContain('"b\\/c"');
+    expect(parseKubeconfig(json)).toEqual(fromYaml);
+  });
+
+  it('a key given twice in a JSON object keeps its last value, as client-go reads it; in YAML it is refused', () => {
+    const clusters = '"clusters": [{"name": "k", "cluster": {"server": "https://k:6443"}}]';
+    const json = `{"current-context": "a", "current-context": "c", ${clusters}}`;
+    expect(parseKubeconfig(json)['current-context']).toBe('c');
+    expect(() => parseKubeconfig('current-context: a\ncurrent-context: c\n')).toThrow(
+      /^invalid kubeconfig \(text\): duplicated mapping key/,
+    );
+  });
+
+  it('a text that only looks like JSON is read as YAML: flow YAML, and broken JSON with the YAML error', () => {
+    const flow = '{current-context: c, clusters: [{name: k, cluster: {server: "https://k:6443"}}]}';
+    expect(parseKubeconfig(flow).clusters[0]?.cluster.server).toBe('https://k:6443');
+    expect(() => parseKubeconfig('{"clusters": [1,, 2]}', 'broken.json')).toThrow(
+      /^invalid kubeconfig broken\.json: .+/,
+    );
+  });
+
   it('uses the requested context', () => {
     const file = writeKubeconfig({
       current: 'a',

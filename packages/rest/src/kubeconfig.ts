@@ -2,8 +2,8 @@
 // `Load` does before merging. The YAML parser is js-yaml (as in @kubernetes/client-node): one
 // file, where the `yaml` package loads seventy modules; reading a kubeconfig with it adds about
 // 3 MB of RSS against about 12 MB (docs/benchmarks.md, Startup). It is required on the first
-// parse, not on import: an in-cluster process never needs it. `loadConfig` is synchronous, so
-// it is required.
+// parse of a YAML text, not on import: an in-cluster process never needs it, and a JSON text
+// (JSON is YAML) is read with JSON.parse. `loadConfig` is synchronous, so it is required.
 import { dirname, isAbsolute, join, sep } from 'node:path';
 import { requireModule } from './builtins.js';
 import type {
@@ -31,12 +31,35 @@ const maxAliases = 100;
  * rather than silently ignored.
  */
 function parseYaml(text: string): unknown {
+  const json = parseJsonMapping(text);
+  if (json !== notJson) return json;
   jsYaml ??= requireModule('js-yaml') as JsYaml;
   const documents = jsYaml.loadAll(text, { schema: jsYaml.CORE_SCHEMA, maxAliases });
   if (documents.length > 1) {
     throw new ShapeError(`holds ${documents.length} YAML documents; a kubeconfig is one`);
   }
   return documents[0];
+}
+
+const notJson = Symbol('not JSON');
+
+/**
+ * The mapping a text that is a JSON object holds, read with `JSON.parse`: a JSON text is a
+ * YAML document with the same values, and `JSON.parse` reads it natively, without loading the
+ * YAML parser or running its character-by-character scanner over the base64 of certificate
+ * data (hot enough there for V8 to compile it, which pages in the optimizing compiler: about
+ * 5 MB of RSS, docs/benchmarks.md, Startup). One difference: a key given twice in an object
+ * keeps its last value, as client-go reads it, where js-yaml refuses it. Anything else (YAML,
+ * or JSON that does not parse) is {@link notJson}, and goes to the YAML parser, whose error
+ * messages say what is wrong.
+ */
+function parseJsonMapping(text: string): unknown {
+  if (!/^[ \t\r\n]*\{/.test(text)) return notJson;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return notJson;
+  }
 }
 
 /** How an error message names the type of a value that is not what it should be. */
