@@ -5,11 +5,13 @@
 // 500. kube-apiserver 1.20 reads a webhook's answer whole (embedded only: docs/embedded-server.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  configMapCreateGuard,
+  hookedConfigMap,
   type ReviewRequest,
   startTestWebhookServer,
   type TestWebhookServer,
 } from '../test/admission-webhook-server.js';
-import { hostsCrd } from '../test/contract-conversion-webhooks.js';
+import { failedConversion, hostsCrd } from '../test/contract-conversion-webhooks.js';
 import { type InMemoryApiServer, startApiServer } from './server.js';
 
 /** The request body limit the server is started with: webhook answers may be twice that. */
@@ -73,47 +75,22 @@ async function send(
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
-/** A validating webhook `<name>.kubets.io` on ConfigMaps labelled `hook: <name>`, at `path`. */
+/** A validating webhook `<name>.example.com` on ConfigMaps labelled `hook: <name>`, at `path`. */
 async function installValidating(
   name: string,
   path: string,
   failurePolicy: 'Fail' | 'Ignore',
 ): Promise<void> {
+  const clientConfig = { url: webhooks.url(path), caBundle: webhooks.caBundle };
   const stored = await send(
     'POST',
     '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingWebhookConfiguration',
-      metadata: { name },
-      webhooks: [
-        {
-          name: `${name}.kubets.io`,
-          clientConfig: { url: webhooks.url(path), caBundle: webhooks.caBundle },
-          rules: [
-            {
-              apiGroups: [''],
-              apiVersions: ['v1'],
-              resources: ['configmaps'],
-              operations: ['CREATE'],
-            },
-          ],
-          objectSelector: { matchLabels: { hook: name } },
-          failurePolicy,
-          sideEffects: 'None',
-          admissionReviewVersions: ['v1'],
-        },
-      ],
-    },
+    configMapCreateGuard(name, clientConfig, failurePolicy),
   );
   expect(stored.status).toBe(201);
 }
 
-const configMap = (name: string, hook: string) => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, labels: { hook } },
-});
+const configMap = hookedConfigMap;
 
 const tooLarge = (path: string, timeoutSeconds: number) =>
   `Post "${webhooks.url(path)}?timeout=${timeoutSeconds}s": the answer is larger than ${ANSWER_LIMIT} bytes, the in-memory API server's limit for a webhook's answer`;
@@ -140,7 +117,7 @@ describe("a webhook's answer over the limit", () => {
     expect(refused.json).toMatchObject({
       reason: 'InternalError',
       code: 500,
-      message: `Internal error occurred: failed calling webhook "big.kubets.io": ${tooLarge('/big', 10)}`,
+      message: `Internal error occurred: failed calling webhook "big.example.com": ${tooLarge('/big', 10)}`,
     });
     expect((await send('GET', '/api/v1/namespaces/default/configmaps/b')).status).toBe(404);
   });
@@ -154,7 +131,7 @@ describe("a webhook's answer over the limit", () => {
     );
     expect(refused.status).toBe(500);
     expect(refused.json.message).toBe(
-      `Internal error occurred: failed calling webhook "endless.kubets.io": ${tooLarge('/endless', 10)}`,
+      `Internal error occurred: failed calling webhook "endless.example.com": ${tooLarge('/endless', 10)}`,
     );
   });
 
@@ -185,13 +162,10 @@ describe("a webhook's answer over the limit", () => {
     expect(created.status).toBe(201);
     const read = await send('GET', `/apis/${group}/v1alpha1/namespaces/default/hosts/web`);
     expect(read.status).toBe(500);
-    expect(read.json).toEqual({
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: `conversion webhook for ${group}/v1, Kind=Host failed: ${tooLarge('/big-conversion', 30)}`,
-      code: 500,
-    });
+    expect(read.json).toEqual(
+      failedConversion(
+        `conversion webhook for ${group}/v1, Kind=Host failed: ${tooLarge('/big-conversion', 30)}`,
+      ),
+    );
   });
 });

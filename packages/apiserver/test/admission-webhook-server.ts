@@ -145,6 +145,46 @@ function answerEndlessly(res: ServerResponse): void {
   pump();
 }
 
+/**
+ * A ValidatingWebhookConfiguration `name` whose one webhook, `<name>.example.com`, checks the
+ * creates of ConfigMaps labelled `hook: <name>` (see {@link hookedConfigMap}) through
+ * `clientConfig`.
+ */
+export function configMapCreateGuard(
+  name: string,
+  clientConfig: Record<string, unknown>,
+  failurePolicy: 'Fail' | 'Ignore',
+): Record<string, unknown> {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name },
+    webhooks: [
+      {
+        name: `${name}.example.com`,
+        clientConfig,
+        rules: [
+          {
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['configmaps'],
+            operations: ['CREATE'],
+          },
+        ],
+        objectSelector: { matchLabels: { hook: name } },
+        failurePolicy,
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+      },
+    ],
+  };
+}
+
+/** A ConfigMap `name` the {@link configMapCreateGuard} named `hook` checks. */
+export function hookedConfigMap(name: string, hook: string): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { hook } } };
+}
+
 /** A port on 127.0.0.1 where nothing listens (taken from the OS, then released). */
 export async function closedPort(): Promise<number> {
   const { createServer: createTcpServer } = await import('node:net');

@@ -34,6 +34,11 @@ export function convertHosts(request: ReviewRequest): Record<string, unknown> {
   return { convertedObjects, result: { status: 'Success' } };
 }
 
+/** The bare 500 (no `reason`) kube-apiserver 1.20 answers a failed conversion with. */
+export function failedConversion(message: string): Record<string, unknown> {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 };
+}
+
 /** Each version's printer columns (`kubectl get`): v1 shows `spec.ip` and `spec.port`, v1alpha1 `spec.hostPort`. */
 const HOST_COLUMNS = {
   v1: [
@@ -133,6 +138,25 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
     spec,
   });
 
+  /**
+   * A Hosts CRD whose webhook is down (nothing listens at its port), with `lonely` stored at
+   * v1: its collections, and the Status a conversion through it answers.
+   */
+  const lonelyHostBehindDownWebhook = async () => {
+    const ns = await newNamespace('conversion');
+    const port = await closedPort();
+    const url = `https://127.0.0.1:${port}/convert`;
+    const { group, v1, alpha } = await createHostsCrd(url, ns);
+    const created = await call('POST', v1, {
+      body: host(group, 'v1', 'lonely', { ip: '10.0.0.3', port: 22 }),
+    });
+    expect(created.status).toBe(201);
+    const refusal = failedConversion(
+      `conversion webhook for ${group}/v1, Kind=Host failed: Post "${url}?timeout=30s": dial tcp 127.0.0.1:${port}: connect: connection refused`,
+    );
+    return { v1, alpha, refusal };
+  };
+
   it('stores an object written or patched at another version through the webhook and reads it at both', async () => {
     const { path, group, v1, alpha } = await convertingHosts();
 
@@ -197,35 +221,18 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
       body: host(group, 'v1alpha1', 'broken', { hostPort: 'bad' }),
     });
     expect(res.status).toBe(500);
-    expect(res.json).toEqual({
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: `conversion webhook for ${group}/v1alpha1, Kind=Host failed: hostPort "bad" has no port`,
-      code: 500,
-    });
+    expect(res.json).toEqual(
+      failedConversion(
+        `conversion webhook for ${group}/v1alpha1, Kind=Host failed: hostPort "bad" has no port`,
+      ),
+    );
   });
 
   it('fails reads at the other version when the webhook is down', async () => {
-    const ns = await newNamespace('conversion');
-    const port = await closedPort();
-    const url = `https://127.0.0.1:${port}/convert`;
-    const { group, v1, alpha } = await createHostsCrd(url, ns);
-    const created = await call('POST', v1, {
-      body: host(group, 'v1', 'lonely', { ip: '10.0.0.3', port: 22 }),
-    });
-    expect(created.status).toBe(201);
+    const { alpha, refusal } = await lonelyHostBehindDownWebhook();
     const res = await call('GET', `${alpha}/lonely`);
     expect(res.status).toBe(500);
-    expect(res.json).toEqual({
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: `conversion webhook for ${group}/v1, Kind=Host failed: Post "${url}?timeout=30s": dial tcp 127.0.0.1:${port}: connect: connection refused`,
-      code: 500,
-    });
+    expect(res.json).toEqual(refusal);
   });
 
   it('converts the objects of a watch at the other version through the webhook', async () => {
@@ -334,22 +341,7 @@ export function defineConversionWebhooksContract(getTarget: () => ContractEndpoi
   });
 
   it('fails a delete at the other version, deleting nothing, when the webhook is down', async () => {
-    const ns = await newNamespace('conversion');
-    const port = await closedPort();
-    const url = `https://127.0.0.1:${port}/convert`;
-    const { group, v1, alpha } = await createHostsCrd(url, ns);
-    const created = await call('POST', v1, {
-      body: host(group, 'v1', 'lonely', { ip: '10.0.0.3', port: 22 }),
-    });
-    expect(created.status).toBe(201);
-    const refusal = {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: `conversion webhook for ${group}/v1, Kind=Host failed: Post "${url}?timeout=30s": dial tcp 127.0.0.1:${port}: connect: connection refused`,
-      code: 500,
-    };
+    const { v1, alpha, refusal } = await lonelyHostBehindDownWebhook();
     const one = await call('DELETE', `${alpha}/lonely`);
     expect([one.status, one.json]).toEqual([500, refusal]);
     const all = await call('DELETE', alpha);
