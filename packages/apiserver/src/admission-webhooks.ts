@@ -40,6 +40,8 @@ export interface AdmissionEnvironment {
   convert(obj: JsonObject, resource: AdmissionResource): Promise<JsonObject>;
   /** Applies the kind's defaults in place, as kube-apiserver does after each webhook's patch. */
   defaults(obj: JsonObject): void;
+  /** The largest webhook answer read (see `webhookResponseLimit`). */
+  readonly maxResponseBytes: number;
 }
 
 /** The requesting user the in-memory server (which authenticates no one) reports. */
@@ -254,7 +256,7 @@ async function callWebhook(
   const version = reviewVersion(hook);
   const uid = randomUUID();
   const review = await admissionReview(version, uid, resource, facts, env);
-  const body = await postJson(hook.clientConfig, hook.timeoutSeconds, review);
+  const body = await postJson(hook.clientConfig, hook.timeoutSeconds, review, env.maxResponseBytes);
   const response = isObject(body) ? body.response : undefined;
   const invalid = (why: string): CallingWebhookError => new CallingWebhookError(why);
   if (!isObject(body) || body.kind !== 'AdmissionReview' || body.apiVersion !== review.apiVersion) {

@@ -20,6 +20,7 @@ import { parseListQuery } from './routes-list-watch.js';
 import { sendObject, type WriteParams } from './routes-objects.js';
 import type { ServerState } from './server-state.js';
 import { keyNamespace, type Target, type WriteOptions } from './target.js';
+import { webhookResponseLimit } from './webhook-client.js';
 
 const GROUP = 'admissionregistration.k8s.io';
 
@@ -60,6 +61,8 @@ function environment(state: ServerState, target: Target): AdmissionEnvironment {
     defaults: (obj) => {
       if (!definition.custom) applyDefaults(definition, obj);
     },
+    // An answer carries at most one object: the patch of the object sent.
+    maxResponseBytes: webhookResponseLimit(state.maxRequestBytes, 1),
   };
 }
 

@@ -1,5 +1,10 @@
-import { serveAdmittedWrite } from './admission-writes.js';
-import { conversionWebhookOf, convertObjects } from './conversion-webhooks.js';
+import { type StorageWrites, serveAdmittedWrite } from './admission-writes.js';
+import {
+  type ConversionWebhook,
+  conversionWebhookOf,
+  convertEntries,
+  convertObjects,
+} from './conversion-webhooks.js';
 import { RequestContext, sendJson } from './http.js';
 import { type Entry, makeEntry, storeKey } from './object-entry.js';
 import { meta } from './object-meta.js';
@@ -7,7 +12,7 @@ import { isObject, type JsonObject } from './patch.js';
 import { parseObjectBody, parsePatch, patchTypeOf } from './request-body.js';
 import { apiVersionOf } from './resources.js';
 import { parseListQuery, sendList, serveWatch } from './routes-list-watch.js';
-import type { WriteParams } from './routes-objects.js';
+import { deleteCollection, deleteOne, type WriteParams } from './routes-objects.js';
 import type { ServerState } from './server-state.js';
 import { badRequest } from './status.js';
 import { keyNamespace, type Target } from './target.js';
@@ -17,8 +22,10 @@ import { keyNamespace, type Target } from './target.js';
  * GET and LIST answer each object converted to the requested version; POST and PUT go through
  * the admission webhooks at the requested version, are converted to the storage version and
  * stored, and answered converted back; a PATCH applies to the object at the requested version,
- * and its result is stored converted (without admission webhooks). Answers false (nothing
- * sent) for other resources and requests.
+ * and its result is stored converted (without admission webhooks); a DELETE (or
+ * deletecollection) reads what it deletes at the requested version first, so that admission
+ * webhooks see it there and a failed conversion deletes nothing, and answers the objects
+ * converted. Answers false (nothing sent) for other resources and requests.
  */
 export async function serveConvertedRequest(
   state: ServerState,
@@ -42,21 +49,27 @@ export async function serveConvertedRequest(
   }
   if (method === 'GET') {
     const result = state.storage.list(target, parseListQuery(ctx.query));
-    const converted = await convertObjects(
-      webhook,
-      result.items.map((e) => e.obj),
-      target.version,
-    );
-    const items = result.items.map((e, i) =>
-      makeEntry(converted[i] as JsonObject, e.namespace, e.name, e.rv),
-    );
-    sendList(ctx, target, items, result);
+    sendList(ctx, target, await convertEntries(webhook, result.items, target.version), result);
     return true;
   }
   if (target.version === webhook.storageVersion) return false;
   const storageTarget = { ...target, version: webhook.storageVersion };
   const toStorage = async (obj: JsonObject): Promise<JsonObject> =>
     (await convertObjects(webhook, [obj], webhook.storageVersion))[0] as JsonObject;
+  const writes: StorageWrites = {
+    write: async (operation, obj, options) => {
+      const stored = await toStorage(obj);
+      return operation === 'CREATE'
+        ? state.storage.create(storageTarget, stored, options)
+        : state.storage.update(storageTarget, name as string, stored, options);
+    },
+    view,
+    send,
+  };
+  if (method === 'DELETE' && subresource === undefined) {
+    await serveConvertedDelete(state, ctx, target, name, params, webhook, writes);
+    return true;
+  }
   if (method === 'PATCH' && name !== undefined) {
     // The patch applies to the object as this version shows it; the result is stored converted.
     const typed = parsePatch(ctx, patchTypeOf(ctx, target.definition));
@@ -83,16 +96,46 @@ export async function serveConvertedRequest(
   if (method !== 'POST' && method !== 'PUT') return false;
   const body = parseObjectBody(ctx, target.definition);
   if (body.apiVersion !== apiVersion) return false;
-  return serveAdmittedWrite(state, ctx, target, name, subresource, params, {
-    write: async (operation, obj, options) => {
-      const stored = await toStorage(obj);
-      return operation === 'CREATE'
-        ? state.storage.create(storageTarget, stored, options)
-        : state.storage.update(storageTarget, name as string, stored, options);
-    },
-    view,
-    send,
-  });
+  return serveAdmittedWrite(state, ctx, target, name, subresource, params, writes);
+}
+
+/**
+ * A DELETE (or deletecollection) at a version the webhook converts to. kube-apiserver reads
+ * what it deletes at the request's version (its storage of each version decodes through the
+ * webhook) before deleting anything, so a failed conversion deletes nothing and admission
+ * webhooks get the objects at that version; the answer (an object a finalizer keeps, or the
+ * list a deletecollection deleted) is converted too. The Status of an object gone at once
+ * carries no object.
+ */
+async function serveConvertedDelete(
+  state: ServerState,
+  ctx: RequestContext,
+  target: Target,
+  name: string | undefined,
+  params: WriteParams,
+  webhook: ConversionWebhook,
+  writes: StorageWrites,
+): Promise<void> {
+  if (name === undefined) {
+    const { labelSelector, fieldSelector } = parseListQuery(ctx.query);
+    const victims = state.storage.list(target, { labelSelector, fieldSelector }).items;
+    await convertEntries(webhook, victims, target.version);
+  } else {
+    const existing = state.storage
+      .storeOf(target.definition)
+      .get(storeKey(keyNamespace(target), name));
+    if (existing) await writes.view(existing.obj);
+  }
+  // Admission webhooks answer false for a delete they allow: it is deleted here.
+  await serveAdmittedWrite(state, ctx, target, name, undefined, params, writes);
+  if (name === undefined) {
+    const deleted = deleteCollection(state, ctx, target, params.dryRun);
+    const listMeta = { resourceVersion: state.storage.rv };
+    sendList(ctx, target, await convertEntries(webhook, deleted, target.version), listMeta);
+    return;
+  }
+  const entry = deleteOne(state, ctx, target, name, params.dryRun);
+  if (entry) await writes.send(200, entry);
 }
 
 /**
@@ -100,14 +143,16 @@ export async function serveConvertedRequest(
  * watch is served as any other, each event's object (stored at the storage version) converted
  * through the webhook before it is written, one event after the other in their order.
  * kube-apiserver 1.20 converts in its watch encoder, and ends the stream (no ERROR event)
- * when an object cannot be encoded; so does this. Answers false (nothing sent) for other
- * watches, and for metadata-only ones, which carry no version's fields.
+ * when an object cannot be encoded; so does this. `render` shows each converted object (a
+ * Table row for `kubectl get -w`); by default it is sent as converted. Answers false (nothing
+ * sent) for other watches, and for metadata-only ones, which carry no version's fields.
  */
 export function serveConvertedWatch(
   state: ServerState,
   ctx: RequestContext,
   target: Target,
   name: string | undefined,
+  render: (entry: Entry) => string = (entry) => entry.json,
 ): boolean {
   const webhook = conversionWebhookOf(state, target.definition);
   if (!webhook || target.version === webhook.storageVersion || ctx.view !== 'full') {
@@ -128,8 +173,17 @@ export function serveConvertedWatch(
       return line; // BOOKMARK and ERROR events are already at the version asked for
     }
     try {
-      const [object] = await convertObjects(webhook, [event.object], target.version);
-      return `${JSON.stringify({ type: event.type, object })}\n`;
+      const [object] = (await convertObjects(webhook, [event.object], target.version)) as [
+        JsonObject,
+      ];
+      const md = meta(object);
+      const entry = makeEntry(
+        object,
+        typeof md.namespace === 'string' ? md.namespace : '',
+        String(md.name ?? ''),
+        Number(md.resourceVersion),
+      );
+      return `{"type":${JSON.stringify(event.type)},"object":${render(entry)}}\n`;
     } catch {
       return undefined;
     }

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { goSortedKeys } from './go-decode.js';
-import { storeKey } from './object-entry.js';
+import { type Entry, makeEntry, storeKey } from './object-entry.js';
 import { meta } from './object-meta.js';
 import { isObject, type JsonObject } from './patch.js';
 import { apiVersionOf, type ResourceDefinition } from './resources.js';
 import type { ServerState } from './server-state.js';
 import { ApiError, failure } from './status.js';
-import { postJson } from './webhook-client.js';
+import { postJson, webhookResponseLimit } from './webhook-client.js';
 
 /** How long kube-apiserver 1.20 waits for a conversion webhook. */
 const CONVERSION_TIMEOUT_SECONDS = 30;
@@ -18,6 +18,8 @@ export interface ConversionWebhook {
   readonly storageVersion: string;
   readonly clientConfig: JsonObject;
   readonly reviewVersions: readonly string[];
+  /** The server's request body limit, which bounds the webhook's answer per object. */
+  readonly maxRequestBytes: number;
 }
 
 /** The conversion webhook of the CRD serving `definition`; undefined for any other strategy. */
@@ -47,6 +49,7 @@ export function conversionWebhookOf(
     reviewVersions: Array.isArray(reviewVersions)
       ? reviewVersions.filter((v): v is string => typeof v === 'string')
       : [],
+    maxRequestBytes: state.maxRequestBytes,
   };
 }
 
@@ -81,7 +84,12 @@ export async function convertObjects(
   };
   let answer: unknown;
   try {
-    answer = await postJson(webhook.clientConfig, CONVERSION_TIMEOUT_SECONDS, review);
+    answer = await postJson(
+      webhook.clientConfig,
+      CONVERSION_TIMEOUT_SECONDS,
+      review,
+      webhookResponseLimit(webhook.maxRequestBytes, pending.length),
+    );
   } catch (error) {
     throw conversionFailure(`conversion webhook for ${gvk} failed: ${(error as Error).message}`);
   }
@@ -104,6 +112,26 @@ export async function convertObjects(
       );
     }
     return withOriginalMetadata(original, out);
+  });
+}
+
+/**
+ * {@link convertObjects} for stored entries: each converted entry keeps its namespace, name and
+ * resourceVersion, in the same order; an entry already at `version` is kept as it is.
+ */
+export async function convertEntries(
+  webhook: ConversionWebhook,
+  entries: readonly Entry[],
+  version: string,
+): Promise<Entry[]> {
+  const converted = await convertObjects(
+    webhook,
+    entries.map((e) => e.obj),
+    version,
+  );
+  return entries.map((e, i) => {
+    const obj = converted[i] as JsonObject;
+    return obj === e.obj ? e : makeEntry(obj, e.namespace, e.name, e.rv);
   });
 }
 

@@ -199,10 +199,7 @@ export class ApiHandler {
     const watch = route.watchPath || (method === 'GET' && isWatchQuery(query));
     if (method === 'GET' && route.subresource === undefined) {
       const table = negotiateTable(req.headers.accept);
-      if (table) {
-        serveTable(state, ctx, target, route.name, table, watch);
-        return;
-      }
+      if (table) return serveTable(state, ctx, target, route.name, table, watch);
     }
     if (method === 'GET' && !watch && route.subresource === undefined) {
       checkAcceptable(req.headers.accept, route.definition, route.name);

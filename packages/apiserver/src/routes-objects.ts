@@ -48,14 +48,11 @@ export function serveCollection(
       sendObject(ctx, target, 201, entry);
       return;
     }
-    case 'DELETE': {
-      if (!def.verbs.includes('deletecollection'))
-        throw methodNotAllowed('deletecollection', def.kind, def.custom);
-      checkWriteOptions('DeleteOptions', query);
-      const deleted = state.storage.deleteCollection(target, parseListQuery(query), dryRun);
-      sendList(ctx, target, deleted, { resourceVersion: state.storage.rv });
+    case 'DELETE':
+      sendList(ctx, target, deleteCollection(state, ctx, target, dryRun), {
+        resourceVersion: state.storage.rv,
+      });
       return;
-    }
     default:
       throw methodNotAllowed(method, def.kind, def.custom);
   }
@@ -70,7 +67,7 @@ export function serveObject(
   subresource: 'status' | undefined,
   { manager, dryRun }: WriteParams,
 ): void {
-  const { req, res, query } = ctx;
+  const { req, query } = ctx;
   const method = req.method ?? 'GET';
   const def = target.definition;
   switch (method) {
@@ -108,34 +105,64 @@ export function serveObject(
     }
     case 'DELETE': {
       if (subresource) throw methodNotAllowed('delete', def.kind, def.custom);
-      checkWriteOptions('DeleteOptions', query);
-      const options = parseDeleteOptions(ctx);
-      const { entry, deleted } = state.storage.delete(target, name, {
-        ...options,
-        dryRun: dryRun || options.dryRun,
-      });
-      if (deleted && !def.returnDeletedObject) {
-        const uid = isObject(entry.obj.metadata) ? entry.obj.metadata.uid : undefined;
-        sendJson(
-          res,
-          200,
-          JSON.stringify(
-            success({
-              name,
-              ...(def.group ? { group: def.group } : {}),
-              kind: def.resource,
-              ...(typeof uid === 'string' ? { uid } : {}),
-            }),
-          ),
-        );
-        return;
-      }
-      sendObject(ctx, target, 200, entry);
+      const entry = deleteOne(state, ctx, target, name, dryRun);
+      if (entry) sendObject(ctx, target, 200, entry);
       return;
     }
     default:
       throw methodNotAllowed(method, def.kind, def.custom);
   }
+}
+
+/**
+ * Deletes one object (a DELETE's checks and options, then storage). For an object that is
+ * gone, of a kind that does not return the deleted object, sends kube-apiserver's Success
+ * Status and answers undefined; otherwise answers the object to send (finalizers pending, a
+ * graceful deletion, or a kind that returns the deleted object).
+ */
+export function deleteOne(
+  state: ServerState,
+  ctx: RequestContext,
+  target: Target,
+  name: string,
+  dryRun: boolean,
+): Entry | undefined {
+  const def = target.definition;
+  checkWriteOptions('DeleteOptions', ctx.query);
+  const options = parseDeleteOptions(ctx);
+  const { entry, deleted } = state.storage.delete(target, name, {
+    ...options,
+    dryRun: dryRun || options.dryRun,
+  });
+  if (!deleted || def.returnDeletedObject) return entry;
+  const uid = isObject(entry.obj.metadata) ? entry.obj.metadata.uid : undefined;
+  sendJson(
+    ctx.res,
+    200,
+    JSON.stringify(
+      success({
+        name,
+        ...(def.group ? { group: def.group } : {}),
+        kind: def.resource,
+        ...(typeof uid === 'string' ? { uid } : {}),
+      }),
+    ),
+  );
+  return undefined;
+}
+
+/** A deletecollection's checks and deletes: answers the objects it deleted, in list order. */
+export function deleteCollection(
+  state: ServerState,
+  ctx: RequestContext,
+  target: Target,
+  dryRun: boolean,
+): Entry[] {
+  const def = target.definition;
+  if (!def.verbs.includes('deletecollection'))
+    throw methodNotAllowed('deletecollection', def.kind, def.custom);
+  checkWriteOptions('DeleteOptions', ctx.query);
+  return state.storage.deleteCollection(target, parseListQuery(ctx.query), dryRun);
 }
 
 /** Writes one object in the request's view, at the apiVersion it was asked for. */

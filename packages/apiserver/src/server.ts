@@ -59,7 +59,11 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Where to write the kubeconfig. Default: `kubeconfig` in a new temp dir removed by `stop()`. */
   kubeconfigPath?: string;
-  /** Largest accepted request body in bytes. Default 3 MiB, as kube-apiserver. */
+  /**
+   * Largest accepted request body in bytes. Default 3 MiB, as kube-apiserver. It also bounds
+   * the answers read from admission and conversion webhooks: this much for each object an
+   * answer carries, and once more for the rest of the review (kube-apiserver reads them whole).
+   */
   maxRequestBytes?: number;
   /**
    * Run a namespace controller, as kube-controller-manager does (envtest has none): a deleted

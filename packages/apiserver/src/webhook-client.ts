@@ -19,14 +19,29 @@ export function serviceReferenceRefusal(service: JsonObject): string {
 }
 
 /**
+ * The largest answer read from a webhook that carries `objects` objects (a ConversionReview's
+ * converted objects; an AdmissionReview's patch counts as one): the server's request body
+ * limit (`maxRequestBytes`, 3 MiB by default as kube-apiserver's `--max-request-bytes`) for
+ * each, and one more for the rest of the review (base64, status, warnings). kube-apiserver
+ * 1.20 reads a webhook's answer whole, bounded only by the timeout; the in-memory server,
+ * which runs inside a test process, stops reading past this bound.
+ */
+export function webhookResponseLimit(maxRequestBytes: number, objects: number): number {
+  return maxRequestBytes * (Math.max(objects, 1) + 1);
+}
+
+/**
  * POSTs `body` to a webhook's `clientConfig.url` (a `service` reference is refused: see
  * {@link serviceReferenceRefusal}), trusting `caBundle`, with kube-apiserver's `?timeout=`
- * parameter; failures are worded as Go's HTTP client words them.
+ * parameter; failures are worded as Go's HTTP client words them. An answer larger than
+ * `maxResponseBytes` is refused as soon as it is known to be (from its `Content-Length`, or
+ * once that many bytes have come), naming the limit.
  */
 export function postJson(
   clientConfig: JsonObject,
   timeoutSeconds: number,
   body: JsonObject,
+  maxResponseBytes: number,
 ): Promise<JsonValue> {
   const url = typeof clientConfig.url === 'string' ? clientConfig.url : undefined;
   if (!url) {
@@ -59,8 +74,25 @@ export function postJson(
         },
       },
       (res) => {
+        const tooLarge = (): void => {
+          const refusal = new CallingWebhookError(
+            `${shown}: the answer is larger than ${maxResponseBytes} bytes, the in-memory API server's limit for a webhook's answer`,
+          );
+          clearTimeout(timer);
+          reject(refusal);
+          req.destroy(refusal);
+        };
+        if (Number(res.headers['content-length'] ?? 0) > maxResponseBytes) {
+          tooLarge();
+          return;
+        }
         const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > maxResponseBytes) tooLarge();
+          else chunks.push(chunk);
+        });
         res.on('error', (error) => reject(new CallingWebhookError(`${shown}: ${error.message}`)));
         res.on('end', () => {
           clearTimeout(timer);

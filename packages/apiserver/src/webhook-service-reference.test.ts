@@ -3,6 +3,7 @@
 // webhook's does, with a message that says why and what to use instead, and `failurePolicy`
 // decides (embedded only: kube-apiserver dials the Service). docs/embedded-server.md.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configMapCreateGuard, hookedConfigMap } from '../test/admission-webhook-server.js';
 import { type InMemoryApiServer, startApiServer } from './server.js';
 
 let server: InMemoryApiServer;
@@ -22,37 +23,12 @@ async function post(path: string, body: object): Promise<{ status: number; json:
   return { status: res.status, json: await res.json() };
 }
 
-const configuration = (name: string, failurePolicy: 'Fail' | 'Ignore') => ({
-  apiVersion: 'admissionregistration.k8s.io/v1',
-  kind: 'ValidatingWebhookConfiguration',
-  metadata: { name },
-  webhooks: [
-    {
-      name: `${name}.example.com`,
-      clientConfig: {
-        service: { namespace: 'mydemo-system', name: 'webhook-service', path: '/validate' },
-      },
-      rules: [
-        {
-          apiGroups: [''],
-          apiVersions: ['v1'],
-          resources: ['configmaps'],
-          operations: ['CREATE'],
-        },
-      ],
-      objectSelector: { matchLabels: { hook: name } },
-      failurePolicy,
-      sideEffects: 'None',
-      admissionReviewVersions: ['v1'],
-    },
-  ],
-});
-
-const configMap = (name: string, hook: string) => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, labels: { hook } },
-});
+const SERVICE = {
+  service: { namespace: 'mydemo-system', name: 'webhook-service', path: '/validate' },
+};
+const configuration = (name: string, failurePolicy: 'Fail' | 'Ignore') =>
+  configMapCreateGuard(name, SERVICE, failurePolicy);
+const configMap = hookedConfigMap;
 
 describe('a webhook reached by a service reference', () => {
   it('with failurePolicy Fail, refuses the write naming the Service and what to use instead', async () => {

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { generateEnvtestCertificates } from '@kubets/envtest';
@@ -17,6 +18,8 @@ export interface HandlerAnswer {
   raw?: unknown;
   /** Never answers (the connection stays open until the server stops). */
   hang?: boolean;
+  /** Answers a body that never ends (whitespace, without a length) until the caller goes away. */
+  endless?: boolean;
   /** Answered as-is in a ConversionReview's `response` (besides `uid`). */
   conversion?: Record<string, unknown>;
 }
@@ -70,6 +73,10 @@ export async function startTestWebhookServer(): Promise<TestWebhookServer> {
         received.set(url.pathname, list);
         const answer = handlers.get(url.pathname)?.(request) ?? { allowed: true };
         if (answer.hang) return;
+        if (answer.endless) {
+          answerEndlessly(res);
+          return;
+        }
         const body =
           answer.raw !== undefined
             ? answer.raw
@@ -96,7 +103,10 @@ export async function startTestWebhookServer(): Promise<TestWebhookServer> {
                   },
                 };
         const text = JSON.stringify(body);
-        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.writeHead(200, {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(text),
+        });
         res.end(text);
       });
     },
@@ -120,6 +130,59 @@ export async function startTestWebhookServer(): Promise<TestWebhookServer> {
       await closed;
     },
   };
+}
+
+/** Writes whitespace, as fast as the caller reads it, until a write fails (the caller went away). */
+function answerEndlessly(res: ServerResponse): void {
+  res.on('error', () => res.destroy());
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  const spaces = Buffer.alloc(16 * 1024, ' ');
+  const pump = (): void => {
+    let room = true;
+    while (room && !res.destroyed) room = res.write(spaces);
+    if (!res.destroyed) res.once('drain', pump);
+  };
+  pump();
+}
+
+/**
+ * A ValidatingWebhookConfiguration `name` whose one webhook, `<name>.example.com`, checks the
+ * creates of ConfigMaps labelled `hook: <name>` (see {@link hookedConfigMap}) through
+ * `clientConfig`.
+ */
+export function configMapCreateGuard(
+  name: string,
+  clientConfig: Record<string, unknown>,
+  failurePolicy: 'Fail' | 'Ignore',
+): Record<string, unknown> {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name },
+    webhooks: [
+      {
+        name: `${name}.example.com`,
+        clientConfig,
+        rules: [
+          {
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['configmaps'],
+            operations: ['CREATE'],
+          },
+        ],
+        objectSelector: { matchLabels: { hook: name } },
+        failurePolicy,
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+      },
+    ],
+  };
+}
+
+/** A ConfigMap `name` the {@link configMapCreateGuard} named `hook` checks. */
+export function hookedConfigMap(name: string, hook: string): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { hook } } };
 }
 
 /** A port on 127.0.0.1 where nothing listens (taken from the OS, then released). */

@@ -585,7 +585,11 @@ export function defineAdmissionWebhooksContract(getTarget: () => ContractEndpoin
   });
 
   describe('custom resources converted through a webhook', () => {
-    it('sends a write at one version to webhooks at the versions their rules name', async () => {
+    /**
+     * A labelled namespace and a Hosts CRD converting through {@link convertHosts} on the test
+     * webhook server: its group and its collections in the namespace.
+     */
+    const convertingHosts = async () => {
       const ns = await labelledNamespace();
       const convertPath = `/${ns}/convert`;
       hooks.handle(convertPath, (request) => ({ conversion: convertHosts(request) }));
@@ -600,8 +604,16 @@ export function defineAdmissionWebhooksContract(getTarget: () => ContractEndpoin
           `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/hosts.${group}`,
         );
       });
+      const v1 = `/apis/${group}/v1/namespaces/${ns}/hosts`;
       const alpha = `/apis/${group}/v1alpha1/namespaces/${ns}/hosts`;
-      await eventually(async () => (await call('GET', alpha)).status === 200, true);
+      for (const collection of [v1, alpha]) {
+        await eventually(async () => (await call('GET', collection)).status === 200, true);
+      }
+      return { ns, group, v1, alpha };
+    };
+
+    it('sends a write at one version to webhooks at the versions their rules name', async () => {
+      const { ns, group, alpha } = await convertingHosts();
       const hostRule = (version: string) => [
         {
           operations: ['CREATE'],
@@ -658,6 +670,55 @@ export function defineAdmissionWebhooksContract(getTarget: () => ContractEndpoin
         metadata: { labels: { app: 'hosts', mutated: 'yes' } },
         spec: { hostPort: '10.0.0.9:80' },
       });
+    });
+
+    it('sends a delete at the other version with the old object at that version', async () => {
+      const { ns, group, v1, alpha } = await convertingHosts();
+      const guardPath = `/${ns}/guard`;
+      hooks.handle(guardPath, (request) => ({
+        allowed: !String(request.oldObject?.spec?.hostPort).endsWith(':22'),
+        status: { message: 'ssh hosts stay' },
+      }));
+      await install('Validating', ns, [
+        webhook('guard', guardPath, {
+          rules: [
+            {
+              operations: ['DELETE'],
+              apiGroups: [group],
+              apiVersions: ['v1alpha1'],
+              resources: ['hosts'],
+            },
+          ],
+          matchPolicy: 'Exact',
+        }),
+      ]);
+      const host = (name: string, spec: object) => ({
+        apiVersion: `${group}/v1`,
+        kind: 'Host',
+        metadata: { name },
+        spec,
+      });
+      await create(v1, host('ssh', { ip: '10.0.0.1', port: 22 }));
+      await create(v1, host('web', { ip: '10.0.0.1', port: 80 }));
+
+      const denied = await call('DELETE', `${alpha}/ssh`);
+      expectFailure(denied, 400, {
+        message: 'admission webhook "guard.contract.kubets.io" denied the request: ssh hosts stay',
+      });
+      expect(hooks.calls(guardPath).at(-1)?.request).toMatchObject({
+        operation: 'DELETE',
+        name: 'ssh',
+        kind: { group, version: 'v1alpha1', kind: 'Host' },
+        object: null,
+        oldObject: { apiVersion: `${group}/v1alpha1`, spec: { hostPort: '10.0.0.1:22' } },
+      });
+      expect((await call('GET', `${v1}/ssh`)).status).toBe(200);
+      expect((await call('DELETE', `${alpha}/web`)).status).toBe(200);
+      expect(hooks.calls(guardPath).at(-1)?.request.oldObject.spec).toEqual({
+        hostPort: '10.0.0.1:80',
+      });
+      // Deleted at v1, the rule (Exact, v1alpha1 only) does not match.
+      expect((await call('DELETE', `${v1}/ssh`)).status).toBe(200);
     });
   });
 
