@@ -203,10 +203,24 @@ function world(namespace: string, clock: FakeClock = new FakeClock()) {
       (k) => audit.lastReconciler(k) === l.get(k)?.['shard.sharding.kubets.io/cms'],
     );
   }
+  /**
+   * Members a (leading the sharder), b through `bHost` and c; resolves once every one of
+   * `keys` is assigned and reconciled, with b and the keys that are b's.
+   */
+  async function abcWithB(bHost: string, keys: string[]): Promise<{ b: Member; lost: string[] }> {
+    const a = member('a');
+    await until(() => a.ring.isSharder(), 'a to lead the sharder');
+    const b = member('b', bHost);
+    member('c');
+    await until(() => settledOn(['a', 'b', 'c']), 'every object assigned');
+    await until(() => keys.every((k) => audit.lastReconciler(k) !== undefined), 'all reconciled');
+    return { b, lost: keys.filter((k) => new HashRing(['a', 'b', 'c']).memberFor(k) === 'b') };
+  }
   return {
     clock,
     audit,
     member,
+    abcWithB,
     until,
     labels,
     create,
@@ -464,16 +478,7 @@ describe('ShardRing', () => {
     const keys = await w.create(40);
     const proxy = await ChaosProxy.start(shared.server.host);
     try {
-      const a = w.member('a');
-      await w.until(() => a.ring.isSharder(), 'a to lead the sharder');
-      const frozen = w.member('b', proxy.url('http:'));
-      w.member('c');
-      await w.until(() => w.settledOn(['a', 'b', 'c']), 'every object assigned');
-      await w.until(
-        () => keys.every((k) => w.audit.lastReconciler(k) !== undefined),
-        'all reconciled',
-      );
-      const lost = keys.filter((k) => new HashRing(['a', 'b', 'c']).memberFor(k) === 'b');
+      const { b: frozen, lost } = await w.abcWithB(proxy.url('http:'), keys);
       const reconciledBefore = w.audit.reconciled.get(lost[0] as string)?.length ?? 0;
 
       proxy.hold(true);
@@ -523,16 +528,7 @@ describe('ShardRing', () => {
     const keys = await w.create(40);
     const proxy = await ChaosProxy.start(shared.server.host);
     try {
-      const a = w.member('a');
-      await w.until(() => a.ring.isSharder(), 'a to lead the sharder');
-      const frozen = w.member('b', proxy.url('http:'));
-      w.member('c');
-      await w.until(() => w.settledOn(['a', 'b', 'c']), 'every object assigned');
-      await w.until(
-        () => keys.every((k) => w.audit.lastReconciler(k) !== undefined),
-        'all reconciled',
-      );
-      const lost = keys.filter((k) => new HashRing(['a', 'b', 'c']).memberFor(k) === 'b');
+      const { b: frozen, lost } = await w.abcWithB(proxy.url('http:'), keys);
       const byB = (k: string) => (w.audit.reconciled.get(k) ?? []).filter((m) => m === 'b').length;
       const reconciledByB = new Map(lost.map((k) => [k, byB(k)]));
 
