@@ -174,7 +174,10 @@ export {
   RING_LABEL,
   ringKeyOf,
   type ShardKey,
+  type ShardTakeoverRecord,
   shardLabel,
+  takeoverAnnotation,
+  tenureAnnotation,
 } from './sharding/labels.js';
 export type { ShardLeaseDurations } from './sharding/membership.js';
 export type { ShardStats } from './sharding/metrics.js';
@@ -184,7 +187,12 @@ export {
   type HashRingOptions,
   ringHash,
 } from './sharding/ring.js';
-export { type ShardedResource, ShardRing, type ShardRingOptions } from './sharding/shard-ring.js';
+export {
+  type ShardedResource,
+  ShardRing,
+  type ShardRingOptions,
+  type ShardTakeover,
+} from './sharding/shard-ring.js';
 export { type SignalHandlerOptions, type SignalSource, signalHandler } from './signal-handler.js';
 export type {
   DynamicInformerProvider,

@@ -5,15 +5,16 @@
 //
 // It reconciles the ConfigMaps of <namespace> assigned to it, appending to <dir>/<identity>.audit
 // a line as each reconcile starts (`start <key> <ms>`), one with the shard label the server
-// shows then (`assigned <key> <member>`) and one as it ends (`end <key> <ms>`), times in
-// fractional milliseconds of the wall clock the processes share.
+// shows then (`assigned <key> <member>`), for a reconcile under a takeover record the record
+// (`takeover <key> <JSON of the ShardTakeover>`), and one as it ends (`end <key> <ms>`), times
+// in fractional milliseconds of the wall clock the processes share.
 // Every 100 ms it writes <dir>/<identity>.status: membership, cache size, stats.
 import { appendFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { LogFields, Logger } from '@kubets/apimachinery';
 import { coreV1Resources } from '@kubets/clientset';
-import { controller, Manager, ShardRing } from '@kubets/controller';
+import { controller, enqueueRequestForObject, Manager, ShardRing } from '@kubets/controller';
 import { loadConfig } from '@kubets/rest';
 
 const [kubeconfig, namespace, identity, dir, leaseMs, renewMs, retryMs] = process.argv.slice(2);
@@ -55,11 +56,14 @@ const audit = path.join(dir, `${identity}.audit`);
 const now = (): string => (performance.timeOrigin + performance.now()).toFixed(3);
 controller(mgr)
   .for(configMaps)
+  .watchesSource(ring.takeovers(configMaps), enqueueRequestForObject)
   .withOptions({ maxConcurrentReconciles: 8 })
   .complete(
     ring.reconciler(configMaps, async (req, ctx) => {
       const key = `${req.namespace}/${req.name}`;
       appendFileSync(audit, `start ${key} ${now()}\n`);
+      const takeover = ring.takeoverOf(configMaps, req);
+      if (takeover) appendFileSync(audit, `takeover ${key} ${JSON.stringify(takeover)}\n`);
       try {
         // What the server says at the start, for the test to check nobody reconciles what
         // is not assigned to it.

@@ -56,3 +56,53 @@ export function checkShardName(value: unknown, what: string): string {
   }
   return value;
 }
+
+/**
+ * The annotation on a member's shard Lease naming its current tenure: a fresh id written
+ * with the write that acquires the Lease, so every tenure is told apart on the server (the
+ * Lease's own fields do not change when a holder takes its own Lease again after a lapse).
+ */
+export function tenureAnnotation(ring: string): string {
+  return `tenure.sharding.kubets.io/${ring}`;
+}
+
+/**
+ * The annotation on a dead member's shard Lease holding the sharder's takeover record (JSON
+ * of a {@link ShardTakeoverRecord}) until every object it took over was relabelled.
+ */
+export function takeoverAnnotation(ring: string): string {
+  return `takeover.sharding.kubets.io/${ring}`;
+}
+
+/**
+ * The sharder's decision about the objects of a member whose Lease expired: the tenure that
+ * ended and the view of the ring taken over with — each live member and its tenure then. The
+ * objects still labelled with the dead member belong, until relabelled, to their owner on
+ * the ring of `view`, and only while that owner's tenure is still the one `view` names.
+ */
+export interface ShardTakeoverRecord {
+  /** The tenure of the dead member that ended. */
+  readonly tenure: string;
+  /** The live members when the record was written, each with its tenure then. */
+  readonly view: Readonly<Record<string, string>>;
+}
+
+/**
+ * Parses a takeover annotation; `undefined` for one that is not a record (a member then acts
+ * on nothing of it, and the sharder replaces it by the usual moves).
+ */
+export function parseTakeoverRecord(raw: string | undefined): ShardTakeoverRecord | undefined {
+  if (raw === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  const { tenure, view } = (parsed ?? {}) as { tenure?: unknown; view?: unknown };
+  if (typeof tenure !== 'string' || tenure === '') return undefined;
+  if (typeof view !== 'object' || view === null || Array.isArray(view)) return undefined;
+  const members = Object.entries(view);
+  if (!members.every(([m, t]) => m !== '' && typeof t === 'string' && t !== '')) return undefined;
+  return { tenure, view: Object.fromEntries(members) as Record<string, string> };
+}

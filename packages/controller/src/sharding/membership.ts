@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { type Clock, type Logger, realClock, silentLogger } from '@kubets/apimachinery';
-import type { Clientset } from '@kubets/clientset';
-import { LeaderElector, LeaseLock } from '@kubets/leaderelection';
-import { RING_LABEL } from './labels.js';
+import type { Clientset, coordinationv1 } from '@kubets/clientset';
+import { LeaderElector, type LeaseClient, LeaseLock } from '@kubets/leaderelection';
+import { RING_LABEL, takeoverAnnotation, tenureAnnotation } from './labels.js';
+
+type Lease = coordinationv1.Lease;
 
 /** The Lease timings of a ring's members and of its sharder, as leader election's. */
 export interface ShardLeaseDurations {
@@ -28,6 +31,8 @@ export interface ShardMembershipOptions extends ShardLeaseDurations {
   onAcquired?: ((tenure: AbortSignal) => void) | undefined;
   /** Awaited on shutdown before the Lease is released: the reconciles in flight finishing. */
   beforeRelease?: (() => Promise<void>) | undefined;
+  /** Called when the takeover record on this member's own Lease was seen removed. */
+  onRecordCleared?: (() => void) | undefined;
 }
 
 /** @internal What a {@link LeaseHolder} holds and how. */
@@ -45,6 +50,13 @@ export interface LeaseHolderOptions extends ShardLeaseDurations {
   onAcquired(tenure: AbortSignal): void | Promise<void>;
   /** Called when a tenure ended. */
   onLost?(): void;
+  /**
+   * Writes a fresh id to this annotation with every write of each tenure (so the write that
+   * acquires the Lease names the new tenure on the server).
+   */
+  tenureAnnotation?: string | undefined;
+  /** Called with the Lease as each answer of the server shows it (newest request first wins). */
+  onSeen?(lease: Lease): void;
 }
 
 /**
@@ -55,6 +67,10 @@ export interface LeaseHolderOptions extends ShardLeaseDurations {
 export class LeaseHolder {
   readonly #o: LeaseHolderOptions;
   #elector: LeaderElector | undefined;
+  #tenureId: string | undefined;
+  /** Requests sent so far, and the latest whose answer was passed to `onSeen`. */
+  #sent = 0;
+  #seenUpTo = 0;
 
   constructor(options: LeaseHolderOptions) {
     this.#o = options;
@@ -65,15 +81,23 @@ export class LeaseHolder {
     return this.#elector?.isLeader() ?? false;
   }
 
+  /** The id of the tenure being acquired or held (with `tenureAnnotation`). */
+  tenureId(): string | undefined {
+    return this.#tenureId;
+  }
+
   /** Holds the Lease (again after each lapse) until `signal` aborts, then releases it. */
   async run(signal: AbortSignal): Promise<void> {
     const o = this.#o;
     while (!signal.aborted) {
+      // One elector holds the Lease for at most one tenure: a fresh id for each.
+      const tenureId = randomUUID();
+      this.#tenureId = tenureId;
       const elector = new LeaderElector({
         lock: new LeaseLock({
           namespace: o.namespace,
           name: o.name,
-          client: o.clientset,
+          client: this.#leases(tenureId),
           identity: o.identity,
           labels: o.labels,
         }),
@@ -93,6 +117,40 @@ export class LeaseHolder {
       await elector.run(signal);
     }
   }
+
+  // The Lease client of one tenure's elector: every write names the tenure, and every answer
+  // is shown to `onSeen` unless a request sent later was answered already (an abandoned
+  // request may be answered late, with what the Lease was before).
+  #leases(tenureId: string): LeaseClient {
+    const o = this.#o;
+    const leases = o.clientset.coordinationV1().leases(o.namespace);
+    const annotation = o.tenureAnnotation;
+    if (annotation === undefined && o.onSeen === undefined) return leases;
+    const named = (lease: Lease): Lease =>
+      annotation === undefined
+        ? lease
+        : {
+            ...lease,
+            metadata: {
+              ...lease.metadata,
+              annotations: { ...lease.metadata?.annotations, [annotation]: tenureId },
+            },
+          };
+    const seen = async (request: Promise<Lease>): Promise<Lease> => {
+      const order = ++this.#sent;
+      const lease = await request;
+      if (order > this.#seenUpTo) {
+        this.#seenUpTo = order;
+        o.onSeen?.(lease);
+      }
+      return lease;
+    };
+    return {
+      get: (name, options) => seen(leases.get(name, options)),
+      create: (lease, options) => seen(leases.create(named(lease), options)),
+      update: (lease, options) => seen(leases.update(named(lease), options)),
+    };
+  }
 }
 
 /**
@@ -108,6 +166,9 @@ export class ShardMembership {
   readonly #holder: LeaseHolder;
   #tenure: AbortController | undefined;
   #tenures = 0;
+  /** The takeover annotation on this member's own Lease, as its latest answer showed it. */
+  #ownRecord: string | undefined;
+  #recordsCleared = 0;
 
   constructor(options: ShardMembershipOptions) {
     this.#options = options;
@@ -121,6 +182,17 @@ export class ShardMembership {
       description: `shard ${options.ring}`,
       clock: options.clock ?? realClock,
       logger,
+      tenureAnnotation: tenureAnnotation(options.ring),
+      onSeen: (lease) => {
+        const record = lease.metadata?.annotations?.[takeoverAnnotation(options.ring)];
+        const cleared = this.#ownRecord !== undefined && record === undefined;
+        this.#ownRecord = record;
+        if (cleared) {
+          this.#recordsCleared++;
+          logger.info("The takeover record on this member's Lease was removed", fields);
+          options.onRecordCleared?.();
+        }
+      },
       onAcquired: (leading) => {
         this.#tenures++;
         const tenure = new AbortController();
@@ -166,6 +238,28 @@ export class ShardMembership {
   /** How many times the Lease was acquired so far: each tenure's number. */
   tenures(): number {
     return this.#tenures;
+  }
+
+  /** The id of the current tenure as the Lease names it on the server; undefined outside one. */
+  tenureId(): string | undefined {
+    return this.#tenure === undefined ? undefined : this.#holder.tenureId();
+  }
+
+  /**
+   * Whether this member's own Lease carries a takeover record: the sharder took its objects
+   * over from an earlier tenure and has not relabelled them all yet. Known from the answer to
+   * the write that acquired the tenure on, so never missed at the start of one.
+   */
+  hasTakeoverRecord(): boolean {
+    return this.#ownRecord !== undefined;
+  }
+
+  /**
+   * Counts tenures and the takeover records seen removed from this member's Lease: what the
+   * member confirmed from the server before a change of it may have been taken away since.
+   */
+  epoch(): string {
+    return `${this.#tenures}.${this.#recordsCleared}`;
   }
 
   /** Holds the Lease until `signal` aborts, acquiring it again after every lapse. */

@@ -5,7 +5,13 @@ import {
   type SharedIndexInformer,
 } from '@kubets/cache';
 import type { Clientset, coordinationv1 } from '@kubets/clientset';
-import { RING_LABEL } from './labels.js';
+import {
+  parseTakeoverRecord,
+  RING_LABEL,
+  type ShardTakeoverRecord,
+  takeoverAnnotation,
+  tenureAnnotation,
+} from './labels.js';
 import { HashRing } from './ring.js';
 
 type Lease = coordinationv1.Lease;
@@ -13,10 +19,27 @@ type Lease = coordinationv1.Lease;
 /** A member's Lease as this replica last saw it change. */
 interface Observation {
   holder: string;
+  /** The Lease's spec (holder, times, duration) and tenure: what changes with a renewal. */
+  renewal: string;
+  /** Of the latest version seen, renewed or not (a takeover record changes only metadata). */
   resourceVersion: string;
-  /** When this replica saw that version first, by its own clock. */
+  /** When this replica saw that renewal first, by its own clock. */
   observedAt: number;
   leaseDurationMs: number;
+  /** The tenure the Lease names (its tenure annotation). */
+  tenure: string | undefined;
+  /** The takeover annotation, as written. */
+  record: string | undefined;
+}
+
+/** A takeover record on a member's Lease, as a replica sees it. */
+export interface SeenTakeover {
+  /** The dead member whose Lease carries it. */
+  member: string;
+  /** The annotation as written. */
+  raw: string;
+  /** The record; undefined for an annotation that is none. */
+  record: ShardTakeoverRecord | undefined;
 }
 
 /** @internal Settings of a {@link RingView}. */
@@ -28,13 +51,17 @@ export interface RingViewOptions {
   virtualNodes?: number | undefined;
   /** Called with the new ring whenever its members change. */
   onChange?: ((ring: HashRing) => void) | undefined;
+  /** Called after every change of a Lease seen (a renewal, a takeover record written or removed). */
+  onLease?: (() => void) | undefined;
 }
 
 /**
  * @internal The live members of a ring as this replica sees them, from a watch of the
  * ring's Leases: a member is live while its Lease has a holder and was seen to change within
  * its `leaseDurationSeconds`, timed by this replica's clock from when it saw the change —
- * never by comparing the Lease's `renewTime` with the local clock.
+ * never by comparing the Lease's `renewTime` with the local clock. A member whose Lease
+ * carries a takeover record is on no ring until the record is removed: its objects belong to
+ * the record's view until then.
  */
 export class RingView {
   readonly #o: RingViewOptions;
@@ -107,8 +134,8 @@ export class RingView {
     for (const seen of this.#observed.values()) {
       const expiry = seen.observedAt + seen.leaseDurationMs;
       if (seen.holder !== '' && now < expiry) {
-        live.push(seen.holder);
         nextExpiry = Math.min(nextExpiry, expiry);
+        if (seen.record === undefined) live.push(seen.holder);
       }
     }
     this.#armExpiry(nextExpiry - now);
@@ -128,6 +155,59 @@ export class RingView {
     this.#expiry = this.#o.clock.setTimeout(() => this.refresh(), inMs);
   }
 
+  /** The tenure `member`'s Lease names, if it is live now. */
+  liveTenure(member: string): string | undefined {
+    const seen = this.#observationOf(member)?.[1];
+    if (seen === undefined || this.#o.clock.now() >= seen.observedAt + seen.leaseDurationMs) {
+      return undefined;
+    }
+    return seen.tenure;
+  }
+
+  /** The takeover record on `member`'s Lease, if any. */
+  takeoverOf(member: string): SeenTakeover | undefined {
+    const seen = this.#observationOf(member)?.[1];
+    if (seen?.record === undefined) return undefined;
+    return { member, raw: seen.record, record: parseTakeoverRecord(seen.record) };
+  }
+
+  /** Every takeover record on the ring's Leases. */
+  takeovers(): SeenTakeover[] {
+    const found: SeenTakeover[] = [];
+    for (const seen of this.#observed.values()) {
+      if (seen.record !== undefined && seen.holder !== '') {
+        found.push({
+          member: seen.holder,
+          raw: seen.record,
+          record: parseTakeoverRecord(seen.record),
+        });
+      }
+    }
+    return found;
+  }
+
+  /**
+   * `member`'s Lease if it is unchanged since this replica saw it a lease duration ago and
+   * names a tenure: what a takeover record may be written on, conditional on that version.
+   */
+  expiredLease(
+    member: string,
+  ):
+    | { name: string; resourceVersion: string; tenure: string; record: string | undefined }
+    | undefined {
+    const found = this.#observationOf(member);
+    if (found === undefined) return undefined;
+    const [name, seen] = found;
+    if (seen.tenure === undefined) return undefined;
+    if (this.#o.clock.now() < seen.observedAt + seen.leaseDurationMs) return undefined;
+    return {
+      name,
+      resourceVersion: seen.resourceVersion,
+      tenure: seen.tenure,
+      record: seen.record,
+    };
+  }
+
   /** Whether a Lease of the ring was ever seen held by `member`. */
   knows(member: string): boolean {
     return this.#observationOf(member) !== undefined;
@@ -145,7 +225,7 @@ export class RingView {
     const [name, seen] = found;
     const lease = await this.#read(name, signal);
     if (lease === undefined) return true;
-    if (lease.metadata?.resourceVersion !== seen.resourceVersion) {
+    if (this.#renewalOf(lease) !== seen.renewal) {
       this.#observe(lease);
       return lease.spec?.holderIdentity !== member;
     }
@@ -179,16 +259,37 @@ export class RingView {
     return undefined;
   }
 
+  #renewalOf(lease: Lease): string {
+    const spec = lease.spec ?? {};
+    return JSON.stringify([
+      spec.holderIdentity ?? '',
+      spec.renewTime ?? null,
+      spec.acquireTime ?? null,
+      spec.leaseTransitions ?? 0,
+      spec.leaseDurationSeconds ?? 0,
+      lease.metadata?.annotations?.[tenureAnnotation(this.#o.ring)] ?? null,
+    ]);
+  }
+
+  // Only a renewal restarts the expiry clock: a takeover record written on an expired Lease,
+  // or removed from it, changes its metadata, not whether its holder is alive.
   #observe(lease: Lease): void {
     const name = lease.metadata?.name ?? '';
     const resourceVersion = lease.metadata?.resourceVersion ?? '';
-    if (this.#observed.get(name)?.resourceVersion === resourceVersion) return;
+    const earlier = this.#observed.get(name);
+    if (earlier?.resourceVersion === resourceVersion) return;
+    const renewal = this.#renewalOf(lease);
+    const annotations = lease.metadata?.annotations;
     this.#observed.set(name, {
       holder: lease.spec?.holderIdentity ?? '',
+      renewal,
       resourceVersion,
-      observedAt: this.#o.clock.now(),
+      observedAt: earlier?.renewal === renewal ? earlier.observedAt : this.#o.clock.now(),
       leaseDurationMs: (lease.spec?.leaseDurationSeconds ?? 0) * 1000,
+      tenure: annotations?.[tenureAnnotation(this.#o.ring)],
+      record: annotations?.[takeoverAnnotation(this.#o.ring)],
     });
     this.refresh();
+    this.#o.onLease?.();
   }
 }

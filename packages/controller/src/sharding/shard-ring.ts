@@ -6,16 +6,24 @@ import {
   type Logger,
   realClock,
 } from '@kubets/apimachinery';
-import { isDeletedFinalStateUnknown, type ResourceEventHandler } from '@kubets/cache';
+import {
+  isDeletedFinalStateUnknown,
+  newFilteredListWatchFromClient,
+  newSharedIndexInformer,
+  type ResourceEventHandler,
+  type SharedIndexInformer,
+} from '@kubets/cache';
 import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
 import { DEFAULT_RETRY_PERIOD_MS } from '@kubets/leaderelection';
 import { PatchType } from '@kubets/rest';
 import type * as PromClient from 'prom-client';
 import type { ByObject, CacheOptions } from '../cache-options.js';
+import type { EventSource } from '../channel-source.js';
 import { type Manager, managerUsesLeaderElection } from '../manager.js';
+import type { GenericEvent } from '../predicates.js';
 import { loadPromClient } from '../prom-client.js';
 import type { ReconcileFunc, Reconciler, Result } from '../reconciler.js';
-import { requestKey } from '../request.js';
+import { type ReconcileRequest, requestKey } from '../request.js';
 import { webhookFor } from '../webhooks.js';
 import {
   checkShardName,
@@ -24,10 +32,12 @@ import {
   drainLabel,
   ringKeyOf,
   type ShardKey,
+  type ShardTakeoverRecord,
   shardLabel,
 } from './labels.js';
 import { type ShardLeaseDurations, ShardMembership } from './membership.js';
 import { ShardMetrics, type ShardStats } from './metrics.js';
+import { HashRing } from './ring.js';
 import { RingView } from './ring-view.js';
 import { type AnyDescriptor, type ShardedResourceEntry, Sharder } from './sharder.js';
 
@@ -84,8 +94,37 @@ export interface ShardRingOptions extends ShardLeaseDurations {
 interface Resolved {
   readonly mgr: Manager;
   readonly membership: ShardMembership;
+  readonly view: RingView;
   readonly clock: Clock;
   readonly logger: Logger;
+}
+
+/**
+ * The takeover a reconcile runs under: the objects of a dead member, still labelled with its
+ * name, that the sharder's record gave to this member (see `docs/sharding.md`).
+ */
+export interface ShardTakeover {
+  /** The dead member whose objects were taken over. */
+  readonly member: string;
+  /** The record: the dead member's tenure that ended and the view it was taken over with. */
+  readonly record: ShardTakeoverRecord;
+  /** This member's tenure, the one the record's view names for it. */
+  readonly tenure: string;
+}
+
+/** A takeover record this member acts on in its current tenure. */
+interface ActiveTakeover extends ShardTakeover {
+  readonly raw: string;
+  readonly epoch: string;
+  readonly ring: HashRing;
+  /**
+   * Keys whose drain this member acknowledged since the takeover began: never taken over
+   * again under it (its informer may lag behind the move that followed).
+   */
+  readonly released: Set<string>;
+  /** The dead member's objects by sharded resource (only those a controller watches). */
+  readonly informers: (SharedIndexInformer<HasObjectMeta> | undefined)[];
+  readonly stop: AbortController;
 }
 
 /**
@@ -116,7 +155,13 @@ export class ShardRing {
   readonly #inFlight = new Set<string>();
   readonly #confirmed = new Set<string>();
   readonly #acking = new Set<string>();
-  #confirmedTenure = -1;
+  /** Who listens for the takeover events of each sharded resource. */
+  readonly #takeoverListeners: Set<(event: GenericEvent<HasObjectMeta>) => void>[];
+  readonly #takeovers = new Map<string, ActiveTakeover>();
+  /** The takeover each reconcile in flight under a record runs under. */
+  readonly #takenInFlight = new Map<string, ShardTakeover>();
+  #running: AbortSignal | undefined;
+  #confirmedTenure = '';
   #idle: (() => void)[] = [];
   #stopping = false;
   #resolved: Resolved | undefined;
@@ -166,6 +211,7 @@ export class ShardRing {
     this.#options = options;
     this.#shard = shardLabel(this.name);
     this.#drain = drainLabel(this.name);
+    this.#takeoverListeners = this.#resources.map(() => new Set());
   }
 
   /** The label naming an object's member, `shard.sharding.kubets.io/<ring>`. */
@@ -236,11 +282,34 @@ export class ShardRing {
       clientset: mgr.clientset,
       clock,
       logger,
-      onAcquired: () => void this.#confirmTenure(),
+      onAcquired: (tenure) => {
+        void this.#confirmTenure();
+        this.#syncTakeovers();
+        tenure.addEventListener('abort', () => this.#syncTakeovers(), { once: true });
+      },
+      onRecordCleared: () => void this.#confirmTenure(),
       beforeRelease: () => this.#stop(),
     });
-    this.#resolved = { mgr, membership, clock, logger };
+    // Every replica watches the ring's Leases: for the takeover records naming it, and for the
+    // live members (the assignOnCreate webhook).
+    const view = new RingView({
+      ring: this.name,
+      namespace: o.namespace,
+      clientset: mgr.clientset,
+      clock,
+      virtualNodes: o.virtualNodes,
+      onLease: () => this.#syncTakeovers(),
+    });
+    this.#resolved = { mgr, membership, view, clock, logger };
     mgr.add({ name: `shard-member-${this.name}`, run: (signal) => membership.run(signal) });
+    mgr.add({
+      name: `shard-view-${this.name}`,
+      run: async (signal) => {
+        this.#running = signal;
+        signal.addEventListener('abort', () => this.#syncTakeovers(), { once: true });
+        await view.run(signal);
+      },
+    });
     if (o.runSharder ?? true) {
       const sharder = new Sharder({
         ...durations,
@@ -258,7 +327,7 @@ export class ShardRing {
       this.#sharder = sharder;
       mgr.add({ name: `sharder-${this.name}`, run: (signal) => sharder.run(signal) });
     }
-    if (o.assignOnCreate) this.#assignOnCreate(mgr, clock);
+    if (o.assignOnCreate) this.#assignOnCreate(mgr, view);
     mgr.addReadyzCheck(`shard-${this.name}`, () => {
       if (!membership.isMember()) {
         throw new Error(
@@ -291,16 +360,7 @@ export class ShardRing {
   // A mutating webhook per sharded resource placing each new object on the ring as this
   // replica sees it. A view that differs from the sharder's costs a move, never an overlap:
   // nobody reconciles a new object before it is labelled, and a wrong label is drained.
-  #assignOnCreate(mgr: Manager, clock: Clock): void {
-    const o = this.#options;
-    const view = new RingView({
-      ring: this.name,
-      namespace: o.namespace,
-      clientset: mgr.clientset,
-      clock,
-      virtualNodes: o.virtualNodes,
-    });
-    mgr.add({ name: `shard-view-${this.name}`, run: (signal) => view.run(signal) });
+  #assignOnCreate(mgr: Manager, view: RingView): void {
     for (const entry of this.#resources) {
       const { group, version, resource } = entry.resource;
       webhookFor<HasObjectMeta>(mgr, entry.resource)
@@ -355,6 +415,55 @@ export class ShardRing {
   }
 
   /**
+   * The takeover events of a sharded resource, for the controller that reconciles it:
+   * `controller(mgr).for(widgets).watchesSource(ring.takeovers(widgets), enqueueRequestForObject)`.
+   * When a member dies, the sharder writes one takeover record naming the live members and
+   * their tenures; while it names this member's current tenure, the dead member's objects
+   * that the record's ring places here come through this source (before the sharder has
+   * relabelled them) and {@link ShardRing.reconciler} reconciles them. Without it they are
+   * reconciled once relabelled, one write each later.
+   *
+   * @throws {TypeError} for a resource not named in the ring's `resources`.
+   */
+  takeovers<T extends ObjectWithMeta>(resource: ResourceDescriptor<T, unknown>): EventSource<T> {
+    const index = this.#indexOf(resource);
+    const listeners = this.#takeoverListeners[index] as Set<
+      (event: GenericEvent<HasObjectMeta>) => void
+    >;
+    return {
+      subscribe: (listener) => {
+        const l = listener as (event: GenericEvent<HasObjectMeta>) => void;
+        listeners.add(l);
+        this.#syncTakeovers();
+        return () => {
+          listeners.delete(l);
+        };
+      },
+    };
+  }
+
+  /**
+   * The takeover record under which this member's reconcile of `request` in flight runs, or
+   * undefined for a reconcile of an object assigned to it by its labels (or none in flight).
+   */
+  takeoverOf(
+    resource: ResourceDescriptor<ObjectWithMeta, unknown>,
+    request: ReconcileRequest,
+  ): ShardTakeover | undefined {
+    return this.#takenInFlight.get(`${this.#indexOf(resource)}\u0000${requestKey(request)}`);
+  }
+
+  #indexOf(resource: ResourceDescriptor<ObjectWithMeta, unknown>): number {
+    const index = this.#resources.findIndex((r) => sameResource(r.resource, resource));
+    if (index < 0) {
+      throw new TypeError(
+        `ShardRing ${this.name} does not shard ${resource?.resource}: add it to resources`,
+      );
+    }
+    return index;
+  }
+
+  /**
    * Wraps the reconciler of a controller whose primary resource is sharded: a request is
    * reconciled only while this replica is a member, the object is assigned to it (its shard
    * label and the sharder's annotation both name this member) and not draining, and (once
@@ -370,12 +479,7 @@ export class ShardRing {
     resource: ResourceDescriptor<T, unknown>,
     inner: Reconciler<T>,
   ): ReconcileFunc<T> {
-    const index = this.#resources.findIndex((r) => sameResource(r.resource, resource));
-    if (index < 0) {
-      throw new TypeError(
-        `ShardRing ${this.name} does not shard ${resource?.resource}: add it to resources`,
-      );
-    }
+    const index = this.#indexOf(resource as ResourceDescriptor<ObjectWithMeta, unknown>);
     const reconcile = typeof inner === 'function' ? inner : inner.reconcile.bind(inner);
     const retryLater = (): Result => ({
       requeueAfterMs: this.#options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
@@ -389,10 +493,20 @@ export class ShardRing {
       const tenure = membership.tenure();
       if (this.#stopping) return undefined;
       if (!membership.isMember() || tenure === undefined) return retryLater();
-      if (!this.#isMine(ctx.cached())) return undefined;
+      // The sharder took this member's objects over from an earlier tenure and is still
+      // relabelling them: nothing labelled here can be trusted to be its own yet.
+      if (membership.hasTakeoverRecord()) return retryLater();
       const key = `${index}\u0000${requestKey(request)}`;
-      this.#startTenure(membership.tenures());
-      if (!this.#confirmed.has(key)) {
+      this.#startTenure(membership.epoch());
+      const cached = ctx.cached();
+      let taken: ActiveTakeover | undefined;
+      if (!this.#isMine(cached)) {
+        // A dead member's object that a takeover record gave to this member: known only to
+        // the takeover's informer, which listed it after the record was written.
+        if (cached !== undefined) return undefined;
+        taken = this.#takenOver(index, key);
+        if (taken === undefined) return undefined;
+      } else if (!this.#confirmed.has(key)) {
         let live: HasObjectMeta;
         try {
           live = await this.#client(index, request.namespace).get(request.name, {
@@ -406,19 +520,147 @@ export class ShardRing {
         if (!this.#isMine(live)) return undefined;
         this.#confirmed.add(key);
       }
-      // A drain may have arrived while the assignment was read.
-      if (!this.#isMine(ctx.cached()) || this.#stopping) return undefined;
+      // A drain (or a relabel) may have arrived while the assignment was read.
+      if (this.#stopping) return undefined;
+      if (
+        taken === undefined ? !this.#isMine(ctx.cached()) : this.#takenOver(index, key) !== taken
+      ) {
+        return undefined;
+      }
       this.#inFlight.add(key);
+      if (taken !== undefined) {
+        this.#takenInFlight.set(key, {
+          member: taken.member,
+          record: taken.record,
+          tenure: taken.tenure,
+        });
+      }
+      const store = taken?.informers[index]?.getStore();
+      const objectKey = requestKey(request);
       try {
         return (await reconcile(request, {
           ...ctx,
+          // The dead member's object is in the takeover's cache until it is relabelled here.
+          cached: () => ctx.cached() ?? (store?.getByKey(objectKey) as T | undefined),
           signal: AbortSignal.any([ctx.signal, tenure]),
         })) as Result | undefined;
       } finally {
         this.#inFlight.delete(key);
+        this.#takenInFlight.delete(key);
         this.#afterReconcile(index, key);
       }
     };
+  }
+
+  /**
+   * The takeover under which this member may reconcile the object `key` now: a record in
+   * force names this member's current tenure; the takeover's informer shows the object with
+   * the dead member in both its label and the sharder's annotation, not draining; and the
+   * record's ring places its key here. Never an object whose drain this member acknowledged
+   * since the takeover began (its takeover informer may lag behind the move that followed).
+   */
+  #takenOver(index: number, key: string): ActiveTakeover | undefined {
+    const { membership, view } = this.#resolved as Resolved;
+    const tenureId = membership.tenureId();
+    const entry = this.#resources[index] as ShardedResourceEntry;
+    for (const t of this.#takeovers.values()) {
+      if (t.tenure !== tenureId || t.epoch !== membership.epoch()) continue;
+      if (t.released.has(key)) continue;
+      if (view.takeoverOf(t.member)?.raw !== t.raw) continue;
+      const obj = t.informers[index]?.getStore().getByKey(key.slice(key.indexOf('\u0000') + 1));
+      const md = obj?.metadata;
+      if (md?.labels?.[this.#shard] !== t.member || md.annotations?.[this.#shard] !== t.member) {
+        continue;
+      }
+      if (md.labels[this.#drain] !== undefined) continue;
+      if (t.ring.memberFor(ringKeyOf(obj as HasObjectMeta, entry.key)) !== this.identity) continue;
+      return t;
+    }
+    return undefined;
+  }
+
+  /**
+   * Starts an informer of a dead member's objects for each takeover record that names this
+   * member's current tenure (and a controller listens for), and stops those whose record was
+   * removed or whose tenure ended.
+   */
+  #syncTakeovers(): void {
+    const resolved = this.#resolved;
+    if (resolved === undefined) return;
+    const { membership, view, mgr } = resolved;
+    const running = this.#running;
+    const current = membership.tenure();
+    const tenureId = current === undefined || current.aborted ? undefined : membership.tenureId();
+    const epoch = membership.epoch();
+    const wanted = new Map<string, { raw: string; record: ShardTakeoverRecord }>();
+    if (running !== undefined && !running.aborted && tenureId !== undefined && !this.#stopping) {
+      for (const t of view.takeovers()) {
+        if (
+          t.record !== undefined &&
+          t.member !== this.identity &&
+          t.record.view[this.identity] === tenureId
+        ) {
+          wanted.set(t.member, { raw: t.raw, record: t.record });
+        }
+      }
+    }
+    for (const [member, t] of this.#takeovers) {
+      const still = wanted.get(member);
+      if (still?.raw === t.raw && t.tenure === tenureId && t.epoch === epoch) continue;
+      t.stop.abort();
+      this.#takeovers.delete(member);
+    }
+    if (running === undefined || tenureId === undefined) return;
+    for (const [member, { raw, record }] of wanted) {
+      if (this.#takeovers.has(member)) continue;
+      const stop = new AbortController();
+      const signal = AbortSignal.any([running, stop.signal]);
+      const informers = this.#resources.map((entry, index) => {
+        const listeners = this.#takeoverListeners[index] as Set<
+          (event: GenericEvent<HasObjectMeta>) => void
+        >;
+        if (listeners.size === 0) return undefined;
+        const { group, version, resource, kind } = entry.resource;
+        const informer = newSharedIndexInformer<HasObjectMeta>(
+          newFilteredListWatchFromClient<HasObjectMeta>(
+            mgr.clientset.restClientFor({ group, version }),
+            resource,
+            entry.resource.namespaced ? entry.namespace : '',
+            (list) => {
+              list.labelSelector = `${this.#shard}=${member}`;
+            },
+          ),
+          { apiVersion: group ? `${group}/${version}` : version, kind },
+        );
+        const emit = (obj: HasObjectMeta): void => {
+          const md = obj.metadata ?? {};
+          const key = `${index}\u0000${md.namespace ? `${md.namespace}/${md.name}` : md.name}`;
+          if (this.#takenOver(index, key) === undefined) return;
+          for (const listener of listeners) listener({ object: obj });
+        };
+        informer.addEventHandler({ onAdd: emit, onUpdate: (_, obj) => emit(obj) });
+        informer.run(signal).catch((error: unknown) => {
+          resolved.logger.error('The informer of a takeover failed', { ring: this.name, error });
+        });
+        return informer;
+      });
+      const active: ActiveTakeover = {
+        member,
+        record,
+        raw,
+        tenure: tenureId,
+        epoch,
+        ring: new HashRing(Object.keys(record.view), { virtualNodes: this.#options.virtualNodes }),
+        released: new Set(),
+        informers,
+        stop,
+      };
+      this.#takeovers.set(member, active);
+      resolved.logger.info('Reconciling the objects of a departed member under a takeover record', {
+        ring: this.name,
+        member,
+      });
+    }
   }
 
   /** Assigned to this member by the sharder (label and record agree) and not draining. */
@@ -449,16 +691,17 @@ export class ShardRing {
   }
 
   // Confirmations hold for one tenure: after a lapse the sharder may have moved anything.
-  #startTenure(tenure: number): void {
-    if (this.#confirmedTenure === tenure) return;
-    this.#confirmedTenure = tenure;
+  // So do they until a takeover record on this member's own Lease is removed.
+  #startTenure(epoch: string): void {
+    if (this.#confirmedTenure === epoch) return;
+    this.#confirmedTenure = epoch;
     this.#confirmed.clear();
   }
 
   /** At the start of a tenure, one list per resource confirms what is this member's. */
   async #confirmTenure(): Promise<void> {
     const { membership, logger } = this.#resolved as Resolved;
-    const tenure = membership.tenures();
+    const tenure = membership.epoch();
     this.#startTenure(tenure);
     await Promise.all(
       this.#resources.map(async ({ resource, namespace }, index) => {
@@ -468,7 +711,7 @@ export class ShardRing {
             .list({ labelSelector: `${this.#shard}=${this.identity}` })) as {
             items?: ObjectWithMeta[];
           };
-          if (membership.tenures() !== tenure) return;
+          if (membership.epoch() !== tenure) return;
           for (const obj of list.items ?? []) {
             if (!this.#isMine(obj)) continue;
             const md = obj.metadata ?? {};
@@ -535,6 +778,7 @@ export class ShardRing {
   async #acknowledge(index: number, key: string, obj: HasObjectMeta): Promise<void> {
     if (this.#acking.has(key)) return;
     this.#acking.add(key);
+    for (const t of this.#takeovers.values()) t.released.add(key);
     const md = obj.metadata ?? {};
     try {
       await this.#client(index, md.namespace ?? '').patch(md.name ?? '', PatchType.MergePatch, {
@@ -564,6 +808,7 @@ export class ShardRing {
   /** On shutdown: no new reconcile starts, and the Lease is released once none runs. */
   #stop(): Promise<void> {
     this.#stopping = true;
+    this.#syncTakeovers();
     if (this.#inFlight.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.#idle.push(resolve));
   }

@@ -2,6 +2,7 @@ import {
   type Clock,
   type HasObjectMeta,
   isConflict,
+  isNotFound,
   type Logger,
   type PartialObjectMetadata,
   realClock,
@@ -14,7 +15,12 @@ import {
   type SharedIndexInformer,
   waitForCacheSync,
 } from '@kubets/cache';
-import type { Clientset, ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
+import type {
+  Clientset,
+  coordinationv1,
+  ObjectWithMeta,
+  ResourceDescriptor,
+} from '@kubets/clientset';
 import {
   DEFAULT_LEASE_DURATION_MS,
   DEFAULT_RENEW_DEADLINE_MS,
@@ -26,13 +32,17 @@ import {
   DRAIN_ACKNOWLEDGED,
   DRAIN_REQUESTED,
   drainLabel,
+  parseTakeoverRecord,
   ringKeyOf,
   type ShardKey,
+  type ShardTakeoverRecord,
   shardLabel,
+  takeoverAnnotation,
 } from './labels.js';
 import { LeaseHolder, type ShardLeaseDurations } from './membership.js';
 import type { ShardMetrics } from './metrics.js';
-import { RingView } from './ring-view.js';
+import { HashRing } from './ring.js';
+import { RingView, type SeenTakeover } from './ring-view.js';
 
 /** @internal A descriptor any resource's fits, for calls that need no item type. */
 export type AnyDescriptor = ResourceDescriptor<ObjectWithMeta, { items?: ObjectWithMeta[] }>;
@@ -129,6 +139,20 @@ class Assignment {
   readonly #view: RingView;
   readonly #objects: SharedIndexInformer<PartialObjectMetadata>[] = [];
   readonly #queue: RateLimitingQueue<string>;
+  readonly #takeover: string;
+  /** Takeover records this sharder wrote, until it removed them (its watch may lag). */
+  readonly #written = new Map<string, SeenTakeover>();
+  /** Writes of a takeover record in flight, by dead member, shared by its objects. */
+  readonly #recording = new Map<string, Promise<SeenTakeover>>();
+  /** Members whose record is being checked for removal, and those to check once more after. */
+  readonly #checking = new Set<string>();
+  readonly #recheck = new Set<string>();
+  /**
+   * `member\0tenure` of the takeovers this sharder finished (record removed): a late event
+   * still showing such an object with the member starts no second one.
+   */
+  readonly #finished = new Set<string>();
+  #signal: AbortSignal | undefined;
 
   constructor(options: SharderOptions) {
     this.#o = options;
@@ -136,6 +160,7 @@ class Assignment {
     this.#logger = options.logger ?? silentLogger;
     this.#shard = shardLabel(options.ring);
     this.#drain = drainLabel(options.ring);
+    this.#takeover = takeoverAnnotation(options.ring);
     this.#view = new RingView({
       ring: options.ring,
       namespace: options.namespace,
@@ -148,6 +173,9 @@ class Assignment {
         this.#logger.info('Shard ring changed', { ring: this.#o.ring, members: ring.members() });
         this.#enqueueAll();
       },
+      onLease: () => {
+        for (const { member } of this.#view.takeovers()) this.#checkRecord(member);
+      },
     });
     this.#queue = new RateLimitingQueue<string>({
       clock: this.#clock,
@@ -157,6 +185,7 @@ class Assignment {
 
   async run(signal: AbortSignal): Promise<void> {
     const o = this.#o;
+    this.#signal = signal;
     this.#logger.info('Leading the shard ring: assigning objects', { ring: o.ring });
     o.resources.forEach((entry, index) => {
       const gv = { group: entry.resource.group, version: entry.resource.version };
@@ -172,12 +201,25 @@ class Assignment {
       );
       const enqueue = (obj: PartialObjectMetadata): void =>
         this.#queue.add(`${index}${separator}${objectKey(obj)}`);
+      // An object leaving a member under a takeover record may be the last one it waited for.
+      const left = (obj: PartialObjectMetadata | undefined): void => {
+        const member = obj?.metadata?.labels?.[this.#shard];
+        if (member !== undefined && this.#takeoverFor(member) !== undefined) {
+          this.#checkRecord(member);
+        }
+      };
       informer.addEventHandler({
         onAdd: enqueue,
-        onUpdate: (_, obj) => enqueue(obj),
+        onUpdate: (old, obj) => {
+          enqueue(obj);
+          if (old.metadata?.labels?.[this.#shard] !== obj.metadata?.labels?.[this.#shard]) {
+            left(old);
+          }
+        },
         onDelete: (obj) => {
           const last = isDeletedFinalStateUnknown(obj) ? obj.obj : obj;
           if (last) this.#lastOwner.delete(`${index}${separator}${objectKey(last)}`);
+          left(last);
         },
       });
       this.#objects.push(informer);
@@ -195,6 +237,8 @@ class Assignment {
       this.#view.refresh();
       this.#o.metrics.ringMembers = this.#view.ring().members().length;
       this.#enqueueAll();
+      // A record left by an earlier sharder whose objects were all relabelled already.
+      for (const { member } of this.#view.takeovers()) this.#checkRecord(member);
       await Promise.all(
         Array.from({ length: o.workers ?? DEFAULT_SHARDER_WORKERS }, () => this.#worker(signal)),
       );
@@ -288,7 +332,10 @@ class Assignment {
         });
         return;
       }
-      if (!live.has(holder) && !(await this.#gone(holder, signal))) return;
+      if (!live.has(holder)) {
+        await this.#moveFromDeparted(entry, obj, queueKey, holder, desired, signal);
+        return;
+      }
       await this.#move(entry, obj, queueKey, desired, signal);
       return;
     }
@@ -307,8 +354,214 @@ class Assignment {
       await this.#move(entry, obj, queueKey, desired, signal);
       return;
     }
-    if (!(await this.#gone(holder, signal))) return;
-    await this.#move(entry, obj, queueKey, desired, signal);
+    await this.#moveFromDeparted(entry, obj, queueKey, holder, desired, signal);
+  }
+
+  /**
+   * Moves an object away from `holder`, which is on no ring now (its Lease expired, was
+   * released, or carries a takeover record). A Lease that expired and names a tenure gets a
+   * takeover record first — one write for all of the member's objects, conditional on the
+   * version seen to expire — and the object goes where the record's view places it, where a
+   * survivor may already be reconciling it. Without a record (a Lease released, or naming no
+   * tenure) the ordinary move: once a read confirms the Lease expired, to `desired`.
+   */
+  async #moveFromDeparted(
+    entry: ShardedResourceEntry,
+    obj: PartialObjectMetadata,
+    queueKey: string,
+    holder: string,
+    desired: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    let takeover = this.#takeoverFor(holder);
+    const expired = this.#view.expiredLease(holder);
+    if (
+      takeover === undefined &&
+      expired !== undefined &&
+      !this.#finished.has(`${holder}${separator}${expired.tenure}`)
+    ) {
+      takeover = await this.#recordTakeover(holder, signal);
+    }
+    if (takeover === undefined) {
+      if (!(await this.#gone(holder, signal))) return;
+      await this.#move(entry, obj, queueKey, desired, signal);
+      return;
+    }
+    const record = takeover.record;
+    if (record === undefined) {
+      // Not a record (someone else's annotation): nobody acts on it; remove it, then move.
+      await this.#removeRecord(holder, takeover.raw, signal);
+      if (!(await this.#gone(holder, signal))) return;
+      await this.#move(entry, obj, queueKey, desired, signal);
+      return;
+    }
+    const owner = new HashRing(Object.keys(record.view), {
+      virtualNodes: this.#o.virtualNodes,
+    }).memberFor(ringKeyOf(obj as HasObjectMeta, entry.key));
+    if (owner !== undefined && !this.#view.ring().members().includes(owner)) {
+      // The record's owner of the object is on no ring any more: it may have been
+      // reconciling the object under the record, so it must be gone before anyone else gets it.
+      const ownerTakeover = this.#takeoverFor(owner);
+      if (ownerTakeover?.record === undefined && !(await this.#gone(owner, signal))) return;
+      await this.#move(entry, obj, queueKey, desired, signal);
+      return;
+    }
+    await this.#move(entry, obj, queueKey, owner ?? desired, signal);
+  }
+
+  #takeoverFor(member: string): SeenTakeover | undefined {
+    return this.#view.takeoverOf(member) ?? this.#written.get(member);
+  }
+
+  /**
+   * Writes the takeover record on `member`'s expired Lease: its tenure that ended and the
+   * view of the ring now, each live member with its tenure. Conditional on the version this
+   * replica saw expire (a Conflict means the member renewed, or another sharder wrote): the
+   * write itself confirms the expiry on the server, as a read would.
+   */
+  #recordTakeover(member: string, signal: AbortSignal): Promise<SeenTakeover> {
+    let pending = this.#recording.get(member);
+    if (pending === undefined) {
+      pending = this.#writeRecord(member, signal).finally(() => this.#recording.delete(member));
+      this.#recording.set(member, pending);
+    }
+    return pending;
+  }
+
+  async #writeRecord(member: string, signal: AbortSignal): Promise<SeenTakeover> {
+    const lease = this.#view.expiredLease(member);
+    if (lease === undefined || lease.record !== undefined) {
+      throw new Error(`shard ring ${this.#o.ring}: the Lease of ${member} changed; look again`);
+    }
+    const view: Record<string, string> = {};
+    for (const m of this.#view.ring().members()) {
+      const tenure = this.#view.liveTenure(m);
+      if (tenure !== undefined) view[m] = tenure;
+    }
+    const record: ShardTakeoverRecord = { tenure: lease.tenure, view };
+    const raw = JSON.stringify(record);
+    await this.#o.clientset
+      .coordinationV1()
+      .leases(this.#o.namespace)
+      .patch(
+        lease.name,
+        PatchType.MergePatch,
+        {
+          metadata: {
+            resourceVersion: lease.resourceVersion,
+            annotations: { [this.#takeover]: raw },
+          },
+        },
+        { signal },
+      );
+    const seen = { member, raw, record };
+    this.#written.set(member, seen);
+    this.#confirmedGone.add(member);
+    this.#logger.info(
+      'Wrote a takeover record: the survivors reconcile the objects of a departed member',
+      {
+        ring: this.#o.ring,
+        member,
+        view: Object.keys(view),
+      },
+    );
+    return seen;
+  }
+
+  /** Removes `member`'s takeover record once no object on the server is labelled with it. */
+  #checkRecord(member: string): void {
+    if (this.#signal === undefined || this.#signal.aborted) return;
+    if (this.#checking.has(member)) {
+      this.#recheck.add(member);
+      return;
+    }
+    if (!this.#objects.every((i) => i.hasSynced())) return;
+    const labelled = (informer: SharedIndexInformer<PartialObjectMetadata>): boolean =>
+      informer
+        .getStore()
+        .list()
+        .some((obj) => obj.metadata?.labels?.[this.#shard] === member);
+    if (this.#objects.some(labelled)) return;
+    const signal = this.#signal;
+    this.#checking.add(member);
+    void this.#removeIfDone(member, signal)
+      .catch((error: unknown) => {
+        if (signal.aborted) return;
+        if (!isConflict(error)) {
+          this.#logger.error('Removing a takeover record failed; retrying', {
+            ring: this.#o.ring,
+            member,
+            error,
+          });
+        }
+        this.#clock.setTimeout(
+          () => this.#checkRecord(member),
+          this.#o.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
+        );
+      })
+      .finally(() => {
+        this.#checking.delete(member);
+        if (this.#recheck.delete(member)) this.#checkRecord(member);
+      });
+  }
+
+  async #removeIfDone(member: string, signal: AbortSignal): Promise<void> {
+    const takeover = this.#takeoverFor(member);
+    if (takeover === undefined) return;
+    // The server's word, not this replica's watch: survivors act on what is labelled there.
+    for (const [index, entry] of this.#o.resources.entries()) {
+      const list = await this.#o.clientset
+        .resource(
+          entry.resource,
+          entry.resource.namespaced ? entry.namespace || undefined : undefined,
+        )
+        .list({ labelSelector: `${this.#shard}=${member}`, signal });
+      const left = list.items ?? [];
+      if (left.length > 0) {
+        for (const obj of left) this.#queue.add(`${index}${separator}${objectKey(obj)}`);
+        return;
+      }
+    }
+    await this.#removeRecord(member, takeover.raw, signal);
+  }
+
+  /**
+   * Removes the takeover annotation `raw` from `member`'s Lease, conditional on the version
+   * read showing exactly it (a late removal never takes away a newer record).
+   */
+  async #removeRecord(member: string, raw: string, signal: AbortSignal): Promise<void> {
+    const leases = this.#o.clientset.coordinationV1().leases(this.#o.namespace);
+    const name = `${this.#o.ring}-${member}`;
+    let lease: coordinationv1.Lease;
+    try {
+      lease = await leases.get(name, { signal });
+    } catch (error) {
+      if (isNotFound(error)) {
+        this.#written.delete(member);
+        return;
+      }
+      throw error;
+    }
+    if (lease.metadata?.annotations?.[this.#takeover] === raw) {
+      const tenure = parseTakeoverRecord(raw)?.tenure;
+      if (tenure !== undefined) this.#finished.add(`${member}${separator}${tenure}`);
+      await leases.patch(
+        name,
+        PatchType.MergePatch,
+        {
+          metadata: {
+            resourceVersion: lease.metadata?.resourceVersion,
+            annotations: { [this.#takeover]: null },
+          },
+        },
+        { signal },
+      );
+      this.#logger.info('Removed a takeover record: every object it took over was relabelled', {
+        ring: this.#o.ring,
+        member,
+      });
+    }
+    if (this.#written.get(member)?.raw === raw) this.#written.delete(member);
   }
 
   /**
@@ -375,7 +628,7 @@ class Assignment {
   }
 }
 
-function objectKey(obj: PartialObjectMetadata): string {
+function objectKey(obj: HasObjectMeta): string {
   const md = obj.metadata ?? {};
   return md.namespace ? `${md.namespace}/${md.name}` : (md.name ?? '');
 }

@@ -6,10 +6,13 @@ import { useSharedApiServer } from '../../test/server.js';
 import { shardedManager } from '../../test/sharded-manager.js';
 import {
   controller,
+  enqueueRequestForObject,
   HashRing,
   type Manager,
   type ShardRing,
   type ShardRingOptions,
+  type ShardTakeover,
+  takeoverAnnotation,
 } from '../index.js';
 
 const shared = useSharedApiServer();
@@ -24,8 +27,37 @@ class Audit {
   readonly inside = new Map<string, string>();
   readonly reconciled = new Map<string, string[]>();
   readonly overlaps: string[] = [];
-  /** Reconciles of an object the server did not assign to the reconciling member. */
+  /**
+   * Reconciles of an object the server did not assign to the reconciling member, but for
+   * one under a takeover record of the object's member that names the reconciling member's
+   * tenure and places the object on it.
+   */
   readonly misplaced: string[] = [];
+  /** Reconciles under a takeover record: `key: member under the record of <dead member>`. */
+  readonly takenOver: string[] = [];
+
+  /** Checks what the server assigned at a reconcile's start against who reconciles. */
+  assigned(
+    key: string,
+    member: string,
+    assigned: string | undefined,
+    t: ShardTakeover | undefined,
+  ): void {
+    if (assigned === member) return;
+    const owner = t && new HashRing(Object.keys(t.record.view)).memberFor(key);
+    if (
+      t !== undefined &&
+      t.member === assigned &&
+      owner === member &&
+      t.record.view[member] === t.tenure
+    ) {
+      this.takenOver.push(`${key}: ${member} under the record of ${assigned}`);
+      return;
+    }
+    this.misplaced.push(
+      `${key}: ${member}, assigned ${assigned}${t ? ` (takeover ${JSON.stringify(t)})` : ''}`,
+    );
+  }
 
   start(key: string, member: string): void {
     const other = this.inside.get(key);
@@ -89,15 +121,16 @@ function world(namespace: string, clock: FakeClock = new FakeClock()) {
     );
     controller(mgr)
       .for(configMaps)
+      .watchesSource(ring.takeovers(configMaps), enqueueRequestForObject)
       .complete(
         ring.reconciler(configMaps, async (req, ctx) => {
           const key = `${req.namespace}/${req.name}`;
           audit.start(key, identity);
           signals.set(key, ctx.signal);
+          const takeover = ring.takeoverOf(configMaps, req);
           const live = await shared.clientset.coreV1().configMaps(namespace).get(req.name);
           const assigned = live.metadata?.labels?.['shard.sharding.kubets.io/cms'];
-          if (assigned !== identity)
-            audit.misplaced.push(`${key}: ${identity}, assigned ${assigned}`);
+          audit.assigned(key, identity, assigned, takeover);
           if (slow.has(key)) {
             // Releasing the key releases every reconcile of it still held.
             const earlier = held.get(key);
@@ -170,10 +203,24 @@ function world(namespace: string, clock: FakeClock = new FakeClock()) {
       (k) => audit.lastReconciler(k) === l.get(k)?.['shard.sharding.kubets.io/cms'],
     );
   }
+  /**
+   * Members a (leading the sharder), b through `bHost` and c; resolves once every one of
+   * `keys` is assigned and reconciled, with b and the keys that are b's.
+   */
+  async function abcWithB(bHost: string, keys: string[]): Promise<{ b: Member; lost: string[] }> {
+    const a = member('a');
+    await until(() => a.ring.isSharder(), 'a to lead the sharder');
+    const b = member('b', bHost);
+    member('c');
+    await until(() => settledOn(['a', 'b', 'c']), 'every object assigned');
+    await until(() => keys.every((k) => audit.lastReconciler(k) !== undefined), 'all reconciled');
+    return { b, lost: keys.filter((k) => new HashRing(['a', 'b', 'c']).memberFor(k) === 'b') };
+  }
   return {
     clock,
     audit,
     member,
+    abcWithB,
     until,
     labels,
     create,
@@ -431,16 +478,7 @@ describe('ShardRing', () => {
     const keys = await w.create(40);
     const proxy = await ChaosProxy.start(shared.server.host);
     try {
-      const a = w.member('a');
-      await w.until(() => a.ring.isSharder(), 'a to lead the sharder');
-      const frozen = w.member('b', proxy.url('http:'));
-      w.member('c');
-      await w.until(() => w.settledOn(['a', 'b', 'c']), 'every object assigned');
-      await w.until(
-        () => keys.every((k) => w.audit.lastReconciler(k) !== undefined),
-        'all reconciled',
-      );
-      const lost = keys.filter((k) => new HashRing(['a', 'b', 'c']).memberFor(k) === 'b');
+      const { b: frozen, lost } = await w.abcWithB(proxy.url('http:'), keys);
       const reconciledBefore = w.audit.reconciled.get(lost[0] as string)?.length ?? 0;
 
       proxy.hold(true);
@@ -467,6 +505,152 @@ describe('ShardRing', () => {
       await Promise.all([...running].map((m) => m.stop()));
       running.clear();
       await proxy.close();
+    }
+  }, 120_000);
+
+  /** The takeover annotation on member `id`'s Lease, if any. */
+  async function takeoverRecordOn(ns: string, id: string): Promise<string | undefined> {
+    const lease = await shared.clientset.coordinationV1().leases(ns).get(`cms-${id}`);
+    return lease.metadata?.annotations?.[takeoverAnnotation('cms')];
+  }
+
+  /** The sharder's relabels of `ns`'s ConfigMaps fail (and so do acks): PATCH answers 503. */
+  function failConfigMapPatches(ns: string): void {
+    shared.server.faults.respondWith(503, {
+      times: Number.POSITIVE_INFINITY,
+      match: (r) => r.method === 'PATCH' && r.path.includes(`/namespaces/${ns}/configmaps/`),
+    });
+  }
+
+  it("survivors reconcile a dead member's objects under one takeover record before any relabel; thawed mid-relabel, it reconciles none of them", async () => {
+    const ns = await shared.createNamespace('shard-takeover');
+    const w = world(ns);
+    const keys = await w.create(40);
+    const proxy = await ChaosProxy.start(shared.server.host);
+    try {
+      const { b: frozen, lost } = await w.abcWithB(proxy.url('http:'), keys);
+      const byB = (k: string) => (w.audit.reconciled.get(k) ?? []).filter((m) => m === 'b').length;
+      const reconciledByB = new Map(lost.map((k) => [k, byB(k)]));
+
+      // From here the sharder cannot relabel anything: only its one Lease write moves b's objects.
+      failConfigMapPatches(ns);
+      proxy.hold(true);
+      proxy.blackhole();
+      await w.until(() => !frozen.ring.isMember(), 'b to stop counting itself a member');
+      await w.until(
+        async () => (await takeoverRecordOn(ns, 'b')) !== undefined,
+        "the takeover record on b's Lease",
+      );
+      const view = new HashRing(['a', 'c']);
+      await w.until(
+        () => lost.every((k) => w.audit.lastReconciler(k) === view.memberFor(k)),
+        "b's objects reconciled by their owners on the record's ring",
+      );
+      const labelled = await w.labels();
+      for (const k of lost) expect(labelled.get(k)?.['shard.sharding.kubets.io/cms'], k).toBe('b');
+      expect(w.audit.takenOver.length).toBeGreaterThanOrEqual(lost.length);
+      expect(w.audit.overlaps).toEqual([]);
+      expect(w.audit.misplaced).toEqual([]);
+
+      // Thawed while its objects are still labelled with its name: b holds its Lease again,
+      // sees the record in the answer to that write, and reconciles none of them, not even
+      // when they change (its cache shows them as its own); the survivors do.
+      proxy.hold(false);
+      proxy.reset();
+      await w.until(() => frozen.ring.isMember(), 'b to hold its Lease again');
+      const touched = lost.slice(0, 3);
+      const before = new Map(touched.map((k) => [k, w.audit.reconciled.get(k)?.length ?? 0]));
+      for (const k of touched) {
+        const cm = await w.client().get(k.split('/')[1] as string);
+        await w.client().update({
+          ...cm,
+          metadata: {
+            ...cm.metadata,
+            annotations: { ...cm.metadata?.annotations, touched: 'thawed' },
+          },
+        });
+      }
+      await w.until(
+        () => touched.every((k) => (w.audit.reconciled.get(k)?.length ?? 0) > (before.get(k) ?? 0)),
+        'the touched objects reconciled again',
+      );
+      await w.clock.advance(5_000);
+      for (const k of lost) expect(byB(k), k).toBe(reconciledByB.get(k));
+      expect(w.audit.overlaps).toEqual([]);
+      expect(w.audit.misplaced).toEqual([]);
+
+      // The relabels go through; the record is removed once none is left, and b gets its
+      // share back through the usual drain.
+      shared.server.faults.reset();
+      await w.until(
+        async () => (await takeoverRecordOn(ns, 'b')) === undefined,
+        'the takeover record removed',
+      );
+      await w.until(() => w.settledOn(['a', 'b', 'c']), 'b to get its share back');
+      await w.until(() => w.reconciledByOwners(keys), 'every object reconciled by its member');
+      expect(w.audit.overlaps).toEqual([]);
+      expect(w.audit.misplaced).toEqual([]);
+    } finally {
+      shared.server.faults.reset();
+      await Promise.all([...running].map((m) => m.stop()));
+      running.clear();
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it('a sharder that fails mid-takeover is followed by one that continues by the same record', async () => {
+    const ns = await shared.createNamespace('shard-takeover-sharder');
+    const w = world(ns);
+    const keys = await w.create(40);
+    const toS = await ChaosProxy.start(shared.server.host);
+    const toB = await ChaosProxy.start(shared.server.host);
+    try {
+      const s = w.member('s', toS.url('http:'));
+      await w.until(() => s.ring.isSharder(), 's to lead the sharder');
+      const others = ['a', 'c'].map((id) => w.member(id));
+      const b = w.member('b', toB.url('http:'), { runSharder: false });
+      await w.until(() => w.settledOn(['a', 'b', 'c', 's']), 'every object assigned');
+      await w.until(() => w.reconciledByOwners(keys), 'every object reconciled by its member');
+      const lostByB = keys.filter((k) => new HashRing(['a', 'b', 'c', 's']).memberFor(k) === 'b');
+
+      failConfigMapPatches(ns);
+      toB.hold(true);
+      toB.blackhole();
+      await w.until(() => !b.ring.isMember(), 'b to stop counting itself a member');
+      await w.until(
+        async () => (await takeoverRecordOn(ns, 'b')) !== undefined,
+        "the takeover record on b's Lease",
+      );
+      const record = (await takeoverRecordOn(ns, 'b')) as string;
+      expect(Object.keys(JSON.parse(record).view).sort()).toEqual(['a', 'c', 's']);
+      const view = new HashRing(['a', 'c', 's']);
+      await w.until(
+        () => lostByB.every((k) => w.audit.lastReconciler(k) === view.memberFor(k)),
+        "b's objects reconciled under the record",
+      );
+
+      // The sharder is cut off before it relabelled anything; another one takes over.
+      toS.hold(true);
+      toS.blackhole();
+      shared.server.faults.reset();
+      await w.until(() => others.some((m) => m.ring.isSharder()), 'another sharder to lead');
+      // The next sharder keeps the record it found until it has relabelled b's objects.
+      const otherRecords: string[] = [];
+      await w.until(async () => {
+        const onB = await takeoverRecordOn(ns, 'b');
+        if (onB !== undefined && onB !== record) otherRecords.push(onB);
+        return onB === undefined && (await w.settledOn(['a', 'c']));
+      }, "b's and s's objects relabelled, b's record removed");
+      expect(otherRecords).toEqual([]);
+      await w.until(() => w.reconciledByOwners(keys), 'every object reconciled by its member');
+      expect(w.audit.overlaps).toEqual([]);
+      expect(w.audit.misplaced).toEqual([]);
+    } finally {
+      shared.server.faults.reset();
+      await Promise.all([...running].map((m) => m.stop()));
+      running.clear();
+      await toS.close();
+      await toB.close();
     }
   }, 120_000);
 
