@@ -22,7 +22,7 @@ import {
 import { checkPredicate, type Predicate } from './predicates.js';
 import { withLowPriorityWhenUnchanged } from './priority.js';
 import { checkPermission, type RbacPermission, recordControllerRbac } from './rbac.js';
-import type { Reconciler } from './reconciler.js';
+import { type Reconciler, reconcilerSources } from './reconciler.js';
 import type { Runnable } from './runnable.js';
 import {
   type DynamicInformerProvider,
@@ -373,6 +373,12 @@ export class TypedControllerBuilder<T extends ObjectWithMeta> extends NamedBuild
       recordsEvents: this.#deps.eventRecorderFor !== undefined,
     });
     const queue: RequestQueue = { add: (request) => ctl.enqueue(request) };
+    const ownSources = (reconciler as { [reconcilerSources]?: EventSource<HasObjectMeta>[] })[
+      reconcilerSources
+    ];
+    for (const source of ownSources ?? []) {
+      this.#add(source, () => enqueueRequestForObject, {}, 'reconciler source');
+    }
     for (const w of this.#watches) {
       const handler = w.handler(primaryLister as GenericLister<HasObjectMeta>);
       if (isResolvedResource(w.source)) {

@@ -77,6 +77,13 @@ export type ReconcileFunc<T> = (
   ctx: ReconcileContext<T>,
 ) => Result | undefined | Promise<Result | undefined> | Promise<void> | void;
 
+/**
+ * @internal The event sources a reconciler brings with it (a `ShardRing` reconciler's
+ * takeovers): the builder's `complete` watches each with `enqueueRequestForObject`, so the
+ * user does not have to know of them.
+ */
+export const reconcilerSources: unique symbol = Symbol('kubets.reconcilerSources');
+
 /** A reconciler: a {@link ReconcileFunc}, or an object with a `reconcile` method. */
 export type Reconciler<T> =
   | ReconcileFunc<T>

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { LogFields, Logger } from '@kubets/apimachinery';
 import { coreV1Resources } from '@kubets/clientset';
-import { controller, enqueueRequestForObject, Manager, ShardRing } from '@kubets/controller';
+import { controller, Manager, ShardRing } from '@kubets/controller';
 import { loadConfig } from '@kubets/rest';
 
 const [kubeconfig, namespace, identity, dir, leaseMs, renewMs, retryMs] = process.argv.slice(2);
@@ -56,7 +56,6 @@ const audit = path.join(dir, `${identity}.audit`);
 const now = (): string => (performance.timeOrigin + performance.now()).toFixed(3);
 controller(mgr)
   .for(configMaps)
-  .watchesSource(ring.takeovers(configMaps), enqueueRequestForObject)
   .withOptions({ maxConcurrentReconciles: 8 })
   .complete(
     ring.reconciler(configMaps, async (req, ctx) => {

@@ -22,7 +22,12 @@ import type { EventSource } from '../channel-source.js';
 import { type Manager, managerUsesLeaderElection } from '../manager.js';
 import type { GenericEvent } from '../predicates.js';
 import { loadPromClient } from '../prom-client.js';
-import type { ReconcileFunc, Reconciler, Result } from '../reconciler.js';
+import {
+  type ReconcileFunc,
+  type Reconciler,
+  type Result,
+  reconcilerSources,
+} from '../reconciler.js';
 import { type ReconcileRequest, requestKey } from '../request.js';
 import { webhookFor } from '../webhooks.js';
 import {
@@ -415,8 +420,9 @@ export class ShardRing {
   }
 
   /**
-   * The takeover events of a sharded resource, for the controller that reconciles it:
-   * `controller(mgr).for(widgets).watchesSource(ring.takeovers(widgets), enqueueRequestForObject)`.
+   * The takeover events of a sharded resource, for the controller that reconciles it. A
+   * controller built (`complete`) with {@link ShardRing.reconciler} watches them already;
+   * a controller made without the builder watches them itself with `enqueueRequestForObject`.
    * When a member dies, the sharder writes one takeover record naming the live members and
    * their tenures; while it names this member's current tenure, the dead member's objects
    * that the record's ring places here come through this source (before the sharder has
@@ -484,7 +490,7 @@ export class ShardRing {
     const retryLater = (): Result => ({
       requeueAfterMs: this.#options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
     });
-    return async (request, ctx) => {
+    const wrapped: ReconcileFunc<T> = async (request, ctx) => {
       const resolved = this.#resolved;
       if (resolved === undefined) {
         throw new Error(`ShardRing ${this.name} was not added to a manager: call ring.addTo(mgr)`);
@@ -550,6 +556,8 @@ export class ShardRing {
         this.#afterReconcile(index, key);
       }
     };
+    // The controller built with it watches the takeovers too (see `complete` of the builder).
+    return Object.assign(wrapped, { [reconcilerSources]: [this.takeovers(resource)] });
   }
 
   /**

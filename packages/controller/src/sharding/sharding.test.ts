@@ -6,7 +6,6 @@ import { useSharedApiServer } from '../../test/server.js';
 import { shardedManager } from '../../test/sharded-manager.js';
 import {
   controller,
-  enqueueRequestForObject,
   HashRing,
   type Manager,
   type ShardRing,
@@ -121,7 +120,6 @@ function world(namespace: string, clock: FakeClock = new FakeClock()) {
     );
     controller(mgr)
       .for(configMaps)
-      .watchesSource(ring.takeovers(configMaps), enqueueRequestForObject)
       .complete(
         ring.reconciler(configMaps, async (req, ctx) => {
           const key = `${req.namespace}/${req.name}`;
