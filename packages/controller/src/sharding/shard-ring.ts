@@ -3,6 +3,7 @@ import {
   type HasObjectMeta,
   isConflict,
   isNotFound,
+  jsonEqual,
   type Logger,
   realClock,
 } from '@kubets/apimachinery';
@@ -159,6 +160,11 @@ export class ShardRing {
   readonly #metrics = new ShardMetrics();
   readonly #inFlight = new Set<string>();
   readonly #confirmed = new Set<string>();
+  /**
+   * The object each reconcile under a takeover record started from, kept when it asked for
+   * nothing more: the sharder's relabel of that object to this member needs no second one.
+   */
+  readonly #reconciledUnderRecord = new Map<string, HasObjectMeta>();
   readonly #acking = new Set<string>();
   /** Who listens for the takeover events of each sharded resource. */
   readonly #takeoverListeners: Set<(event: GenericEvent<HasObjectMeta>) => void>[];
@@ -512,6 +518,8 @@ export class ShardRing {
         if (cached !== undefined) return undefined;
         taken = this.#takenOver(index, key);
         if (taken === undefined) return undefined;
+      } else if (this.#relabelOfReconciled(key, cached)) {
+        return undefined;
       } else if (!this.#confirmed.has(key)) {
         let live: HasObjectMeta;
         try {
@@ -543,13 +551,18 @@ export class ShardRing {
       }
       const store = taken?.informers[index]?.getStore();
       const objectKey = requestKey(request);
+      const startedFrom = store?.getByKey(objectKey) as HasObjectMeta | undefined;
       try {
-        return (await reconcile(request, {
+        const result = (await reconcile(request, {
           ...ctx,
           // The dead member's object is in the takeover's cache until it is relabelled here.
           cached: () => ctx.cached() ?? (store?.getByKey(objectKey) as T | undefined),
           signal: AbortSignal.any([ctx.signal, tenure]),
         })) as Result | undefined;
+        if (startedFrom !== undefined && !result?.requeue && !(result?.requeueAfterMs ?? 0)) {
+          this.#reconciledUnderRecord.set(key, startedFrom);
+        }
+        return result;
       } finally {
         this.#inFlight.delete(key);
         this.#takenInFlight.delete(key);
@@ -644,6 +657,12 @@ export class ShardRing {
           const md = obj.metadata ?? {};
           const key = `${index}\u0000${md.namespace ? `${md.namespace}/${md.name}` : md.name}`;
           if (this.#takenOver(index, key) === undefined) return;
+          // Seen here as the dead member's, in this tenure, by a record whose view places it
+          // on this member: the sharder relabels it only to this member now, and moves it on
+          // from here only after this member acknowledges a drain (which drops the
+          // confirmation) or after this tenure ends. No read needs to confirm that relabel.
+          this.#startTenure(membership.epoch());
+          this.#confirmed.add(key);
           for (const listener of listeners) listener({ object: obj });
         };
         informer.addEventHandler({ onAdd: emit, onUpdate: (_, obj) => emit(obj) });
@@ -704,6 +723,38 @@ export class ShardRing {
     if (this.#confirmedTenure === epoch) return;
     this.#confirmedTenure = epoch;
     this.#confirmed.clear();
+    this.#reconciledUnderRecord.clear();
+  }
+
+  /**
+   * Whether `cached`, this member's own object now, is the sharder's relabel of one this
+   * member reconciled under a takeover record in this tenure and that has not changed since
+   * but for its assignment: that reconcile covered it. Asked once per such object.
+   */
+  #relabelOfReconciled(key: string, cached: HasObjectMeta | undefined): boolean {
+    const reconciled = this.#reconciledUnderRecord.get(key);
+    if (reconciled === undefined || cached === undefined) return false;
+    this.#reconciledUnderRecord.delete(key);
+    return jsonEqual(this.#withoutAssignment(reconciled), this.#withoutAssignment(cached));
+  }
+
+  /** The object but for what the ring and the server write when it moves. */
+  #withoutAssignment(obj: HasObjectMeta): unknown {
+    const md = obj.metadata ?? {};
+    const labels = { ...md.labels, [this.#shard]: undefined, [this.#drain]: undefined };
+    const annotations = { ...md.annotations, [this.#shard]: undefined };
+    const some = (o: Record<string, unknown>) =>
+      Object.values(o).some((v) => v !== undefined) ? o : undefined;
+    return {
+      ...obj,
+      metadata: {
+        ...md,
+        resourceVersion: undefined,
+        managedFields: undefined,
+        labels: some(labels),
+        annotations: some(annotations),
+      },
+    };
   }
 
   /** At the start of a tenure, one list per resource confirms what is this member's. */
@@ -750,6 +801,7 @@ export class ShardRing {
       const md = obj.metadata ?? {};
       const key = `${index}\u0000${md.namespace ? `${md.namespace}/${md.name}` : md.name}`;
       this.#confirmed.delete(key);
+      this.#reconciledUnderRecord.delete(key);
       if (!this.#inFlight.has(key)) void this.#acknowledge(index, key, obj);
     };
     return {
@@ -758,9 +810,9 @@ export class ShardRing {
       onDelete: (obj) => {
         const last = isDeletedFinalStateUnknown(obj) ? obj.obj : obj;
         const md = last?.metadata ?? {};
-        this.#confirmed.delete(
-          `${index}\u0000${md.namespace ? `${md.namespace}/${md.name}` : md.name}`,
-        );
+        const key = `${index}\u0000${md.namespace ? `${md.namespace}/${md.name}` : md.name}`;
+        this.#confirmed.delete(key);
+        this.#reconciledUnderRecord.delete(key);
       },
     };
   }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Clientset } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
 import { createTestNamespace, eventually, useEnvtest } from '@kubets/test-utils';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HashRing, type ShardTakeover } from '../index.js';
 
 // The must-show of sharding: member processes over a real kube-apiserver, each auditing its
@@ -40,13 +41,19 @@ const envtest = useEnvtest(
     namespace = await createTestNamespace(clientset.coreV1().namespaces(), 'shard-e2e');
   },
   async () => {
-    for (const m of members.values()) {
-      m.child.kill('SIGCONT');
-      m.child.kill('SIGKILL');
-    }
+    // The members write their status files until they exit: the directory goes after them.
+    await Promise.all(
+      [...members.values()].map(async (m) => {
+        if (m.exited) return;
+        const exit = once(m.child, 'exit');
+        m.child.kill('SIGCONT');
+        m.child.kill('SIGKILL');
+        await exit;
+      }),
+    );
+    rmSync(dir, { recursive: true, force: true });
   },
 );
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function start(id: string): Member {
   const child = spawn(
@@ -378,9 +385,9 @@ describe('sharding e2e', () => {
       // SIGSTOP of another member that is not the sharder: it stops being assigned objects,
       // and when thawed reconciles nothing it lost. Frozen while idle: a member frozen inside
       // a reconcile is the case no lease-based scheme fences (docs/sharding.md), and after a
-      // takeover the survivors reconcile each object they were given once more when its
-      // relabel reaches their cache; the freeze waits until no reconcile has been open, nor
-      // started, for a second.
+      // takeover the survivors reconcile again each object whose relabel reaches their cache
+      // before they reconciled it under the record; the freeze waits until no reconcile has
+      // been open, nor started, for a second.
       const frozen = rest.find((id) => !status(id)?.sharder) as string;
       let reconciles = -1;
       await eventually(

@@ -99,7 +99,8 @@ class FrozenLoopClock extends FakeClock {
   }
 }
 
-function world(namespace: string, clock: FakeClock = new FakeClock()) {
+/** `workers`: each member's reconciles at once. */
+function world(namespace: string, clock: FakeClock = new FakeClock(), workers = 1) {
   const audit = new Audit();
   /** The `ctx.signal` of each object's last reconcile. */
   const signals = new Map<string, AbortSignal>();
@@ -120,6 +121,7 @@ function world(namespace: string, clock: FakeClock = new FakeClock()) {
     );
     controller(mgr)
       .for(configMaps)
+      .withOptions({ maxConcurrentReconciles: workers })
       .complete(
         ring.reconciler(configMaps, async (req, ctx) => {
           const key = `${req.namespace}/${req.name}`;
@@ -229,6 +231,22 @@ function world(namespace: string, clock: FakeClock = new FakeClock()) {
     slow,
     signals,
   };
+}
+
+/**
+ * After a test with faults and proxies: the faults reset, the held reconciles released (a
+ * member stops once its reconciles have ended), every member stopped, the proxies closed.
+ */
+async function cleanUp(
+  w: ReturnType<typeof world>,
+  ...proxies: { close(): Promise<void> }[]
+): Promise<void> {
+  shared.server.faults.reset();
+  w.slow.clear();
+  for (const release of w.held.values()) release();
+  await Promise.all([...running].map((m) => m.stop()));
+  running.clear();
+  for (const proxy of proxies) await proxy.close();
 }
 
 describe('ShardRing', () => {
@@ -415,12 +433,7 @@ describe('ShardRing', () => {
       expect(w.audit.misplaced).toEqual([]);
       expect(members.every((m) => m.ring.isMember())).toBe(true);
     } finally {
-      // A member stops once its reconciles have ended.
-      w.slow.clear();
-      for (const release of w.held.values()) release();
-      await Promise.all([...running].map((m) => m.stop()));
-      running.clear();
-      await proxy.close();
+      await cleanUp(w, proxy);
     }
   }, 120_000);
 
@@ -500,9 +513,7 @@ describe('ShardRing', () => {
       expect(w.audit.misplaced).toEqual([]);
       expect(w.audit.reconciled.get(lost[0] as string)?.length).toBeGreaterThan(reconciledBefore);
     } finally {
-      await Promise.all([...running].map((m) => m.stop()));
-      running.clear();
-      await proxy.close();
+      await cleanUp(w, proxy);
     }
   }, 120_000);
 
@@ -589,10 +600,61 @@ describe('ShardRing', () => {
       expect(w.audit.overlaps).toEqual([]);
       expect(w.audit.misplaced).toEqual([]);
     } finally {
+      await cleanUp(w, proxy);
+    }
+  }, 120_000);
+
+  it('a survivor reconciles an object once under the record, not again at its relabel, unless it changed since', async () => {
+    const ns = await shared.createNamespace('shard-takeover-once');
+    // A second worker on each member: the held reconcile must not keep the others waiting.
+    const w = world(ns, new FakeClock(), 2);
+    const keys = await w.create(30);
+    const proxy = await ChaosProxy.start(shared.server.host);
+    try {
+      const { lost } = await w.abcWithB(proxy.url('http:'), keys);
+      const before = new Map(lost.map((k) => [k, w.audit.reconciled.get(k)?.length ?? 0]));
+      const since = (k: string) => (w.audit.reconciled.get(k) ?? []).slice(before.get(k));
+      const view = new HashRing(['a', 'c']);
+      const changed = lost[0] as string;
+      w.slow.add(changed);
+
+      failConfigMapPatches(ns);
+      proxy.hold(true);
+      proxy.blackhole();
+      await w.until(
+        () =>
+          lost.every(
+            (k) =>
+              (since(k).length === 1 && w.audit.inside.get(k) === undefined) ||
+              (k === changed && w.held.has(k)),
+          ),
+        "b's objects reconciled under the record",
+      );
+      // Changed while its reconcile under the record runs, and relabelled before it ends.
+      const cm = await w.client().get(changed.split('/')[1] as string);
+      await w.client().update({
+        ...cm,
+        metadata: { ...cm.metadata, annotations: { ...cm.metadata?.annotations, touched: 'yes' } },
+      });
       shared.server.faults.reset();
-      await Promise.all([...running].map((m) => m.stop()));
-      running.clear();
-      await proxy.close();
+      await w.until(() => w.settledOn(['a', 'c']), 'the relabels');
+      w.slow.delete(changed);
+      w.held.get(changed)?.();
+      await w.until(
+        async () => (await takeoverRecordOn(ns, 'b')) === undefined,
+        'the takeover record removed',
+      );
+      await w.until(() => since(changed).length >= 2, 'the changed object reconciled again');
+      await w.clock.advance(5_000);
+      for (const k of lost) {
+        if (k === changed) continue;
+        expect(since(k), k).toEqual([view.memberFor(k)]);
+      }
+      expect(since(changed).every((m) => m === view.memberFor(changed))).toBe(true);
+      expect(w.audit.overlaps).toEqual([]);
+      expect(w.audit.misplaced).toEqual([]);
+    } finally {
+      await cleanUp(w, proxy);
     }
   }, 120_000);
 
@@ -644,11 +706,7 @@ describe('ShardRing', () => {
       expect(w.audit.overlaps).toEqual([]);
       expect(w.audit.misplaced).toEqual([]);
     } finally {
-      shared.server.faults.reset();
-      await Promise.all([...running].map((m) => m.stop()));
-      running.clear();
-      await toS.close();
-      await toB.close();
+      await cleanUp(w, toS, toB);
     }
   }, 120_000);
 
@@ -678,9 +736,7 @@ describe('ShardRing', () => {
       expect(w.audit.overlaps).toEqual([]);
       expect(w.audit.misplaced).toEqual([]);
     } finally {
-      await Promise.all([...running].map((m) => m.stop()));
-      running.clear();
-      await proxy.close();
+      await cleanUp(w, proxy);
     }
   }, 120_000);
 
