@@ -62,6 +62,16 @@ describe('startup summary', () => {
     ).toBe(
       'idle controller, in-cluster config: floor (node:https list + watch, JSON.parse, Map, array queue)',
     );
+    expect(
+      subjectLabel({
+        kind: 'in-cluster-controller',
+        client: 'floor-importing-kubets',
+        serviceAccount,
+        namespace: 'n',
+      }),
+    ).toBe(
+      'idle controller, in-cluster config: floor, with @kubets/rest, cache and workqueue imported and unused',
+    );
   });
 
   it('takes medians per label, in first-seen order, of time, added RSS and RSS', () => {
