@@ -62,6 +62,15 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** A service-account directory as the kubelet mounts one: token `in-cluster-token`, a CA. */
+function writeServiceAccount(): string {
+  const dir = join(work, `serviceaccount-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'token'), 'in-cluster-token\n');
+  writeFileSync(join(dir, 'ca.crt'), Buffer.from(fakePemData('CERTIFICATE'), 'base64'));
+  return dir;
+}
+
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -176,13 +185,7 @@ describe('client-node modules a process loads, by kubeconfig user', () => {
   });
 
   it('an in-cluster configuration loads no YAML parser and no client-node module', () => {
-    const serviceAccountDir = join(work, `serviceaccount-${Math.random().toString(36).slice(2)}`);
-    mkdirSync(serviceAccountDir);
-    writeFileSync(join(serviceAccountDir, 'token'), 'in-cluster-token\n');
-    writeFileSync(
-      join(serviceAccountDir, 'ca.crt'),
-      Buffer.from(fakePemData('CERTIFICATE'), 'base64'),
-    );
+    const serviceAccountDir = writeServiceAccount();
     const report = runChild({
       inCluster: true,
       serviceAccountDir,
@@ -195,13 +198,7 @@ describe('client-node modules a process loads, by kubeconfig user', () => {
   });
 
   it('an in-cluster client reads its token file without node:fs/promises', async () => {
-    const serviceAccountDir = join(work, `serviceaccount-${Math.random().toString(36).slice(2)}`);
-    mkdirSync(serviceAccountDir);
-    writeFileSync(join(serviceAccountDir, 'token'), 'in-cluster-token\n');
-    writeFileSync(
-      join(serviceAccountDir, 'ca.crt'),
-      Buffer.from(fakePemData('CERTIFICATE'), 'base64'),
-    );
+    const serviceAccountDir = writeServiceAccount();
     const report = runChild(
       {
         inCluster: true,
