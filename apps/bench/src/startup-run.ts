@@ -163,7 +163,7 @@ export async function runStartup(rounds: number, log: (message: string) => void)
           namespace: benchNamespace,
         }),
       ),
-      ...(['kubets', 'floor'] as const).map(
+      ...(['kubets', 'floor', 'floor-importing-kubets'] as const).map(
         (client): StartupSubject => ({
           kind: 'in-cluster-controller',
           client,

@@ -28,11 +28,13 @@ export type StartupSubject =
    * An idle controller configured as in a pod: the probe's environment has
    * `KUBERNETES_SERVICE_HOST`/`_PORT` and the service-account directory `token` and `ca.crt`.
    * `floor` is what any Node controller pays: `node:https` list and watch, `JSON.parse`, a
-   * `Map` for the cache and an array for the queue.
+   * `Map` for the cache and an array for the queue. `floor-importing-kubets` is the floor after
+   * importing `@kubets/rest`, `@kubets/cache` and `@kubets/workqueue` without using them: what
+   * the presence of their code costs, apart from running it.
    */
   | {
       kind: 'in-cluster-controller';
-      client: 'kubets' | 'floor';
+      client: 'kubets' | 'floor' | 'floor-importing-kubets';
       serviceAccount: ServiceAccountFiles;
       namespace: string;
     };
@@ -87,9 +89,14 @@ export function subjectLabel(subject: StartupSubject): string {
         ? 'idle controller: kubets informer + rate-limiting queue'
         : 'idle controller: client-node makeInformer + array queue';
     case 'in-cluster-controller':
-      return subject.client === 'kubets'
-        ? 'idle controller, in-cluster config: kubets informer + rate-limiting queue'
-        : 'idle controller, in-cluster config: floor (node:https list + watch, JSON.parse, Map, array queue)';
+      switch (subject.client) {
+        case 'kubets':
+          return 'idle controller, in-cluster config: kubets informer + rate-limiting queue';
+        case 'floor':
+          return 'idle controller, in-cluster config: floor (node:https list + watch, JSON.parse, Map, array queue)';
+        case 'floor-importing-kubets':
+          return 'idle controller, in-cluster config: floor, with @kubets/rest, cache and workqueue imported and unused';
+      }
   }
 }
 

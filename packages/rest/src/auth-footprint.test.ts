@@ -21,7 +21,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // never. Streams and crypto only once something needs them.
 const undici = 'internal/deps/undici/undici';
 const untilFirstRequest = ['http', 'https', 'http2', 'tls', 'net', 'zlib', undici];
-const heavyBuiltins = [...untilFirstRequest, 'stream', 'crypto'];
+// node:fs/promises brings readline, the REPL history, fs watchers and node:os (+1.9 MB of RSS):
+// reading the in-cluster token file must not need it.
+const fsPromises = 'fs/promises';
+const heavyBuiltins = [...untilFirstRequest, 'stream', 'crypto', fsPromises];
 // The YAML parser of a kubeconfig, and the other one in the repository: neither may be loaded
 // by a process that reads no kubeconfig.
 const yamlParsers = ['js-yaml', 'yaml'];
@@ -49,6 +52,24 @@ beforeAll(async () => {
   });
   bundle = join(work, 'index.js');
 }, 60_000);
+
+/** A loopback port nothing listens on: a request to it fails at once, after loading what it needs. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A service-account directory as the kubelet mounts one: token `in-cluster-token`, a CA. */
+function writeServiceAccount(): string {
+  const dir = join(work, `serviceaccount-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'token'), 'in-cluster-token\n');
+  writeFileSync(join(dir, 'ca.crt'), Buffer.from(fakePemData('CERTIFICATE'), 'base64'));
+  return dir;
+}
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
@@ -164,13 +185,7 @@ describe('client-node modules a process loads, by kubeconfig user', () => {
   });
 
   it('an in-cluster configuration loads no YAML parser and no client-node module', () => {
-    const serviceAccountDir = join(work, `serviceaccount-${Math.random().toString(36).slice(2)}`);
-    mkdirSync(serviceAccountDir);
-    writeFileSync(join(serviceAccountDir, 'token'), 'in-cluster-token\n');
-    writeFileSync(
-      join(serviceAccountDir, 'ca.crt'),
-      Buffer.from(fakePemData('CERTIFICATE'), 'base64'),
-    );
+    const serviceAccountDir = writeServiceAccount();
     const report = runChild({
       inCluster: true,
       serviceAccountDir,
@@ -180,6 +195,23 @@ describe('client-node modules a process loads, by kubeconfig user', () => {
     expect(report.yamlParser).toBe(false);
     expect(report.afterCredentials).toEqual([]);
     expect(report.builtinsAfterLoad.filter((name) => untilFirstRequest.includes(name))).toEqual([]);
+  });
+
+  it('an in-cluster client reads its token file without node:fs/promises', async () => {
+    const serviceAccountDir = writeServiceAccount();
+    const report = runChild(
+      {
+        inCluster: true,
+        serviceAccountDir,
+        env: {
+          KUBERNETES_SERVICE_HOST: '127.0.0.1',
+          KUBERNETES_SERVICE_PORT: `${await closedPort()}`,
+        },
+      },
+      true,
+    );
+    expect(report.requestError).toBe('TransportError');
+    expect(report.builtinsAfterRequest).not.toContain(fsPromises);
   });
 
   it('a client-certificate kubeconfig loads no client-node module', () => {
@@ -260,11 +292,7 @@ describe('Node built-ins a process loads', () => {
   });
 
   it('the first request loads node:https and TLS, and undici still not', async () => {
-    // A port nothing listens on: the request fails at once, after loading what it needs.
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    await new Promise((resolve) => server.close(resolve));
+    const port = await closedPort();
     const report = loadIn(
       { token: 'static-token' },
       { request: true, server: `https://127.0.0.1:${port}` },

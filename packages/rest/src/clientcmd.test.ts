@@ -186,13 +186,32 @@ describe('loadConfig from a kubeconfig file', () => {
     expect(parseKubeconfig(json)).toEqual(fromYaml);
   });
 
-  it('a key given twice in a JSON object keeps its last value, as client-go reads it; in YAML it is refused', () => {
+  // client-go decodes a kubeconfig with sigs.k8s.io/yaml's non-strict YAMLToJSON, whose own
+  // tests ("Last declaration of `a` wins", "Even ignore first declaration of `a` with wrong
+  // type") keep the last value of a repeated key.
+  it('a key given twice in a JSON object keeps its last value, as client-go reads it', () => {
     const clusters = '"clusters": [{"name": "k", "cluster": {"server": "https://k:6443"}}]';
     const json = `{"current-context": "a", "current-context": "c", ${clusters}}`;
     expect(parseKubeconfig(json)['current-context']).toBe('c');
-    expect(() => parseKubeconfig('current-context: a\ncurrent-context: c\n')).toThrow(
-      /^invalid kubeconfig \(text\): duplicated mapping key/,
-    );
+  });
+
+  it('a key given twice in a YAML mapping keeps its last value, as client-go reads it', () => {
+    const yaml = [
+      'current-context: a',
+      'clusters:',
+      '- name: k',
+      '  cluster:',
+      '    server: https://first:6443',
+      '    server: https://k:6443',
+      'current-context: [not, a, string]',
+      'current-context: c',
+      '',
+    ].join('\n');
+    const config = parseKubeconfig(yaml);
+    expect(config['current-context']).toBe('c');
+    expect(config.clusters[0]?.cluster.server).toBe('https://k:6443');
+    const flow = '{current-context: a, current-context: c, clusters: []}';
+    expect(parseKubeconfig(flow)['current-context']).toBe('c');
   });
 
   it('a text that only looks like JSON is read as YAML: flow YAML, and broken JSON with the YAML error', () => {

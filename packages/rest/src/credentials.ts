@@ -1,5 +1,5 @@
 import { type Clock, realClock } from '@kubets/apimachinery';
-import { nodeFsPromises } from './builtins.js';
+import { readTextFile, statFile } from './builtins.js';
 import {
   type Config,
   type ImpersonationConfig,
@@ -109,7 +109,7 @@ export class TokenFile {
   async #check(fallback: string | undefined): Promise<string> {
     const checkedAt = this.#clock.now();
     try {
-      const info = await nodeFsPromises().stat(this.path);
+      const info = await statFile(this.path);
       const cached = this.#cached;
       if (
         cached &&
@@ -120,7 +120,7 @@ export class TokenFile {
         this.#checkedAt = checkedAt;
         return cached.token;
       }
-      const token = (await nodeFsPromises().readFile(this.path, 'utf8')).trim();
+      const token = (await readTextFile(this.path)).trim();
       if (!token) throw new Error('the file is empty');
       this.#cached = { token, inode: info.ino, mtimeMs: info.mtimeMs, size: info.size };
       this.#checkedAt = checkedAt;

@@ -34,7 +34,9 @@ function parseYaml(text: string): unknown {
   const json = parseJsonMapping(text);
   if (json !== notJson) return json;
   jsYaml ??= requireModule('js-yaml') as JsYaml;
-  const documents = jsYaml.loadAll(text, { schema: jsYaml.CORE_SCHEMA, maxAliases });
+  // `json: true`: a key given twice in a mapping keeps its last value instead of failing the
+  // read, as client-go's non-strict YAML decoding (sigs.k8s.io/yaml YAMLToJSON) keeps it.
+  const documents = jsYaml.loadAll(text, { schema: jsYaml.CORE_SCHEMA, maxAliases, json: true });
   if (documents.length > 1) {
     throw new ShapeError(`holds ${documents.length} YAML documents; a kubeconfig is one`);
   }
@@ -48,8 +50,8 @@ const notJson = Symbol('not JSON');
  * YAML document with the same values, and `JSON.parse` reads it natively, without loading the
  * YAML parser or running its character-by-character scanner over the base64 of certificate
  * data (hot enough there for V8 to compile it, which pages in the optimizing compiler: about
- * 5 MB of RSS, docs/benchmarks.md, Startup). One difference: a key given twice in an object
- * keeps its last value, as client-go reads it, where js-yaml refuses it. Anything else (YAML,
+ * 5 MB of RSS, docs/benchmarks.md, Startup). A key given twice in an object keeps its last
+ * value, as client-go reads it and as the YAML parser is asked to. Anything else (YAML,
  * or JSON that does not parse) is {@link notJson}, and goes to the YAML parser, whose error
  * messages say what is wrong.
  */
