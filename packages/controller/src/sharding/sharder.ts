@@ -153,6 +153,9 @@ class Assignment {
    */
   readonly #finished = new Set<string>();
   #signal: AbortSignal | undefined;
+  /** Relabels of objects under a takeover record in flight, and those waiting for a turn. */
+  #recordMoves = 0;
+  readonly #recordMoveTurns: (() => void)[] = [];
 
   constructor(options: SharderOptions) {
     this.#o = options;
@@ -406,7 +409,28 @@ class Assignment {
       await this.#move(entry, obj, queueKey, desired, signal);
       return;
     }
-    await this.#move(entry, obj, queueKey, owner ?? desired, signal);
+    await this.#moveUnderRecord(() => this.#move(entry, obj, queueKey, owner ?? desired, signal));
+  }
+
+  /**
+   * Relabels under a takeover record take a few of the workers' writes at a time: the
+   * survivors already reconcile those objects by the record, and every relabel competes
+   * with their reconciles for the same API server.
+   */
+  async #moveUnderRecord(move: () => Promise<void>): Promise<void> {
+    const limit = Math.max(1, Math.floor((this.#o.workers ?? DEFAULT_SHARDER_WORKERS) / 8));
+    if (this.#recordMoves >= limit) {
+      await new Promise<void>((resolve) => this.#recordMoveTurns.push(resolve));
+    } else {
+      this.#recordMoves++;
+    }
+    try {
+      await move();
+    } finally {
+      const next = this.#recordMoveTurns.shift();
+      if (next) next();
+      else this.#recordMoves--;
+    }
   }
 
   #takeoverFor(member: string): SeenTakeover | undefined {

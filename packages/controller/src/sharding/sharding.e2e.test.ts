@@ -262,8 +262,8 @@ function loggedAt(
  * How long each step of a takeover after `kill -9` took, from the kill: the victim's last
  * Lease renewal (its wall clock, this machine's), the sharder seeing the Lease expire, its
  * takeover record written on the Lease, the first survivor starting on it, the first and last
- * relabel seen by a watch, and the first and last reconcile by a survivor of the victim's
- * objects.
+ * relabel seen by a watch, and of each of the victim's objects the first reconcile by a
+ * survivor: when the first of those started and the last ended.
  */
 async function takeoverBreakdown(
   victim: string,
@@ -298,7 +298,7 @@ async function takeoverBreakdown(
     `takeover record written ${after(recorded)}`,
     `first survivor acts on it ${after(seen)}`,
     `relabels seen ${moves.length}/${lost.length}: first ${after(Math.min(...moves))}, last ${after(Math.max(...moves))}`,
-    `reconciled by survivors ${taken.length}/${lost.length} (${underRecord} under the record, before their relabel): first start ${after(Math.min(...taken.map((i) => i.start)))}, last end ${after(Math.max(...taken.map((i) => i.end)))}`,
+    `each reconciled by a survivor ${taken.length}/${lost.length} (${underRecord} under the record, before their relabel): first start ${after(Math.min(...taken.map((i) => i.start)))}, last end ${after(Math.max(...taken.map((i) => i.end)))}`,
   ].join('; ');
 }
 
@@ -377,7 +377,7 @@ describe('sharding e2e', () => {
       relabels.stop();
       // Reported, not asserted: how long the takeover took depends on the machine.
       process.stdout.write(
-        `sharding e2e: ${victim}'s ${lostKeys.length} objects reconciled by the others ${takeover} ms after kill -9 (Lease ${LEASE_MS} ms, renew period ${RETRY_MS} ms), seen by the test; from the kill: ${await takeoverBreakdown(victim, killedAt, lostKeys, relabels.movedAt)}\n`,
+        `sharding e2e: ${victim}'s ${lostKeys.length} objects relabelled and reconciled by the others, as the test saw it, ${takeover} ms after kill -9 (Lease ${LEASE_MS} ms, renew period ${RETRY_MS} ms); from the kill: ${await takeoverBreakdown(victim, killedAt, lostKeys, relabels.movedAt)}\n`,
       );
       // A killed member's reconcile in flight never ended: open until the kill.
       expect(overlaps(audits(killedAt))).toEqual([]);
