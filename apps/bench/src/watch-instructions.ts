@@ -31,7 +31,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type Collections, parseCollections } from './gc-count.ts';
+import type { Collections } from './gc-count.ts';
 import { pool } from './pool.ts';
 
 const watchFloor = fileURLToPath(new URL('./watch-floor.ts', import.meta.url));
@@ -76,13 +76,13 @@ export type LayerSummary =
  */
 export function summarizeLayer(perEventRuns: readonly number[], maxSpread: number): LayerSummary {
   if (perEventRuns.length === 0) throw new RangeError('a layer needs at least one run');
-  const sorted = [...perEventRuns].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  const median =
-    sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  const spread = (sorted.at(-1)! - sorted[0]!) / median;
+  const median = medianOf(perEventRuns);
+  const spread = (Math.max(...perEventRuns) - Math.min(...perEventRuns)) / median;
   return spread > maxSpread ? { valid: false, spread } : { valid: true, median, spread };
 }
+
+/** V8 flags that make the collections of a process depend on what it allocates only. */
+const gcScheduleFlags = ['--predictable-gc-schedule'];
 
 // Far above the one to three minutes a run takes under valgrind.
 const runTimeoutMs = 30 * 60_000;
@@ -107,6 +107,13 @@ function countInstructions(layer: string, events: number, warmup: number): Promi
         // Everything on the main thread (no concurrent compiler or GC threads), so the
         // order of work, and the count, do not depend on how threads interleave.
         '--single-threaded',
+        // The same hash seed and Math.random in every process: a random seed costs a
+        // different number of instructions to make, and hash tables collide differently.
+        '--hash-seed=1',
+        '--random-seed=1',
+        ...gcScheduleFlags,
+        // Every collection of the process, start to exit, as its instruction total counts.
+        '--trace-gc',
         watchFloor,
         // The events queue while the process waits, then are read many per socket read
         // in the same way whatever the layer's speed.
@@ -128,12 +135,13 @@ function countInstructions(layer: string, events: number, warmup: number): Promi
           return;
         }
         const total = parseInstructionTotal(stderr);
-        if (err !== null || total === undefined) {
+        const pid = parseValgrindPid(stderr);
+        if (err !== null || total === undefined || pid === undefined) {
           const tail = `${stdout}${stderr}`.trim().split('\n').slice(-5).join('\n');
           reject(new Error(`${layer} with ${events} events under valgrind failed:\n${tail}`));
           return;
         }
-        resolve({ instructions: total, collections: parseCollections(`${stdout}${stderr}`) });
+        resolve({ instructions: total, collections: parseTraceGc(stdout, pid) });
       },
     );
   });
@@ -145,7 +153,7 @@ export interface Repeat {
   many: Counted;
 }
 
-/** Collections that fell in a repeat's extra events (`many`'s window minus `few`'s). */
+/** Collections that fell in a repeat's extra events (`many`'s process minus `few`'s). */
 export function windowCollections(repeat: Repeat): Collections | undefined {
   const { few, many } = repeat;
   if (few.collections === undefined || many.collections === undefined) return undefined;
@@ -167,6 +175,64 @@ export function countsTowardsFigure(repeat: Repeat): boolean {
   return (windowCollections(repeat)?.major ?? 0) === 0;
 }
 
+/** The median of `values` (at least one). */
+function medianOf(values: readonly number[]): number {
+  if (values.length === 0) throw new RangeError('a median needs at least one value');
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Which of the totals of processes that ran the same events do not fit: those further from
+ * the group's median than `tolerance` instructions. The processes of a layer run the same
+ * code on the same events, so their totals agree closely (within 0.1 % on 2026-11-29);
+ * one that counted work the others did not (a collection or a compile that fell
+ * differently) stands out, and is measured again rather than let into a figure. Needs three
+ * totals or more: of two that disagree neither can be told to be the odd one.
+ */
+export function outliers(totals: readonly number[], tolerance: number): boolean[] {
+  if (totals.length < 3) return totals.map(() => false);
+  const median = medianOf(totals);
+  return totals.map((total) => !(Math.abs(total - median) <= tolerance));
+}
+
+/**
+ * How far a process's total may lie from the median of its group (see {@link outliers}):
+ * `maxDeviation` of the layer's median difference between its 3N- and N-event processes
+ * (2N events' worth), so that one such process moves a figure by at most `maxDeviation`.
+ */
+export function outlierTolerance(repeats: readonly Repeat[], maxDeviation: number): number {
+  const difference =
+    medianOf(repeats.map(({ many }) => many.instructions)) -
+    medianOf(repeats.map(({ few }) => few.instructions));
+  return maxDeviation * Math.abs(difference);
+}
+
+/**
+ * The collections of process `pid` in V8's `--trace-gc` lines
+ * (`[4187:0x6cc4000]    21777 ms: Scavenge 9.2 (9.6) -> 8.8 (9.6) MB, ...`), from its start
+ * to its exit: what its instruction total covers. (Lines of other processes, such as the
+ * API server child, are left out.)
+ */
+export function parseTraceGc(output: string, pid: number): Collections {
+  const collections: Collections = { major: 0, minor: 0 };
+  for (const [, linePid, kind] of output.matchAll(
+    /^\[(\d+):0x[\da-f]+\]\s+[\d.]+ ms: (Mark-Compact|Scavenge|Minor Mark-Sweep)/gm,
+  )) {
+    if (Number(linePid) !== pid) continue;
+    if (kind === 'Mark-Compact') collections.major++;
+    else collections.minor++;
+  }
+  return collections;
+}
+
+/** The process id in valgrind's output (`==4187== I   refs: ...`). */
+export function parseValgrindPid(valgrindOutput: string): number | undefined {
+  const match = /^==(\d+)==/m.exec(valgrindOutput);
+  return match === null ? undefined : Number(match[1]);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -176,6 +242,7 @@ async function main(): Promise<void> {
       parallel: { type: 'string', default: '1' },
       repeats: { type: 'string', default: '3' },
       'max-spread': { type: 'string', default: '3' },
+      'max-deviation': { type: 'string', default: '1' },
       'extra-repeats': { type: 'string', default: '2' },
     },
   });
@@ -185,6 +252,7 @@ async function main(): Promise<void> {
   const repeats = Number(values.repeats);
   const extraRepeats = Number(values['extra-repeats']);
   const maxSpread = Number(values['max-spread']) / 100;
+  const maxDeviation = Number(values['max-deviation']) / 100;
   if (!(events > 0) || !(warmup >= 0) || !(parallel >= 1) || !(repeats >= 1)) {
     throw new Error(
       '--events, --parallel and --repeats must be positive numbers, --warmup at least 0',
@@ -192,24 +260,36 @@ async function main(): Promise<void> {
   }
   if (!(extraRepeats >= 0)) throw new Error('--extra-repeats must be a number, at least 0');
   if (!(maxSpread >= 0)) throw new Error('--max-spread must be a percentage, at least 0');
+  if (!(maxDeviation >= 0)) throw new Error('--max-deviation must be a percentage, at least 0');
   const layers = [...new Set(values.only?.split(',') ?? defaultLayers)];
   const repeatsOf = new Map<string, Repeat[]>(layers.map((layer) => [layer, []]));
-  const measure = async (plan: { layer: string; repeat: number }[]): Promise<void> => {
-    const runs = plan.flatMap(({ layer, repeat }) => [
-      { layer, repeat, events },
-      { layer, repeat, events: events * 3 },
-    ]);
+  // Per layer, the processes measured again because their totals did not fit.
+  const remeasured = new Map<string, string[]>(layers.map((layer) => [layer, []]));
+  type Side = keyof Repeat;
+  const eventsOf = (side: Side): number => (side === 'few' ? events : events * 3);
+  const count = async (
+    runs: { layer: string; repeat: number; side: Side }[],
+  ): Promise<Counted[]> => {
     const counted: Counted[] = [];
     await pool(runs.length, parallel, async (i) => {
       const run = runs[i]!;
-      counted[i] = await countInstructions(run.layer, run.events, warmup);
+      counted[i] = await countInstructions(run.layer, eventsOf(run.side), warmup);
       const gc = counted[i].collections;
       console.error(
-        `[watch-instructions] ${run.layer}, repeat ${run.repeat + 1}, ${run.events} events: ` +
+        `[watch-instructions] ${run.layer}, repeat ${run.repeat + 1}, ${eventsOf(run.side)} events: ` +
           `${counted[i].instructions} instructions` +
           (gc === undefined ? '' : `, ${gc.major} major and ${gc.minor} minor collections`),
       );
     });
+    return counted;
+  };
+  const measure = async (plan: { layer: string; repeat: number }[]): Promise<void> => {
+    const counted = await count(
+      plan.flatMap(({ layer, repeat }) => [
+        { layer, repeat, side: 'few' as const },
+        { layer, repeat, side: 'many' as const },
+      ]),
+    );
     plan.forEach(({ layer }, i) => {
       repeatsOf.get(layer)!.push({ few: counted[2 * i]!, many: counted[2 * i + 1]! });
     });
@@ -220,23 +300,43 @@ async function main(): Promise<void> {
       layers.map((layer) => ({ layer, repeat })),
     ).flat(),
   );
-  // Then a repeat more for each one set aside, up to --extra-repeats per layer.
+  const counting = (layer: string): Repeat[] => repeatsOf.get(layer)!.filter(countsTowardsFigure);
   for (let extra = 0; extra < extraRepeats; extra++) {
-    const short = layers.filter(
-      (layer) => repeatsOf.get(layer)!.filter(countsTowardsFigure).length < repeats,
-    );
-    if (short.length === 0) break;
-    await measure(short.map((layer) => ({ layer, repeat: repeatsOf.get(layer)!.length })));
+    // A process whose total does not fit those of the same events is measured again...
+    const misfits = layers.flatMap((layer) => {
+      const all = repeatsOf.get(layer)!;
+      const tolerance = outlierTolerance(all, maxDeviation);
+      return (['few', 'many'] as const).flatMap((side) => {
+        const odd = outliers(
+          all.map((repeat) => repeat[side].instructions),
+          tolerance,
+        );
+        return all.flatMap((_, repeat) => (odd[repeat] ? [{ layer, repeat, side }] : []));
+      });
+    });
+    if (misfits.length > 0) {
+      const counted = await count(misfits);
+      misfits.forEach(({ layer, repeat, side }, i) => {
+        repeatsOf.get(layer)![repeat]![side] = counted[i]!;
+        remeasured.get(layer)!.push(`repeat ${repeat + 1}, ${eventsOf(side)} events`);
+      });
+    }
+    // ...and a repeat more is run for each one set aside for a major collection.
+    const short = layers.filter((layer) => counting(layer).length < repeats);
+    if (short.length > 0) {
+      await measure(short.map((layer) => ({ layer, repeat: repeatsOf.get(layer)!.length })));
+    }
+    if (misfits.length === 0 && short.length === 0) break;
   }
   const perEventOf = ({ few, many }: Repeat): number =>
     perEvent(few.instructions, events, many.instructions, events * 3);
   const summaries = new Map(
     layers.map((layer) => {
-      const counting = repeatsOf.get(layer)!.filter(countsTowardsFigure);
+      const kept = counting(layer);
       const summary: LayerSummary =
-        counting.length === 0
+        kept.length === 0
           ? { valid: false, spread: Number.NaN }
-          : summarizeLayer(counting.map(perEventOf), maxSpread);
+          : summarizeLayer(kept.map(perEventOf), maxSpread);
       return [layer, summary] as const;
     }),
   );
@@ -245,6 +345,7 @@ async function main(): Promise<void> {
       .get(layer)!
       .map((repeat) => String(windowCollections(repeat)?.[kind] ?? '?'))
       .join(', ');
+  const remeasuredColumn = (layer: string): string => remeasured.get(layer)!.join('; ') || 'none';
   const figure = (layer: string): number | undefined => {
     const summary = summaries.get(layer);
     return summary?.valid === true ? summary.median : undefined;
@@ -254,22 +355,24 @@ async function main(): Promise<void> {
     const ref = figure(reference);
     return value === undefined || ref === undefined ? '—' : `${(value / ref).toFixed(3)}×`;
   };
-  const percent = (spread: number): string =>
-    Number.isNaN(spread) ? '—' : `${(spread * 100).toFixed(1)} %`;
   const lines = [
-    `${events} and ${events * 3} events per layer after ${warmup} not measured, ${repeats} repeat(s) without a major collection in the extra events (up to ${extraRepeats} more run to replace those with one), Node ${process.version}; instructions per event = difference / ${events * 2}; void when the spread is over ${percent(maxSpread)}`,
+    `${events} and ${events * 3} events per layer after ${warmup} not measured, ${repeats} repeat(s) without a major collection in the extra events (up to ${extraRepeats} more run to replace those with one); a process whose total lies further than ${percent(maxDeviation)} of the layer's ${events * 2}-event difference from the median of those with its events is measured again; Node ${process.version}; instructions per event = difference / ${events * 2}; void when the spread is over ${percent(maxSpread)}`,
     '',
-    '| layer | instructions per event (median) | spread | / floor | / client-node informer | per repeat, in the extra events: major collections | minor collections |',
-    '| --- | ---: | ---: | ---: | ---: | --- | --- |',
+    '| layer | instructions per event (median) | spread | / floor | / client-node informer | per repeat, in the extra events: major collections | minor collections | processes measured again |',
+    '| --- | ---: | ---: | ---: | ---: | --- | --- | --- |',
     ...layers.map((layer) => {
       const summary = summaries.get(layer)!;
       const value = summary.valid
         ? Math.round(summary.median).toLocaleString('en-US')
         : 'void (did not repeat)';
-      return `| ${layer} | ${value} | ${percent(summary.spread)} | ${ratio(layer, 'floor')} | ${ratio(layer, 'client-node-informer')} | ${collectionsColumn(layer, 'major')} | ${collectionsColumn(layer, 'minor')} |`;
+      return `| ${layer} | ${value} | ${percent(summary.spread)} | ${ratio(layer, 'floor')} | ${ratio(layer, 'client-node-informer')} | ${collectionsColumn(layer, 'major')} | ${collectionsColumn(layer, 'minor')} | ${remeasuredColumn(layer)} |`;
     }),
   ];
   process.stdout.write(`\n${lines.join('\n')}\n`);
+}
+
+function percent(fraction: number): string {
+  return Number.isNaN(fraction) ? '—' : `${(fraction * 100).toFixed(1)} %`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
