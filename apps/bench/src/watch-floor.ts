@@ -9,7 +9,7 @@
 //
 // A child process runs the in-memory API server of @kubets/apiserver over HTTPS and patches one
 // Pod N times, one patch every MS milliseconds; this process watches that Pod with each client
-// in turn and takes process.cpuUsage() (user + system) from the first event to the N-th.
+// in turn and takes process.cpuUsage() (user + system) from the request for them to the N-th.
 // Events that arrive one at a time cost each client a wake-up per event (a socket read, a
 // TLS record, the HTTP and stream layers), the same for all, which can outweigh what the
 // clients themselves do. `--backlog` measures without it: this process holds its event loop
@@ -19,8 +19,16 @@
 // ratios to the floor and to client-node's informer are taken within a round, so a machine
 // whose load changes between rounds still compares like with like, and their medians are
 // printed. `--warmup W` first sends each layer W events that are not measured (its code is
-// then optimised, as in a long-running process). `--cpu-prof DIR` writes each layer's event
-// window, round by round, as a .cpuprofile (read it with top-frames.ts).
+// then optimised, as in a long-running process; with --backlog they come as a backlog too).
+// `--cpu-prof DIR` writes each layer's event window, round by round, as a .cpuprofile (read
+// it with top-frames.ts).
+//
+// watch-instructions.ts counts this process's instructions from start to exit, so nothing
+// in it runs more often the longer a run takes (a loaded machine, valgrind): it waits on
+// events (a layer's open watch or first object, a probe's event with one timer, a FIFO the
+// patcher writes when a backlog is sent), never polls, and the API server sends no periodic
+// bookmarks. One function counts a layer's events in every phase, so that the client's code
+// calling it is not deoptimised when the measured events begin.
 
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { once } from 'node:events';

@@ -5,28 +5,46 @@
 // watch path cheaper by a few per cent.
 //
 //   node src/watch-instructions.ts [--events N] [--warmup W] [--only SLUGS] [--parallel P]
-//                                  [--repeats R] [--max-spread PERCENT] [--extra-repeats X]
+//                                  [--repeats R] [--max-spread PERCENT]
+//                                  [--max-deviation PERCENT] [--extra-repeats X]
 //
 // Each layer of watch-floor.ts runs in its own process under `valgrind --tool=cachegrind`
 // (the API server child it forks runs natively, uncounted), once with N events and once
-// with 3N, both after the same W events that are not measured (default 2,000: by then V8
-// has optimised the hot code, as in a long-running controller); the difference divided by
-// 2N is the layer's instructions per event, with the process's start, module loading, the
-// opening of the watch and the warm-up cancelled out. Everything the process executes is
-// counted: socket, TLS and HTTP reading, JSON.parse, the client and the garbage collector.
-// The process runs with V8's `--single-threaded` (compiler and GC work on the main thread,
-// in an order that does not depend on thread timing) and reads the events as a backlog
-// (watch-floor.ts --backlog: many per socket read, no wake-up per event), so two runs
-// agree within about 2 %; the garbage collections that fall in the window are the rest.
-// So each layer is measured R times (default 3) and printed as the median with its spread
-// ((max - min) / median) and the collections of each measured window; a layer whose
-// spread is over --max-spread (default 3 %) is void: its figure did not repeat, and the
-// table says so instead of printing it. A minor collection costs millions of instructions,
-// so the window is 2N = 4,000 events by default (N = --events 2000): one collection more or
-// less moves a figure by about 1 %. A window with a major collection is set aside and
-// measured again (up to X more repeats per layer, default 2): it moved a figure by half. Run with --parallel 1 on an otherwise idle
-// machine: two layers counted side by side read their events in different batches.
-// Needs valgrind (the Debian package `valgrind`); a layer takes one to three minutes.
+// with 3N, both after the same W events that are not measured (default 2,000, read as a
+// backlog like the measured ones); the difference divided by 2N is the layer's instructions
+// per event, with the process's start, module loading, the opening of the watch and the
+// warm-up cancelled out. Everything the process executes is counted: socket, TLS and HTTP
+// reading, JSON.parse, the client, V8's compilers and the garbage collector.
+//
+// A figure is the difference of two whole processes, so anything one process does and the
+// other does not lands in it. What made processes differ, and what is done about it:
+// - Work that grows with wall time (polls, timers, bookmarks sent every 10 s): watch-floor.ts
+//   runs none in the measured process (see there), so the count does not depend on load.
+// - V8's random seeds: each process draws a hash seed (a few million instructions, a
+//   different number each time) and a Math.random state; both are fixed here.
+// - The garbage collector's schedule: by default V8 sizes the old generation from its
+//   measured GC and mutator speeds, in wall-clock time, so whether a major collection falls
+//   before the process exits depended on the machine's load; one did in a kubets pipeline
+//   process of 2026-11-29 and cost 737 million instructions (184,000 per event of the
+//   window), all of it marking, sweeping and evacuation by name in cachegrind's output.
+//   `--predictable-gc-schedule` fixes the growing factor and the semi-space size and turns
+//   the memory reducer off: collections then follow what the process allocates.
+// - Threads: `--single-threaded` puts compiler and GC work on the main thread, in an order
+//   that does not depend on thread timing.
+// Processes of the same layer and events then agree within about 0.1 %. Each layer is
+// measured R times (default 3); a process whose total lies further from the median of the
+// R with its events than --max-deviation (default 1 %) of the layer's 2N-event difference
+// counted work the others did not, and is measured again (up to X times, default 2) rather
+// than let into a figure. A repeat with a major collection in its extra events (from
+// `--trace-gc`, over the whole process) is set aside and measured again too. The table
+// gives each layer's median with its spread ((max - min) / median), void over --max-spread
+// (default 3 %), and the collections of each repeat's extra events.
+//
+// What the figure is not: steady state. V8 still compiles the client's hot functions with
+// TurboFan thousands of events after the warm-up (in the same places in every process, so
+// repeats agree); the window includes that work. Run with --parallel 1 on an otherwise idle
+// machine for figures to publish. Needs valgrind (the Debian package `valgrind`); a layer
+// takes one to three minutes per process.
 
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
