@@ -49,7 +49,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Collections } from './gc-count.ts';
+import { type Collections, collectionsBetween } from './gc-count.ts';
 import { pool } from './pool.ts';
 
 const watchFloor = fileURLToPath(new URL('./watch-floor.ts', import.meta.url));
@@ -175,10 +175,7 @@ export interface Repeat {
 export function windowCollections(repeat: Repeat): Collections | undefined {
   const { few, many } = repeat;
   if (few.collections === undefined || many.collections === undefined) return undefined;
-  return {
-    major: many.collections.major - few.collections.major,
-    minor: many.collections.minor - few.collections.minor,
-  };
+  return collectionsBetween(few.collections, many.collections);
 }
 
 /**
