@@ -14,8 +14,11 @@ export interface Collections {
   minor: number;
 }
 
-/** Counts the garbage collections from now until `stop()`. */
-export function countCollections(): { stop(): Collections } {
+/**
+ * Counts the garbage collections from now: `read()` gives those so far, `stop()` those so far
+ * and ends the count.
+ */
+export function countCollections(): { read(): Collections; stop(): Collections } {
   const counted: Collections = { major: 0, minor: 0 };
   const add = (entries: readonly PerformanceEntry[]): void => {
     for (const entry of entries) {
@@ -26,12 +29,17 @@ export function countCollections(): { stop(): Collections } {
   };
   const observer = new PerformanceObserver((list) => add(list.getEntries()));
   observer.observe({ entryTypes: ['gc'] });
+  const read = (): Collections => {
+    // Entries reach the callback asynchronously: take the ones not yet delivered.
+    add(observer.takeRecords());
+    return { ...counted };
+  };
   return {
+    read,
     stop() {
-      // Entries reach the callback asynchronously: take the ones not yet delivered.
-      add(observer.takeRecords());
+      const last = read();
       observer.disconnect();
-      return counted;
+      return last;
     },
   };
 }
@@ -45,4 +53,9 @@ export function formatCollections(collections: Collections): string {
 export function parseCollections(output: string): Collections | undefined {
   const last = [...output.matchAll(/gc major=(\d+) minor=(\d+)/g)].at(-1);
   return last === undefined ? undefined : { major: Number(last[1]), minor: Number(last[2]) };
+}
+
+/** The collections between two counts of {@link countCollections}: `later` minus `earlier`. */
+export function collectionsBetween(earlier: Collections, later: Collections): Collections {
+  return { major: later.major - earlier.major, minor: later.minor - earlier.minor };
 }

@@ -12,12 +12,13 @@ export interface PodPipeline {
 }
 
 /**
- * Starts the kubets pipeline on the Pods of `namespace` (or of `listWatch`); `onUpdate` is
- * called for every update event. With `queue: false` the informer has only a handler that
- * calls `onUpdate`.
+ * Starts the kubets pipeline on the Pods of `namespace` (or of `listWatch`); `onAdd` and
+ * `onUpdate` are called for every add and update event. With `queue: false` the informer has
+ * only a handler that calls them.
  */
 export function startPodPipeline(
   options: ({ core: RESTClient; namespace: string } | { listWatch: ListerWatcher<unknown> }) & {
+    onAdd?: () => void;
     onUpdate?: () => void;
     queue?: boolean;
     shareManagedFields?: boolean;

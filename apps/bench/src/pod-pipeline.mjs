@@ -5,14 +5,15 @@
 // without Node's TypeScript stripping; watch-floor.ts uses it too.
 
 /**
- * Starts the kubets pipeline on the Pods of `namespace` (or of `listWatch`); `onUpdate` is
- * called for every update event. With `queue: false` the informer has only a handler that
- * calls `onUpdate`.
+ * Starts the kubets pipeline on the Pods of `namespace` (or of `listWatch`); `onAdd` and
+ * `onUpdate` are called for every add and update event. With `queue: false` the informer has
+ * only a handler that calls them.
  */
 export async function startPodPipeline({
   core,
   namespace,
   listWatch,
+  onAdd,
   onUpdate,
   queue: withQueue = true,
   shareManagedFields = true,
@@ -25,7 +26,7 @@ export async function startPodPipeline({
     { shareManagedFields },
   );
   if (!withQueue) {
-    informer.addEventHandler({ onUpdate: () => onUpdate?.() });
+    informer.addEventHandler({ onAdd: () => onAdd?.(), onUpdate: () => onUpdate?.() });
     const stop = new AbortController();
     void informer.run(stop.signal);
     return {
@@ -37,7 +38,10 @@ export async function startPodPipeline({
   const queue = newRateLimitingQueue();
   const enqueue = (obj) => queue.add(cache.metaNamespaceKeyFunc(obj));
   informer.addEventHandler({
-    onAdd: enqueue,
+    onAdd: (obj) => {
+      onAdd?.();
+      enqueue(obj);
+    },
     onUpdate: (_old, obj) => {
       onUpdate?.();
       enqueue(obj);

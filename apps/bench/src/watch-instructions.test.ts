@@ -2,8 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { formatCollections, parseCollections } from './gc-count.ts';
 import {
   countsTowardsFigure,
+  outliers,
+  outlierTolerance,
   parseInstructionTotal,
+  parseTraceGc,
+  parseValgrindPid,
   perEvent,
+  type Repeat,
   summarizeLayer,
   windowCollections,
 } from './watch-instructions.ts';
@@ -74,5 +79,69 @@ describe('watch-instructions', () => {
     expect(countsTowardsFigure(majorBeforeWindow)).toBe(true);
     const uncounted = { few: { instructions: 1, collections: undefined }, many: withMajor.many };
     expect(windowCollections(uncounted)).toBeUndefined();
+  });
+
+  // The kubets pipeline's processes of 2026-11-29 (N = 2,000 events): three of 2,000 events,
+  // and of 6,000 events one that took two major collections the others did not (737 million
+  // instructions more) beside one that did not and a third (hypothetical) as that one.
+  const fewTotals = [4_600_557_076, 4_606_814_877, 4_597_978_631];
+  const manyTotals = [5_332_080_254, 6_069_013_362, 5_335_000_000];
+  const counted = (instructions: number) => ({ instructions, collections: undefined });
+  const repeats: Repeat[] = fewTotals.map((few, i) => ({
+    few: counted(few),
+    many: counted(manyTotals[i]!),
+  }));
+
+  it('allows a process as far from its group as 1 % of the 4,000-event difference', () => {
+    // The medians' difference: 5,335,000,000 - 4,600,557,076.
+    expect(outlierTolerance(repeats, 0.01)).toBeCloseTo(7_344_429.24, 1);
+    expect(outlierTolerance(repeats, 0)).toBe(0);
+  });
+
+  it('finds the one process that counted work the others did not', () => {
+    const tolerance = outlierTolerance(repeats, 0.01);
+    // The 2,000-event processes lie within 6.3 million instructions of each other: they fit.
+    expect(outliers(fewTotals, tolerance)).toEqual([false, false, false]);
+    expect(outliers(manyTotals, tolerance)).toEqual([false, true, false]);
+    // Less work than the others (a collection it did not take) does not fit either.
+    expect(outliers([100, 100, 60, 101], 5)).toEqual([false, false, true, false]);
+    // Its repeat's figure without the check: 365,550 per event against about 183,000.
+    expect(perEvent(fewTotals[1]!, 2000, manyTotals[1]!, 6000)).toBeCloseTo(365_550, 0);
+  });
+
+  it('cannot tell the odd one of fewer than three processes', () => {
+    expect(outliers([fewTotals[0]!, manyTotals[1]!], 1)).toEqual([false, false]);
+    expect(outliers([1], 0)).toEqual([false]);
+    expect(outliers([], 0)).toEqual([]);
+  });
+
+  it('with no tolerance, lets only totals equal to the median fit', () => {
+    expect(outliers([10, 10, 11], 0)).toEqual([false, false, true]);
+  });
+
+  it("counts the collections of one process in V8's --trace-gc lines, start to exit", () => {
+    const output = [
+      '[20058:0x6cc4000]    21777 ms: Scavenge 9.2 (9.6) -> 8.8 (9.6) MB, pooled: 1 MB, 212.54 / 0.00 ms  (average mu = 1.000, current mu = 1.000) allocation failure; ',
+      '[20798:0x27be3000]    3438 ms: Scavenge (interleaved) 52.2 (69.2) -> 46.2 (108.2) MB, pooled: 0 MB, 22.62 / 0.02 ms  (average mu = 0.960, current mu = 0.960) task; ',
+      '[20058:0x6cc4000]    57415 ms: Mark-Compact 32.5 (40.1) -> 25.1 (53.9) MB, pooled: 0 MB, 1121.26 / 1.89 ms  (+ 761.5 ms in 187 steps since start of marking) allocation failure; Incremental marking forced finalization',
+      '[20058:0x6cc4000]   115430 ms: Scavenge (interleaved) 68.2 (99.1) -> 47.5 (103.6) MB, pooled: 0 MB, 149.19 / 3.69 ms  (average mu = 0.968, current mu = 0.968) task; ',
+      '[20058:0x6cc4000]   120001 ms: Minor Mark-Sweep 70.1 (99.1) -> 48.0 (103.6) MB',
+      '[20058:0x6cc4000]   145151 ms: Mark-Compact (reduce) 91.0 (119.4) -> 75.7 (201.6) MB',
+      '[20798:0x27be3000]   24451 ms: Mark-Compact 107.1 (193.7) -> 70.1 (200.5) MB',
+      '[watch-floor] round 1: kubets-pipeline: 23.081 CPU-s / 10k (load 5.0, gc major=1 minor=0, probes 1)',
+      '| layer | Mark-Compact |',
+    ].join('\n');
+    expect(parseTraceGc(output, 20058)).toEqual({ major: 2, minor: 3 });
+    expect(parseTraceGc(output, 20798)).toEqual({ major: 1, minor: 1 });
+    expect(parseTraceGc(output, 1)).toEqual({ major: 0, minor: 0 });
+  });
+
+  it("reads the process id of valgrind's output", () => {
+    const output = [
+      '==20058== Cachegrind, a cache and branch-prediction profiler',
+      '==20058== I   refs:      6,069,013,362',
+    ].join('\n');
+    expect(parseValgrindPid(output)).toBe(20058);
+    expect(parseValgrindPid('valgrind: command not found')).toBeUndefined();
   });
 });

@@ -5,33 +5,51 @@
 // watch path cheaper by a few per cent.
 //
 //   node src/watch-instructions.ts [--events N] [--warmup W] [--only SLUGS] [--parallel P]
-//                                  [--repeats R] [--max-spread PERCENT] [--extra-repeats X]
+//                                  [--repeats R] [--max-spread PERCENT]
+//                                  [--max-deviation PERCENT] [--extra-repeats X]
 //
 // Each layer of watch-floor.ts runs in its own process under `valgrind --tool=cachegrind`
 // (the API server child it forks runs natively, uncounted), once with N events and once
-// with 3N, both after the same W events that are not measured (default 2,000: by then V8
-// has optimised the hot code, as in a long-running controller); the difference divided by
-// 2N is the layer's instructions per event, with the process's start, module loading, the
-// opening of the watch and the warm-up cancelled out. Everything the process executes is
-// counted: socket, TLS and HTTP reading, JSON.parse, the client and the garbage collector.
-// The process runs with V8's `--single-threaded` (compiler and GC work on the main thread,
-// in an order that does not depend on thread timing) and reads the events as a backlog
-// (watch-floor.ts --backlog: many per socket read, no wake-up per event), so two runs
-// agree within about 2 %; the garbage collections that fall in the window are the rest.
-// So each layer is measured R times (default 3) and printed as the median with its spread
-// ((max - min) / median) and the collections of each measured window; a layer whose
-// spread is over --max-spread (default 3 %) is void: its figure did not repeat, and the
-// table says so instead of printing it. A minor collection costs millions of instructions,
-// so the window is 2N = 4,000 events by default (N = --events 2000): one collection more or
-// less moves a figure by about 1 %. A window with a major collection is set aside and
-// measured again (up to X more repeats per layer, default 2): it moved a figure by half. Run with --parallel 1 on an otherwise idle
-// machine: two layers counted side by side read their events in different batches.
-// Needs valgrind (the Debian package `valgrind`); a layer takes one to three minutes.
+// with 3N, both after the same W events that are not measured (default 2,000, read as a
+// backlog like the measured ones); the difference divided by 2N is the layer's instructions
+// per event, with the process's start, module loading, the opening of the watch and the
+// warm-up cancelled out. Everything the process executes is counted: socket, TLS and HTTP
+// reading, JSON.parse, the client, V8's compilers and the garbage collector.
+//
+// A figure is the difference of two whole processes, so anything one process does and the
+// other does not lands in it. What made processes differ, and what is done about it:
+// - Work that grows with wall time (polls, timers, bookmarks sent every 10 s): watch-floor.ts
+//   runs none in the measured process (see there), so the count does not depend on load.
+// - V8's random seeds: each process draws a hash seed (a few million instructions, a
+//   different number each time) and a Math.random state; both are fixed here.
+// - The garbage collector's schedule: by default V8 sizes the old generation from its
+//   measured GC and mutator speeds, in wall-clock time, so whether a major collection falls
+//   before the process exits depended on the machine's load; one did in a kubets pipeline
+//   process of 2026-11-29 and cost 737 million instructions (184,000 per event of the
+//   window), all of it marking, sweeping and evacuation by name in cachegrind's output.
+//   `--predictable-gc-schedule` fixes the growing factor and the semi-space size and turns
+//   the memory reducer off: collections then follow what the process allocates.
+// - Threads: `--single-threaded` puts compiler and GC work on the main thread, in an order
+//   that does not depend on thread timing.
+// Processes of the same layer and events then agree within about 0.1 %. Each layer is
+// measured R times (default 3); a process whose total lies further from the median of the
+// R with its events than --max-deviation (default 1 %) of the layer's 2N-event difference
+// counted work the others did not, and is measured again (up to X times, default 2) rather
+// than let into a figure. A repeat with a major collection in its extra events (from
+// `--trace-gc`, over the whole process) is set aside and measured again too. The table
+// gives each layer's median with its spread ((max - min) / median), void over --max-spread
+// (default 3 %), and the collections of each repeat's extra events.
+//
+// What the figure is not: steady state. V8 still compiles the client's hot functions with
+// TurboFan thousands of events after the warm-up (in the same places in every process, so
+// repeats agree); the window includes that work. Run with --parallel 1 on an otherwise idle
+// machine for figures to publish. Needs valgrind (the Debian package `valgrind`); a layer
+// takes one to three minutes per process.
 
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type Collections, parseCollections } from './gc-count.ts';
+import { type Collections, collectionsBetween } from './gc-count.ts';
 import { pool } from './pool.ts';
 
 const watchFloor = fileURLToPath(new URL('./watch-floor.ts', import.meta.url));
@@ -76,13 +94,13 @@ export type LayerSummary =
  */
 export function summarizeLayer(perEventRuns: readonly number[], maxSpread: number): LayerSummary {
   if (perEventRuns.length === 0) throw new RangeError('a layer needs at least one run');
-  const sorted = [...perEventRuns].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  const median =
-    sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  const spread = (sorted.at(-1)! - sorted[0]!) / median;
+  const median = medianOf(perEventRuns);
+  const spread = (Math.max(...perEventRuns) - Math.min(...perEventRuns)) / median;
   return spread > maxSpread ? { valid: false, spread } : { valid: true, median, spread };
 }
+
+/** V8 flags that make the collections of a process depend on what it allocates only. */
+const gcScheduleFlags = ['--predictable-gc-schedule'];
 
 // Far above the one to three minutes a run takes under valgrind.
 const runTimeoutMs = 30 * 60_000;
@@ -107,6 +125,13 @@ function countInstructions(layer: string, events: number, warmup: number): Promi
         // Everything on the main thread (no concurrent compiler or GC threads), so the
         // order of work, and the count, do not depend on how threads interleave.
         '--single-threaded',
+        // The same hash seed and Math.random in every process: a random seed costs a
+        // different number of instructions to make, and hash tables collide differently.
+        '--hash-seed=1',
+        '--random-seed=1',
+        ...gcScheduleFlags,
+        // Every collection of the process, start to exit, as its instruction total counts.
+        '--trace-gc',
         watchFloor,
         // The events queue while the process waits, then are read many per socket read
         // in the same way whatever the layer's speed.
@@ -128,12 +153,13 @@ function countInstructions(layer: string, events: number, warmup: number): Promi
           return;
         }
         const total = parseInstructionTotal(stderr);
-        if (err !== null || total === undefined) {
+        const pid = parseValgrindPid(stderr);
+        if (err !== null || total === undefined || pid === undefined) {
           const tail = `${stdout}${stderr}`.trim().split('\n').slice(-5).join('\n');
           reject(new Error(`${layer} with ${events} events under valgrind failed:\n${tail}`));
           return;
         }
-        resolve({ instructions: total, collections: parseCollections(`${stdout}${stderr}`) });
+        resolve({ instructions: total, collections: parseTraceGc(stdout, pid) });
       },
     );
   });
@@ -145,14 +171,11 @@ export interface Repeat {
   many: Counted;
 }
 
-/** Collections that fell in a repeat's extra events (`many`'s window minus `few`'s). */
+/** Collections that fell in a repeat's extra events (`many`'s process minus `few`'s). */
 export function windowCollections(repeat: Repeat): Collections | undefined {
   const { few, many } = repeat;
   if (few.collections === undefined || many.collections === undefined) return undefined;
-  return {
-    major: many.collections.major - few.collections.major,
-    minor: many.collections.minor - few.collections.minor,
-  };
+  return collectionsBetween(few.collections, many.collections);
 }
 
 /**
@@ -167,6 +190,64 @@ export function countsTowardsFigure(repeat: Repeat): boolean {
   return (windowCollections(repeat)?.major ?? 0) === 0;
 }
 
+/** The median of `values` (at least one). */
+function medianOf(values: readonly number[]): number {
+  if (values.length === 0) throw new RangeError('a median needs at least one value');
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Which of the totals of processes that ran the same events do not fit: those further from
+ * the group's median than `tolerance` instructions. The processes of a layer run the same
+ * code on the same events, so their totals agree closely (within 0.1 % on 2026-11-29);
+ * one that counted work the others did not (a collection or a compile that fell
+ * differently) stands out, and is measured again rather than let into a figure. Needs three
+ * totals or more: of two that disagree neither can be told to be the odd one.
+ */
+export function outliers(totals: readonly number[], tolerance: number): boolean[] {
+  if (totals.length < 3) return totals.map(() => false);
+  const median = medianOf(totals);
+  return totals.map((total) => !(Math.abs(total - median) <= tolerance));
+}
+
+/**
+ * How far a process's total may lie from the median of its group (see {@link outliers}):
+ * `maxDeviation` of the layer's median difference between its 3N- and N-event processes
+ * (2N events' worth), so that one such process moves a figure by at most `maxDeviation`.
+ */
+export function outlierTolerance(repeats: readonly Repeat[], maxDeviation: number): number {
+  const difference =
+    medianOf(repeats.map(({ many }) => many.instructions)) -
+    medianOf(repeats.map(({ few }) => few.instructions));
+  return maxDeviation * Math.abs(difference);
+}
+
+/**
+ * The collections of process `pid` in V8's `--trace-gc` lines
+ * (`[4187:0x6cc4000]    21777 ms: Scavenge 9.2 (9.6) -> 8.8 (9.6) MB, ...`), from its start
+ * to its exit: what its instruction total covers. (Lines of other processes, such as the
+ * API server child, are left out.)
+ */
+export function parseTraceGc(output: string, pid: number): Collections {
+  const collections: Collections = { major: 0, minor: 0 };
+  for (const [, linePid, kind] of output.matchAll(
+    /^\[(\d+):0x[\da-f]+\]\s+[\d.]+ ms: (Mark-Compact|Scavenge|Minor Mark-Sweep)/gm,
+  )) {
+    if (Number(linePid) !== pid) continue;
+    if (kind === 'Mark-Compact') collections.major++;
+    else collections.minor++;
+  }
+  return collections;
+}
+
+/** The process id in valgrind's output (`==4187== I   refs: ...`). */
+export function parseValgrindPid(valgrindOutput: string): number | undefined {
+  const match = /^==(\d+)==/m.exec(valgrindOutput);
+  return match === null ? undefined : Number(match[1]);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -176,6 +257,7 @@ async function main(): Promise<void> {
       parallel: { type: 'string', default: '1' },
       repeats: { type: 'string', default: '3' },
       'max-spread': { type: 'string', default: '3' },
+      'max-deviation': { type: 'string', default: '1' },
       'extra-repeats': { type: 'string', default: '2' },
     },
   });
@@ -185,6 +267,7 @@ async function main(): Promise<void> {
   const repeats = Number(values.repeats);
   const extraRepeats = Number(values['extra-repeats']);
   const maxSpread = Number(values['max-spread']) / 100;
+  const maxDeviation = Number(values['max-deviation']) / 100;
   if (!(events > 0) || !(warmup >= 0) || !(parallel >= 1) || !(repeats >= 1)) {
     throw new Error(
       '--events, --parallel and --repeats must be positive numbers, --warmup at least 0',
@@ -192,24 +275,36 @@ async function main(): Promise<void> {
   }
   if (!(extraRepeats >= 0)) throw new Error('--extra-repeats must be a number, at least 0');
   if (!(maxSpread >= 0)) throw new Error('--max-spread must be a percentage, at least 0');
+  if (!(maxDeviation >= 0)) throw new Error('--max-deviation must be a percentage, at least 0');
   const layers = [...new Set(values.only?.split(',') ?? defaultLayers)];
   const repeatsOf = new Map<string, Repeat[]>(layers.map((layer) => [layer, []]));
-  const measure = async (plan: { layer: string; repeat: number }[]): Promise<void> => {
-    const runs = plan.flatMap(({ layer, repeat }) => [
-      { layer, repeat, events },
-      { layer, repeat, events: events * 3 },
-    ]);
+  // Per layer, the processes measured again because their totals did not fit.
+  const remeasured = new Map<string, string[]>(layers.map((layer) => [layer, []]));
+  type Side = keyof Repeat;
+  const eventsOf = (side: Side): number => (side === 'few' ? events : events * 3);
+  const count = async (
+    runs: { layer: string; repeat: number; side: Side }[],
+  ): Promise<Counted[]> => {
     const counted: Counted[] = [];
     await pool(runs.length, parallel, async (i) => {
       const run = runs[i]!;
-      counted[i] = await countInstructions(run.layer, run.events, warmup);
+      counted[i] = await countInstructions(run.layer, eventsOf(run.side), warmup);
       const gc = counted[i].collections;
       console.error(
-        `[watch-instructions] ${run.layer}, repeat ${run.repeat + 1}, ${run.events} events: ` +
+        `[watch-instructions] ${run.layer}, repeat ${run.repeat + 1}, ${eventsOf(run.side)} events: ` +
           `${counted[i].instructions} instructions` +
           (gc === undefined ? '' : `, ${gc.major} major and ${gc.minor} minor collections`),
       );
     });
+    return counted;
+  };
+  const measure = async (plan: { layer: string; repeat: number }[]): Promise<void> => {
+    const counted = await count(
+      plan.flatMap(({ layer, repeat }) => [
+        { layer, repeat, side: 'few' as const },
+        { layer, repeat, side: 'many' as const },
+      ]),
+    );
     plan.forEach(({ layer }, i) => {
       repeatsOf.get(layer)!.push({ few: counted[2 * i]!, many: counted[2 * i + 1]! });
     });
@@ -220,23 +315,43 @@ async function main(): Promise<void> {
       layers.map((layer) => ({ layer, repeat })),
     ).flat(),
   );
-  // Then a repeat more for each one set aside, up to --extra-repeats per layer.
+  const counting = (layer: string): Repeat[] => repeatsOf.get(layer)!.filter(countsTowardsFigure);
   for (let extra = 0; extra < extraRepeats; extra++) {
-    const short = layers.filter(
-      (layer) => repeatsOf.get(layer)!.filter(countsTowardsFigure).length < repeats,
-    );
-    if (short.length === 0) break;
-    await measure(short.map((layer) => ({ layer, repeat: repeatsOf.get(layer)!.length })));
+    // A process whose total does not fit those of the same events is measured again...
+    const misfits = layers.flatMap((layer) => {
+      const all = repeatsOf.get(layer)!;
+      const tolerance = outlierTolerance(all, maxDeviation);
+      return (['few', 'many'] as const).flatMap((side) => {
+        const odd = outliers(
+          all.map((repeat) => repeat[side].instructions),
+          tolerance,
+        );
+        return all.flatMap((_, repeat) => (odd[repeat] ? [{ layer, repeat, side }] : []));
+      });
+    });
+    if (misfits.length > 0) {
+      const counted = await count(misfits);
+      misfits.forEach(({ layer, repeat, side }, i) => {
+        repeatsOf.get(layer)![repeat]![side] = counted[i]!;
+        remeasured.get(layer)!.push(`repeat ${repeat + 1}, ${eventsOf(side)} events`);
+      });
+    }
+    // ...and a repeat more is run for each one set aside for a major collection.
+    const short = layers.filter((layer) => counting(layer).length < repeats);
+    if (short.length > 0) {
+      await measure(short.map((layer) => ({ layer, repeat: repeatsOf.get(layer)!.length })));
+    }
+    if (misfits.length === 0 && short.length === 0) break;
   }
   const perEventOf = ({ few, many }: Repeat): number =>
     perEvent(few.instructions, events, many.instructions, events * 3);
   const summaries = new Map(
     layers.map((layer) => {
-      const counting = repeatsOf.get(layer)!.filter(countsTowardsFigure);
+      const kept = counting(layer);
       const summary: LayerSummary =
-        counting.length === 0
+        kept.length === 0
           ? { valid: false, spread: Number.NaN }
-          : summarizeLayer(counting.map(perEventOf), maxSpread);
+          : summarizeLayer(kept.map(perEventOf), maxSpread);
       return [layer, summary] as const;
     }),
   );
@@ -245,6 +360,7 @@ async function main(): Promise<void> {
       .get(layer)!
       .map((repeat) => String(windowCollections(repeat)?.[kind] ?? '?'))
       .join(', ');
+  const remeasuredColumn = (layer: string): string => remeasured.get(layer)!.join('; ') || 'none';
   const figure = (layer: string): number | undefined => {
     const summary = summaries.get(layer);
     return summary?.valid === true ? summary.median : undefined;
@@ -254,22 +370,24 @@ async function main(): Promise<void> {
     const ref = figure(reference);
     return value === undefined || ref === undefined ? '—' : `${(value / ref).toFixed(3)}×`;
   };
-  const percent = (spread: number): string =>
-    Number.isNaN(spread) ? '—' : `${(spread * 100).toFixed(1)} %`;
   const lines = [
-    `${events} and ${events * 3} events per layer after ${warmup} not measured, ${repeats} repeat(s) without a major collection in the extra events (up to ${extraRepeats} more run to replace those with one), Node ${process.version}; instructions per event = difference / ${events * 2}; void when the spread is over ${percent(maxSpread)}`,
+    `${events} and ${events * 3} events per layer after ${warmup} not measured, ${repeats} repeat(s) without a major collection in the extra events (up to ${extraRepeats} more run to replace those with one); a process whose total lies further than ${percent(maxDeviation)} of the layer's ${events * 2}-event difference from the median of those with its events is measured again; Node ${process.version}; instructions per event = difference / ${events * 2}; void when the spread is over ${percent(maxSpread)}`,
     '',
-    '| layer | instructions per event (median) | spread | / floor | / client-node informer | per repeat, in the extra events: major collections | minor collections |',
-    '| --- | ---: | ---: | ---: | ---: | --- | --- |',
+    '| layer | instructions per event (median) | spread | / floor | / client-node informer | per repeat, in the extra events: major collections | minor collections | processes measured again |',
+    '| --- | ---: | ---: | ---: | ---: | --- | --- | --- |',
     ...layers.map((layer) => {
       const summary = summaries.get(layer)!;
       const value = summary.valid
         ? Math.round(summary.median).toLocaleString('en-US')
         : 'void (did not repeat)';
-      return `| ${layer} | ${value} | ${percent(summary.spread)} | ${ratio(layer, 'floor')} | ${ratio(layer, 'client-node-informer')} | ${collectionsColumn(layer, 'major')} | ${collectionsColumn(layer, 'minor')} |`;
+      return `| ${layer} | ${value} | ${percent(summary.spread)} | ${ratio(layer, 'floor')} | ${ratio(layer, 'client-node-informer')} | ${collectionsColumn(layer, 'major')} | ${collectionsColumn(layer, 'minor')} | ${remeasuredColumn(layer)} |`;
     }),
   ];
   process.stdout.write(`\n${lines.join('\n')}\n`);
+}
+
+function percent(fraction: number): string {
+  return Number.isNaN(fraction) ? '—' : `${(fraction * 100).toFixed(1)} %`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
