@@ -79,10 +79,11 @@ export interface ShardRingOptions extends ShardLeaseDurations {
    */
   runSharder?: boolean | undefined;
   /**
-   * How many objects the sharder labels at once (default 32). Moving the objects of a member
-   * that died is one write each, so this bounds how soon they are reconciled again — as does
-   * the manager's client rate limit (`qps`, `burst` of its REST config), which the sharder's
-   * writes go through.
+   * How many objects the sharder labels at once (default 32). The relabels of a dead
+   * member's objects take an eighth of them (at least one): the survivors already reconcile
+   * those objects by the takeover record, and each relabel takes the API server from them.
+   * The sharder's writes also go through the manager's client rate limit (`qps`, `burst` of
+   * its REST config).
    */
   sharderWorkers?: number | undefined;
   /**
