@@ -130,6 +130,8 @@ describe('the idle controller path', () => {
     '@kubets/cache',
     '@kubets/workqueue',
     '@kubets/informers',
+    '@kubets/leaderelection',
+    '@kubets/controller',
   ])('ships %s as ASCII-only JavaScript', (specifier) => {
     const dist = path.dirname(fileURLToPath(import.meta.resolve(specifier)));
     const bundles = readdirSync(dist).filter((name) => name.endsWith('.js'));
