@@ -40,6 +40,13 @@ for (const [name, n] of Object.entries({ objects, rounds, watchers })) {
 }
 
 const SHARD = 'shard.sharding.kubets.io/floor';
+
+/** The e2e's watches: three on the dead member, three on the survivors s1, s3, s5, the rest on all. */
+function selectorOfWatch(i: number): { labelSelector?: string } {
+  if (i < 3) return { labelSelector: `${SHARD}=dead` };
+  if (i < 6) return { labelSelector: `${SHARD}=s${(i - 3) * 2 + 1}` };
+  return {};
+}
 const PATCHES_IN_FLIGHT = 32;
 const READS_IN_FLIGHT = 24;
 
@@ -71,8 +78,7 @@ try {
         Array.from({ length: watchers }, async (_, i) => {
           const stream = await cms.watch({
             resourceVersion: list.metadata?.resourceVersion,
-            ...(i < 3 ? { labelSelector: `${SHARD}=dead` } : {}),
-            ...(i >= 3 && i < 6 ? { labelSelector: `${SHARD}=s${(i - 3) * 2 + 1}` } : {}),
+            ...selectorOfWatch(i),
           });
           void (async () => {
             for await (const _ of stream);

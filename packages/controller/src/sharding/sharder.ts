@@ -153,12 +153,17 @@ class Assignment {
    */
   readonly #finished = new Set<string>();
   #signal: AbortSignal | undefined;
-  /** Relabels of objects under a takeover record in flight, and those waiting for a turn. */
+  /** Relabels of objects under a takeover record in flight, at most, and those waiting for a turn. */
+  readonly #recordMoveLimit: number;
   #recordMoves = 0;
   readonly #recordMoveTurns: (() => void)[] = [];
 
   constructor(options: SharderOptions) {
     this.#o = options;
+    this.#recordMoveLimit = Math.max(
+      1,
+      Math.floor((options.workers ?? DEFAULT_SHARDER_WORKERS) / 8),
+    );
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? silentLogger;
     this.#shard = shardLabel(options.ring);
@@ -418,8 +423,7 @@ class Assignment {
    * with their reconciles for the same API server.
    */
   async #moveUnderRecord(move: () => Promise<void>): Promise<void> {
-    const limit = Math.max(1, Math.floor((this.#o.workers ?? DEFAULT_SHARDER_WORKERS) / 8));
-    if (this.#recordMoves >= limit) {
+    if (this.#recordMoves >= this.#recordMoveLimit) {
       await new Promise<void>((resolve) => this.#recordMoveTurns.push(resolve));
     } else {
       this.#recordMoves++;
