@@ -177,6 +177,7 @@ export {
   type ShardTakeoverRecord,
   shardLabel,
   takeoverAnnotation,
+  takeoverDoneAnnotation,
   tenureAnnotation,
 } from './sharding/labels.js';
 export type { ShardLeaseDurations } from './sharding/membership.js';

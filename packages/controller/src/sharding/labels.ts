@@ -85,6 +85,12 @@ export interface ShardTakeoverRecord {
   readonly tenure: string;
   /** The live members when the record was written, each with its tenure then. */
   readonly view: Readonly<Record<string, string>>;
+  /**
+   * Points per member of the ring the sharder placed the objects on: every survivor builds
+   * the record's ring with it, so replicas configured differently (or running versions with
+   * different defaults) still agree on each object's one owner.
+   */
+  readonly virtualNodes: number;
 }
 
 /**
@@ -99,10 +105,35 @@ export function parseTakeoverRecord(raw: string | undefined): ShardTakeoverRecor
   } catch {
     return undefined;
   }
-  const { tenure, view } = (parsed ?? {}) as { tenure?: unknown; view?: unknown };
+  const { tenure, view, virtualNodes } = (parsed ?? {}) as {
+    tenure?: unknown;
+    view?: unknown;
+    virtualNodes?: unknown;
+  };
   if (typeof tenure !== 'string' || tenure === '') return undefined;
+  if (!Number.isInteger(virtualNodes) || (virtualNodes as number) < 1) return undefined;
   if (typeof view !== 'object' || view === null || Array.isArray(view)) return undefined;
   const members = Object.entries(view);
   if (!members.every(([m, t]) => m !== '' && typeof t === 'string' && t !== '')) return undefined;
-  return { tenure, view: Object.fromEntries(members) as Record<string, string> };
+  return {
+    tenure,
+    view: Object.fromEntries(members) as Record<string, string>,
+    virtualNodes: virtualNodes as number,
+  };
+}
+
+/**
+ * The annotation a survivor writes on its own shard Lease, with its renewals, once it has
+ * reconciled its share of a takeover: the dead members' tenures (comma-separated) whose
+ * records it is done with. The sharder relabels the objects of a record only when every
+ * survivor is done (or a lease duration has passed), so the relabels do not take the API
+ * server from the reconciles the record is there for.
+ */
+export function takeoverDoneAnnotation(ring: string): string {
+  return `takeover-done.sharding.kubets.io/${ring}`;
+}
+
+/** The tenures a {@link takeoverDoneAnnotation} names. */
+export function parseTakeoversDone(raw: string | undefined): ReadonlySet<string> {
+  return new Set(raw ? raw.split(',').filter((tenure) => tenure !== '') : []);
 }

@@ -33,6 +33,8 @@ export interface ShardMembershipOptions extends ShardLeaseDurations {
   beforeRelease?: (() => Promise<void>) | undefined;
   /** Called when the takeover record on this member's own Lease was seen removed. */
   onRecordCleared?: (() => void) | undefined;
+  /** Annotations to write with every write of the Lease (see {@link LeaseHolderOptions}). */
+  annotations?: (() => Readonly<Record<string, string | undefined>>) | undefined;
 }
 
 /** @internal What a {@link LeaseHolder} holds and how. */
@@ -55,6 +57,12 @@ export interface LeaseHolderOptions extends ShardLeaseDurations {
    * acquires the Lease names the new tenure on the server).
    */
   tenureAnnotation?: string | undefined;
+  /**
+   * Annotations to write with every write of the Lease, as they are at that moment: a
+   * string sets one, `undefined` removes it. What a holder tells the others rides on its
+   * renewals, at no write of its own.
+   */
+  annotations?: (() => Readonly<Record<string, string | undefined>>) | undefined;
   /** Called with the Lease as each answer of the server shows it (newest request first wins). */
   onSeen?(lease: Lease): void;
 }
@@ -125,17 +133,19 @@ export class LeaseHolder {
     const o = this.#o;
     const leases = o.clientset.coordinationV1().leases(o.namespace);
     const annotation = o.tenureAnnotation;
-    if (annotation === undefined && o.onSeen === undefined) return leases;
-    const named = (lease: Lease): Lease =>
-      annotation === undefined
-        ? lease
-        : {
-            ...lease,
-            metadata: {
-              ...lease.metadata,
-              annotations: { ...lease.metadata?.annotations, [annotation]: tenureId },
-            },
-          };
+    if (annotation === undefined && o.annotations === undefined && o.onSeen === undefined) {
+      return leases;
+    }
+    const named = (lease: Lease): Lease => {
+      if (annotation === undefined && o.annotations === undefined) return lease;
+      const annotations: Record<string, string> = { ...lease.metadata?.annotations };
+      for (const [key, value] of Object.entries(o.annotations?.() ?? {})) {
+        if (value === undefined) delete annotations[key];
+        else annotations[key] = value;
+      }
+      if (annotation !== undefined) annotations[annotation] = tenureId;
+      return { ...lease, metadata: { ...lease.metadata, annotations } };
+    };
     const seen = async (request: Promise<Lease>): Promise<Lease> => {
       const order = ++this.#sent;
       const lease = await request;

@@ -7,9 +7,11 @@ import {
 import type { Clientset, coordinationv1 } from '@kubets/clientset';
 import {
   parseTakeoverRecord,
+  parseTakeoversDone,
   RING_LABEL,
   type ShardTakeoverRecord,
   takeoverAnnotation,
+  takeoverDoneAnnotation,
   tenureAnnotation,
 } from './labels.js';
 import { HashRing } from './ring.js';
@@ -30,6 +32,8 @@ interface Observation {
   tenure: string | undefined;
   /** The takeover annotation, as written. */
   record: string | undefined;
+  /** The takeovers whose share the member reported reconciled (its done annotation). */
+  done: string | undefined;
 }
 
 /** A takeover record on a member's Lease, as a replica sees it. */
@@ -164,6 +168,14 @@ export class RingView {
     return seen.tenure;
   }
 
+  /**
+   * The dead members' tenures whose takeover `member` reported, on its Lease, that it has
+   * reconciled its share of.
+   */
+  takeoversDoneBy(member: string): ReadonlySet<string> {
+    return parseTakeoversDone(this.#observationOf(member)?.[1].done);
+  }
+
   /** The takeover record on `member`'s Lease, if any. */
   takeoverOf(member: string): SeenTakeover | undefined {
     const seen = this.#observationOf(member)?.[1];
@@ -288,6 +300,7 @@ export class RingView {
       leaseDurationMs: (lease.spec?.leaseDurationSeconds ?? 0) * 1000,
       tenure: annotations?.[tenureAnnotation(this.#o.ring)],
       record: annotations?.[takeoverAnnotation(this.#o.ring)],
+      done: annotations?.[takeoverDoneAnnotation(this.#o.ring)],
     });
     this.refresh();
     this.#o.onLease?.();

@@ -1,5 +1,10 @@
-/** How many points each member gets on a {@link HashRing} unless told otherwise. */
-export const DEFAULT_VIRTUAL_NODES = 100;
+/**
+ * How many points each member gets on a {@link HashRing} unless told otherwise. With 500,
+ * the busiest of 4 members holds about 1.04 times the mean (1.09 with 100), and when one of
+ * them dies, the survivor that takes most of its keys takes about 1.08 times a fair share
+ * (1.20 with 100): a takeover lasts as long as that survivor's share takes.
+ */
+export const DEFAULT_VIRTUAL_NODES = 500;
 
 /**
  * A 32-bit hash of `text` for ring positions: FNV-1a over its UTF-16 code units, then

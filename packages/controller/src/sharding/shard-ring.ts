@@ -13,6 +13,7 @@ import {
   newSharedIndexInformer,
   type ResourceEventHandler,
   type SharedIndexInformer,
+  waitForCacheSync,
 } from '@kubets/cache';
 import type { ObjectWithMeta, ResourceDescriptor } from '@kubets/clientset';
 import { DEFAULT_RETRY_PERIOD_MS } from '@kubets/leaderelection';
@@ -40,6 +41,7 @@ import {
   type ShardKey,
   type ShardTakeoverRecord,
   shardLabel,
+  takeoverDoneAnnotation,
 } from './labels.js';
 import { type ShardLeaseDurations, ShardMembership } from './membership.js';
 import { ShardMetrics, type ShardStats } from './metrics.js';
@@ -71,7 +73,10 @@ export interface ShardRingOptions extends ShardLeaseDurations {
   identity: string;
   /** The resources whose objects are spread over the members. */
   resources: readonly ShardedResource[];
-  /** Points per member on the consistent-hash ring (default 100). */
+  /**
+   * Points per member on the consistent-hash ring (default 500, `DEFAULT_VIRTUAL_NODES`). The sharder's setting decides where objects go; a takeover record names it, so
+   * every survivor uses the sharder's ring whatever its own setting.
+   */
   virtualNodes?: number | undefined;
   /**
    * Whether this replica competes to run the ring's sharder (default true). At least one
@@ -80,10 +85,11 @@ export interface ShardRingOptions extends ShardLeaseDurations {
   runSharder?: boolean | undefined;
   /**
    * How many objects the sharder labels at once (default 32). The relabels of a dead
-   * member's objects take an eighth of them (at least one): the survivors already reconcile
-   * those objects by the takeover record, and each relabel takes the API server from them.
-   * The sharder's writes also go through the manager's client rate limit (`qps`, `burst` of
-   * its REST config).
+   * member's objects wait until every survivor has reported its share reconciled (or a
+   * lease duration has passed): the survivors already reconcile those objects by the
+   * takeover record, and each relabel would take the API server from them. The sharder's
+   * writes also go through the manager's client rate limit (`qps`, `burst` of its REST
+   * config).
    */
   sharderWorkers?: number | undefined;
   /**
@@ -132,6 +138,15 @@ interface ActiveTakeover extends ShardTakeover {
   /** The dead member's objects by sharded resource (only those a controller watches). */
   readonly informers: (SharedIndexInformer<HasObjectMeta> | undefined)[];
   readonly stop: AbortController;
+  /** Objects handed to the controllers under it whose request has not been handled yet. */
+  readonly pending: Set<string>;
+  /** Whether every informer listed the dead member's objects. */
+  synced: boolean;
+  /**
+   * Whether every object of the first list was handled (reconciled, or found not to be
+   * this member's): reported on this member's Lease, so the sharder may relabel.
+   */
+  done: boolean;
 }
 
 /**
@@ -301,6 +316,7 @@ export class ShardRing {
       },
       onRecordCleared: () => void this.#confirmTenure(),
       beforeRelease: () => this.#stop(),
+      annotations: () => ({ [takeoverDoneAnnotation(this.name)]: this.#takeoversDone() }),
     });
     // Every replica watches the ring's Leases: for the takeover records naming it, and for the
     // live members (the assignOnCreate webhook).
@@ -498,6 +514,16 @@ export class ShardRing {
       requeueAfterMs: this.#options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
     });
     const wrapped: ReconcileFunc<T> = async (request, ctx) => {
+      try {
+        return (await guarded(request, ctx)) ?? undefined;
+      } finally {
+        this.#handledUnderTakeovers(`${index}\u0000${requestKey(request)}`);
+      }
+    };
+    const guarded = async (
+      request: ReconcileRequest,
+      ctx: Parameters<ReconcileFunc<T>>[1],
+    ): Promise<Result | undefined> => {
       const resolved = this.#resolved;
       if (resolved === undefined) {
         throw new Error(`ShardRing ${this.name} was not added to a manager: call ring.addTo(mgr)`);
@@ -637,11 +663,28 @@ export class ShardRing {
       if (this.#takeovers.has(member)) continue;
       const stop = new AbortController();
       const signal = AbortSignal.any([running, stop.signal]);
-      const informers = this.#resources.map((entry, index) => {
+      const active: ActiveTakeover = {
+        member,
+        record,
+        raw,
+        tenure: tenureId,
+        epoch,
+        ring: new HashRing(Object.keys(record.view), { virtualNodes: record.virtualNodes }),
+        released: new Set(),
+        informers: [],
+        stop,
+        pending: new Set(),
+        synced: false,
+        done: false,
+      };
+      for (const [index, entry] of this.#resources.entries()) {
         const listeners = this.#takeoverListeners[index] as Set<
           (event: GenericEvent<HasObjectMeta>) => void
         >;
-        if (listeners.size === 0) return undefined;
+        if (listeners.size === 0) {
+          active.informers.push(undefined);
+          continue;
+        }
         const { group, version, resource, kind } = entry.resource;
         const informer = newSharedIndexInformer<HasObjectMeta>(
           newFilteredListWatchFromClient<HasObjectMeta>(
@@ -654,9 +697,12 @@ export class ShardRing {
           ),
           { apiVersion: group ? `${group}/${version}` : version, kind },
         );
-        const emit = (obj: HasObjectMeta): void => {
+        const keyOf = (obj: HasObjectMeta): string => {
           const md = obj.metadata ?? {};
-          const key = `${index}\u0000${md.namespace ? `${md.namespace}/${md.name}` : md.name}`;
+          return `${index}\u0000${md.namespace ? `${md.namespace}/${md.name}` : md.name}`;
+        };
+        const emit = (obj: HasObjectMeta): void => {
+          const key = keyOf(obj);
           if (this.#takenOver(index, key) === undefined) return;
           // Seen here as the dead member's, in this tenure, by a record whose view places it
           // on this member: the sharder relabels it only to this member now, and moves it on
@@ -664,31 +710,59 @@ export class ShardRing {
           // confirmation) or after this tenure ends. No read needs to confirm that relabel.
           this.#startTenure(membership.epoch());
           this.#confirmed.add(key);
+          if (!active.done) active.pending.add(key);
           for (const listener of listeners) listener({ object: obj });
         };
-        informer.addEventHandler({ onAdd: emit, onUpdate: (_, obj) => emit(obj) });
+        informer.addEventHandler({
+          onAdd: emit,
+          onUpdate: (_, obj) => emit(obj),
+          onDelete: (obj) => {
+            const last = isDeletedFinalStateUnknown(obj) ? obj.obj : obj;
+            if (last !== undefined) this.#handledUnder(active, keyOf(last));
+          },
+        });
         informer.run(signal).catch((error: unknown) => {
           resolved.logger.error('The informer of a takeover failed', { ring: this.name, error });
         });
-        return informer;
+        active.informers.push(informer);
+      }
+      const listing = active.informers.flatMap((i) => (i ? [() => i.hasSynced()] : []));
+      void waitForCacheSync(signal, ...listing).then((synced) => {
+        if (!synced) return;
+        active.synced = true;
+        this.#handledUnder(active, undefined);
       });
-      const active: ActiveTakeover = {
-        member,
-        record,
-        raw,
-        tenure: tenureId,
-        epoch,
-        ring: new HashRing(Object.keys(record.view), { virtualNodes: this.#options.virtualNodes }),
-        released: new Set(),
-        informers,
-        stop,
-      };
       this.#takeovers.set(member, active);
       resolved.logger.info('Reconciling the objects of a departed member under a takeover record', {
         ring: this.name,
         member,
       });
     }
+  }
+
+  /** The dead members' tenures whose takeover this member is done with in this tenure. */
+  #takeoversDone(): string | undefined {
+    const tenureId = (this.#resolved as Resolved).membership.tenureId();
+    const done: string[] = [];
+    for (const t of this.#takeovers.values()) {
+      if (t.done && t.tenure === tenureId) done.push(t.record.tenure);
+    }
+    return done.length > 0 ? done.join(',') : undefined;
+  }
+
+  #handledUnderTakeovers(key: string): void {
+    for (const t of this.#takeovers.values()) this.#handledUnder(t, key);
+  }
+
+  /** `key`'s request was handled (or its object left): the takeover may be done now. */
+  #handledUnder(t: ActiveTakeover, key: string | undefined): void {
+    if (key !== undefined) t.pending.delete(key);
+    if (t.done || !t.synced || t.pending.size > 0) return;
+    t.done = true;
+    (this.#resolved as Resolved).logger.info(
+      "Reconciled this member's share of a takeover; the sharder may relabel it",
+      { ring: this.name, member: t.member },
+    );
   }
 
   /** Assigned to this member by the sharder (label and record agree) and not draining. */

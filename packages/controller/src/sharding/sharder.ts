@@ -1,5 +1,6 @@
 import {
   type Clock,
+  type ClockTimer,
   type HasObjectMeta,
   isConflict,
   isNotFound,
@@ -41,7 +42,7 @@ import {
 } from './labels.js';
 import { LeaseHolder, type ShardLeaseDurations } from './membership.js';
 import type { ShardMetrics } from './metrics.js';
-import { HashRing } from './ring.js';
+import { DEFAULT_VIRTUAL_NODES, HashRing } from './ring.js';
 import { RingView, type SeenTakeover } from './ring-view.js';
 
 /** @internal A descriptor any resource's fits, for calls that need no item type. */
@@ -153,17 +154,11 @@ class Assignment {
    */
   readonly #finished = new Set<string>();
   #signal: AbortSignal | undefined;
-  /** Relabels of objects under a takeover record in flight, at most, and those waiting for a turn. */
-  readonly #recordMoveLimit: number;
-  #recordMoves = 0;
-  readonly #recordMoveTurns: (() => void)[] = [];
+  /** The relabels of each takeover record, by dead member: held until its survivors are done. */
+  readonly #relabels = new Map<string, RecordRelabels>();
 
   constructor(options: SharderOptions) {
     this.#o = options;
-    this.#recordMoveLimit = Math.max(
-      1,
-      Math.floor((options.workers ?? DEFAULT_SHARDER_WORKERS) / 8),
-    );
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? silentLogger;
     this.#shard = shardLabel(options.ring);
@@ -183,6 +178,7 @@ class Assignment {
       },
       onLease: () => {
         for (const { member } of this.#view.takeovers()) this.#checkRecord(member);
+        for (const [member, relabels] of this.#relabels) this.#releaseIfDone(member, relabels);
       },
     });
     this.#queue = new RateLimitingQueue<string>({
@@ -253,6 +249,7 @@ class Assignment {
     } finally {
       signal.removeEventListener('abort', stop);
       this.#queue.shutDown();
+      for (const relabels of this.#relabels.values()) relabels.deadline?.cancel();
       await Promise.all(stopped);
     }
   }
@@ -403,9 +400,8 @@ class Assignment {
       await this.#move(entry, obj, queueKey, desired, signal);
       return;
     }
-    const owner = new HashRing(Object.keys(record.view), {
-      virtualNodes: this.#o.virtualNodes,
-    }).memberFor(ringKeyOf(obj as HasObjectMeta, entry.key));
+    const relabels = this.#relabelsOf(holder, takeover.raw, record);
+    const owner = relabels.ring.memberFor(ringKeyOf(obj as HasObjectMeta, entry.key));
     if (owner !== undefined && !this.#view.ring().members().includes(owner)) {
       // The record's owner of the object is on no ring any more: it may have been
       // reconciling the object under the record, so it must be gone before anyone else gets it.
@@ -414,27 +410,63 @@ class Assignment {
       await this.#move(entry, obj, queueKey, desired, signal);
       return;
     }
-    await this.#moveUnderRecord(() => this.#move(entry, obj, queueKey, owner ?? desired, signal));
+    if (!relabels.released) {
+      relabels.waiting.add(queueKey);
+      return;
+    }
+    await this.#move(entry, obj, queueKey, owner ?? desired, signal);
   }
 
   /**
-   * Relabels under a takeover record take a few of the workers' writes at a time: the
-   * survivors already reconcile those objects by the record, and every relabel competes
-   * with their reconciles for the same API server.
+   * The relabels of `member`'s objects under its takeover record `raw`. They are held back
+   * until every survivor the record names has reported, on its Lease, that it reconciled its
+   * share, or has left that tenure, or a lease duration has passed: the survivors already
+   * reconcile those objects by the record, and each relabel would take the API server from
+   * their reconciles.
    */
-  async #moveUnderRecord(move: () => Promise<void>): Promise<void> {
-    if (this.#recordMoves >= this.#recordMoveLimit) {
-      await new Promise<void>((resolve) => this.#recordMoveTurns.push(resolve));
-    } else {
-      this.#recordMoves++;
+  #relabelsOf(member: string, raw: string, record: ShardTakeoverRecord): RecordRelabels {
+    const earlier = this.#relabels.get(member);
+    if (earlier?.raw === raw) return earlier;
+    earlier?.deadline?.cancel();
+    const fresh: RecordRelabels = {
+      raw,
+      record,
+      ring: new HashRing(Object.keys(record.view), { virtualNodes: record.virtualNodes }),
+      released: false,
+      waiting: new Set(),
+      deadline: undefined,
+    };
+    fresh.deadline = this.#clock.setTimeout(
+      () => this.#release(fresh),
+      this.#o.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS,
+    );
+    this.#relabels.set(member, fresh);
+    this.#releaseIfDone(member, fresh);
+    return fresh;
+  }
+
+  #releaseIfDone(member: string, relabels: RecordRelabels): void {
+    if (relabels.released) return;
+    if (this.#takeoverFor(member)?.raw !== relabels.raw) {
+      this.#relabels.delete(member);
+      relabels.deadline?.cancel();
+      return;
     }
-    try {
-      await move();
-    } finally {
-      const next = this.#recordMoveTurns.shift();
-      if (next) next();
-      else this.#recordMoves--;
-    }
+    const { record } = relabels;
+    const done = Object.entries(record.view).every(
+      ([survivor, tenure]) =>
+        this.#view.liveTenure(survivor) !== tenure ||
+        this.#view.takeoversDoneBy(survivor).has(record.tenure),
+    );
+    if (done) this.#release(relabels);
+  }
+
+  #release(relabels: RecordRelabels): void {
+    if (relabels.released) return;
+    relabels.released = true;
+    relabels.deadline?.cancel();
+    for (const key of relabels.waiting) this.#queue.add(key);
+    relabels.waiting.clear();
   }
 
   #takeoverFor(member: string): SeenTakeover | undefined {
@@ -466,7 +498,11 @@ class Assignment {
       const tenure = this.#view.liveTenure(m);
       if (tenure !== undefined) view[m] = tenure;
     }
-    const record: ShardTakeoverRecord = { tenure: lease.tenure, view };
+    const record: ShardTakeoverRecord = {
+      tenure: lease.tenure,
+      view,
+      virtualNodes: this.#o.virtualNodes ?? DEFAULT_VIRTUAL_NODES,
+    };
     const raw = JSON.stringify(record);
     await this.#o.clientset
       .coordinationV1()
@@ -654,6 +690,19 @@ class Assignment {
       { signal },
     );
   }
+}
+
+/** The relabels of one takeover record's objects, and whether they may start. */
+interface RecordRelabels {
+  readonly raw: string;
+  readonly record: ShardTakeoverRecord;
+  /** The record's ring, on which each object's owner is looked up. */
+  readonly ring: HashRing;
+  released: boolean;
+  /** Objects that came up while held, queued again when released. */
+  readonly waiting: Set<string>;
+  /** Releases them a lease duration after the record was first seen. */
+  deadline: ClockTimer | undefined;
 }
 
 function objectKey(obj: HasObjectMeta): string {

@@ -174,7 +174,9 @@ function misplaced(byKey: Map<string, Interval[]>): string[] {
         t !== undefined &&
         t.member === i.assigned &&
         t.record.view[i.member] === t.tenure &&
-        new HashRing(Object.keys(t.record.view)).memberFor(key) === i.member
+        new HashRing(Object.keys(t.record.view), { virtualNodes: t.record.virtualNodes }).memberFor(
+          key,
+        ) === i.member
       ) {
         continue;
       }

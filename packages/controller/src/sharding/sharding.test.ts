@@ -12,6 +12,7 @@ import {
   type ShardRingOptions,
   type ShardTakeover,
   takeoverAnnotation,
+  takeoverDoneAnnotation,
 } from '../index.js';
 
 const shared = useSharedApiServer();
@@ -43,7 +44,11 @@ class Audit {
     t: ShardTakeover | undefined,
   ): void {
     if (assigned === member) return;
-    const owner = t && new HashRing(Object.keys(t.record.view)).memberFor(key);
+    const owner =
+      t &&
+      new HashRing(Object.keys(t.record.view), { virtualNodes: t.record.virtualNodes }).memberFor(
+        key,
+      );
     if (
       t !== undefined &&
       t.member === assigned &&
@@ -205,18 +210,24 @@ function world(namespace: string, clock: FakeClock = new FakeClock(), workers = 
   }
   /**
    * Members a (leading the sharder), b through `bHost` and c; resolves once every one of
-   * `keys` is assigned and reconciled, with b and the keys that are b's.
+   * `keys` is assigned and reconciled by its member, with b and the keys that are b's.
    */
-  async function abcWithB(bHost: string, keys: string[]): Promise<{ b: Member; lost: string[] }> {
+  async function abcWithB(
+    bHost: string,
+    keys: string[],
+    cOptions: Omit<Partial<ShardRingOptions>, 'clock'> = {},
+  ): Promise<{ b: Member; lost: string[] }> {
     const a = member('a');
     await until(() => a.ring.isSharder(), 'a to lead the sharder');
     const b = member('b', bHost);
-    member('c');
+    member('c', shared.server.host, cOptions);
     await until(() => settledOn(['a', 'b', 'c']), 'every object assigned');
-    await until(() => keys.every((k) => audit.lastReconciler(k) !== undefined), 'all reconciled');
+    // By its owner: an object reconciled by a before it moved to b is reconciled by b later.
+    await until(() => reconciledByOwners(keys), 'every object reconciled by its member');
     return { b, lost: keys.filter((k) => new HashRing(['a', 'b', 'c']).memberFor(k) === 'b') };
   }
   return {
+    namespace,
     clock,
     audit,
     member,
@@ -352,6 +363,9 @@ describe('ShardRing', () => {
     const [first, second] = await w.create(2);
     ['a', 'b'].map((id) => w.member(id));
     await w.until(() => w.settledOn(['a', 'b']), 'both objects assigned');
+    // The edits come after the members' first reconciles: one that starts before its
+    // member's cache shows an edit still runs, and the audit would read the edited label.
+    await w.until(() => w.reconciledByOwners([first, second] as string[]), 'both reconciled');
     const owner = (await w.labels()).get(first as string)?.['shard.sharding.kubets.io/cms'];
     const name = (key: string) => key.split('/')[1] as string;
     await w.client().patch(name(first as string), 'application/merge-patch+json', {
@@ -531,6 +545,33 @@ describe('ShardRing', () => {
     });
   }
 
+  /**
+   * Members a (the sharder), b and c with two workers each and 30 objects, all reconciled by
+   * their members; `cutOffB()` freezes b's connection to the server. Cleans up after `body`.
+   */
+  async function withThreeMembers(
+    name: string,
+    body: (w: ReturnType<typeof world>, lost: string[], cutOffB: () => void) => Promise<void>,
+    cOptions: Omit<Partial<ShardRingOptions>, 'clock'> = {},
+  ): Promise<void> {
+    const ns = await shared.createNamespace(name);
+    // A second worker on each member: a held reconcile must not keep the others waiting.
+    const w = world(ns, new FakeClock(), 2);
+    const keys = await w.create(30);
+    const proxy = await ChaosProxy.start(shared.server.host);
+    try {
+      const { lost } = await w.abcWithB(proxy.url('http:'), keys, cOptions);
+      await body(w, lost, () => {
+        proxy.hold(true);
+        proxy.blackhole();
+      });
+      expect(w.audit.overlaps).toEqual([]);
+      expect(w.audit.misplaced).toEqual([]);
+    } finally {
+      await cleanUp(w, proxy);
+    }
+  }
+
   it("survivors reconcile a dead member's objects under one takeover record before any relabel; thawed mid-relabel, it reconciles none of them", async () => {
     const ns = await shared.createNamespace('shard-takeover');
     const w = world(ns);
@@ -605,13 +646,8 @@ describe('ShardRing', () => {
   }, 120_000);
 
   it('a survivor reconciles an object once under the record, not again at its relabel, unless it changed since', async () => {
-    const ns = await shared.createNamespace('shard-takeover-once');
-    // A second worker on each member: the held reconcile must not keep the others waiting.
-    const w = world(ns, new FakeClock(), 2);
-    const keys = await w.create(30);
-    const proxy = await ChaosProxy.start(shared.server.host);
-    try {
-      const { lost } = await w.abcWithB(proxy.url('http:'), keys);
+    await withThreeMembers('shard-takeover-once', async (w, lost, cutOffB) => {
+      const ns = w.namespace;
       const before = new Map(lost.map((k) => [k, w.audit.reconciled.get(k)?.length ?? 0]));
       const since = (k: string) => (w.audit.reconciled.get(k) ?? []).slice(before.get(k));
       const view = new HashRing(['a', 'c']);
@@ -619,8 +655,7 @@ describe('ShardRing', () => {
       w.slow.add(changed);
 
       failConfigMapPatches(ns);
-      proxy.hold(true);
-      proxy.blackhole();
+      cutOffB();
       await w.until(
         () =>
           lost.every(
@@ -651,11 +686,75 @@ describe('ShardRing', () => {
         expect(since(k), k).toEqual([view.memberFor(k)]);
       }
       expect(since(changed).every((m) => m === view.memberFor(changed))).toBe(true);
-      expect(w.audit.overlaps).toEqual([]);
-      expect(w.audit.misplaced).toEqual([]);
-    } finally {
-      await cleanUp(w, proxy);
-    }
+    });
+  }, 120_000);
+
+  /** The takeovers member `id` reported its share of done, on its Lease. */
+  async function takeoversDoneBy(ns: string, id: string): Promise<string | undefined> {
+    const lease = await shared.clientset.coordinationV1().leases(ns).get(`cms-${id}`);
+    return lease.metadata?.annotations?.[takeoverDoneAnnotation('cms')];
+  }
+
+  it("the sharder relabels a dead member's objects once every survivor reported its share reconciled, or a lease duration after the record", async () => {
+    await withThreeMembers('shard-takeover-gate', async (w, lost, cutOffB) => {
+      const ns = w.namespace;
+      const view = new HashRing(['a', 'c']);
+      const stuck = lost.find((k) => view.memberFor(k) === 'c') as string;
+      w.slow.add(stuck);
+      cutOffB();
+      await w.until(
+        async () => (await takeoverRecordOn(ns, 'b')) !== undefined,
+        "the takeover record on b's Lease",
+      );
+      const recordSeenAt = w.clock.now();
+      const deadTenure = JSON.parse((await takeoverRecordOn(ns, 'b')) as string).tenure as string;
+      const underRecord = (k: string) => w.audit.takenOver.some((t) => t.startsWith(`${k}:`));
+      await eventually(() => lost.every(underRecord) && w.held.has(stuck), {
+        what: "b's objects reconciled under the record, c's reconcile of one held",
+        timeoutMs: 30_000,
+      });
+      // a renews with its report; c, inside the held reconcile, has none to give.
+      await w.until(async () => (await takeoversDoneBy(ns, 'a')) === deadTenure, "a's report");
+      await w.clock.advance(2_000);
+      expect(w.clock.now() - recordSeenAt).toBeLessThan(leases.leaseDurationMs / 2);
+      expect(await takeoversDoneBy(ns, 'c')).toBeUndefined();
+      const labels = await w.labels();
+      expect(lost.filter((k) => labels.get(k)?.['shard.sharding.kubets.io/cms'] !== 'b')).toEqual(
+        [],
+      );
+
+      // A lease duration after the record, the relabels go on without c's report.
+      await w.until(() => w.settledOn(['a', 'c']), 'the relabels');
+      expect(w.clock.now() - recordSeenAt).toBeGreaterThanOrEqual(leases.leaseDurationMs - 1_000);
+      w.slow.delete(stuck);
+      w.held.get(stuck)?.();
+      await w.until(
+        async () => (await takeoverRecordOn(ns, 'b')) === undefined,
+        'the takeover record removed',
+      );
+    });
+  }, 120_000);
+
+  it("with every survivor done, the relabels start without waiting out the lease duration; a survivor configured with another ring size takes over by the sharder's", async () => {
+    // The audit checks each reconcile under the record against the record's ring.
+    const cOptions = { virtualNodes: 3 };
+    await withThreeMembers(
+      'shard-takeover-reported',
+      async (w, lost, cutOffB) => {
+        const ns = w.namespace;
+        cutOffB();
+        await w.until(
+          async () => (await takeoverRecordOn(ns, 'b')) !== undefined,
+          "the takeover record on b's Lease",
+        );
+        const recordSeenAt = w.clock.now();
+        await w.until(() => w.settledOn(['a', 'c']), 'the relabels');
+        expect(w.clock.now() - recordSeenAt).toBeLessThan(leases.leaseDurationMs / 2);
+        const underRecord = (k: string) => w.audit.takenOver.some((t) => t.startsWith(`${k}:`));
+        expect(lost.filter((k) => !underRecord(k))).toEqual([]);
+      },
+      cOptions,
+    );
   }, 120_000);
 
   it('a sharder that fails mid-takeover is followed by one that continues by the same record', async () => {
