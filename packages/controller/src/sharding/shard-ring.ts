@@ -74,8 +74,9 @@ export interface ShardRingOptions extends ShardLeaseDurations {
   /** The resources whose objects are spread over the members. */
   resources: readonly ShardedResource[];
   /**
-   * Points per member on the consistent-hash ring (default 500, `DEFAULT_VIRTUAL_NODES`). The sharder's setting decides where objects go; a takeover record names it, so
-   * every survivor uses the sharder's ring whatever its own setting.
+   * Points per member on the consistent-hash ring (default 500, `DEFAULT_VIRTUAL_NODES`).
+   * The sharder's setting decides where objects go; a takeover record names it, so every
+   * survivor uses the sharder's ring whatever its own setting.
    */
   virtualNodes?: number | undefined;
   /**
@@ -515,7 +516,7 @@ export class ShardRing {
     });
     const wrapped: ReconcileFunc<T> = async (request, ctx) => {
       try {
-        return (await guarded(request, ctx)) ?? undefined;
+        return await guarded(request, ctx);
       } finally {
         this.#handledUnderTakeovers(`${index}\u0000${requestKey(request)}`);
       }
