@@ -171,6 +171,7 @@ export {
   DRAIN_ACKNOWLEDGED,
   DRAIN_REQUESTED,
   drainLabel,
+  MAX_TAKEOVER_RING_POINTS,
   RING_LABEL,
   ringKeyOf,
   type ShardKey,
@@ -178,6 +179,7 @@ export {
   shardLabel,
   takeoverAnnotation,
   takeoverDoneAnnotation,
+  takeoverRing,
   tenureAnnotation,
 } from './sharding/labels.js';
 export type { ShardLeaseDurations } from './sharding/membership.js';

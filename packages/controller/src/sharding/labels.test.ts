@@ -19,6 +19,11 @@ describe('parseTakeoverRecord', () => {
     ['no ring size', JSON.stringify({ tenure: 't-b', view: { a: 't-a' } })],
     ['a ring size of 0', JSON.stringify({ tenure: 't-b', view: { a: 't-a' }, virtualNodes: 0 })],
     ['a fractional ring size', JSON.stringify({ tenure: 't-b', view: {}, virtualNodes: 1.5 })],
+    // Every survivor would build it: 2 members at a billion points each.
+    [
+      'a ring too large to build',
+      JSON.stringify({ tenure: 't-b', view: { a: 't-a', c: 't-c' }, virtualNodes: 1e9 }),
+    ],
     ['an empty tenure', JSON.stringify({ tenure: '', view: { a: 't-a' }, virtualNodes: 100 })],
     ['no view', JSON.stringify({ tenure: 't-b', virtualNodes: 100 })],
     ['a view that is a list', JSON.stringify({ tenure: 't-b', view: ['a'], virtualNodes: 100 })],

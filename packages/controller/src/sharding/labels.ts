@@ -1,4 +1,5 @@
 import type { HasObjectMeta } from '@kubets/apimachinery';
+import { HashRing } from './ring.js';
 
 /** The label on every shard Lease naming the ring it belongs to. */
 export const RING_LABEL = 'sharding.kubets.io/ring';
@@ -115,11 +116,24 @@ export function parseTakeoverRecord(raw: string | undefined): ShardTakeoverRecor
   if (typeof view !== 'object' || view === null || Array.isArray(view)) return undefined;
   const members = Object.entries(view);
   if (!members.every(([m, t]) => m !== '' && typeof t === 'string' && t !== '')) return undefined;
+  // Every survivor builds this ring: a record asking for a huge one would exhaust them all.
+  if ((virtualNodes as number) * members.length > MAX_TAKEOVER_RING_POINTS) return undefined;
   return {
     tenure,
     view: Object.fromEntries(members) as Record<string, string>,
     virtualNodes: virtualNodes as number,
   };
+}
+
+/**
+ * The most points a takeover record's ring may have (members times `virtualNodes`); a record
+ * asking for more is no record. Far above any real ring: 1,000 members at 500 points each.
+ */
+export const MAX_TAKEOVER_RING_POINTS = 1_000_000;
+
+/** The ring of a takeover record: its view's members, at the record's ring size. */
+export function takeoverRing(record: ShardTakeoverRecord): HashRing {
+  return new HashRing(Object.keys(record.view), { virtualNodes: record.virtualNodes });
 }
 
 /**

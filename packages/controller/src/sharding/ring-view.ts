@@ -33,7 +33,7 @@ interface Observation {
   /** The takeover annotation, as written. */
   record: string | undefined;
   /** The takeovers whose share the member reported reconciled (its done annotation). */
-  done: string | undefined;
+  done: ReadonlySet<string>;
 }
 
 /** A takeover record on a member's Lease, as a replica sees it. */
@@ -173,7 +173,7 @@ export class RingView {
    * reconciled its share of.
    */
   takeoversDoneBy(member: string): ReadonlySet<string> {
-    return parseTakeoversDone(this.#observationOf(member)?.[1].done);
+    return this.#observationOf(member)?.[1].done ?? new Set();
   }
 
   /** The takeover record on `member`'s Lease, if any. */
@@ -300,7 +300,7 @@ export class RingView {
       leaseDurationMs: (lease.spec?.leaseDurationSeconds ?? 0) * 1000,
       tenure: annotations?.[tenureAnnotation(this.#o.ring)],
       record: annotations?.[takeoverAnnotation(this.#o.ring)],
-      done: annotations?.[takeoverDoneAnnotation(this.#o.ring)],
+      done: parseTakeoversDone(annotations?.[takeoverDoneAnnotation(this.#o.ring)]),
     });
     this.refresh();
     this.#o.onLease?.();

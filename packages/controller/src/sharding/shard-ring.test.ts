@@ -35,6 +35,14 @@ describe('ShardRing options', () => {
       'ShardRing resources[0]: nodes are cluster-scoped, but a namespace was given (a)',
     ],
     [{ sharderWorkers: 0 }, 'ShardRing sharderWorkers must be a positive integer, got 0'],
+    [
+      { virtualNodes: 1e9 },
+      'ShardRing virtualNodes must be a positive integer of at most 1000000, got 1000000000',
+    ],
+    [
+      { virtualNodes: 0 },
+      'ShardRing virtualNodes must be a positive integer of at most 1000000, got 0',
+    ],
   ])('refuses %j', (bad, message) => {
     expect(() => new ShardRing({ ...oneMember, ...(bad as Partial<ShardRingOptions>) })).toThrow(
       message,

@@ -37,15 +37,17 @@ import {
   DRAIN_ACKNOWLEDGED,
   DRAIN_REQUESTED,
   drainLabel,
+  MAX_TAKEOVER_RING_POINTS,
   ringKeyOf,
   type ShardKey,
   type ShardTakeoverRecord,
   shardLabel,
   takeoverDoneAnnotation,
+  takeoverRing,
 } from './labels.js';
 import { type ShardLeaseDurations, ShardMembership } from './membership.js';
 import { ShardMetrics, type ShardStats } from './metrics.js';
-import { HashRing } from './ring.js';
+import type { HashRing } from './ring.js';
 import { RingView } from './ring-view.js';
 import { type AnyDescriptor, type ShardedResourceEntry, Sharder } from './sharder.js';
 
@@ -76,7 +78,8 @@ export interface ShardRingOptions extends ShardLeaseDurations {
   /**
    * Points per member on the consistent-hash ring (default 500, `DEFAULT_VIRTUAL_NODES`).
    * The sharder's setting decides where objects go; a takeover record names it, so every
-   * survivor uses the sharder's ring whatever its own setting.
+   * survivor uses the sharder's ring whatever its own setting. At most
+   * `MAX_TAKEOVER_RING_POINTS`.
    */
   virtualNodes?: number | undefined;
   /**
@@ -234,6 +237,15 @@ export class ShardRing {
     if (workers !== undefined && !(Number.isInteger(workers) && workers > 0)) {
       throw new RangeError(
         `ShardRing sharderWorkers must be a positive integer, got ${String(workers)}`,
+      );
+    }
+    const points = options.virtualNodes;
+    if (
+      points !== undefined &&
+      !(Number.isInteger(points) && points > 0 && points <= MAX_TAKEOVER_RING_POINTS)
+    ) {
+      throw new RangeError(
+        `ShardRing virtualNodes must be a positive integer of at most ${MAX_TAKEOVER_RING_POINTS}, got ${String(points)}`,
       );
     }
     this.#options = options;
@@ -670,7 +682,7 @@ export class ShardRing {
         raw,
         tenure: tenureId,
         epoch,
-        ring: new HashRing(Object.keys(record.view), { virtualNodes: record.virtualNodes }),
+        ring: takeoverRing(record),
         released: new Set(),
         informers: [],
         stop,

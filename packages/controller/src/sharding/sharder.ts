@@ -39,10 +39,11 @@ import {
   type ShardTakeoverRecord,
   shardLabel,
   takeoverAnnotation,
+  takeoverRing,
 } from './labels.js';
 import { LeaseHolder, type ShardLeaseDurations } from './membership.js';
 import type { ShardMetrics } from './metrics.js';
-import { DEFAULT_VIRTUAL_NODES, HashRing } from './ring.js';
+import { DEFAULT_VIRTUAL_NODES, type HashRing } from './ring.js';
 import { RingView, type SeenTakeover } from './ring-view.js';
 
 /** @internal A descriptor any resource's fits, for calls that need no item type. */
@@ -431,7 +432,7 @@ class Assignment {
     const fresh: RecordRelabels = {
       raw,
       record,
-      ring: new HashRing(Object.keys(record.view), { virtualNodes: record.virtualNodes }),
+      ring: takeoverRing(record),
       released: false,
       waiting: new Set(),
       deadline: undefined,

@@ -9,7 +9,7 @@ import { Clientset } from '@kubets/clientset';
 import { loadConfig } from '@kubets/rest';
 import { createTestNamespace, eventually, useEnvtest } from '@kubets/test-utils';
 import { describe, expect, it } from 'vitest';
-import { HashRing, type ShardTakeover } from '../index.js';
+import { HashRing, type ShardTakeover, takeoverRing } from '../index.js';
 
 // The must-show of sharding: member processes over a real kube-apiserver, each auditing its
 // reconciles to a file of its own. Every wait is on a condition (labels, audit lines, status
@@ -174,9 +174,7 @@ function misplaced(byKey: Map<string, Interval[]>): string[] {
         t !== undefined &&
         t.member === i.assigned &&
         t.record.view[i.member] === t.tenure &&
-        new HashRing(Object.keys(t.record.view), { virtualNodes: t.record.virtualNodes }).memberFor(
-          key,
-        ) === i.member
+        takeoverRing(t.record).memberFor(key) === i.member
       ) {
         continue;
       }

@@ -13,6 +13,7 @@ import {
   type ShardTakeover,
   takeoverAnnotation,
   takeoverDoneAnnotation,
+  takeoverRing,
 } from '../index.js';
 
 const shared = useSharedApiServer();
@@ -44,11 +45,7 @@ class Audit {
     t: ShardTakeover | undefined,
   ): void {
     if (assigned === member) return;
-    const owner =
-      t &&
-      new HashRing(Object.keys(t.record.view), { virtualNodes: t.record.virtualNodes }).memberFor(
-        key,
-      );
+    const owner = t && takeoverRing(t.record).memberFor(key);
     if (
       t !== undefined &&
       t.member === assigned &&
